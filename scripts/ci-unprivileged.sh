@@ -1,0 +1,23 @@
+#!/bin/sh
+# Runs the integration suite again as an unprivileged user (created here
+# when missing), from a copy of the build that user can read.
+set -eu
+B=${B:-build}
+user=${SANDBX_TEST_USER:-sbxci}
+[ "$(id -u)" -eq 0 ] || { echo "ci-unprivileged: needs root to create '$user'"; exit 1; }
+id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
+dir=$(mktemp -d /tmp/sandbx-ci.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/tests"
+cp "$B/sandbx" "$dir/sandbx"
+cp -r "$B/probes" "$dir/probes"
+[ -d "$B/testtools" ] && cp -r "$B/testtools" "$dir/testtools"
+cp -r tests/integration tests/fixtures "$dir/tests/" 2>/dev/null || cp -r tests/integration "$dir/tests/"
+chmod -R a+rX "$dir"
+chmod 755 "$dir"
+home=$(getent passwd "$user" | cut -d: -f6)
+cd "$dir"
+runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" TERM="${TERM:-dumb}" \
+	SANDBX="$dir/sandbx" PROBES="$dir/probes" TESTTOOLS="$dir/testtools" \
+	SANDBX_MUST_WORK="${SANDBX_MUST_WORK:-0}" FIXTURES="$dir/tests/fixtures" \
+	sh "$dir/tests/integration/run.sh"

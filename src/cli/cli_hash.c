@@ -1,0 +1,36 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "util/log.h"
+#include "util/sha256.h"
+
+int cli_hash(struct cli_opts *o)
+{
+	char hex[SHA256_HEX_LEN + 1], *err = NULL;
+	struct stat st;
+	int fd = open(o->hash_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		sbx_err("cannot open '%s': %s", o->hash_path, strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		sbx_err("'%s' is not a regular file — hash the program itself", o->hash_path);
+		close(fd);
+		return EXIT_ERROR;
+	}
+	if (sha256_fd_hex(fd, hex, &err) < 0) {
+		sbx_err("cannot hash '%s': %s", o->hash_path, err);
+		free(err);
+		close(fd);
+		return EXIT_ERROR;
+	}
+	close(fd);
+	printf("%s\n", hex);
+	return EXIT_OK;
+}

@@ -1,0 +1,224 @@
+/*
+ * cli_policy.c — the CLI's convenience layer over the default-deny policy:
+ * the floor (system directories read+execute, seven startup variables),
+ * the working-directory default and its refused shapes, and the refusal of
+ * any grant that reaches sandbx's own state.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/cli_policy.h"
+#include "store/xdg.h"
+#include "util/log.h"
+
+static const char *const floor_paths[] = { "/usr", "/bin", "/lib", "/lib64" };
+static const char *const floor_env[] = { "PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ" };
+static const char *const home_parents[] = { "/home", "/root", "/var/home" };
+
+/* Resolve the longest existing prefix of path and append the rest, so a
+ * store that does not exist yet is still compared by its real location. */
+char *cli_resolve_prefix(const char *path)
+{
+	char *dup = xstrdup(path), *real = NULL;
+	size_t n = strlen(dup);
+	for (;;) {
+		real = realpath(dup, NULL);
+		if (real)
+			break;
+		char *slash = strrchr(dup, '/');
+		if (!slash || slash == dup) {
+			free(dup);
+			return xstrdup(path);
+		}
+		*slash = '\0';
+	}
+	size_t kept = strlen(dup);
+	char *out = kept < n ? xasprintf("%s%s", strcmp(real, "/") == 0 ? "" : real, path + kept) : xstrdup(real);
+	free(real);
+	free(dup);
+	return out;
+}
+
+int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
+{
+	const char *owned[2] = { x->state_dir, x->config_dir };
+	for (int i = 0; i < 2; i++) {
+		if (!owned[i])
+			continue;
+		char *o = cli_resolve_prefix(owned[i]);
+		int hit = path_within(grant, o) || path_within(o, grant);
+		if (hit) {
+			*err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that "
+					 "leaves it out", grant, i == 0 ? "session store" : "credential directory", o);
+			free(o);
+			return -1;
+		}
+		free(o);
+	}
+	return 0;
+}
+
+int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, const struct xdg_paths *x,
+		  char **err)
+{
+	const char *fix = " — run sandbx from a project directory, or name what to grant with --allow-read/--allow-write";
+	if (strcmp(cwd, "/") == 0) {
+		*err = xasprintf("the working directory is the filesystem root, too wide to grant%s", fix);
+		return -1;
+	}
+	if (home && path_within(home, cwd)) {
+		*err = xasprintf(strcmp(home, cwd) == 0 ? "the working directory '%s' is your home directory, too wide to grant%s"
+							 : "the working directory '%s' holds your home directory, too wide to grant%s",
+				 cwd, fix);
+		return -1;
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(home_parents); i++) {
+		if (strcmp(cwd, home_parents[i]) == 0) {
+			*err = xasprintf("the working directory '%s' holds users' home directories, too wide to grant%s",
+					 cwd, fix);
+			return -1;
+		}
+		if (!home) {
+			char *slash = strrchr(cwd, '/');
+			size_t plen = slash ? (size_t)(slash - cwd) : 0;
+			if (plen == strlen(home_parents[i]) && strncmp(cwd, home_parents[i], plen) == 0) {
+				*err = xasprintf("the working directory '%s' looks like a home directory and $HOME is unusable, "
+						 "too wide to grant%s", cwd, fix);
+				return -1;
+			}
+		}
+	}
+	if (home) {
+		char *hp = xstrdup(home), *slash = strrchr(hp, '/');
+		if (slash && slash != hp) {
+			*slash = '\0';
+			if (strcmp(cwd, hp) == 0) {
+				*err = xasprintf("the working directory '%s' holds users' home directories, too wide to grant%s",
+						 cwd, fix);
+				free(hp);
+				return -1;
+			}
+		}
+		free(hp);
+	}
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		if (g->link || !(g->access & POL_EXEC))
+			continue;
+		if (path_within(cwd, g->path) || path_within(g->path, cwd)) {
+			*err = xasprintf("the working directory '%s' overlaps '%s', which is granted execute: "
+					 "a writable default there would let a command change what runs%s",
+					 cwd, g->path, fix);
+			return -1;
+		}
+	}
+	if (x && cli_owned_check(cwd, x, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int usable_home(const char *h, char **out)
+{
+	struct stat st;
+	*out = NULL;
+	if (!h || h[0] != '/')
+		return 0;
+	char *r = realpath(h, NULL);
+	if (!r || stat(r, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(r);
+		return 0;
+	}
+	*out = r;
+	return 1;
+}
+
+int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char **err)
+{
+	struct xdg_paths x;
+	char *xerr = NULL, *home = NULL, cwd[PATH_MAX];
+	int have_x = xdg_paths_get(&x, &xerr) == 0;
+	int r = -1;
+
+	free(xerr);
+	policy_init(p);
+	usable_home(getenv("HOME"), &home);
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_paths); i++) {
+		struct stat st;
+		char target[PATH_MAX];
+		if (lstat(floor_paths[i], &st) < 0)
+			continue;	/* e.g. no /lib64 on this architecture */
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(floor_paths[i], target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = '\0';
+				policy_add_link(p, floor_paths[i], target);
+			}
+			continue;
+		}
+		if (policy_add_grant(p, floor_paths[i], POL_READ | POL_EXEC, err) < 0)
+			goto out;
+	}
+
+	if (o->npaths > 0) {
+		for (size_t i = 0; i < o->npaths; i++) {
+			char *real = realpath(o->paths[i].path, NULL);
+			if (real && have_x && cli_owned_check(real, &x, err) < 0) {
+				free(real);
+				goto out;
+			}
+			free(real);
+			if (policy_add_grant(p, o->paths[i].path, o->paths[i].access, err) < 0)
+				goto out;
+		}
+		/* The CLI grants read wherever it grants write (the library keeps
+		 * the axes apart: a write-only grant is expressible there). */
+		for (size_t i = 0; i < p->ngrants; i++)
+			if (p->grants[i].access & POL_WRITE)
+				p->grants[i].access |= POL_READ;
+	} else {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			*err = xasprintf("cannot read the working directory (%s) — cd into a project directory", strerror(errno));
+			goto out;
+		}
+		if (cli_cwd_check(cwd, home, p, have_x ? &x : NULL, err) < 0)
+			goto out;
+		if (policy_add_grant(p, cwd, POL_READ | POL_WRITE, err) < 0)
+			goto out;
+	}
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_env); i++)
+		strv_push(&p->env, floor_env[i]);
+	for (size_t i = 0; i < o->env.n; i++)
+		if (!strv_has(&p->env, o->env.v[i]))
+			strv_push(&p->env, o->env.v[i]);
+
+	if (cli_policy_network(o, p, err) < 0)
+		goto out;
+	if (cli_policy_limits(o, agent, p, err) < 0)
+		goto out;
+
+	if (getcwd(cwd, sizeof(cwd))) {
+		for (size_t i = 0; i < p->ngrants; i++) {
+			const struct policy_grant *g = &p->grants[i];
+			if (!g->link && g->is_dir && !g->is_proc && path_within(cwd, g->path)) {
+				p->cwd = xstrdup(cwd);
+				break;
+			}
+		}
+	}
+	policy_sort(p);
+	r = 0;
+out:
+	if (r < 0)
+		policy_release(p);
+	free(home);
+	if (have_x)
+		xdg_paths_release(&x);
+	return r;
+}

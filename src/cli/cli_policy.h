@@ -1,0 +1,29 @@
+/*
+ * cli_policy.h — pieces of cli_build_policy(), exposed for unit tests and
+ * for the network and limit parts that live in their own files.
+ */
+#ifndef SBX_CLI_POLICY_H
+#define SBX_CLI_POLICY_H
+
+#include "cli/cli.h"
+#include "store/xdg.h"
+
+/* The real location of path: its longest existing prefix resolved. */
+char *cli_resolve_prefix(const char *path);
+
+/* -1 with *err when grant (resolved) reaches the store or credentials,
+ * in either direction. */
+int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err);
+
+/* -1 with *err for each refused shape of the working-directory default.
+ * home: the resolved $HOME, or NULL when unusable.  x may be NULL. */
+int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,
+		  const struct xdg_paths *x, char **err);
+
+/* Network mode, ports, DNS names and their refused combinations. */
+int cli_policy_network(const struct cli_opts *o, struct policy *p, char **err);
+
+/* Resource limits: the flags over the defaults (agent: the bash defaults). */
+int cli_policy_limits(const struct cli_opts *o, int agent, struct policy *p, char **err);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * cli_sandbox_run.c — `sandbx sandbox-run`: build the policy, vet the pin,
+ * start the helper, relay the outcome as an exit code (CLI.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "sandbox/helper.h"
+#include "util/log.h"
+#include "util/sha256.h"
+
+/*
+ * Open and check the pinned program: a regular file, not a script, inside a
+ * grant with read and execute, whose SHA-256 is the pin.  The descriptor
+ * returned is the one the command stage executes (execveat), so nothing is
+ * resolved again between this check and the exec.
+ */
+static int open_pinned(const struct cli_opts *o, const struct policy *p, char **err)
+{
+	const char *prog = o->rest[0];
+	char hex[SHA256_HEX_LEN + 1], head[2];
+	struct stat st;
+	int fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*err = xasprintf("cannot open pinned program '%s': %s", prog, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*err = xasprintf("pinned program '%s' is not a regular file", prog);
+		goto fail;
+	}
+	char *real = realpath(prog, NULL);
+	const struct policy_grant *in = NULL;
+	for (size_t i = 0; real && i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		if (!g->link && path_within(real, g->path) && (!in || strlen(g->path) > strlen(in->path)))
+			in = g;
+	}
+	free(real);
+	if (!in || !(in->access & POL_EXEC)) {
+		*err = xasprintf("pinned program '%s' is not under a path granted execute — add --allow-exec", prog);
+		goto fail;
+	}
+	if (!(in->access & POL_READ)) {
+		*err = xasprintf("pinned program '%s' is granted execute but not read — a pin needs both", prog);
+		goto fail;
+	}
+	if (pread(fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!') {
+		*err = xasprintf("pinned program '%s' is a '#!' script: its interpreter would run unpinned — "
+				 "pin the interpreter and pass the script as an argument", prog);
+		goto fail;
+	}
+	if (sha256_fd_hex(fd, hex, err) < 0)
+		goto fail;
+	if (strcmp(hex, o->pin_hex) != 0) {
+		*err = xasprintf("pinned program '%s' does not match: expected sha256 %s, found %s — nothing was run",
+				 prog, o->pin_hex, hex);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+static char *join_argv(char **argv, int n)
+{
+	char *s = NULL;
+	for (int i = 0; i < n; i++) {
+		char *t = s ? xasprintf("%s %s", s, argv[i]) : xstrdup(argv[i]);
+		free(s);
+		s = t;
+	}
+	return s ? s : xstrdup("");
+}
+
+int cli_sandbox_run(struct cli_opts *o)
+{
+	struct policy p;
+	struct sandbox_result res;
+	char *err = NULL;
+	int pin_fd = -1;
+
+	if (cli_build_policy(o, 0, &p, &err) < 0) {
+		audit(LOG_INFO, "refused", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_REFUSED;
+	}
+	if (o->pin_hex && (pin_fd = open_pinned(o, &p, &err)) < 0) {
+		audit(LOG_INFO, "refused", "mechanism", "pin", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		policy_release(&p);
+		return EXIT_REFUSED;
+	}
+
+	/* The argv array must be NULL-terminated for the helper. */
+	char **argv = xcalloc((size_t)o->nrest + 1, sizeof(char *));
+	memcpy(argv, o->rest, (size_t)o->nrest * sizeof(char *));
+	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 } };
+
+	char *paths = policy_describe_paths(&p), *net = policy_describe_net(&p), *cmd = join_argv(o->rest, o->nrest);
+	char *env = NULL;
+	for (size_t i = 0; i < p.env.n; i++) {
+		char *t = env ? xasprintf("%s,%s", env, p.env.v[i]) : xstrdup(p.env.v[i]);
+		free(env);
+		env = t;
+	}
+	char *pin = o->pin_hex ? xasprintf("sha256:%s", o->pin_hex) : NULL;
+	audit(LOG_INFO, "spawned", "command", cmd, "paths", paths, "network", net, "env", env ? env : "",
+	      "cwd", p.cwd ? p.cwd : "/", pin ? "pin" : NULL, pin, NULL);
+	free(paths);
+	free(net);
+	free(env);
+	free(pin);
+
+	int rc;
+	if (sandbox_start(&s, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		rc = EXIT_REFUSED;
+	} else {
+		sandbox_wait(&s, o->timeout_set ? (int)(o->timeout * 1000) : -1, NULL, &res);
+		rc = res.code;
+		if (res.timed_out) {
+			char t[32];
+			snprintf(t, sizeof(t), "%llus", (unsigned long long)o->timeout);
+			audit(LOG_INFO, "timeout", "command", cmd, "after", t, NULL);
+			sbx_err("'%s' ran past --timeout %llus and was killed with everything it started",
+				o->rest[0], (unsigned long long)o->timeout);
+		}
+		char c[16];
+		snprintf(c, sizeof(c), "%d", rc);
+		audit(LOG_INFO, "exited", "command", cmd, "code", c, NULL);
+	}
+	if (pin_fd >= 0)
+		close(pin_fd);
+	free(cmd);
+	free(argv);
+	policy_release(&p);
+	return rc;
+}

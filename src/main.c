@@ -1,0 +1,53 @@
+/*
+ * main.c — thin: parse the command line, dispatch to a cli_* body.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "cli/cli.h"
+#include "sandbox/helper.h"
+#include "util/log.h"
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o;
+	char *err = NULL;
+	int rc;
+
+	/* The helper stages are this binary re-executed; they never parse the
+	 * user's command line and keep their own dumpable handling. */
+	if (argc > 1 && strcmp(argv[1], HELPER_ARGV1) == 0)
+		return helper_main(argc, argv);
+
+	/* Another process of the same user must not read our environment or
+	 * memory (the API key) through /proc or ptrace. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	log_init();
+
+	if (cli_parse(&o, argc, argv, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		cli_opts_release(&o);
+		return EXIT_USAGE;
+	}
+	if (o.cmd == CMD_HELP || o.help) {
+		fputs(cli_usage(o.cmd == CMD_HELP ? CMD_NONE : o.cmd), stdout);
+		cli_opts_release(&o);
+		return EXIT_OK;
+	}
+	switch (o.cmd) {
+	case CMD_VERSION: printf("sandbx %s\n", SBX_VERSION); rc = EXIT_OK; break;
+	case CMD_SANDBOX_RUN: rc = cli_sandbox_run(&o); break;
+	case CMD_AGENT_RUN: rc = cli_agent_run(&o); break;
+	case CMD_TUI: rc = cli_tui(&o); break;
+	case CMD_TOOL: rc = cli_tool(&o); break;
+	case CMD_AUTH: rc = cli_auth(&o); break;
+	case CMD_HASH: rc = cli_hash(&o); break;
+	case CMD_SESSIONS: rc = cli_sessions(&o); break;
+	default: rc = EXIT_USAGE; break;
+	}
+	cli_opts_release(&o);
+	return rc;
+}

@@ -1,0 +1,49 @@
+#include <errno.h>
+#include <unistd.h>
+
+#include "sandbox/auditch.h"
+
+void auditch_send(int fd, enum auditch_label label, int32_t arg)
+{
+	struct auditch_rec r = { .label = (uint16_t)label, .pad = 0, .arg = arg };
+	int saved = errno;
+	if (fd >= 0)
+		(void)!write(fd, &r, sizeof(r));	/* < PIPE_BUF: atomic */
+	errno = saved;
+}
+
+static const char *const names[ACH__COUNT] = {
+	[ACH_NONE] = "none",
+	[ACH_REF_USERNS] = "userns",
+	[ACH_REF_IDMAP] = "id-map",
+	[ACH_REF_NETNS_LO] = "netns-loopback",
+	[ACH_REF_GRANT_OPEN] = "grant-open",
+	[ACH_REF_GRANT_CHANGED] = "grant-changed",
+	[ACH_REF_MOUNT] = "mount-view",
+	[ACH_REF_MOUNT_GRANT] = "mount-grant",
+	[ACH_REF_LANDLOCK_OFF] = "landlock-disabled",
+	[ACH_REF_LANDLOCK_ABI] = "landlock-abi",
+	[ACH_REF_LANDLOCK] = "landlock",
+	[ACH_REF_SECCOMP] = "seccomp",
+	[ACH_REF_PRIVS] = "privileges",
+	[ACH_REF_FORK] = "fork",
+	[ACH_REF_LIMIT] = "limit",
+	[ACH_REF_DNS] = "dns-files",
+	[ACH_DEG_PROC] = "proc-mount",
+	[ACH_DEG_CAPBSET] = "capability-bounding-set",
+	[ACH_DEG_LIMIT] = "limit-rlimit",
+	[ACH_EXEC_FAILED] = "exec",
+	[ACH_LIMIT_HIT] = "limit-hit",
+};
+
+const char *auditch_name(enum auditch_label label)
+{
+	if ((unsigned)label >= ACH__COUNT || !names[label])
+		return "unknown";
+	return names[label];
+}
+
+int auditch_is_refusal(enum auditch_label label)
+{
+	return label >= ACH_REF_USERNS && label <= ACH_REF_DNS;
+}

@@ -1,0 +1,59 @@
+/*
+ * auditch.h — the helper's one-way audit channel.
+ *
+ * The helper stages write fixed-size records to a pipe whose read end only
+ * the harness holds.  A record carries a label from the closed set below
+ * and one integer (an errno, or a grant index): never bytes the command
+ * could choose.  The command stage holds the write end only until its
+ * execve (close-on-exec), so the confined program has no descriptor for it.
+ * The harness turns each record into an audit line and, for refusals, the
+ * error message that says what to change.
+ */
+#ifndef SBX_AUDITCH_H
+#define SBX_AUDITCH_H
+
+#include <stdint.h>
+
+enum auditch_label {
+	ACH_NONE = 0,
+	/* refusals: the run does not happen, exit 125 */
+	ACH_REF_USERNS,		/* unshare(CLONE_NEWUSER...) refused; arg errno */
+	ACH_REF_IDMAP,		/* uid_map/gid_map/setgroups write failed; arg errno */
+	ACH_REF_NETNS_LO,	/* loopback could not be brought up; arg errno */
+	ACH_REF_GRANT_OPEN,	/* a grant could not be opened in the helper; arg index */
+	ACH_REF_GRANT_CHANGED,	/* a grant is no longer the vetted object; arg index */
+	ACH_REF_MOUNT,		/* building the mount view failed; arg errno */
+	ACH_REF_MOUNT_GRANT,	/* mounting one grant failed; arg index */
+	ACH_REF_LANDLOCK_OFF,	/* Landlock not enabled at boot */
+	ACH_REF_LANDLOCK_ABI,	/* ABI below 5; arg the ABI */
+	ACH_REF_LANDLOCK,	/* ruleset/rule/restrict failed; arg errno */
+	ACH_REF_SECCOMP,	/* the filter could not be built or loaded; arg errno */
+	ACH_REF_PRIVS,		/* no_new_privs, capset, securebits, rlimit; arg errno */
+	ACH_REF_FORK,		/* a stage could not be forked; arg errno */
+	ACH_REF_LIMIT,		/* a resource limit could not be set; arg kind */
+	ACH_REF_DNS,		/* the pre-resolved /etc files could not be bound; arg errno */
+	/* degradations: the run goes on, recorded */
+	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */
+	ACH_DEG_CAPBSET,	/* the capability bounding set not cleared; arg errno */
+	ACH_DEG_LIMIT,		/* a limit enforced by rlimit, not cgroup; arg kind */
+	/* exec outcome */
+	ACH_EXEC_FAILED,	/* execve failed; arg errno */
+	ACH_LIMIT_HIT,		/* the command was killed for a limit; arg kind */
+	ACH__COUNT
+};
+
+struct auditch_rec {
+	uint16_t label;
+	uint16_t pad;
+	int32_t arg;
+};
+
+/* Write one record; async-signal-safe; errors ignored (the harness
+ * notices a stage that exits 125 without a record and says so). */
+void auditch_send(int fd, enum auditch_label label, int32_t arg);
+
+/* Name of a label for the audit line ("userns", "proc-mount", ...). */
+const char *auditch_name(enum auditch_label label);
+int auditch_is_refusal(enum auditch_label label);
+
+#endif

@@ -1,0 +1,597 @@
+/*
+ * helper.c — the three helper stages (see helper.h for the process model).
+ *
+ * Everything runs single-threaded in a freshly executed image, so plain
+ * libc is safe after fork here; nothing of the harness's heap or
+ * environment is present.  Each failure that stops the run is sent as a
+ * label on the audit channel (fd 3) and the stage exits 125.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/securebits.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "sandbox/auditch.h"
+#include "sandbox/helper.h"
+#include "sandbox/landlock.h"
+#include "sandbox/limits.h"
+#include "sandbox/netpolicy.h"
+#include "sandbox/seccomp.h"
+#include "util/compat.h"
+
+#define AUDIT_FD 3
+#define PIN_FD 4
+#define EXIT_REFUSED 125
+
+extern char **environ;
+
+static _Noreturn void refuse(enum auditch_label label, int arg)
+{
+	auditch_send(AUDIT_FD, label, arg);
+	_exit(EXIT_REFUSED);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* ---- stage 1: the supervisor ------------------------------------------ */
+
+static void loopback_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		refuse(ACH_REF_NETNS_LO, errno);
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		refuse(ACH_REF_NETNS_LO, errno);
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		refuse(ACH_REF_NETNS_LO, errno);
+	close(s);
+}
+
+static int wait_status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return EXIT_REFUSED;
+}
+
+/* ---- stage 2: the mount view ------------------------------------------ */
+
+/* Open rel (relative, no leading '/') beneath root without following any
+ * symlink: the target of a mount must be where its name says. */
+static int open_beneath(int root, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, root, rel[0] ? rel : ".", &how, sizeof(how));
+}
+
+/*
+ * Make every missing component of rel beneath root; the last one is a
+ * directory (is_dir) or an empty file.  Components are created only in
+ * the view's own tmpfs (tmpfs_dev): a missing component inside a bound
+ * host tree would mean the host changed under us, and is refused.
+ */
+static int make_path(int root, const char *rel, int is_dir, dev_t tmpfs_dev)
+{
+	char buf[PATH_MAX];
+	int dfd = open_beneath(root, "", O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return -1;
+	if (strlen(rel) >= sizeof(buf)) {
+		close(dfd);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(buf, rel);
+	char *save = NULL, *comp = strtok_r(buf, "/", &save);
+	while (comp) {
+		char *next = strtok_r(NULL, "/", &save);
+		int last = next == NULL;
+		struct stat st;
+		struct open_how how = {
+			.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		int nfd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
+		if (nfd < 0 && errno == ENOENT) {
+			if (fstat(dfd, &st) < 0 || st.st_dev != tmpfs_dev) {
+				close(dfd);
+				errno = ENOENT;
+				return -1;
+			}
+			if (!last || is_dir) {
+				if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+					close(dfd);
+					return -1;
+				}
+			} else {
+				int f = openat(dfd, comp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+				if (f < 0 && errno != EEXIST) {
+					close(dfd);
+					return -1;
+				}
+				if (f >= 0)
+					close(f);
+			}
+			nfd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
+		}
+		close(dfd);
+		if (nfd < 0)
+			return -1;
+		dfd = nfd;
+		comp = next;
+	}
+	close(dfd);
+	return 0;
+}
+
+static int fd_path(char *out, size_t n, int fd)
+{
+	return snprintf(out, n, "/proc/self/fd/%d", fd) < (int)n ? 0 : -1;
+}
+
+static int set_mount_attr(int root, const char *rel, uint64_t set, int recursive)
+{
+	int fd = open_beneath(root, rel, O_PATH);
+	if (fd < 0)
+		return -1;
+	struct mount_attr a = { .attr_set = set };
+	int r = (int)syscall(__NR_mount_setattr, fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+			     &a, sizeof(a));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/*
+ * Clone the mount tree at fd (open_tree, recursive) into a detached copy
+ * restricted with attrs.  Cloned before the staging tmpfs exists, so a
+ * grant that holds the staging point (a grant of /tmp) does not carry the
+ * staging mount along.
+ */
+static int clone_tree(int fd, uint64_t attrs)
+{
+	int t = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	if (t < 0)
+		return -1;
+	struct mount_attr a = { .attr_set = attrs };
+	if (syscall(__NR_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0) {
+		int e = errno;
+		close(t);
+		errno = e;
+		return -1;
+	}
+	return t;
+}
+
+/* Attach the detached tree tree_fd at rel beneath root. */
+static int attach_at(int root, const char *rel, int tree_fd, int is_dir, dev_t tmpfs_dev)
+{
+	if (make_path(root, rel, is_dir, tmpfs_dev) < 0)
+		return -1;
+	int tfd = open_beneath(root, rel, O_PATH | O_NOFOLLOW);
+	if (tfd < 0)
+		return -1;
+	int r = (int)syscall(SYS_move_mount, tree_fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	int e = errno;
+	close(tfd);
+	errno = e;
+	return r;
+}
+
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+static const struct landlock_extra dev_rules[] = {
+	{ "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		       LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		       LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/full", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		       LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE },
+	{ "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE },
+	{ "/dev/tty", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		      LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	/* /dev/fd, /dev/stdin... are links into the sandbox's own /proc */
+};
+
+/*
+ * Build the command's root: an empty tmpfs holding each grant bound at its
+ * own path, a minimal /dev, the sandbox's own /proc and the pre-resolved
+ * /etc files; then make the tmpfs read-only and pivot into it.  Runs in
+ * the init (PID 1 of the new pid namespace) because procfs takes its pid
+ * namespace from the mounting process, and must be mounted while the
+ * host's /proc is still visible in this mount namespace.
+ */
+static void build_view(struct policy *p, const struct netpol_files *dns)
+{
+	int *fds = calloc(p->ngrants ? p->ngrants : 1, sizeof(int));
+	struct stat st;
+
+	if (!fds)
+		refuse(ACH_REF_MOUNT, ENOMEM);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	/* Parents before children.  The harness sorted already, so grant
+	 * indices on the audit channel match its own order. */
+	policy_sort(p);
+
+	/* Open and re-check every grant before anything is mounted: the pin is
+	 * what was vetted in the harness. */
+	for (size_t i = 0; i < p->ngrants; i++) {
+		struct policy_grant *g = &p->grants[i];
+		char link[PATH_MAX], fdp[64];
+		fds[i] = -1;
+		if (g->link || g->is_proc)
+			continue;
+		fds[i] = open(g->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fds[i] < 0)
+			refuse(ACH_REF_GRANT_OPEN, (int)i);
+		if (fstat(fds[i], &st) < 0 || st.st_dev != g->dev || st.st_ino != g->ino)
+			refuse(ACH_REF_GRANT_CHANGED, (int)i);
+		fd_path(fdp, sizeof(fdp), fds[i]);
+		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+		if (n < 0)
+			refuse(ACH_REF_GRANT_OPEN, (int)i);
+		link[n] = '\0';
+		if (strcmp(link, g->path) != 0)
+			refuse(ACH_REF_GRANT_CHANGED, (int)i);
+		g->is_dir = S_ISDIR(st.st_mode);
+		uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+		if (!(g->access & POL_WRITE))
+			attrs |= MOUNT_ATTR_RDONLY;
+		if (!(g->access & POL_EXEC))
+			attrs |= MOUNT_ATTR_NOEXEC;
+		int t = clone_tree(fds[i], attrs);
+		if (t < 0)
+			refuse(ACH_REF_MOUNT_GRANT, (int)i);
+		close(fds[i]);
+		fds[i] = t;
+	}
+	int devfds[SBX_ARRAY_LEN(dev_nodes)];
+	for (size_t i = 0; i < SBX_ARRAY_LEN(dev_nodes); i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		int dfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		devfds[i] = -1;
+		if (dfd < 0)
+			continue;
+		if (fstat(dfd, &st) == 0 && S_ISCHR(st.st_mode))
+			devfds[i] = clone_tree(dfd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+		close(dfd);
+	}
+
+	/* The staging point: /tmp of this private mount namespace; the host's
+	 * /tmp is untouched and every grant is already held by descriptor. */
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4m,nr_inodes=4096") < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	int root = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 || fstat(root, &st) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	dev_t tmpfs_dev = st.st_dev;
+
+	for (size_t i = 0; i < p->ngrants; i++) {
+		struct policy_grant *g = &p->grants[i];
+		int fd = fds[i];
+		if (g->link || g->is_proc)
+			continue;
+		if (attach_at(root, g->path + 1, fd, g->is_dir, tmpfs_dev) < 0)
+			refuse(ACH_REF_MOUNT_GRANT, (int)i);
+	}
+	for (size_t i = 0; i < p->ngrants; i++) {
+		struct policy_grant *g = &p->grants[i];
+		if (!g->link)
+			continue;
+		char *slash = strrchr(g->path, '/');
+		if (slash && slash != g->path) {
+			*slash = '\0';
+			int r = make_path(root, g->path + 1, 1, tmpfs_dev);
+			*slash = '/';
+			if (r < 0)
+				refuse(ACH_REF_MOUNT, errno);
+		}
+		int dfd = open_beneath(root, "", O_PATH | O_DIRECTORY);
+		if (dfd < 0 || (symlinkat(g->link, dfd, g->path + 1) < 0 && errno != EEXIST))
+			refuse(ACH_REF_MOUNT, errno);
+		close(dfd);
+	}
+
+	/* A minimal /dev: the host's character devices bound one by one
+	 * (a user namespace cannot mknod), and links into /proc. */
+	if (make_path(root, "dev", 1, tmpfs_dev) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(dev_nodes); i++) {
+		char rel[32];
+		if (devfds[i] < 0)
+			continue;
+		snprintf(rel, sizeof(rel), "dev/%s", dev_nodes[i]);
+		if (attach_at(root, rel, devfds[i], 0, tmpfs_dev) < 0)
+			refuse(ACH_REF_MOUNT, errno);
+		close(devfds[i]);
+	}
+	{
+		int dfd = open_beneath(root, "dev", O_PATH | O_DIRECTORY);
+		static const char *const links[][2] = {
+			{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+			{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+		};
+		if (dfd < 0)
+			refuse(ACH_REF_MOUNT, errno);
+		for (size_t i = 0; i < SBX_ARRAY_LEN(links); i++)
+			if (symlinkat(links[i][1], dfd, links[i][0]) < 0 && errno != EEXIST)
+				refuse(ACH_REF_MOUNT, errno);
+		close(dfd);
+	}
+
+	/* The sandbox's own /proc, read-only: it lists this pid namespace only,
+	 * never the harness or the supervisor. */
+	if (make_path(root, "proc", 1, tmpfs_dev) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	{
+		int pfd = open_beneath(root, "proc", O_PATH | O_DIRECTORY);
+		char dst[64];
+		fd_path(dst, sizeof(dst), pfd);
+		if (pfd < 0 || mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
+			auditch_send(AUDIT_FD, ACH_DEG_PROC, errno);
+		if (pfd >= 0)
+			close(pfd);
+	}
+
+	if (netpol_bind_files(root, dns, tmpfs_dev) < 0)
+		refuse(ACH_REF_DNS, errno);
+
+	for (size_t i = 0; i < p->ngrants; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+
+	/* Nothing more is created in the root: make it read-only, then pivot. */
+	if (set_mount_attr(root, "", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	close(root);
+}
+
+/* ---- stage 3: the command --------------------------------------------- */
+
+static void drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+	int bset_err = 0;
+
+	/* A uid 0 inside the namespace must not regain capabilities on execve. */
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+					     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		  0, 0, 0) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	for (int c = 0; c <= 63; c++) {
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) < 0)
+			break;	/* past the last capability this kernel knows */
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && !bset_err)
+			bset_err = errno;
+	}
+	if (bset_err)
+		auditch_send(AUDIT_FD, ACH_DEG_CAPBSET, bset_err);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+}
+
+static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
+				    const struct netpol_files *dns)
+{
+	struct rlimit zero = { 0, 0 };
+
+	if (setsid() < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	/* Only 0-2, the audit channel (closed by execve) and the pin cross. */
+	fcntl(AUDIT_FD, F_SETFD, FD_CLOEXEC);
+	if (have_pin)
+		fcntl(PIN_FD, F_SETFD, FD_CLOEXEC);
+	if (syscall(__NR_close_range, have_pin ? PIN_FD + 1 : AUDIT_FD + 1, ~0U, 0) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	if (!p->cwd || chdir(p->cwd) < 0) {
+		if (chdir("/") < 0)
+			refuse(ACH_REF_MOUNT, errno);
+	}
+	if (setrlimit(RLIMIT_CORE, &zero) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	limits_apply_rlimits(p, AUDIT_FD);
+	netpol_apply_env(p);
+	drop_privileges();
+
+	int r = seccomp_filter_install(p);
+	if (r < 0)
+		refuse(ACH_REF_SECCOMP, -r);
+	int label = 0, arg = 0;
+	if (landlock_apply(p, abi, dev_rules, SBX_ARRAY_LEN(dev_rules), &label, &arg) < 0)
+		refuse((enum auditch_label)label, arg);
+
+	if (have_pin)
+		syscall(SYS_execveat, PIN_FD, "", cmd, environ, AT_EMPTY_PATH);
+	else
+		execvp(cmd[0], cmd);
+	int e = errno;
+	auditch_send(AUDIT_FD, ACH_EXEC_FAILED, e);
+	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
+}
+
+/* ---- stage 2: the init ------------------------------------------------- */
+
+static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int abi, int alive_fd,
+				 const struct netpol_files *dns)
+{
+	struct pollfd pf = { .fd = alive_fd, .events = POLLIN };
+	sigset_t all;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* The supervisor may have died before the line above: its end of the
+	 * liveness pipe is then closed. */
+	if (poll(&pf, 1, 0) > 0)
+		_exit(EXIT_REFUSED);
+	close(alive_fd);
+
+	build_view(p, dns);
+
+	pid_t child = fork();
+	if (child < 0)
+		refuse(ACH_REF_FORK, errno);
+	if (child == 0)
+		command_stage(p, cmd, have_pin, abi, dns);
+
+	/* The init: nothing of ours is needed in the view any more. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (have_pin)
+		close(PIN_FD);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(EXIT_REFUSED);
+		}
+		if (w == child) {
+			int code = wait_status_code(st);
+			if (WIFSIGNALED(st))
+				limits_report_kill(p, WTERMSIG(st), AUDIT_FD);
+			/* Exiting empties the pid namespace: every process the
+			 * command left behind is killed by the kernel. */
+			_exit(code);
+		}
+	}
+}
+
+int helper_main(int argc, char **argv)
+{
+	/* argv: sandbx HELPER_ARGV1 PARENT-PID pin|nopin POLICY... -- CMD... */
+	struct policy p;
+	struct netpol_files dns;
+	char *err = NULL;
+	uint64_t ppid;
+	int alive[2];
+
+	if (argc < 5 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
+		return EXIT_REFUSED;
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if ((uint64_t)getppid() != ppid)
+		_exit(EXIT_REFUSED);	/* the harness died before we armed */
+
+	int have_pin = strcmp(argv[3], "pin") == 0;
+	policy_init(&p);
+	int dd = policy_from_argv(&p, argv + 4, argc - 4, &err);
+	if (dd < 0 || 4 + dd + 1 >= argc) {
+		auditch_send(AUDIT_FD, ACH_REF_PRIVS, EINVAL);
+		return EXIT_REFUSED;
+	}
+	char **cmd = argv + 4 + dd + 1;
+
+	int abi = landlock_abi();
+	if (abi == -EOPNOTSUPP)
+		refuse(ACH_REF_LANDLOCK_OFF, 0);
+	if (abi < LANDLOCK_ABI_MIN)
+		refuse(ACH_REF_LANDLOCK_ABI, abi < 0 ? 0 : abi);
+	if (abi > LANDLOCK_ABI_MAX)
+		abi = LANDLOCK_ABI_MAX;
+
+	/* Resolve --allow-dns names now, with the host's resolver, before any
+	 * namespace exists. */
+	if (netpol_prepare(&p, &dns) < 0)
+		refuse(ACH_REF_DNS, errno);
+
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+	if (p.net == POL_NET_NONE)
+		flags |= CLONE_NEWNET;
+	if (unshare(flags) < 0)
+		refuse(ACH_REF_USERNS, errno);
+	char map[64];
+	if (write_file("/proc/self/setgroups", "deny") < 0)
+		refuse(ACH_REF_IDMAP, errno);
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if (write_file("/proc/self/uid_map", map) < 0)
+		refuse(ACH_REF_IDMAP, errno);
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if (write_file("/proc/self/gid_map", map) < 0)
+		refuse(ACH_REF_IDMAP, errno);
+	if (p.net == POL_NET_NONE)
+		loopback_up();
+	(void)!sethostname("sandbx", 6);
+
+	if (limits_prepare(&p, AUDIT_FD) < 0)
+		_exit(EXIT_REFUSED);
+
+	if (pipe2(alive, O_CLOEXEC) < 0)
+		refuse(ACH_REF_FORK, errno);
+	pid_t init = fork();
+	if (init < 0)
+		refuse(ACH_REF_FORK, errno);
+	if (init == 0) {
+		close(alive[1]);
+		init_stage(&p, cmd, have_pin, abi, alive[0], &dns);
+	}
+	close(alive[0]);
+	if (have_pin)
+		close(PIN_FD);
+	limits_attach(&p, init, AUDIT_FD);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	int st;
+	while (waitpid(init, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(EXIT_REFUSED);
+	limits_finish(&p, AUDIT_FD);
+	/* The init relays the command's status as an exit code (it cannot die
+	 * by a signal it sends itself); a killed init is reported as killed. */
+	return wait_status_code(st);
+}

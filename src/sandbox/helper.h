@@ -1,0 +1,76 @@
+/*
+ * helper.h — the sandbox helper: sandbx re-executed through /proc/self/exe.
+ *
+ * Process model (ARCHITECTURE.md):
+ *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
+ *     HELPER_ARGV1, environment = the allowlist only)
+ *       unshare(USER|NS|PID|IPC|UTS[|NET]), id maps, loopback up
+ *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
+ *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
+ *            pivots into it, reaps orphans, relays the command's status
+ *            └─ fork: stage 3, the command (PID 2)
+ *                 setsid, fds > 2 closed, limits, securebits, caps
+ *                 emptied, no_new_privs, seccomp, Landlock, execve
+ *
+ * Descriptors crossing into the supervisor: 0-2 as the harness chose,
+ * 3 = audit channel write end (auditch.h), 4 = pinned program (optional).
+ *
+ * Harness side life cycle:
+ *   1. struct sandbox_spawn s = { .policy = &p, .argv = prog, .pin_fd = -1,
+ *      .stdio = {-1, -1, -1} };
+ *   2. sandbox_start(&s, &err)       the supervisor is running
+ *   3. sandbox_wait(&s, timeout_ms, &stop, &res)
+ *      prints the helper's audit records, reaps, fills res
+ * Killing s.pid with SIGKILL tears down the whole tree (each stage has
+ * PR_SET_PDEATHSIG(SIGKILL); the init's death empties its pid namespace).
+ */
+#ifndef SBX_HELPER_H
+#define SBX_HELPER_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "sandbox/auditch.h"
+#include "sandbox/policy.h"
+
+#define HELPER_ARGV1 "__sandbx-helper"
+
+struct sandbox_spawn {
+	const struct policy *policy;
+	char *const *argv;	/* program and arguments */
+	int pin_fd;		/* -1, or O_RDONLY fd of the pinned program */
+	int stdio[3];		/* -1 = inherit the harness's */
+	pid_t pid;		/* out: the supervisor */
+	int audit_fd;		/* out: read end of the audit channel */
+};
+
+struct sandbox_result {
+	int code;		/* exit code to report (CLI.md mapping) */
+	int timed_out;
+	int cancelled;
+	int refused;		/* a stage refused: code is 125 */
+	enum auditch_label refusal;
+	int refusal_arg;
+	int exec_errno;		/* execve failed with this errno (126/127) */
+	int limit_hit;		/* the command was killed for this limit + 1 */
+};
+
+/* Start the supervisor.  0, or -1 with *err. */
+int sandbox_start(struct sandbox_spawn *s, char **err);
+
+/*
+ * Wait for the run to end.  timeout_ms < 0: no timeout; *stop (may be NULL)
+ * is polled every 50 ms and ends the run when set.  Audit records from the
+ * helper are printed (log.h) as they arrive, refusals with their message.
+ * Always reaps the supervisor and closes s->audit_fd.
+ */
+void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
+		  struct sandbox_result *res);
+
+/* The message for a refusal label (what failed and what to change). */
+char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, int arg);
+
+/* Entry point of the helper stages (argv[1] == HELPER_ARGV1). */
+int helper_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,153 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "sandbox/auditch.h"
+#include "sandbox/landlock.h"
+#include "util/compat.h"
+
+#define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define FS_EXEC LANDLOCK_ACCESS_FS_EXECUTE
+/* Rights that apply to a file as opposed to a directory (kernel's
+ * ACCESS_FILE): a rule on a file may carry these only. */
+#define FS_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+			LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+			LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+int landlock_abi(void)
+{
+	long r = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (r < 0)
+		return -errno;
+	return (int)r;
+}
+
+uint64_t landlock_fs_handled(int abi)
+{
+	uint64_t r = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;	/* ABI 1: bits 0..12 */
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return r;
+}
+
+uint64_t landlock_rights(unsigned access, int is_dir, int abi)
+{
+	uint64_t all = landlock_fs_handled(abi), r = 0;
+	if (access & POL_READ)
+		r |= FS_READ;
+	if (access & POL_EXEC)
+		r |= FS_EXEC;
+	if (access & POL_WRITE)
+		r |= all & ~(FS_READ | FS_EXEC);
+	r &= all;
+	if (!is_dir)
+		r &= FS_FILE_RIGHTS;
+	return r;
+}
+
+uint64_t landlock_scopes(int abi)
+{
+	return abi >= 6 ? (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL) : 0;
+}
+
+static int add_path_rule(int rfd, int pfd, uint64_t rights)
+{
+	struct landlock_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = pfd };
+	if (!rights)
+		return 0;
+	return (int)syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+}
+
+int landlock_apply(const struct policy *p, int abi, const struct landlock_extra *extra,
+		   size_t nextra, int *label, int *arg)
+{
+	struct sbx_landlock_ruleset_attr attr = {
+		.handled_access_fs = landlock_fs_handled(abi),
+		.handled_access_net = 0,
+		.scoped = landlock_scopes(abi),
+	};
+	size_t attr_size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(__u64) : sizeof(__u64);
+	int rfd, r;
+
+	if (p->net == POL_NET_PORTS)
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+	if (rfd < 0) {
+		*label = ACH_REF_LANDLOCK;
+		*arg = errno;
+		return -1;
+	}
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		struct stat st;
+		if (g->link)
+			continue;
+		int fd = open(g->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			*label = ACH_REF_GRANT_OPEN;
+			*arg = (int)i;
+			goto fail;
+		}
+		if (!g->is_proc && (st.st_dev != g->dev || st.st_ino != g->ino)) {
+			close(fd);
+			*label = ACH_REF_GRANT_CHANGED;
+			*arg = (int)i;
+			goto fail;
+		}
+		r = add_path_rule(rfd, fd, landlock_rights(g->access, S_ISDIR(st.st_mode), abi));
+		close(fd);
+		if (r < 0) {
+			*label = ACH_REF_LANDLOCK;
+			*arg = errno;
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < nextra; i++) {
+		struct stat st;
+		int fd = open(extra[i].path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;	/* an optional node the host lacks */
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		uint64_t rights = extra[i].rights & landlock_fs_handled(abi);
+		if (!S_ISDIR(st.st_mode))
+			rights &= FS_FILE_RIGHTS;
+		r = add_path_rule(rfd, fd, rights);
+		close(fd);
+		if (r < 0) {
+			*label = ACH_REF_LANDLOCK;
+			*arg = errno;
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < p->nports && p->net == POL_NET_PORTS; i++) {
+		struct sbx_landlock_net_port_attr np = {
+			.allowed_access = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP,
+			.port = p->ports[i],
+		};
+		if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
+			*label = ACH_REF_LANDLOCK;
+			*arg = errno;
+			goto fail;
+		}
+	}
+	if (syscall(SYS_landlock_restrict_self, rfd, 0) < 0) {
+		*label = ACH_REF_LANDLOCK;
+		*arg = errno;
+		goto fail;
+	}
+	close(rfd);
+	return 0;
+fail:
+	close(rfd);
+	return -1;
+}

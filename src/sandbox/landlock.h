@@ -1,0 +1,52 @@
+/*
+ * landlock.h — the Landlock wall of the command stage.
+ *
+ * landlock_abi() asks the kernel; the helper refuses below LANDLOCK_ABI_MIN
+ * and uses min(kernel, LANDLOCK_ABI_MAX).  Every filesystem right the
+ * chosen ABI has is handled (denied unless a rule grants it), plus the
+ * abstract-unix-socket and signal scopes, plus TCP bind/connect when the
+ * policy names ports.  Anything short of that refuses the run.
+ *
+ * The rights computation is pure (landlock_rights_*) and unit-tested.
+ */
+#ifndef SBX_LANDLOCK_H
+#define SBX_LANDLOCK_H
+
+#include <stdint.h>
+
+#include "sandbox/policy.h"
+
+#define LANDLOCK_ABI_MIN 5	/* 6.10: IOCTL_DEV, the floor for full enforcement */
+#define LANDLOCK_ABI_MAX 7	/* newest this code knows (6.15) */
+
+/* >= 1 the ABI; -EOPNOTSUPP Landlock disabled at boot; -ENOSYS absent. */
+int landlock_abi(void);
+
+/* Every filesystem right of abi (the handled set). */
+uint64_t landlock_fs_handled(int abi);
+
+/* Rights a grant's access bits give at abi; files get file rights only. */
+uint64_t landlock_rights(unsigned access, int is_dir, int abi);
+
+/* Scopes handled at abi (0 below 6). */
+uint64_t landlock_scopes(int abi);
+
+/*
+ * An extra rule for the view's own files (minimal /dev).  path is opened
+ * O_PATH in the current root.
+ */
+struct landlock_extra {
+	const char *path;
+	uint64_t rights;
+};
+
+/*
+ * Build and apply the ruleset for p in the current mount view: each grant
+ * is opened O_PATH (checked against its pin unless it is under /proc), the
+ * extras added, then landlock_restrict_self.  Needs no_new_privs already
+ * set.  Returns 0, or -1 with *label and *arg set for the audit channel.
+ */
+int landlock_apply(const struct policy *p, int abi, const struct landlock_extra *extra,
+		   size_t nextra, int *label, int *arg);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * sandbox.c — the harness side of the helper: start the supervisor with
+ * only the allowlisted environment and the audit channel, then wait,
+ * relaying the helper's records and mapping the outcome to an exit code.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "sandbox/helper.h"
+#include "util/log.h"
+
+#define HIGH_FD 16
+
+static int to_high(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+}
+
+int sandbox_start(struct sandbox_spawn *s, char **err)
+{
+	struct strv args = { 0 }, env = { 0 };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	int pfd[2], hi[5] = { -1, -1, -1, -1, -1 }, r = -1;
+
+	s->pid = -1;
+	s->audit_fd = -1;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		*err = xasprintf("cannot create the audit channel: %s", strerror(errno));
+		return -1;
+	}
+	/* Move every descriptor that crosses above the target numbers so no
+	 * dup2 below overwrites a source still to be used. */
+	hi[3] = to_high(pfd[1]);
+	close(pfd[1]);
+	for (int i = 0; i < 3; i++)
+		if (s->stdio[i] >= 0)
+			hi[i] = to_high(s->stdio[i]);
+	if (s->pin_fd >= 0)
+		hi[4] = to_high(s->pin_fd);
+
+	strv_push(&args, "sandbx");
+	strv_push(&args, HELPER_ARGV1);
+	strv_push_own(&args, xasprintf("%d", (int)getpid()));
+	strv_push(&args, s->pin_fd >= 0 ? "pin" : "nopin");
+	policy_to_argv(s->policy, &args);
+	strv_push(&args, "--");
+	for (char *const *a = s->argv; *a; a++)
+		strv_push(&args, *a);
+	for (size_t i = 0; i < s->policy->env.n; i++) {
+		const char *v = getenv(s->policy->env.v[i]);
+		if (v)
+			strv_push_own(&env, xasprintf("%s=%s", s->policy->env.v[i], v));
+	}
+	if (!env.v)
+		strv_push_own(&env, NULL), env.n = 0;
+
+	posix_spawn_file_actions_init(&fa);
+	for (int i = 0; i < 3; i++)
+		if (hi[i] >= 0)
+			posix_spawn_file_actions_adddup2(&fa, hi[i], i);
+	posix_spawn_file_actions_adddup2(&fa, hi[3], 3);
+	if (hi[4] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, hi[4], 4);
+	posix_spawn_file_actions_addclosefrom_np(&fa, hi[4] >= 0 ? 5 : 4);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+	/* By inode, not by name: /proc/self/exe is the binary running now. */
+	int e = posix_spawn(&s->pid, "/proc/self/exe", &fa, &attr, args.v, env.v);
+	if (e != 0) {
+		*err = xasprintf("cannot start the sandbox helper: %s", strerror(e));
+		close(pfd[0]);
+		s->pid = -1;
+	} else {
+		s->audit_fd = pfd[0];
+		r = 0;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	for (int i = 0; i < 5; i++)
+		if (hi[i] >= 0)
+			close(hi[i]);
+	strv_free(&args);
+	strv_free(&env);
+	return r;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static const char *const limit_words[LIM__COUNT] = { "process", "memory", "CPU time", "file size", "open files" };
+
+static void handle_record(const struct sandbox_spawn *s, const struct auditch_rec *rec,
+			  struct sandbox_result *res)
+{
+	enum auditch_label l = (enum auditch_label)rec->label;
+	char num[32];
+	snprintf(num, sizeof(num), "%d", rec->arg);
+	if (auditch_is_refusal(l)) {
+		if (res->refused)
+			return;	/* the first refusal is the cause */
+		res->refused = 1;
+		res->refusal = l;
+		res->refusal_arg = rec->arg;
+		char *m = sandbox_refusal_message(s->policy, l, rec->arg);
+		audit(LOG_INFO, "refused", "mechanism", auditch_name(l), "reason", m, NULL);
+		sbx_err("%s", m);
+		free(m);
+		return;
+	}
+	switch (l) {
+	case ACH_DEG_PROC:
+	case ACH_DEG_CAPBSET:
+		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "error",
+		      strerror(rec->arg), NULL);
+		break;
+	case ACH_DEG_LIMIT:
+		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "limit",
+		      (unsigned)rec->arg < LIM__COUNT ? limit_words[rec->arg] : num, NULL);
+		break;
+	case ACH_EXEC_FAILED:
+		res->exec_errno = rec->arg;
+		if (rec->arg == ENOENT || rec->arg == ENOTDIR)
+			sbx_err("cannot run '%s': not found in the sandbox — grant its directory with --allow-exec",
+				s->argv[0]);
+		else
+			sbx_err("cannot run '%s': %s — it needs execute permission and an --allow-exec grant",
+				s->argv[0], strerror(rec->arg));
+		break;
+	case ACH_LIMIT_HIT:
+		res->limit_hit = rec->arg + 1;
+		break;
+	default:
+		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "arg", num, NULL);
+		break;
+	}
+}
+
+void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
+		  struct sandbox_result *res)
+{
+	long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	int killed = 0, st = 0;
+	char buf[sizeof(struct auditch_rec) * 16];
+	size_t have = 0;
+
+	memset(res, 0, sizeof(*res));
+	for (;;) {
+		int wait_ms = -1;
+		if (!killed && deadline >= 0) {
+			long left = deadline - now_ms();
+			wait_ms = left < 0 ? 0 : (int)left;
+		}
+		if (!killed && stop && (wait_ms < 0 || wait_ms > 50))
+			wait_ms = 50;
+		struct pollfd pf = { .fd = s->audit_fd, .events = POLLIN };
+		int n = poll(&pf, 1, wait_ms);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0) {
+			ssize_t r = read(s->audit_fd, buf + have, sizeof(buf) - have);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;	/* every stage has exited or exec'd */
+			have += (size_t)r;
+			size_t off = 0;
+			while (have - off >= sizeof(struct auditch_rec)) {
+				struct auditch_rec rec;
+				memcpy(&rec, buf + off, sizeof(rec));
+				handle_record(s, &rec, res);
+				off += sizeof(rec);
+			}
+			memmove(buf, buf + off, have - off);
+			have -= off;
+			continue;
+		}
+		if (killed)
+			continue;
+		if (stop && *stop) {
+			res->cancelled = 1;
+			kill(s->pid, SIGKILL);
+			killed = 1;
+		} else if (deadline >= 0 && now_ms() >= deadline) {
+			res->timed_out = 1;
+			kill(s->pid, SIGKILL);
+			killed = 1;
+		}
+	}
+	close(s->audit_fd);
+	s->audit_fd = -1;
+	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (res->timed_out)
+		res->code = 124;
+	else if (res->refused)
+		res->code = 125;
+	else if (WIFEXITED(st))
+		res->code = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		res->code = 128 + WTERMSIG(st);
+	else
+		res->code = 125;
+}
+
+static const char *grant_path(const struct policy *p, int i)
+{
+	return (i >= 0 && (size_t)i < p->ngrants) ? p->grants[i].path : "?";
+}
+
+char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, int arg)
+{
+	switch (label) {
+	case ACH_REF_USERNS:
+		return xasprintf("cannot create the sandbox's user namespace (%s) — enable unprivileged user "
+				 "namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, "
+				 "or lift an AppArmor restrict_unprivileged_userns policy); nothing was run",
+				 strerror(arg));
+	case ACH_REF_IDMAP:
+		return xasprintf("cannot map the caller's user id into the sandbox (%s) — the host refuses "
+				 "user namespace id maps; nothing was run", strerror(arg));
+	case ACH_REF_NETNS_LO:
+		return xasprintf("cannot bring up loopback in the sandbox's network namespace (%s); nothing was run",
+				 strerror(arg));
+	case ACH_REF_GRANT_OPEN:
+		return xasprintf("granted path '%s' could not be opened by the sandbox helper — it vanished "
+				 "after it was checked; nothing was run", grant_path(p, arg));
+	case ACH_REF_GRANT_CHANGED:
+		return xasprintf("granted path '%s' is no longer the file or directory that was checked "
+				 "(it was replaced) — nothing was run; check who changes it and run again",
+				 grant_path(p, arg));
+	case ACH_REF_MOUNT:
+		return xasprintf("cannot build the sandbox's mount view (%s); nothing was run", strerror(arg));
+	case ACH_REF_MOUNT_GRANT:
+		return xasprintf("cannot mount granted path '%s' into the sandbox's view; nothing was run",
+				 grant_path(p, arg));
+	case ACH_REF_LANDLOCK_OFF:
+		return xstrdup("Landlock is disabled on this kernel — add landlock to the lsm= boot parameter "
+			       "(or CONFIG_LSM); sandbx will not run a command without it");
+	case ACH_REF_LANDLOCK_ABI:
+		return xasprintf("this kernel's Landlock ABI is %d; sandbx needs ABI %d (Linux 6.10) or newer "
+				 "for full enforcement — upgrade the kernel; nothing was run", arg, 5);
+	case ACH_REF_LANDLOCK:
+		return xasprintf("Landlock could not be fully enforced (%s); a partial sandbox is refused — "
+				 "nothing was run", strerror(arg));
+	case ACH_REF_SECCOMP:
+		return xasprintf("the syscall filter could not be installed (%s); nothing was run", strerror(arg));
+	case ACH_REF_PRIVS:
+		return xasprintf("the command's privileges could not be dropped (%s); nothing was run",
+				 strerror(arg));
+	case ACH_REF_FORK:
+		return xasprintf("the sandbox could not start its processes (%s); nothing was run", strerror(arg));
+	case ACH_REF_LIMIT:
+		return xasprintf("the %s limit could not be set; nothing was run",
+				 (unsigned)arg < LIM__COUNT ? limit_words[arg] : "resource");
+	case ACH_REF_DNS:
+		return xasprintf("the --allow-dns files could not be prepared (%s); nothing was run",
+				 strerror(arg));
+	default:
+		return xasprintf("the sandbox refused to run the command (%s)", auditch_name(label));
+	}
+}

@@ -1,0 +1,39 @@
+/*
+ * log.h — error messages and the audit trail.
+ *
+ * Errors: sbx_err() prints "sandbx: " and the message on stderr.  Only the
+ * cli layer and the helper's top level call it; library code returns codes
+ * and fills an error string.
+ *
+ * Audit: one line per record on stderr,
+ *     sandbx audit EVENT key=value key="value with spaces"
+ * filtered by SANDBX_LOG=off|info|debug (default info).  While the TUI owns
+ * the screen, log_hold(1) keeps records in memory; log_hold(0) prints them.
+ */
+#ifndef SBX_LOG_H
+#define SBX_LOG_H
+
+#include "util/util.h"
+
+enum log_level { LOG_OFF = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+
+/* Read SANDBX_LOG; an unknown value is reported and treated as info. */
+void log_init(void);
+enum log_level log_level(void);
+void log_set_level(enum log_level l);
+
+void sbx_err(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
+
+/*
+ * Emit an audit record at level lvl.  The variadic part is key, value
+ * pairs of const char *, ended by NULL.  Values are quoted and escaped
+ * as needed, so a path cannot forge a second record.
+ */
+void audit(enum log_level lvl, const char *event, ...) __attribute__((sentinel));
+
+/* Format one record into a malloc'd line without the newline (tests). */
+char *audit_format(const char *event, const char *const *kv, size_t nkv);
+
+void log_hold(int on);
+
+#endif

@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+static void oom(void)
+{
+	static const char m[] = "sandbx: out of memory\n";
+	(void)!write(2, m, sizeof(m) - 1);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	return p;
+}
+
+void strv_push_own(struct strv *s, char *str)
+{
+	s->v = xrealloc(s->v, (s->n + 2) * sizeof(char *));
+	s->v[s->n++] = str;
+	s->v[s->n] = NULL;
+}
+
+void strv_push(struct strv *s, const char *str)
+{
+	strv_push_own(s, xstrdup(str));
+}
+
+int strv_has(const struct strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return 1;
+	return 0;
+}
+
+void strv_free(struct strv *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	size_t n;
+	uint64_t mul = 1, v;
+	char num[32];
+	if (!s || !(n = strlen(s)) || n >= sizeof(num))
+		return -1;
+	switch (s[n - 1]) {
+	case 'k': case 'K': mul = 1ULL << 10; n--; break;
+	case 'm': case 'M': mul = 1ULL << 20; n--; break;
+	case 'g': case 'G': mul = 1ULL << 30; n--; break;
+	case 't': case 'T': mul = 1ULL << 40; n--; break;
+	default: break;
+	}
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64(num, 0, UINT64_MAX / mul, &v) < 0)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+int path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	if (strncmp(path, dir, n) != 0)
+		return 0;
+	return path[n] == '\0' || path[n] == '/';
+}

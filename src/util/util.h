@@ -1,0 +1,52 @@
+/*
+ * util.h — small helpers shared by every module: allocation that never
+ * returns NULL (out of memory aborts: a half-built policy is worse than no
+ * run), string lists, EINTR-safe I/O and number parsing.
+ *
+ * Ownership: xstrdup/xasprintf results belong to the caller (free()).
+ * A struct strv owns its strings; strv_free releases them and the array.
+ */
+#ifndef SBX_UTIL_H
+#define SBX_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SBX_ATTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define SBX_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#define RETRY_EINTR(expr) ({ long _r; do _r = (long)(expr); while (_r == -1 && errno == EINTR); _r; })
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
+
+struct strv {
+	char **v;	/* NULL-terminated when n > 0 or after strv_push */
+	size_t n;
+};
+void strv_push(struct strv *s, const char *str);	/* copies str */
+void strv_push_own(struct strv *s, char *str);		/* takes str */
+int strv_has(const struct strv *s, const char *str);
+void strv_free(struct strv *s);
+
+/* Write all of buf; 0 or -1 with errno. */
+int write_all(int fd, const void *buf, size_t n);
+
+/*
+ * Parse a whole decimal number in [min, max]; 0 or -1 (trailing junk,
+ * overflow, empty, out of range).
+ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Parse SIZE with an optional K/M/G/T suffix (powers of 1024). */
+int parse_size(const char *s, uint64_t *out);
+
+/* 1 if path is equal to or beneath dir (both absolute, normalised). */
+int path_within(const char *path, const char *dir);
+
+#endif

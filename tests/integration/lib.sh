@@ -1,0 +1,72 @@
+# lib.sh — sourced by every tests/integration/test_*.sh.
+#
+#   t_start ID "what it proves"     begin a test (ID is what SECURITY.md cites)
+#   t_pass / t_fail "why" / t_skip "reason"
+#   t_done                          at the end of the script
+#
+# SANDBX_MUST_WORK=1 turns every skip into a failure (CI).
+# Environment given by run.sh: SANDBX (the binary), PROBES (static probe
+# programs), TESTTOOLS (helper programs), T_RESULTS (a file to append to).
+# Each script gets a private scratch directory $TMP, removed at exit.
+
+set -u
+: "${SANDBX:?set SANDBX to the sandbx binary}"
+: "${PROBES:=}"
+: "${TESTTOOLS:=}"
+: "${T_RESULTS:=/dev/null}"
+T_ID=""
+T_PASS=0
+T_FAIL=0
+T_SKIP=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbxt.XXXXXX")
+chmod 755 "$TMP"
+trap 'rm -rf "$TMP" 2>/dev/null' EXIT
+T_USER=$(id -un)
+
+t_start() {
+	[ -n "$T_ID" ] && t_fail "test did not report a result"
+	T_ID=$1
+	T_DESC=${2:-}
+}
+t_pass() {
+	printf 'ok      %s (%s)\n' "$T_ID" "$T_USER"
+	echo "pass $T_ID" >> "$T_RESULTS"
+	T_PASS=$((T_PASS + 1))
+	T_ID=""
+}
+t_fail() {
+	printf 'FAIL    %s (%s): %s\n' "$T_ID" "$T_USER" "$*"
+	echo "fail $T_ID" >> "$T_RESULTS"
+	T_FAIL=$((T_FAIL + 1))
+	T_ID=""
+}
+t_skip() {
+	if [ "${SANDBX_MUST_WORK:-0}" = 1 ]; then
+		t_fail "skipped but SANDBX_MUST_WORK=1: $*"
+		return
+	fi
+	printf 'skip    %s (%s): %s\n' "$T_ID" "$T_USER" "$*"
+	echo "skip $T_ID" >> "$T_RESULTS"
+	T_SKIP=$((T_SKIP + 1))
+	T_ID=""
+}
+# t_check COND-EXIT-STATUS "message": pass when the previous test's check is 0.
+t_expect() {
+	if [ "$1" -eq 0 ]; then t_pass; else t_fail "$2"; fi
+}
+t_done() {
+	[ -n "$T_ID" ] && t_fail "test did not report a result"
+	return 0
+}
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Probe the kernel features the sandbox needs; 0 when sandbx can run.
+sandbox_works() {
+	( cd "$TMP" && "$SANDBX" sandbox-run -- /bin/true ) >/dev/null 2>&1
+}
+
+# sbx ARGS...: run sandbx from $TMP/work (created) with stderr in $TMP/err.
+sbx() {
+	mkdir -p "$TMP/work"
+	( cd "$TMP/work" && "$SANDBX" "$@" ) 2>"$TMP/err"
+}
