@@ -67,7 +67,6 @@ $(B)/libsandbx.a: $(OBJS)
 
 $(B)/sandbx: $(B)/obj/main.o $(B)/libsandbx.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
-	@ln -sf $(B)/sandbx sandbx 2>/dev/null || true
 
 $(B)/obj/main.o: src/main.c $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
