@@ -1,0 +1,120 @@
+/*
+ * turn.h — the agent's turn loop, shared by `agent-run` and `tui`.
+ *
+ * A turn is one user prompt and the rounds that follow: each round sends the
+ * conversation to the model, folds the streamed answer, asks the gate about
+ * each tool call, runs the approved ones and sends their results back, until
+ * the model stops asking for tools, --max-rounds is reached, a stop is
+ * requested, or an error ends it.
+ *
+ * Life cycle:
+ *   1. struct agent_config cfg = {...};      from the CLI options
+ *   2. agent_new(&cfg, &a, &err)             loads the key, opens or
+ *                                            resumes the session, builds
+ *                                            FsGuard and the tool table
+ *   3. agent_turn(a, prompt, &io, &outcome)  as many times as wanted; the
+ *                                            caller's callbacks see every
+ *                                            event as it happens
+ *   4. agent_free(a)
+ *
+ * Threads: agent_turn runs on the caller's thread and calls io callbacks on
+ * it.  The TUI runs turns on a worker thread and forwards events to its
+ * screen thread; io->ask blocks the worker until the screen thread answers.
+ * io->stop (may be NULL) is polled by the provider, the tools and the bash
+ * watcher; setting it ends the turn promptly (outcome stop_reason "stopped").
+ */
+#ifndef SBX_TURN_H
+#define SBX_TURN_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "sandbox/policy.h"
+
+struct agent;
+
+enum turn_event_kind {
+	TEV_TEXT,		/* a text delta of the assistant (text, len) */
+	TEV_THINKING,		/* a thinking delta (text, len) */
+	TEV_TOOL_CALL,		/* the model asked for a tool (tool, id, subject, input) */
+	TEV_TOOL_RESULT,	/* a tool finished (tool, id, text = content, is_error, elapsed_ms) */
+	TEV_RETRY,		/* the provider will retry (text = "overloaded — retrying in 4 s, attempt 2 of 4") */
+	TEV_NOTE,		/* a line for the user (text), e.g. "the turn was stopped" */
+	TEV_ERROR,		/* the round failed (text = message) */
+	TEV_ROUND_END,		/* a round finished (round, usage) */
+	TEV_TURN_END,		/* the turn is over (text = stop reason, round, usage) */
+};
+
+struct turn_usage {
+	uint64_t input_tokens;
+	uint64_t output_tokens;
+};
+
+struct turn_event {
+	enum turn_event_kind kind;
+	const char *text;	/* NUL-terminated; len given for deltas */
+	size_t len;
+	const char *tool;	/* tool name */
+	const char *id;		/* tool_use id */
+	const char *subject;	/* path or command the call is about */
+	const char *input;	/* the call's JSON input, compact */
+	int is_error;
+	uint64_t elapsed_ms;
+	int round;		/* 1-based */
+	struct turn_usage usage;	/* cumulative for the turn */
+};
+
+enum approval_answer {
+	APPROVE_NO = 0,		/* refuse this call (reason optional) */
+	APPROVE_YES,		/* run this call */
+	APPROVE_ALWAYS,		/* run this and every later call to this tool */
+	APPROVE_ABORT,		/* nobody can answer: end the turn (exit 3) */
+};
+
+/* What the gate asks about one write, edit or bash call. */
+struct approval_question {
+	const char *tool;
+	const char *subject;	/* path or command, control/bidi chars made visible */
+	const char *args;	/* the arguments, made visible, cut at 512 chars (cut marked) */
+	const char *diff;	/* write/edit: unified diff of the change, or NULL */
+};
+
+struct turn_io {
+	void (*on_event)(void *ud, const struct turn_event *ev);
+	/* NULL: no one to ask (every asking call is refused, turn ends, exit 3) */
+	enum approval_answer (*ask)(void *ud, const struct approval_question *q, char **reason);
+	void *ud;
+	volatile sig_atomic_t *stop;
+};
+
+struct turn_outcome {
+	const char *stop_reason;	/* "end_turn", "max_rounds", "max_tokens", "stopped", "error", "no_consent" */
+	int rounds;
+	struct turn_usage usage;
+	int is_error;
+	int exit_code;			/* CLI.md: 0, 1, 2, 3 */
+};
+
+/* Built by the cli layer from struct cli_opts (see cli.h for defaults). */
+struct agent_config {
+	const struct policy *policy;	/* the session's policy (FsGuard and bash) */
+	const char *model;
+	const char *base_url;		/* NULL: ANTHROPIC_BASE_URL or the public API */
+	const char *system;		/* appended to the generated system prompt */
+	uint64_t max_tokens;
+	int max_rounds;
+	int wrap_up;			/* one no-tools round after max_rounds */
+	unsigned allowed_tools;		/* bit per tool (tools.h order) */
+	int approve_call;		/* ask before write, edit, bash */
+	const char *session_id;		/* resume this one; NULL: see new_session */
+	int new_session;		/* start a new stored session */
+	int resume_latest;		/* --continue */
+	uint64_t max_scan_files, max_scan_bytes, max_results;
+};
+
+int agent_new(const struct agent_config *cfg, struct agent **out, char **err);
+int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, struct turn_outcome *out);
+const char *agent_session_id(const struct agent *a);
+void agent_free(struct agent *a);
+
+#endif
