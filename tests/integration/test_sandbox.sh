@@ -1,0 +1,220 @@
+# test_sandbox.sh — the filesystem, process and environment boundary of
+# `sandbx sandbox-run` (issue 2), against the real kernel.
+. "$(dirname "$0")/lib.sh"
+
+W="$TMP/work"
+O="$TMP/outside"
+R="$TMP/ro"
+mkdir -p "$W" "$O" "$R"
+chmod 755 "$W" "$O" "$R"
+echo secret > "$O/secret"
+cp /bin/true "$O/prog"
+cp /bin/true "$R/prog"
+chmod 755 "$O/prog" "$R/prog"
+FS="$PROBES/fs"
+# Probes are run from their own exec grant; the work tree is writable.
+run() { ( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" ) 2>"$TMP/err"; }
+
+t_start sb-works "sandbox-run runs a command on this kernel"
+if sandbox_works; then t_pass; else
+	t_skip "sandbox-run cannot run here: $(cd "$TMP" && "$SANDBX" sandbox-run -- /bin/true 2>&1 | tail -1)"
+	t_done; exit 0
+fi
+
+t_start sb-read-outside "a file outside every grant cannot be read"
+out=$(run -- "$FS" read "$O/secret")
+case "$out" in err*) t_pass ;; *) t_fail "read outside: $out" ;; esac
+
+t_start sb-write-outside "no file can be created outside every grant"
+out=$(run -- "$FS" write "$O/new")
+if [ ! -e "$O/new" ] && [ "${out%% *}" = err ]; then t_pass; else t_fail "write outside: $out"; fi
+
+t_start sb-exec-outside "a program outside every grant cannot be executed"
+out=$(run -- "$FS" exec "$O/prog")
+case "$out" in err*) t_pass ;; *) t_fail "exec outside: $out" ;; esac
+
+t_start sb-exec-readonly "a program in a read-only grant cannot be executed"
+out=$(run --allow-read "$R" -- "$FS" exec "$R/prog")
+case "$out" in "err EACCES"*|"err EPERM"*) t_pass ;; *) t_fail "exec from read grant: $out" ;; esac
+
+t_start sb-exec-written "a file the command wrote into its writable tree cannot be executed"
+out=$(run -- /bin/sh -c "cp /bin/true '$W/mine' && chmod 755 '$W/mine' && '$FS' exec '$W/mine'")
+case "$out" in "err EACCES"*|"err EPERM"*) t_pass ;; *) t_fail "exec of written file: $out" ;; esac
+
+t_start sb-writeonly-unreadable "a write-only grant (library level) cannot be read"
+D="$TMP/drop"; mkdir -p "$D"; chmod 777 "$D"; echo old > "$D/f"; chmod 666 "$D/f"
+out=$( cd "$W" && "$TESTTOOLS/policyrun" --exec "$PROBES" --write "$D" -- "$FS" read "$D/f" 2>"$TMP/err")
+out2=$( cd "$W" && "$TESTTOOLS/policyrun" --exec "$PROBES" --write "$D" -- "$FS" write "$D/g" 2>>"$TMP/err")
+case "$out/$out2" in "err EACCES"*"/ok") t_pass ;; *) t_fail "write-only grant: read=$out write=$out2 $(cat "$TMP/err")" ;; esac
+
+t_start sb-symlink-out "a symlink inside the tree pointing outside does not lead out"
+ln -sf "$O/secret" "$W/link"
+out=$(run -- "$FS" read "$W/link")
+case "$out" in err*) t_pass ;; *) t_fail "symlink out: $out" ;; esac
+rm -f "$W/link"
+
+t_start sb-hardlink-out "an outside file cannot be hard-linked into the tree"
+out=$(run -- "$FS" link "$O/secret" "$W/hl")
+if [ ! -e "$W/hl" ] && [ "${out%% *}" = err ]; then t_pass; else t_fail "hard link: $out"; fi
+
+t_start sb-rename-in "an outside file cannot be renamed into the tree"
+out=$(run -- "$FS" rename "$O/secret" "$W/stolen")
+if [ -e "$O/secret" ] && [ ! -e "$W/stolen" ]; then t_pass; else t_fail "rename in: $out"; fi
+
+t_start sb-rename-swap "a granted directory renamed away and replaced after vetting is refused"
+S="$TMP/swapme"; mkdir -p "$S"; chmod 755 "$S"
+( cd "$W" && "$TESTTOOLS/policyrun" --exec "$PROBES" --write "$S" --swap "$S" -- "$FS" write "$S/x" ) >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 125 ] && grep -q "no longer the file or directory" "$TMP/err" && [ ! -e "$S/x" ] && [ ! -e "$S.swapped/x" ]; then t_pass
+else t_fail "swap: rc=$rc $(cat "$TMP/err")"; fi
+
+t_start sb-env-unlisted "an unlisted environment variable is absent; a listed one passes whole"
+out=$(SBX_SECRET=hunter2 SBX_PASS='a b=c' run --allow-env SBX_PASS -- /bin/sh -c "'$FS' env SBX_SECRET; '$FS' env SBX_PASS")
+if [ "$out" = "err unset
+ok a b=c" ]; then t_pass; else t_fail "env: $out"; fi
+
+t_start sb-proc-environ "the harness's secret is in no /proc entry, even with --allow-read /proc"
+out=$(SBX_SECRET=zq7-harness-secret-zq7 run --allow-read /proc -- "$FS" grep-proc "$(echo zq7-harness-secret-zq7 | rev)")
+out2=$(run --allow-read /proc -- "$FS" ls /proc)
+pids=$(echo "$out2" | tr ' ' '\n' | grep -E '^[0-9]+$' | sort -n | tr '\n' ' ')
+case "$out" in ok) if [ "$pids" = "1 2 " ]; then t_pass; else t_fail "/proc lists pids: $pids"; fi ;;
+	*) t_fail "secret visible: $out" ;; esac
+
+t_start sb-fd-cross "a descriptor the launching process held open does not cross"
+out=$( exec 7</ 8<"$O/secret"; run -- "$FS" fds )
+if [ "$out" = "ok" ]; then t_pass; else t_fail "descriptors crossed: $out"; fi
+
+t_start sb-caps "capability sets are empty and no_new_privs is set"
+out=$(run -- "$FS" caps)
+if [ "$out" = "ok inh=0 prm=0 eff=0 amb=0 nnp=1" ]; then t_pass; else t_fail "caps: $out"; fi
+
+t_start sb-pid "the command is PID 2 of its own pid namespace"
+out=$(run -- "$FS" getpid)
+if [ "$out" = "ok 2" ]; then t_pass; else t_fail "getpid: $out"; fi
+
+t_start sb-kill-host "a host process cannot be signalled"
+sleep 30 & victim=$!
+out=$(run -- "$FS" kill "$victim")
+if kill -0 "$victim" 2>/dev/null && [ "${out%% *}" = err ]; then t_pass; else t_fail "kill host: $out"; fi
+kill "$victim" 2>/dev/null; wait "$victim" 2>/dev/null
+
+t_start sb-netns-empty "a TCP listener on the host's loopback cannot be reached"
+port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+python3 -c "
+import socket,sys,time
+s=socket.socket();s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)
+s.bind(('127.0.0.1',$port));s.listen(1);s.settimeout(10)
+try:
+    c,_=s.accept();open('$TMP/accepted','w').write('yes')
+except Exception: pass
+" & lis=$!
+sleep 0.3
+out=$(run -- "$FS" connect "$port")
+kill "$lis" 2>/dev/null; wait "$lis" 2>/dev/null
+if [ ! -e "$TMP/accepted" ] && [ "${out%% *}" = err ]; then t_pass; else t_fail "connect to host: $out"; fi
+
+marker="sbxdaemon-$$-$(date +%s%N)"
+t_start sb-daemon-gone "a setsid double-forked daemon is gone when the call ends"
+run -- "$FS" daemon "$W/$marker" 60 >/dev/null
+sleep 0.2
+if pgrep -f "$marker" >/dev/null; then t_fail "daemon survived: $(pgrep -af "$marker")"; pkill -f "$marker"; else t_pass; fi
+
+t_start sb-daemon-sigkill "the command's processes die when sandbx itself is killed with SIGKILL"
+marker2="${marker}-k"
+( cd "$W" && exec "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- /bin/sh -c "'$FS' daemon '$W/$marker2' 60; sleep 60" ) 2>/dev/null &
+sbx_pid=$!
+i=0; while [ ! -e "$W/$marker2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL "$sbx_pid"; wait "$sbx_pid" 2>/dev/null
+i=0; while pgrep -f "$marker2" >/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+if [ ! -e "$W/$marker2" ]; then t_fail "the daemon never started"
+elif pgrep -f "$marker2" >/dev/null; then t_fail "survivors: $(pgrep -af "$marker2")"; pkill -f "$marker2"
+else t_pass; fi
+
+t_start sb-timeout "--timeout kills the whole tree and exits 124"
+start=$(date +%s)
+run --timeout 1 -- /bin/sh -c "'$FS' daemon '$W/$marker-t' 60; sleep 60" >/dev/null
+rc=$?; el=$(( $(date +%s) - start ))
+if [ $rc -eq 124 ] && [ $el -le 4 ] && ! pgrep -f "$marker-t" >/dev/null && grep -q 'audit timeout' "$TMP/err"; then t_pass
+else t_fail "timeout: rc=$rc after ${el}s"; pkill -f "$marker-t"; fi
+
+t_start sb-exit-status "exit status passes through; signal n is 128+n; 127 not found; 126 not executable"
+run -- /bin/sh -c 'exit 7'; a=$?
+run -- /bin/sh -c 'kill -TERM $$'; b=$?
+run -- /nonexistent/prog; c=$?
+touch "$W/noexec"; chmod 644 "$W/noexec"
+run -- "$W/noexec"; d=$?
+if [ "$a $b $c $d" = "7 143 127 126" ]; then t_pass; else t_fail "codes: $a $b $c $d (want 7 143 127 126)"; fi
+
+t_start sb-default-cwd "no path flag: read+write on the working directory, nothing else"
+out=$( cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c "echo hi > made && cat made && cat '$O/secret'" 2>"$TMP/err")
+rc=$?
+if [ "$out" = hi ] && [ $rc -ne 0 ] && [ -e "$W/made" ]; then t_pass; else t_fail "default: rc=$rc out=$out"; fi
+
+refused_cwd() { # ID DIR WHAT [ENV...]
+	id=$1 dir=$2 what=$3; shift 3
+	t_start "$id" "the working-directory default refuses $what"
+	out=$( cd "$dir" && env "$@" "$SANDBX" sandbox-run -- /bin/true 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 125 ] && echo "$out" | grep -Eq "sandbx: .*$what"; then t_pass; else t_fail "rc=$rc: $out"; fi
+}
+refused_cwd sb-cwd-root / "filesystem root"
+mkdir -p "$TMP/fakehome/proj"
+refused_cwd sb-cwd-home "$TMP/fakehome" "your home directory" HOME="$TMP/fakehome"
+refused_cwd sb-cwd-holds-home "$TMP" "holds your home directory" HOME="$TMP/fakehome"
+refused_cwd sb-cwd-home-parent /home "holds (users' home directories|your home directory)"
+first_home=$(ls -d /home/*/ 2>/dev/null | head -1)
+if [ -n "$first_home" ]; then
+	refused_cwd sb-cwd-home-child "$first_home" "looks like a home directory" HOME=relative
+else
+	t_start sb-cwd-home-child; t_skip "no directory under /home"
+fi
+refused_cwd sb-cwd-exec-overlap /usr/share "granted execute"
+refused_cwd sb-cwd-own-state "$TMP/fakehome/proj" "sandbx's own session store" HOME="$TMP/fakehome" XDG_STATE_HOME="$TMP/fakehome/proj/state"
+
+t_start sb-grant-missing "a grant that does not exist is refused with its path named"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$TMP/nope" -- /bin/true 2>&1)
+rc=$?
+if [ $rc -eq 125 ] && echo "$out" | grep -q "'$TMP/nope' does not exist"; then t_pass; else t_fail "rc=$rc $out"; fi
+
+usage() { # ID ARGS...
+	id=$1; shift
+	t_start "$id" "refused command line exits 64 with one line on stderr and nothing on stdout"
+	out=$( cd "$W" && "$SANDBX" "$@" 2>"$TMP/err")
+	rc=$?
+	if [ $rc -eq 64 ] && [ -z "$out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q '^sandbx: ' "$TMP/err"; then t_pass
+	else t_fail "rc=$rc stdout=[$out] stderr=[$(cat "$TMP/err")]"; fi
+}
+usage sb-usage-nocmd
+usage sb-usage-unknown-cmd frobnicate
+usage sb-usage-unknown-flag sandbox-run --frob -- /bin/true
+usage sb-usage-no-dashdash sandbox-run /bin/true
+usage sb-usage-env-value sandbox-run --allow-env FOO=bar -- /bin/true
+usage sb-usage-env-empty sandbox-run --allow-env "" -- /bin/true
+usage sb-usage-port-range sandbox-run --allow-network 70000 -- /bin/true
+
+t_start sb-dumpable "another process of the same user cannot read sandbx's environment"
+runas=""
+if is_root; then runas="setpriv --reuid=65534 --regid=65534 --clear-groups"; chmod 777 "$W"; fi
+( cd "$W" && SBX_SECRET=dumpable-secret exec $runas "$SANDBX" sandbox-run -- /bin/sleep 3 ) 2>/dev/null &
+bg=$!
+sleep 0.5
+# the sandbx process is the one running with our secret; read as the same uid
+pid=$(pgrep -n -f "sandbx sandbox-run -- /bin/sleep 3" | head -1)
+if [ -z "$pid" ]; then t_fail "sandbx did not start"
+else
+	got=$($runas cat "/proc/$pid/environ" 2>/dev/null | tr '\0' '\n' | grep -c dumpable-secret)
+	if [ "${got:-0}" -eq 0 ]; then t_pass; else t_fail "environment readable by the same user"; fi
+fi
+kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null
+
+t_start sb-hash "sandbx hash prints a file's SHA-256"
+want=$(sha256sum /bin/true | cut -d' ' -f1)
+got=$("$SANDBX" hash /bin/true 2>/dev/null)
+if [ "$got" = "$want" ]; then t_pass; else t_fail "hash $got != $want"; fi
+
+t_start sb-audit-records "spawned and exited records describe the run"
+run -- /bin/true
+if grep -q '^sandbx audit spawned .*network=denied' "$TMP/err" && grep -q '^sandbx audit exited .*code=0' "$TMP/err"; then t_pass
+else t_fail "$(cat "$TMP/err")"; fi
+
+t_done

@@ -1,0 +1,226 @@
+/*
+ * fs.c — filesystem, process and environment probes for the sandbox
+ * boundary tests (tests/integration/test_sandbox.sh).
+ *
+ *   fs read PATH            open O_RDONLY and read a byte
+ *   fs write PATH           open O_WRONLY|O_CREAT and write a byte
+ *   fs exec PATH            execve PATH (prints err or never returns)
+ *   fs stat PATH            stat
+ *   fs chmod PATH MODE      chmod (octal)
+ *   fs chown PATH           chown to the caller's own ids
+ *   fs utimes PATH          utimes to the epoch
+ *   fs setxattr PATH        setxattr user.sbx
+ *   fs link OLD NEW         hard link
+ *   fs rename OLD NEW       rename
+ *   fs symlink TARGET NEW   create a symlink
+ *   fs ls DIR               list a directory
+ *   fs env NAME             print the variable or "err unset"
+ *   fs grep-proc ELDEEN     search every readable /proc/<pid>/{environ,cmdline}
+ *                           for the reverse of ELDEEN (so the needle itself
+ *                           is on no command line); "ok" if absent,
+ *                           "found PATH" if not
+ *   fs fds                  print the open descriptors above 2
+ *   fs caps                 print CapInh CapPrm CapEff CapAmb (capget) and NoNewPrivs
+ *   fs getpid               print getpid()
+ *   fs kill PID             kill(PID, 0)
+ *   fs connect PORT         TCP connect to 127.0.0.1:PORT
+ *   fs daemon FILE SECS     setsid + double fork; the grandchild writes its
+ *                           pid to FILE and sleeps SECS
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/capability.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
+
+#include "probe.h"
+
+extern char **environ;
+
+static int grep_file(const char *path, const char *needle)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	size_t nl = strlen(needle);
+	for (ssize_t i = 0; i + (ssize_t)nl <= n; i++)
+		if (memcmp(buf + i, needle, nl) == 0)
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	const char *c = argv[1];
+	const char *a = argc > 2 ? argv[2] : "";
+	const char *b = argc > 3 ? argv[3] : "";
+
+	if (!strcmp(c, "read")) {
+		char x;
+		int fd = open(a, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return probe_report(-1);
+		long r = read(fd, &x, 1);
+		return probe_report(r);
+	}
+	if (!strcmp(c, "write")) {
+		int fd = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return probe_report(-1);
+		return probe_report(write(fd, "x", 1));
+	}
+	if (!strcmp(c, "exec")) {
+		char *args[] = { (char *)a, NULL };
+		execve(a, args, environ);
+		return probe_report(-1);
+	}
+	if (!strcmp(c, "stat")) {
+		struct stat st;
+		return probe_report(stat(a, &st));
+	}
+	if (!strcmp(c, "chmod"))
+		return probe_report(chmod(a, (mode_t)strtol(b, NULL, 8)));
+	if (!strcmp(c, "chown"))
+		return probe_report(chown(a, getuid(), getgid()));
+	if (!strcmp(c, "utimes")) {
+		struct timeval tv[2] = { { 0, 0 }, { 0, 0 } };
+		return probe_report(utimes(a, tv));
+	}
+	if (!strcmp(c, "setxattr"))
+		return probe_report(setxattr(a, "user.sbx", "1", 1, 0));
+	if (!strcmp(c, "link"))
+		return probe_report(link(a, b));
+	if (!strcmp(c, "rename"))
+		return probe_report(rename(a, b));
+	if (!strcmp(c, "symlink"))
+		return probe_report(symlink(a, b));
+	if (!strcmp(c, "ls")) {
+		DIR *d = opendir(a);
+		if (!d)
+			return probe_report(-1);
+		struct dirent *e;
+		printf("ok");
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				printf(" %s", e->d_name);
+		printf("\n");
+		return 0;
+	}
+	if (!strcmp(c, "env")) {
+		const char *v = getenv(a);
+		if (!v) {
+			printf("err unset\n");
+			return 1;
+		}
+		printf("ok %s\n", v);
+		return 0;
+	}
+	if (!strcmp(c, "grep-proc")) {
+		char needle[256];
+		size_t nl = strlen(a);
+		if (nl >= sizeof(needle))
+			return 2;
+		for (size_t k = 0; k < nl; k++)
+			needle[k] = a[nl - 1 - k];
+		needle[nl] = '\0';
+		a = needle;
+		DIR *d = opendir("/proc");
+		char path[300];
+		if (!d)
+			return probe_report(-1);
+		struct dirent *e;
+		int found = 0;
+		while ((e = readdir(d))) {
+			static const char *const files[] = { "environ", "cmdline" };
+			if (e->d_name[0] < '0' || e->d_name[0] > '9')
+				continue;
+			for (int i = 0; i < 2; i++) {
+				snprintf(path, sizeof(path), "/proc/%s/%s", e->d_name, files[i]);
+				if (grep_file(path, a)) {
+					printf("found %s\n", path);
+					found = 1;
+				}
+			}
+		}
+		closedir(d);
+		if (found)
+			return 1;
+		printf("ok\n");
+		return 0;
+	}
+	if (!strcmp(c, "fds")) {
+		printf("ok");
+		for (int fd = 3; fd < 1024; fd++)
+			if (fcntl(fd, F_GETFD) >= 0)
+				printf(" %d", fd);
+		printf("\n");
+		return 0;
+	}
+	if (!strcmp(c, "caps")) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		if (syscall(SYS_capget, &h, d) < 0)
+			return probe_report(-1);
+		uint64_t inh = d[0].inheritable | ((uint64_t)d[1].inheritable << 32);
+		uint64_t prm = d[0].permitted | ((uint64_t)d[1].permitted << 32);
+		uint64_t eff = d[0].effective | ((uint64_t)d[1].effective << 32);
+		int amb = 0;
+		for (int cap = 0; cap < 64; cap++) {
+			int r = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
+			if (r > 0)
+				amb = 1;
+		}
+		printf("ok inh=%llx prm=%llx eff=%llx amb=%d nnp=%d\n", (unsigned long long)inh,
+		       (unsigned long long)prm, (unsigned long long)eff, amb,
+		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+		return 0;
+	}
+	if (!strcmp(c, "getpid")) {
+		printf("ok %d\n", (int)getpid());
+		return 0;
+	}
+	if (!strcmp(c, "kill"))
+		return probe_report(kill((pid_t)atoi(a), 0));
+	if (!strcmp(c, "connect")) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(a)) };
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			return probe_report(-1);
+		return probe_report(connect(s, (struct sockaddr *)&sa, sizeof(sa)));
+	}
+	if (!strcmp(c, "daemon")) {
+		if (fork() != 0)
+			return 0;
+		setsid();
+		if (fork() != 0)
+			_exit(0);
+		int fd = open(a, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dprintf(fd, "%d\n", (int)getpid());
+			close(fd);
+		}
+		close(0);
+		close(1);
+		close(2);
+		sleep((unsigned)atoi(b));
+		_exit(0);
+	}
+	return 2;
+}
