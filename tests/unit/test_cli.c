@@ -1,0 +1,265 @@
+/* test_cli.c — the pure command-line parser (CLI.md). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli/cli.h"
+
+static int parse(struct cli_opts *o, char **err, ...)
+{
+	char *argv[64];
+	int argc = 0;
+	va_list ap;
+	va_start(ap, err);
+	argv[argc++] = (char *)"sandbx";
+	for (char *a; (a = va_arg(ap, char *)) && argc < 63;)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	*err = NULL;
+	return cli_parse(o, argc, argv, err);
+}
+
+static void expect_usage(const char *needle, ...)
+{
+	/* helper kept simple: each caller checks directly */
+	(void)needle;
+}
+
+static void cli_sandbox_run_basic(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-read", "/usr/share", "--allow-write", "/tmp",
+			       "--allow-exec", "/opt", "--allow-env", "FOO", "--timeout", "5", "--", "/bin/echo",
+			       "hi", NULL), 0);
+	assert_int_equal(o.cmd, CMD_SANDBOX_RUN);
+	assert_int_equal(o.npaths, 3);
+	assert_string_equal(o.paths[0].path, "/usr/share");
+	assert_int_equal(o.paths[0].access, POL_READ);
+	assert_int_equal(o.paths[1].access, POL_WRITE);
+	assert_int_equal(o.paths[2].access, POL_READ | POL_EXEC);
+	assert_int_equal(o.env.n, 1);
+	assert_int_equal(o.timeout, 5);
+	assert_int_equal(o.nrest, 2);
+	assert_string_equal(o.rest[0], "/bin/echo");
+	cli_opts_release(&o);
+}
+
+static void cli_refuses_missing_dashdash(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "sandbox-run", "/bin/true", NULL), -1);
+	assert_non_null(strstr(err, "'--'"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-read", "/x", NULL), -1);
+	assert_non_null(strstr(err, "missing '--'"));
+	free(err);
+	cli_opts_release(&o);
+}
+
+static void cli_refuses_env_value(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-env", "A=B", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "A=B"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-env", "", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-env=1X", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+}
+
+static void cli_refuses_unknown(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "frob", NULL), -1);
+	assert_non_null(strstr(err, "'frob'"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--frob", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "'--frob'"));
+	free(err);
+	cli_opts_release(&o);
+	/* a flag of another subcommand */
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--model", "m", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tui", "--timeout", "3", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+}
+
+static void cli_network_forms(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "--", "x", NULL), 0);
+	assert_true(o.net_any);
+	assert_int_equal(o.nports, 0);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "80,443", "--allow-network=8080", "--", "x", NULL), 0);
+	assert_false(o.net_any);
+	assert_int_equal(o.nports, 3);
+	assert_int_equal(o.ports[2], 8080);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "0", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "65536", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "--allow-network", "80", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--dns-over-tcp", "--allow-network", "443", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--dns-over-tcp", "--allow-network", "53", "--", "x", NULL), 0);
+	cli_opts_release(&o);
+}
+
+static void cli_limits(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--limit-memory", "512M", "--limit-procs", "none",
+			       "--limit-cpu", "0", "--limit-file-size", "1G", "--", "x", NULL), 0);
+	assert_int_equal(o.limits[LIM_MEMORY], 512ULL << 20);
+	assert_true(o.limit_set[LIM_PROCS]);
+	assert_int_equal(o.limits[LIM_PROCS], 0);
+	assert_int_equal(o.limits[LIM_CPU], 0);
+	assert_int_equal(o.limits[LIM_FSIZE], 1ULL << 30);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--limit-memory", "lots", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+}
+
+static void cli_agent_flags(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "agent-run", "--model", "m1", "--allow-tool", "--approve", "call",
+			       "--session", "--max-rounds", "3", "--output", "jsonl", "--", "hello", "world", NULL), 0);
+	assert_int_equal(o.cmd, CMD_AGENT_RUN);
+	assert_true(o.allow_tool_all);
+	assert_int_equal(o.approve, APPROVE_CALL);
+	assert_true(o.session_set);
+	assert_null(o.session_id);
+	assert_int_equal(o.max_rounds, 3);
+	assert_true(o.output_jsonl);
+	assert_int_equal(o.nrest, 2);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "--allow-tool", "bash", "--allow-tool", "read", "--session",
+			       "abc123", "-", NULL), 0);
+	assert_int_equal(o.allow_tools.n, 2);
+	assert_string_equal(o.session_id, "abc123");
+	assert_true(o.prompt_stdin);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "--max-rounds", "0", "--", "x", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "--", "", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "hello", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+}
+
+static void cli_agent_refuses_api_key_env(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "agent-run", "--allow-env", "ANTHROPIC_API_KEY", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "sandbox-run"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tui", "--allow-env", "ANTHROPIC_API_KEY", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-env", "ANTHROPIC_API_KEY", "--", "x", NULL), 0);
+	cli_opts_release(&o);
+}
+
+static void cli_pin_forms(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	const char *hex = "ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--pin-sha256", hex, "--", "/bin/true", NULL), 0);
+	assert_string_equal(o.pin_hex, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--pin-sha256", hex, "--", "true", NULL), -1);
+	assert_non_null(strstr(err, "absolute"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--pin-sha256", "abc", "--", "/bin/true", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--pin-sha256", hex, "--pin-sha256", hex, "--", "/bin/true", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+}
+
+static void cli_other_commands(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "tool", "read", "{\"path\":\"x\"}", "--allow-read", "/tmp", NULL), 0);
+	assert_string_equal(o.tool_name, "read");
+	assert_int_equal(o.npaths, 1);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "rm", "{}", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "auth", "login", NULL), 0);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "auth", "steal", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "hash", "/bin/true", NULL), 0);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "hash", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--help", NULL), 0);
+	assert_true(o.help);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "--version", NULL), 0);
+	assert_int_equal(o.cmd, CMD_VERSION);
+	cli_opts_release(&o);
+	expect_usage(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cli_sandbox_run_basic),
+		cmocka_unit_test(cli_refuses_missing_dashdash),
+		cmocka_unit_test(cli_refuses_env_value),
+		cmocka_unit_test(cli_refuses_unknown),
+		cmocka_unit_test(cli_network_forms),
+		cmocka_unit_test(cli_limits),
+		cmocka_unit_test(cli_agent_flags),
+		cmocka_unit_test(cli_agent_refuses_api_key_env),
+		cmocka_unit_test(cli_pin_forms),
+		cmocka_unit_test(cli_other_commands),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

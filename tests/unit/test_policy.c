@@ -1,0 +1,216 @@
+/* test_policy.c — policy object, its argv round trip, Landlock rights and
+ * the CLI's refusals (pure parts). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli/cli_policy.h"
+#include "sandbox/landlock.h"
+#include "sandbox/policy.h"
+#include "util/compat.h"
+
+static void policy_roundtrip(void **state)
+{
+	struct policy p, q;
+	struct strv argv = { 0 };
+	char *err = NULL;
+
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, "/usr", POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(policy_add_grant(&p, "/tmp", POL_WRITE, &err), 0);
+	assert_int_equal(policy_add_grant(&p, "/tmp", POL_READ, &err), 0);	/* merged */
+	policy_add_link(&p, "/bin", "usr/bin");
+	strv_push(&p.env, "PATH");
+	p.net = POL_NET_PORTS;
+	p.ports[0] = 443;
+	p.ports[1] = 80;
+	p.nports = 2;
+	p.limits[LIM_MEMORY] = 1 << 20;
+	p.cwd = xstrdup("/tmp");
+	strv_push(&p.dns, "example.org");
+	p.allow_unix = 1;
+	assert_int_equal(p.ngrants, 3);
+
+	policy_to_argv(&p, &argv);
+	strv_push(&argv, "--");
+	strv_push(&argv, "prog");
+	policy_init(&q);
+	int dd = policy_from_argv(&q, argv.v, (int)argv.n, &err);
+	assert_true(dd > 0);
+	assert_string_equal(argv.v[dd + 1], "prog");
+	assert_int_equal(q.ngrants, 3);
+	for (size_t i = 0; i < p.ngrants; i++) {
+		assert_string_equal(q.grants[i].path, p.grants[i].path);
+		if (!p.grants[i].link) {
+			assert_int_equal(q.grants[i].access, p.grants[i].access);
+			assert_true(q.grants[i].dev == p.grants[i].dev && q.grants[i].ino == p.grants[i].ino);
+		} else {
+			assert_string_equal(q.grants[i].link, "usr/bin");
+		}
+	}
+	assert_int_equal(q.net, POL_NET_PORTS);
+	assert_int_equal(q.nports, 2);
+	assert_int_equal(q.ports[1], 80);
+	assert_int_equal(q.limits[LIM_MEMORY], 1 << 20);
+	assert_string_equal(q.cwd, "/tmp");
+	assert_true(q.allow_unix);
+	assert_string_equal(q.dns.v[0], "example.org");
+	assert_string_equal(q.env.v[0], "PATH");
+
+	char *net = policy_describe_net(&p);
+	assert_string_equal(net, "ports=443,80");
+	free(net);
+	char *paths = policy_describe_paths(&p);
+	assert_string_equal(paths, "rx=/usr rw=/tmp");
+	free(paths);
+
+	policy_release(&q);
+	policy_release(&p);
+	strv_free(&argv);
+}
+
+static void policy_refuses_missing_grant(void **state)
+{
+	struct policy p;
+	char *err = NULL;
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, "/nonexistent/sbx/x", POL_READ, &err), -1);
+	assert_non_null(strstr(err, "'/nonexistent/sbx/x' does not exist"));
+	free(err);
+	policy_release(&p);
+}
+
+static void policy_from_argv_rejects(void **state)
+{
+	struct policy p;
+	char *err = NULL;
+	char *bad1[] = { (char *)"--grant", (char *)"rq", (char *)"1", (char *)"2", (char *)"/x", (char *)"--" };
+	char *bad2[] = { (char *)"--net", (char *)"ports:0", (char *)"--" };
+	char *bad3[] = { (char *)"--env", (char *)"X" };
+	policy_init(&p);
+	assert_int_equal(policy_from_argv(&p, bad1, 6, &err), -1);
+	free(err);
+	policy_release(&p);
+	assert_int_equal(policy_from_argv(&p, bad2, 3, &err), -1);
+	free(err);
+	policy_release(&p);
+	assert_int_equal(policy_from_argv(&p, bad3, 2, &err), -1);
+	free(err);
+	policy_release(&p);
+}
+
+static void landlock_rights_mapping(void **state)
+{
+	uint64_t all = landlock_fs_handled(7);
+	assert_true(all & LANDLOCK_ACCESS_FS_IOCTL_DEV);
+	assert_true(all & LANDLOCK_ACCESS_FS_REFER);
+	assert_false(landlock_fs_handled(2) & LANDLOCK_ACCESS_FS_TRUNCATE);
+	/* read: read file + read dir, nothing else */
+	assert_int_equal(landlock_rights(POL_READ, 1, 7), LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+	/* write: every right but read and execute */
+	uint64_t w = landlock_rights(POL_WRITE, 1, 7);
+	assert_int_equal(w, all & ~(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE));
+	/* exec: execute (the CLI adds read) */
+	assert_int_equal(landlock_rights(POL_READ | POL_EXEC, 1, 7),
+			 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE);
+	/* a file gets file rights only */
+	uint64_t f = landlock_rights(POL_READ | POL_WRITE | POL_EXEC, 0, 7);
+	assert_false(f & (LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+			  LANDLOCK_ACCESS_FS_REFER));
+	assert_true(f & LANDLOCK_ACCESS_FS_WRITE_FILE);
+	assert_int_equal(landlock_scopes(5), 0);
+	assert_int_equal(landlock_scopes(6), LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL);
+}
+
+static void cwd_shapes_refused(void **state)
+{
+	struct policy p;
+	struct xdg_paths x = { 0 };
+	char *err = NULL;
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, "/usr", POL_READ | POL_EXEC, &err), 0);
+	x.state_dir = xstrdup("/srv/u/.local/state/sandbx");
+	x.config_dir = xstrdup("/srv/u/.config/sandbx");
+
+	struct { const char *cwd, *home, *needle; } cases[] = {
+		{ "/", "/srv/u", "filesystem root" },
+		{ "/srv/u", "/srv/u", "your home directory" },
+		{ "/srv", "/srv/u", "holds your home directory" },
+		{ "/home", "/srv/u", "holds users' home directories" },
+		{ "/root", "/srv/u", "holds users' home directories" },
+		{ "/var/home", "/srv/u", "holds users' home directories" },
+		{ "/home/bob", NULL, "looks like a home directory" },
+		{ "/usr/local/src", "/srv/u", "granted execute" },
+		{ "/srv/u/.local", "/elsewhere", "session store" },
+		{ "/srv/u/.config/sandbx/x", "/elsewhere", "credential directory" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err = NULL;
+		assert_int_equal(cli_cwd_check(cases[i].cwd, cases[i].home, &p, &x, &err), -1);
+		if (!strstr(err, cases[i].needle))
+			fail_msg("cwd %s: '%s' lacks '%s'", cases[i].cwd, err, cases[i].needle);
+		free(err);
+	}
+	err = NULL;
+	assert_int_equal(cli_cwd_check("/srv/u/projects/a", "/srv/u", &p, &x, &err), 0);
+	assert_int_equal(cli_cwd_check("/home/bob/proj", NULL, &p, &x, &err), 0);
+	xdg_paths_release(&x);
+	policy_release(&p);
+}
+
+static void owned_paths_refused_both_ways(void **state)
+{
+	struct xdg_paths x = { 0 };
+	char *err = NULL;
+	x.state_dir = xstrdup("/srv/u/.local/state/sandbx");
+	x.config_dir = xstrdup("/srv/u/.config/sandbx");
+	assert_int_equal(cli_owned_check("/", &x, &err), -1);
+	free(err);
+	assert_int_equal(cli_owned_check("/srv/u", &x, &err), -1);
+	free(err);
+	assert_int_equal(cli_owned_check("/srv/u/.local/state/sandbx/sessions", &x, &err), -1);
+	free(err);
+	assert_int_equal(cli_owned_check("/srv/u/.config/sandbx/credentials.toml", &x, &err), -1);
+	free(err);
+	assert_int_equal(cli_owned_check("/srv/u/.local/state/other", &x, &err), 0);
+	assert_int_equal(cli_owned_check("/srv/u/.config/sandbxy", &x, &err), 0);
+	xdg_paths_release(&x);
+}
+
+static void util_parsers(void **state)
+{
+	uint64_t v;
+	assert_int_equal(parse_size("1K", &v), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(parse_size("3g", &v), 0);
+	assert_int_equal(v, 3ULL << 30);
+	assert_int_equal(parse_size("", &v), -1);
+	assert_int_equal(parse_size("12Q", &v), -1);
+	assert_int_equal(parse_size("99999999999999999999", &v), -1);
+	assert_int_equal(parse_u64("65535", 1, 65535, &v), 0);
+	assert_int_equal(parse_u64("65536", 1, 65535, &v), -1);
+	assert_int_equal(parse_u64("-1", 0, 10, &v), -1);
+	assert_true(path_within("/a/b", "/a"));
+	assert_true(path_within("/a", "/a"));
+	assert_false(path_within("/ab", "/a"));
+	assert_true(path_within("/x", "/"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(policy_roundtrip),
+		cmocka_unit_test(policy_refuses_missing_grant),
+		cmocka_unit_test(policy_from_argv_rejects),
+		cmocka_unit_test(landlock_rights_mapping),
+		cmocka_unit_test(cwd_shapes_refused),
+		cmocka_unit_test(owned_paths_refused_both_ways),
+		cmocka_unit_test(util_parsers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
