@@ -24,6 +24,8 @@
  *   fs getpid               print getpid()
  *   fs kill PID             kill(PID, 0)
  *   fs connect PORT         TCP connect to 127.0.0.1:PORT
+ *   fs unix-connect PATH    connect a SOCK_STREAM unix socket to PATH
+ *   fs self-ino             print dev:ino of the running executable
  *   fs daemon FILE SECS     setsid + double fork; the grandchild writes its
  *                           pid to FILE and sleeps SECS
  */
@@ -40,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 
 #include "probe.h"
@@ -204,6 +207,22 @@ int main(int argc, char **argv)
 		if (s < 0)
 			return probe_report(-1);
 		return probe_report(connect(s, (struct sockaddr *)&sa, sizeof(sa)));
+	}
+	if (!strcmp(c, "unix-connect")) {
+		struct sockaddr_un su = { .sun_family = AF_UNIX };
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s", a);
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			return probe_report(-1);
+		return probe_report(connect(s, (struct sockaddr *)&su, sizeof(su)));
+	}
+	if (!strcmp(c, "self-ino")) {
+		struct stat st;
+		int fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			return probe_report(-1);
+		printf("ok %lu:%lu\n", (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+		return 0;
 	}
 	if (!strcmp(c, "daemon")) {
 		if (fork() != 0)

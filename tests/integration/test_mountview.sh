@@ -1,0 +1,85 @@
+# test_mountview.sh — the mount view (only the granted paths exist) and
+# the entry-point pin (issue 3), against the real kernel.
+. "$(dirname "$0")/lib.sh"
+
+W="$TMP/work"; O="$TMP/outside"
+mkdir -p "$W" "$O"; chmod 755 "$W" "$O"
+echo data > "$O/mine"; chmod 644 "$O/mine"
+FS="$PROBES/fs"
+run() { ( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" ) 2>"$TMP/err"; }
+
+t_start mv-works "sandbox-run runs here"
+if sandbox_works; then t_pass; else t_skip "sandbox-run cannot run here"; t_done; exit 0; fi
+
+before=$(stat -c '%a %u %g %Y' "$O/mine")
+t_start mv-chmod-outside "chmod of a file outside the grants fails and leaves it unchanged"
+out=$(run -- "$FS" chmod "$O/mine" 777)
+case "$out" in "err ENOENT"*) [ "$(stat -c '%a %u %g %Y' "$O/mine")" = "$before" ] && t_pass || t_fail "changed" ;; *) t_fail "$out" ;; esac
+t_start mv-chown-outside "chown of a file outside the grants fails"
+out=$(run -- "$FS" chown "$O/mine")
+case "$out" in "err ENOENT"*) t_pass ;; *) t_fail "$out" ;; esac
+t_start mv-utimes-outside "utimes of a file outside the grants fails and leaves it unchanged"
+out=$(run -- "$FS" utimes "$O/mine")
+case "$out" in "err ENOENT"*) [ "$(stat -c '%a %u %g %Y' "$O/mine")" = "$before" ] && t_pass || t_fail "changed" ;; *) t_fail "$out" ;; esac
+t_start mv-setxattr-outside "setxattr of a file outside the grants fails"
+out=$(run -- "$FS" setxattr "$O/mine")
+case "$out" in "err ENOENT"*) getfattr -n user.sbx "$O/mine" >/dev/null 2>&1 && t_fail "xattr set" || t_pass ;; *) t_fail "$out" ;; esac
+t_start mv-stat-outside "stat of an outside path says it does not exist"
+out=$(run -- "$FS" stat "$O/mine")
+out2=$(run -- /bin/sh -c "test -e '$O' && echo visible || echo absent")
+if [ "$out" = "err ENOENT 2" ] && [ "$out2" = absent ]; then t_pass; else t_fail "$out / $out2"; fi
+t_start mv-root-listing "host directories that were not granted do not exist in the view"
+out=$(run -- /bin/sh -c 'for d in /etc /home /root /var /boot /sys /run /srv /opt; do [ -e $d ] && echo "$d exists"; done; true')
+if [ -z "$out" ]; then t_pass; else t_fail "$out"; fi
+
+t_start mv-unix-outside "a pathname unix socket outside the grants cannot be dialled, even with --allow-unix-sockets"
+python3 -c "
+import socket,os,time
+p='$O/sock'
+s=socket.socket(socket.AF_UNIX);s.bind(p);s.listen(1);s.settimeout(5)
+try:
+    c,_=s.accept();open('$O/dialled','w').write('1')
+except Exception: pass
+" & lis=$!
+i=0; while [ ! -S "$O/sock" ] && [ $i -lt 50 ]; do sleep 0.05; i=$((i+1)); done
+out=$(run --allow-unix-sockets -- "$FS" unix-connect "$O/sock")
+kill $lis 2>/dev/null; wait $lis 2>/dev/null
+if [ ! -e "$O/dialled" ] && [ "${out%% *}" = err ]; then t_pass; else t_fail "$out"; fi
+
+t_start mv-readonly-floor "the system directories are read-only and nosuid in the view"
+out=$(run -- /bin/sh -c "touch /usr/sbx-test 2>&1; grep ' /usr ' /proc/self/mountinfo 2>/dev/null; true")
+case "$out" in *"Read-only file system"*) t_pass ;; *) t_fail "$out" ;; esac
+
+t_start mv-proc-hostname "writing /proc/sys/kernel/hostname is refused, also as root"
+out=$(run --allow-read /proc -- /bin/sh -c 'echo evil > /proc/sys/kernel/hostname && echo wrote')
+if [ "$out" != wrote ] && [ "$(hostname)" != evil ]; then t_pass; else t_fail "$out"; fi
+
+# ---- the pin ----
+cp "$PROBES/fs" "$W/pinned"; chmod 755 "$W/pinned"
+P="$TMP/pinx"; mkdir -p "$P"; chmod 755 "$P"; cp "$PROBES/fs" "$P/fs"; chmod 755 "$P/fs"
+good=$("$SANDBX" hash "$P/fs")
+bad=$(printf '%064d' 0)
+prun() { ( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$P" --allow-write "$W" "$@" ) 2>"$TMP/err"; }
+t_start pin-match "a matching pin runs the program"
+out=$(prun --pin-sha256 "$good" -- "$P/fs" getpid)
+if [ "$out" = "ok 2" ]; then t_pass; else t_fail "$out $(cat "$TMP/err")"; fi
+t_start pin-mismatch "a mismatching pin refuses before anything runs, naming both digests"
+out=$(prun --pin-sha256 "$bad" -- "$P/fs" write "$W/ran")
+rc=$?
+if [ $rc -eq 125 ] && [ ! -e "$W/ran" ] && grep -q "$bad" "$TMP/err" && grep -q "$good" "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+t_start pin-same-inode "the executed inode is the hashed one"
+want=$(stat -c '%d:%i' "$P/fs")
+out=$(prun --pin-sha256 "$good" -- "$P/fs" self-ino)
+if [ "$out" = "ok $want" ]; then t_pass; else t_fail "$out != $want"; fi
+t_start pin-script "a #! script is refused under a pin"
+printf '#!/bin/sh\necho ran\n' > "$P/script"; chmod 755 "$P/script"
+sh_hash=$("$SANDBX" hash "$P/script")
+out=$(prun --pin-sha256 "$sh_hash" -- "$P/script")
+rc=$?
+if [ $rc -eq 125 ] && [ "$out" != ran ] && grep -q "script" "$TMP/err"; then t_pass; else t_fail "rc=$rc $out"; fi
+t_start pin-needs-exec-grant "a pinned program outside every execute grant is refused"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$P" --allow-write "$W" --pin-sha256 "$good" -- "$P/fs" getpid 2>"$TMP/err")
+rc=$?
+if [ $rc -eq 125 ] && grep -q "not under a path granted execute" "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
+t_done
