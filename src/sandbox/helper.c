@@ -408,10 +408,12 @@ static void drop_privileges(void)
 		  0, 0, 0) < 0)
 		refuse(ACH_REF_PRIVS, errno);
 	for (int c = 0; c <= 63; c++) {
-		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) < 0)
-			break;	/* past the last capability this kernel knows */
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && !bset_err)
-			bset_err = errno;
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;	/* past the last capability this kernel knows */
+			if (!bset_err)
+				bset_err = errno;
+		}
 	}
 	if (bset_err)
 		auditch_send(AUDIT_FD, ACH_DEG_CAPBSET, bset_err);

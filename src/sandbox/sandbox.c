@@ -74,7 +74,14 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	posix_spawn_file_actions_addclosefrom_np(&fa, hi[4] >= 0 ? 5 : 4);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
-	sigfillset(&all);
+	/* execve resets caught signals by itself; only an ignored one would
+	 * stay ignored in the helper, so reset just those that a harness may
+	 * ignore (one rt_sigaction each, instead of one per signal). */
+	sigemptyset(&all);
+	static const int reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGTTIN,
+				     SIGTTOU, SIGTSTP, SIGALRM, SIGUSR1, SIGUSR2, SIGWINCH };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(reset); i++)
+		sigaddset(&all, reset[i]);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);

@@ -1,0 +1,38 @@
+#!/bin/sh
+# bench/spawn.sh — start-up cost of one confined command, side by side in
+# one run: sandbx sandbox-run, bwrap with a comparable policy, and the
+# kernel's floor (unshare -Urnpf --mount-proc).  Run as an unprivileged
+# user (as root it re-runs itself as SANDBX_BENCH_USER, default sbxbench,
+# created when missing).  Prints each median and sandbx's ratio to bwrap.
+#
+#   bench/spawn.sh [path/to/sandbx]       (default: build/sandbx)
+set -eu
+SANDBX=$(readlink -f "${1:-build/sandbx}")
+RUNS=${RUNS:-300}
+for t in hyperfine bwrap unshare; do
+	command -v "$t" >/dev/null || { echo "spawn.sh: needs $t (scripts/install-deps.sh installs it)"; exit 1; }
+done
+if [ "$(id -u)" -eq 0 ]; then
+	u=${SANDBX_BENCH_USER:-sbxbench}
+	id "$u" >/dev/null 2>&1 || useradd --create-home "$u"
+	d=$(mktemp -d /tmp/sbxbench.XXXXXX); chmod 755 "$d"
+	cp "$SANDBX" "$d/sandbx"; cp "$0" "$d/spawn.sh"; chmod 755 "$d/sandbx" "$d/spawn.sh"
+	runuser -u "$u" -- env RUNS="$RUNS" sh "$d/spawn.sh" "$d/sandbx"
+	rm -rf "$d"
+	exit 0
+fi
+work=$(mktemp -d /tmp/sbxwork.XXXXXX)
+cd "$work"
+json=$(mktemp)
+hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$json" \
+	-n sandbx "$SANDBX sandbox-run -- /bin/true" \
+	-n bwrap "bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev --bind $work $work /bin/true" \
+	-n floor "unshare -Urnpf --mount-proc /bin/true" >/dev/null 2>&1 </dev/null
+python3 - "$json" <<'PY'
+import json, sys
+r = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+for k in ("sandbx", "bwrap", "floor"):
+    print(f"{k:7s} median {r[k]:.2f} ms")
+print(f"sandbx / bwrap = {r['sandbx'] / r['bwrap']:.2f} (target <= 0.75)")
+PY
+rm -f "$json"; rm -rf "$work"
