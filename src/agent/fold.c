@@ -1,0 +1,461 @@
+/*
+ * fold.c — stream events to an assistant message (see fold.h).
+ *
+ * Text arrives as many small deltas: each block's text grows by doubling
+ * its capacity (amortised O(1) per byte, at most log2(FOLD_MAX_TEXT)
+ * reallocations), never by a realloc per delta.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/fold.h"
+#include "util/util.h"
+
+void fold_init(struct fold_msg *m, unsigned flags, const struct fold_hooks *hooks)
+{
+	memset(m, 0, sizeof(*m));
+	m->flags = flags;
+	if (hooks)
+		m->hooks = *hooks;
+}
+
+static void block_release(struct fold_block *b)
+{
+	free(b->type_name);
+	free(b->text);
+	free(b->signature);
+	free(b->data);
+	free(b->id);
+	free(b->name);
+	free(b->input_error);
+	cJSON_Delete(b->input);
+	cJSON_Delete(b->start_input);
+}
+
+void fold_release(struct fold_msg *m)
+{
+	for (size_t i = 0; i < m->nblocks; i++)
+		block_release(&m->blocks[i]);
+	free(m->blocks);
+	free(m->id);
+	free(m->model);
+	free(m->stop_reason);
+	free(m->stop_sequence);
+	free(m->error_type);
+	free(m->error_message);
+	free(m->err);
+	memset(m, 0, sizeof(*m));
+}
+
+static int failf(struct fold_msg *m, char **err, char *msg)
+{
+	m->err = msg;
+	if (err)
+		*err = xstrdup(msg);
+	return -1;
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s ? xstrdup(s) : NULL;
+}
+
+static void read_usage(struct fold_usage *u, const cJSON *o)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} f[] = {
+		{ "input_tokens", offsetof(struct fold_usage, input_tokens) },
+		{ "output_tokens", offsetof(struct fold_usage, output_tokens) },
+		{ "cache_creation_input_tokens", offsetof(struct fold_usage, cache_creation_input_tokens) },
+		{ "cache_read_input_tokens", offsetof(struct fold_usage, cache_read_input_tokens) },
+	};
+	if (!cJSON_IsObject(o))
+		return;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(f); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, f[i].key);
+		if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15)
+			*(long *)((char *)u + f[i].off) = (long)v->valuedouble;
+	}
+}
+
+/* Append to a block's text, doubling its capacity as needed; -1 past cap. */
+static int block_add(struct fold_block *b, const char *s, size_t n, size_t cap)
+{
+	if (b->text_len + n > cap)
+		return -1;
+	if (b->text_len + n + 1 > b->text_cap) {
+		size_t c = b->text_cap ? b->text_cap : 256;
+		while (c < b->text_len + n + 1)
+			c *= 2;
+		b->text = xrealloc(b->text, c);
+		b->text_cap = c;
+	}
+	memcpy(b->text + b->text_len, s, n);
+	b->text_len += n;
+	b->text[b->text_len] = '\0';
+	return 0;
+}
+
+/* The block an event names by "index"; NULL with an error when absent,
+ * out of range, or (must_exist) never started. */
+static struct fold_block *block_at(struct fold_msg *m, const cJSON *ev, int must_exist, size_t *idx, char **err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, "index");
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= FOLD_MAX_BLOCKS ||
+	    v->valuedouble != (double)(long)v->valuedouble) {
+		failf(m, err, xasprintf("stream event '%s' has no valid content block index (0 to %d) — the stream is malformed",
+					jstr(ev, "type"), FOLD_MAX_BLOCKS - 1));
+		return NULL;
+	}
+	size_t i = (size_t)v->valuedouble;
+	*idx = i;
+	if (i >= m->nblocks) {
+		if (must_exist) {
+			failf(m, err, xasprintf("stream event '%s' names content block %zu, which never started — the stream is malformed",
+						jstr(ev, "type"), i));
+			return NULL;
+		}
+		m->blocks = xrealloc(m->blocks, (i + 1) * sizeof(*m->blocks));
+		memset(m->blocks + m->nblocks, 0, (i + 1 - m->nblocks) * sizeof(*m->blocks));
+		m->nblocks = i + 1;
+	}
+	struct fold_block *b = &m->blocks[i];
+	if (must_exist && b->type == FOLD_NONE) {
+		failf(m, err, xasprintf("stream event '%s' names content block %zu, which never started — the stream is malformed",
+					jstr(ev, "type"), i));
+		return NULL;
+	}
+	return b;
+}
+
+static int on_block_start(struct fold_msg *m, const cJSON *ev, char **err)
+{
+	size_t i;
+	struct fold_block *b = block_at(m, ev, 0, &i, err);
+	if (!b)
+		return -1;
+	if (b->type != FOLD_NONE)
+		return failf(m, err, xasprintf("content block %zu started twice — the stream is malformed", i));
+	const cJSON *cb = cJSON_GetObjectItemCaseSensitive(ev, "content_block");
+	const char *t = jstr(cb, "type");
+	if (!t)
+		return failf(m, err, xasprintf("content block %zu starts without a type — the stream is malformed", i));
+	b->type_name = xstrdup(t);
+	b->text = xstrdup("");
+	b->text_cap = 1;
+	size_t cap = FOLD_MAX_TEXT;
+	const char *init = NULL;
+	if (strcmp(t, "text") == 0) {
+		b->type = FOLD_TEXT;
+		init = (m->flags & FOLD_DROP_TEXT) ? NULL : jstr(cb, "text");
+	} else if (strcmp(t, "thinking") == 0) {
+		b->type = FOLD_THINKING;
+		init = jstr(cb, "thinking");
+		if (jstr(cb, "signature") && *jstr(cb, "signature"))
+			b->signature = xstrdup(jstr(cb, "signature"));
+	} else if (strcmp(t, "redacted_thinking") == 0) {
+		b->type = FOLD_REDACTED_THINKING;
+		b->data = xstrdup(jstr(cb, "data") ? jstr(cb, "data") : "");
+	} else if (strcmp(t, "tool_use") == 0) {
+		b->type = FOLD_TOOL_USE;
+		const char *id = jstr(cb, "id"), *name = jstr(cb, "name");
+		if (!id || !name || !*id || !*name)
+			return failf(m, err, xasprintf("tool_use block %zu starts without an id or a name — the stream is malformed", i));
+		b->id = xstrdup(id);
+		b->name = xstrdup(name);
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(cb, "input");
+		if (cJSON_IsObject(in) && in->child)
+			b->start_input = cJSON_Duplicate(in, 1);
+	} else {
+		b->type = FOLD_OTHER;
+	}
+	if (init && *init && block_add(b, init, strlen(init), cap) < 0)
+		return failf(m, err, xasprintf("content block %zu is larger than the %u-byte cap", i, FOLD_MAX_TEXT));
+	m->content = 1;
+	if (m->hooks.block_start)
+		m->hooks.block_start(m->hooks.ctx, i, b);
+	if (init && *init) {
+		if (b->type == FOLD_TEXT && m->hooks.text)
+			m->hooks.text(m->hooks.ctx, i, init, strlen(init));
+		else if (b->type == FOLD_THINKING && m->hooks.thinking)
+			m->hooks.thinking(m->hooks.ctx, i, init, strlen(init));
+	}
+	return 0;
+}
+
+static int on_block_delta(struct fold_msg *m, const cJSON *ev, char **err)
+{
+	size_t i;
+	struct fold_block *b = block_at(m, ev, 1, &i, err);
+	if (!b)
+		return -1;
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta");
+	const char *dt = jstr(d, "type");
+	if (!dt)
+		return failf(m, err, xasprintf("content block %zu got a delta without a type — the stream is malformed", i));
+	if (b->stopped)
+		return failf(m, err, xasprintf("content block %zu got a delta after it stopped — the stream is malformed", i));
+	enum fold_type want;
+	const char *key;
+	if (strcmp(dt, "text_delta") == 0) {
+		want = FOLD_TEXT;
+		key = "text";
+	} else if (strcmp(dt, "thinking_delta") == 0) {
+		want = FOLD_THINKING;
+		key = "thinking";
+	} else if (strcmp(dt, "signature_delta") == 0) {
+		want = FOLD_THINKING;
+		key = "signature";
+	} else if (strcmp(dt, "input_json_delta") == 0) {
+		want = FOLD_TOOL_USE;
+		key = "partial_json";
+	} else {
+		return 0;	/* citations_delta and later kinds: nothing to keep */
+	}
+	if (b->type != want)
+		return failf(m, err, xasprintf("content block %zu ('%s') got a '%s' — the stream is malformed", i, b->type_name, dt));
+	const char *s = jstr(d, key);
+	if (!s)
+		return failf(m, err, xasprintf("'%s' for content block %zu has no '%s' string — the stream is malformed", dt, i, key));
+	size_t n = strlen(s);
+	if (strcmp(key, "signature") == 0) {
+		if (b->signature) {
+			char *j = xasprintf("%s%s", b->signature, s);
+			free(b->signature);
+			b->signature = j;
+		} else {
+			b->signature = xstrdup(s);
+		}
+		return 0;
+	}
+	if (want == FOLD_TEXT && (m->flags & FOLD_DROP_TEXT)) {
+		/* printed by the hook, not kept */
+	} else if (block_add(b, s, n, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT) < 0) {
+		return failf(m, err, xasprintf("content block %zu ('%s') is larger than the %u-byte cap — lower --max-tokens",
+					       i, b->type_name, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT));
+	}
+	if (want == FOLD_TEXT && m->hooks.text)
+		m->hooks.text(m->hooks.ctx, i, s, n);
+	else if (want == FOLD_THINKING && m->hooks.thinking)
+		m->hooks.thinking(m->hooks.ctx, i, s, n);
+	return 0;
+}
+
+static int only_space(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
+{
+	size_t i;
+	struct fold_block *b = block_at(m, ev, 1, &i, err);
+	if (!b)
+		return -1;
+	if (b->stopped)
+		return failf(m, err, xasprintf("content block %zu stopped twice — the stream is malformed", i));
+	b->stopped = 1;
+	if (b->type == FOLD_TOOL_USE) {
+		if (only_space(b->text, b->text_len)) {
+			b->input = b->start_input ? cJSON_Duplicate(b->start_input, 1) : cJSON_CreateObject();
+		} else {
+			const char *end = NULL;
+			cJSON *in = cJSON_ParseWithLengthOpts(b->text, b->text_len, &end, 0);
+			if (in && cJSON_IsObject(in) && only_space(end, (size_t)(b->text + b->text_len - end))) {
+				b->input = in;
+			} else {
+				cJSON_Delete(in);
+				b->input_error = xasprintf("the input of tool call '%s' (%s) is not a JSON object", b->name, b->id);
+			}
+		}
+	}
+	if (m->hooks.block_stop)
+		m->hooks.block_stop(m->hooks.ctx, i, b);
+	return 0;
+}
+
+static int on_error(struct fold_msg *m, const cJSON *ev, char **err)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(ev, "error");
+	const char *t = jstr(e, "type"), *msg = jstr(e, "message");
+	set_str(&m->error_type, t ? t : "error");
+	set_str(&m->error_message, msg ? msg : "");
+	return failf(m, err, xasprintf("the model provider failed the round: %s%s%s", m->error_type,
+				       *m->error_message ? ": " : "", m->error_message));
+}
+
+int fold_event(struct fold_msg *m, const char *type, const char *data, size_t len, char **err)
+{
+	if (m->err) {
+		if (err)
+			*err = xstrdup(m->err);
+		return -1;
+	}
+	cJSON *ev = cJSON_ParseWithLength(data, len);
+	const char *t = ev ? jstr(ev, "type") : NULL;
+	if (!t) {
+		/* Not our JSON: an unknown event may carry anything; one we
+		 * know must not. */
+		static const char *const known[] = { "message_start", "content_block_start", "content_block_delta",
+						     "content_block_stop", "message_delta", "message_stop", "error" };
+		int is_known = 0;
+		for (size_t i = 0; type && i < SBX_ARRAY_LEN(known); i++)
+			if (strcmp(type, known[i]) == 0)
+				is_known = 1;
+		cJSON_Delete(ev);
+		if (!is_known)
+			return 0;
+		return failf(m, err, xasprintf("stream event '%s' does not carry a JSON object with a type — the stream is malformed", type));
+	}
+	int r = 0;
+	if (strcmp(t, "content_block_delta") == 0) {
+		r = on_block_delta(m, ev, err);
+	} else if (strcmp(t, "message_start") == 0) {
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
+		m->started = 1;
+		set_str(&m->id, jstr(msg, "id"));
+		set_str(&m->model, jstr(msg, "model"));
+		read_usage(&m->usage, cJSON_GetObjectItemCaseSensitive(msg, "usage"));
+	} else if (strcmp(t, "content_block_start") == 0) {
+		r = on_block_start(m, ev, err);
+	} else if (strcmp(t, "content_block_stop") == 0) {
+		r = on_block_stop(m, ev, err);
+	} else if (strcmp(t, "message_delta") == 0) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta");
+		if (jstr(d, "stop_reason"))
+			set_str(&m->stop_reason, jstr(d, "stop_reason"));
+		if (jstr(d, "stop_sequence"))
+			set_str(&m->stop_sequence, jstr(d, "stop_sequence"));
+		read_usage(&m->usage, cJSON_GetObjectItemCaseSensitive(ev, "usage"));
+	} else if (strcmp(t, "message_stop") == 0) {
+		m->done = 1;
+	} else if (strcmp(t, "error") == 0) {
+		r = on_error(m, ev, err);
+	}
+	/* ping and unknown types: nothing */
+	cJSON_Delete(ev);
+	return r;
+}
+
+int fold_sse_event(void *ctx, const struct sse_event *ev)
+{
+	return fold_event(ctx, ev->event, ev->data, ev->data_len, NULL) < 0 ? -1 : 0;
+}
+
+int fold_tool_ready(const struct fold_msg *m, size_t i)
+{
+	return i < m->nblocks && m->blocks[i].type == FOLD_TOOL_USE && m->blocks[i].stopped && m->blocks[i].input;
+}
+
+/* Why block i is left out of the content array, or NULL when it is in. */
+static const char *dropped_reason(const struct fold_msg *m, size_t i)
+{
+	const struct fold_block *b = &m->blocks[i];
+	switch (b->type) {
+	case FOLD_NONE:
+		return "never started";
+	case FOLD_TEXT:
+		if (m->flags & FOLD_DROP_TEXT)
+			return "text not kept";
+		return b->text_len ? NULL : "empty text";
+	case FOLD_THINKING:
+		return b->signature ? NULL : "thinking without a signature";
+	case FOLD_REDACTED_THINKING:
+		return NULL;
+	case FOLD_TOOL_USE:
+		if (!b->stopped)
+			return "tool call cut off before its end";
+		return b->input ? NULL : "tool call input is not a JSON object";
+	case FOLD_OTHER:
+		return "block type not supported";
+	default:
+		return "unknown";
+	}
+}
+
+cJSON *fold_content_json(const struct fold_msg *m)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < m->nblocks; i++) {
+		const struct fold_block *b = &m->blocks[i];
+		if (dropped_reason(m, i))
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "type", b->type_name);
+		switch (b->type) {
+		case FOLD_TEXT:
+			cJSON_AddStringToObject(o, "text", b->text);
+			break;
+		case FOLD_THINKING:
+			cJSON_AddStringToObject(o, "thinking", b->text);
+			cJSON_AddStringToObject(o, "signature", b->signature);
+			break;
+		case FOLD_REDACTED_THINKING:
+			cJSON_AddStringToObject(o, "data", b->data);
+			break;
+		case FOLD_TOOL_USE:
+			cJSON_AddStringToObject(o, "id", b->id);
+			cJSON_AddStringToObject(o, "name", b->name);
+			cJSON_AddItemToObject(o, "input", cJSON_Duplicate(b->input, 1));
+			break;
+		case FOLD_NONE:
+		case FOLD_OTHER:
+		default:
+			break;
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static void add_str_or_null(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+cJSON *fold_msg_json(const struct fold_msg *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_str_or_null(o, "id", m->id);
+	add_str_or_null(o, "model", m->model);
+	add_str_or_null(o, "stop_reason", m->stop_reason);
+	add_str_or_null(o, "stop_sequence", m->stop_sequence);
+	cJSON *u = cJSON_AddObjectToObject(o, "usage");
+	cJSON_AddNumberToObject(u, "input_tokens", (double)m->usage.input_tokens);
+	cJSON_AddNumberToObject(u, "output_tokens", (double)m->usage.output_tokens);
+	cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)m->usage.cache_creation_input_tokens);
+	cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)m->usage.cache_read_input_tokens);
+	cJSON_AddItemToObject(o, "content", fold_content_json(m));
+	cJSON *dr = cJSON_AddArrayToObject(o, "dropped");
+	for (size_t i = 0; i < m->nblocks; i++) {
+		const char *why = dropped_reason(m, i);
+		if (!why || m->blocks[i].type == FOLD_NONE)
+			continue;
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "index", (double)i);
+		cJSON_AddStringToObject(d, "type", m->blocks[i].type_name);
+		cJSON_AddStringToObject(d, "reason", why);
+		cJSON_AddItemToArray(dr, d);
+	}
+	if (m->error_type) {
+		cJSON *e = cJSON_AddObjectToObject(o, "error");
+		cJSON_AddStringToObject(e, "type", m->error_type);
+		cJSON_AddStringToObject(e, "message", m->error_message);
+	}
+	return o;
+}

@@ -1,0 +1,248 @@
+/*
+ * sse.c — the resumable SSE parser (see sse.h for the rules).
+ *
+ * State between two slices: the bytes of the line being read, the event
+ * being built (type, joined data), whether the last byte was a CR that
+ * ended a line (so a LF opening the next slice is its pair, not a blank
+ * line), and how much of a leading BOM was matched.  Nothing else, so any
+ * split of the stream gives the same events.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/sse.h"
+#include "util/util.h"
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+struct sse_parser {
+	size_t max;
+	sse_event_fn fn;
+	void *ctx;
+	struct sbuf line;	/* the line being read, without its end */
+	struct sbuf data;	/* data lines joined, each followed by '\n' */
+	struct sbuf event;	/* the event field's value */
+	struct sbuf id;		/* the last event id */
+	long retry;
+	int have_data;		/* a data field was seen for this event */
+	int after_cr;		/* the previous byte was a CR ending a line */
+	int bom;		/* BOM bytes matched so far, -1 once past it */
+	int failed;		/* sticky */
+	char *fail_msg;
+};
+
+static const unsigned char bom_bytes[3] = { 0xef, 0xbb, 0xbf };
+
+/* Append without a cap check (the caller checks); keeps a NUL after. */
+static void sbuf_add(struct sbuf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		b->p = xrealloc(b->p, cap);
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sbuf_set(struct sbuf *b, const void *s, size_t n)
+{
+	b->len = 0;
+	sbuf_add(b, s, n);
+}
+
+static void sbuf_release(struct sbuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+struct sse_parser *sse_new(size_t max_event, sse_event_fn fn, void *ctx)
+{
+	struct sse_parser *p = xcalloc(1, sizeof(*p));
+	p->max = max_event ? max_event : SSE_MAX_EVENT;
+	p->fn = fn;
+	p->ctx = ctx;
+	p->retry = -1;
+	sbuf_set(&p->id, "", 0);
+	return p;
+}
+
+void sse_reset(struct sse_parser *p)
+{
+	p->line.len = p->data.len = p->event.len = 0;
+	sbuf_set(&p->id, "", 0);
+	p->retry = -1;
+	p->have_data = p->after_cr = p->bom = 0;
+	p->failed = 0;
+	free(p->fail_msg);
+	p->fail_msg = NULL;
+}
+
+void sse_free(struct sse_parser *p)
+{
+	if (!p)
+		return;
+	sbuf_release(&p->line);
+	sbuf_release(&p->data);
+	sbuf_release(&p->event);
+	sbuf_release(&p->id);
+	free(p->fail_msg);
+	free(p);
+}
+
+static int fail(struct sse_parser *p, char *msg, char **err)
+{
+	p->failed = 1;
+	p->fail_msg = msg;
+	if (err)
+		*err = xstrdup(msg);
+	return -1;
+}
+
+static size_t event_size(const struct sse_parser *p)
+{
+	return p->line.len + p->data.len + p->event.len;
+}
+
+static int add_line_bytes(struct sse_parser *p, const void *s, size_t n, char **err)
+{
+	if (n > p->max || event_size(p) + n > p->max)
+		return fail(p, xasprintf("stream event is larger than the %zu-byte cap — the server sent an oversized event", p->max), err);
+	sbuf_add(&p->line, s, n);
+	return 0;
+}
+
+static int dispatch(struct sse_parser *p)
+{
+	if (!p->have_data) {
+		p->event.len = 0;
+		return 0;
+	}
+	p->data.len--;		/* the '\n' after the last data line */
+	p->data.p[p->data.len] = '\0';
+	struct sse_event ev = {
+		.event = p->event.len ? p->event.p : "message",
+		.data = p->data.p,
+		.data_len = p->data.len,
+		.id = p->id.p,
+		.retry_ms = p->retry,
+	};
+	int r = p->fn ? p->fn(p->ctx, &ev) : 0;
+	p->data.len = 0;
+	p->event.len = 0;
+	p->have_data = 0;
+	return r;
+}
+
+static int is_field(const char *f, size_t n, const char *name)
+{
+	return strlen(name) == n && memcmp(f, name, n) == 0;
+}
+
+static int process_line(struct sse_parser *p)
+{
+	const char *l = p->line.p;
+	size_t n = p->line.len;
+	if (n == 0)
+		return dispatch(p);
+	p->line.len = 0;
+	if (l[0] == ':')
+		return 0;
+	const char *colon = memchr(l, ':', n);
+	size_t flen = colon ? (size_t)(colon - l) : n;
+	const char *v = colon ? colon + 1 : l + n;
+	size_t vlen = (size_t)(l + n - v);
+	if (vlen && *v == ' ') {
+		v++;
+		vlen--;
+	}
+	if (is_field(l, flen, "event")) {
+		sbuf_set(&p->event, v, vlen);
+	} else if (is_field(l, flen, "data")) {
+		/* The line buffer already counted these bytes against the cap;
+		 * moving them to data keeps the sum, plus the joining '\n'. */
+		sbuf_add(&p->data, v, vlen);
+		sbuf_add(&p->data, "\n", 1);
+		p->have_data = 1;
+	} else if (is_field(l, flen, "id")) {
+		if (!memchr(v, '\0', vlen))
+			sbuf_set(&p->id, v, vlen);
+	} else if (is_field(l, flen, "retry")) {
+		long r = 0;
+		size_t i;
+		for (i = 0; i < vlen && v[i] >= '0' && v[i] <= '9'; i++)
+			r = r > (LONG_MAX - 9) / 10 ? LONG_MAX : r * 10 + (v[i] - '0');
+		if (vlen && i == vlen)
+			p->retry = r;
+	}
+	return 0;
+}
+
+int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
+{
+	const unsigned char *s = buf, *end = s + n;
+	if (p->failed) {
+		if (err)
+			*err = xstrdup(p->fail_msg);
+		return -1;
+	}
+	while (s < end) {
+		if (p->bom >= 0) {
+			if (*s == bom_bytes[p->bom]) {
+				s++;
+				if (++p->bom == 3)
+					p->bom = -1;
+				continue;
+			}
+			/* Not a BOM after all: the matched bytes are line text. */
+			int matched = p->bom;
+			p->bom = -1;
+			if (matched && add_line_bytes(p, bom_bytes, (size_t)matched, err) < 0)
+				return -1;
+		}
+		if (p->after_cr) {
+			p->after_cr = 0;
+			if (*s == '\n') {
+				s++;
+				continue;
+			}
+		}
+		const unsigned char *e = s;
+		while (e < end && *e != '\n' && *e != '\r')
+			e++;
+		if (e > s && add_line_bytes(p, s, (size_t)(e - s), err) < 0)
+			return -1;
+		if (e == end)
+			break;
+		p->after_cr = (*e == '\r');
+		s = e + 1;
+		int r = process_line(p);
+		if (r) {
+			p->failed = 1;
+			p->fail_msg = xstrdup("the stream was stopped by its event handler");
+			return r;
+		}
+	}
+	return 0;
+}
+
+int sse_finish(struct sse_parser *p)
+{
+	int cut = p->line.len > 0 || p->have_data || p->event.len > 0 || p->bom > 0;
+	p->line.len = p->data.len = p->event.len = 0;
+	p->have_data = 0;
+	if (p->bom > 0)
+		p->bom = -1;
+	return cut;
+}

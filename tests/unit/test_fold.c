@@ -1,0 +1,376 @@
+/* test_fold.c — folding Anthropic stream events into a message: every
+ * fixture folds to the same message at every split, and each event shape
+ * lands where it should. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "agent/fold.h"
+#include "agent/sse.h"
+#include "sse_fixtures.h"
+
+struct seen {
+	char *text;		/* text deltas as the hooks saw them */
+	size_t len, cap;
+	int thinking_calls, starts, stops;
+};
+
+static void seen_text(void *ctx, size_t index, const char *s, size_t n)
+{
+	struct seen *w = ctx;
+	if (w->len + n + 1 > w->cap) {
+		w->cap = (w->len + n + 1) * 2;
+		w->text = xrealloc(w->text, w->cap);
+	}
+	memcpy(w->text + w->len, s, n);
+	w->len += n;
+	w->text[w->len] = '\0';
+}
+
+static void seen_thinking(void *ctx, size_t index, const char *s, size_t n)
+{
+	((struct seen *)ctx)->thinking_calls++;
+}
+
+static void seen_start(void *ctx, size_t index, const struct fold_block *b)
+{
+	((struct seen *)ctx)->starts++;
+}
+
+static void seen_stop(void *ctx, size_t index, const struct fold_block *b)
+{
+	((struct seen *)ctx)->stops++;
+	if (b->type == FOLD_TOOL_USE)
+		assert_true(b->input != NULL || b->input_error != NULL);
+}
+
+struct run {
+	struct fold_msg m;
+	struct sse_parser *p;
+	struct seen w;
+	int rc;
+};
+
+static int feed(void *ctx, const char *s, size_t n)
+{
+	struct run *r = ctx;
+	return sse_feed(r->p, s, n, NULL);
+}
+
+/* Fold a fixture cut the given way; r is released by run_done. */
+static void run_fixture(struct run *r, const char *name, enum fx_split how, unsigned seed, unsigned flags)
+{
+	size_t len = 0;
+	char *buf = fx_read(name, &len);
+	assert_non_null(buf);
+	memset(r, 0, sizeof(*r));
+	struct fold_hooks h = { seen_text, seen_thinking, seen_start, seen_stop, &r->w };
+	fold_init(&r->m, flags, &h);
+	r->p = sse_new(0, fold_sse_event, &r->m);
+	r->rc = fx_slices(buf, len, how, seed, feed, r);
+	free(buf);
+}
+
+static void run_done(struct run *r)
+{
+	sse_free(r->p);
+	fold_release(&r->m);
+	free(r->w.text);
+}
+
+static char *msg_str(const struct fold_msg *m)
+{
+	cJSON *j = fold_msg_json(m);
+	char *s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static void test_fold_fixtures_every_split(void **state)
+{
+	struct strv names = fx_list();
+	assert_true(names.n >= 10);
+	for (size_t i = 0; i < names.n; i++) {
+		struct run base;
+		run_fixture(&base, names.v[i], FX_WHOLE, 0, 0);
+		char *want = msg_str(&base.m);
+		const char *want_text = base.w.text ? base.w.text : "";
+		enum fx_split hows[] = { FX_BYTES, FX_CRLF, FX_RANDOM, FX_RANDOM, FX_RANDOM };
+		unsigned seeds[] = { 0, 0, 3, 77, 4242 };
+		for (size_t k = 0; k < SBX_ARRAY_LEN(hows); k++) {
+			struct run r;
+			run_fixture(&r, names.v[i], hows[k], seeds[k], 0);
+			char *got = msg_str(&r.m);
+			if (strcmp(got, want) != 0)
+				fail_msg("%s split %d seed %u:\n%s\n---\n%s", names.v[i], (int)hows[k], seeds[k], got, want);
+			assert_int_equal(r.rc, base.rc);
+			assert_string_equal(r.w.text ? r.w.text : "", want_text);
+			assert_int_equal(r.w.stops, base.w.stops);
+			free(got);
+			run_done(&r);
+		}
+		free(want);
+		run_done(&base);
+	}
+	strv_free(&names);
+}
+
+static void test_fold_text_answer(void **state)
+{
+	struct run r;
+	run_fixture(&r, "text.sse", FX_RANDOM, 5, 0);
+	assert_int_equal(r.rc, 0);
+	assert_true(r.m.started && r.m.done && r.m.content);
+	assert_string_equal(r.m.id, "msg_01TextAnswer");
+	assert_string_equal(r.m.stop_reason, "end_turn");
+	assert_int_equal(r.m.usage.input_tokens, 25);
+	assert_int_equal(r.m.usage.output_tokens, 15);
+	assert_int_equal(r.m.nblocks, 1);
+	const char *want = "Hello, world — h\xc3\xa9llo \xe4\xb8\x96\xe7\x95\x8c \xf0\x9f\x99\x82!\nSecond line with \"quotes\".";
+	assert_string_equal(r.m.blocks[0].text, want);
+	assert_string_equal(r.w.text, want);
+	cJSON *c = fold_content_json(&r.m);
+	assert_int_equal(cJSON_GetArraySize(c), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "text")->valuestring, want);
+	cJSON_Delete(c);
+	run_done(&r);
+}
+
+static void test_fold_tool_use_joined(void **state)
+{
+	struct run r;
+	run_fixture(&r, "tool_use.sse", FX_BYTES, 0, 0);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.m.stop_reason, "tool_use");
+	assert_int_equal(r.m.usage.cache_read_input_tokens, 128);
+	assert_int_equal(r.m.nblocks, 3);
+	assert_false(fold_tool_ready(&r.m, 0));
+	assert_true(fold_tool_ready(&r.m, 1));
+	assert_true(fold_tool_ready(&r.m, 2));
+	assert_false(fold_tool_ready(&r.m, 3));
+	char *in = cJSON_PrintUnformatted(r.m.blocks[1].input);
+	assert_string_equal(in, "{\"path\":\"src/main.c\",\"limit\":40,\"note\":\"caf\xc3\xa9\"}");
+	free(in);
+	assert_string_equal(r.m.blocks[1].id, "toolu_01ReadFile");
+	assert_string_equal(r.m.blocks[1].name, "read");
+	in = cJSON_PrintUnformatted(r.m.blocks[2].input);
+	assert_string_equal(in, "{}");		/* no fragments: {} */
+	free(in);
+	cJSON *c = fold_content_json(&r.m);
+	assert_int_equal(cJSON_GetArraySize(c), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 2), "id")->valuestring, "toolu_02ListDir");
+	cJSON_Delete(c);
+	assert_int_equal(r.w.stops, 3);
+	run_done(&r);
+}
+
+static void test_fold_thinking_signature(void **state)
+{
+	struct run r;
+	run_fixture(&r, "thinking.sse", FX_CRLF, 0, 0);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.blocks[0].type, FOLD_THINKING);
+	assert_non_null(strstr(r.m.blocks[0].text, "147 = 7 * 21 + 0"));
+	assert_non_null(r.m.blocks[0].signature);
+	assert_int_equal(strncmp(r.m.blocks[0].signature, "EqQBCgIYAhIM", 12), 0);
+	assert_int_equal(r.w.thinking_calls, 2);
+	cJSON *c = fold_content_json(&r.m);
+	assert_int_equal(cJSON_GetArraySize(c), 2);
+	cJSON *t = cJSON_GetArrayItem(c, 0);
+	assert_string_equal(cJSON_GetObjectItem(t, "type")->valuestring, "thinking");
+	assert_string_equal(cJSON_GetObjectItem(t, "signature")->valuestring, r.m.blocks[0].signature);
+	cJSON_Delete(c);
+	run_done(&r);
+}
+
+static void test_fold_redacted_thinking(void **state)
+{
+	struct run r;
+	run_fixture(&r, "redacted_thinking.sse", FX_RANDOM, 11, 0);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.blocks[0].type, FOLD_REDACTED_THINKING);
+	assert_int_equal(strncmp(r.m.blocks[0].data, "EmwKAhgBEgy3va3", 15), 0);
+	cJSON *c = fold_content_json(&r.m);
+	/* redacted kept; the unsigned thinking block left out; the text kept */
+	assert_int_equal(cJSON_GetArraySize(c), 2);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "type")->valuestring, "redacted_thinking");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "text")->valuestring, "Here is my answer.");
+	cJSON_Delete(c);
+	run_done(&r);
+}
+
+static void test_fold_pings_and_comments_ignored(void **state)
+{
+	struct run r;
+	run_fixture(&r, "ping.sse", FX_BYTES, 0, 0);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.nblocks, 1);
+	assert_string_equal(r.m.blocks[0].text, "pong");
+	assert_true(r.m.done);
+	run_done(&r);
+}
+
+static void test_fold_error_event_fails(void **state)
+{
+	struct run r;
+	run_fixture(&r, "error_midstream.sse", FX_RANDOM, 9, 0);
+	assert_int_equal(r.rc, -1);
+	assert_string_equal(r.m.error_type, "overloaded_error");
+	assert_string_equal(r.m.error_message, "Overloaded");
+	assert_non_null(strstr(r.m.err, "overloaded_error: Overloaded"));
+	assert_string_equal(r.m.blocks[0].text, "Partial answer");
+	assert_false(r.m.done);
+	char *err = NULL;
+	assert_int_equal(fold_event(&r.m, "ping", "{\"type\":\"ping\"}", 15, &err), -1);	/* sticky */
+	assert_non_null(strstr(err, "overloaded_error"));
+	free(err);
+	run_done(&r);
+}
+
+static void test_fold_max_tokens_inside_tool_use(void **state)
+{
+	struct run r;
+	run_fixture(&r, "max_tokens_tool.sse", FX_RANDOM, 21, 0);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.m.stop_reason, "max_tokens");
+	assert_false(fold_tool_ready(&r.m, 1));
+	assert_null(r.m.blocks[1].input);
+	assert_non_null(r.m.blocks[1].input_error);
+	cJSON *j = fold_msg_json(&r.m);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "content")), 1);
+	cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "dropped"), 0);
+	assert_int_equal(cJSON_GetObjectItem(d, "index")->valueint, 1);
+	cJSON_Delete(j);
+	run_done(&r);
+
+	/* The same call cut before its content_block_stop. */
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	const char *evs[] = {
+		"{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}",
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"bash\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"rm\"}}",
+		"{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":9}}",
+		"{\"type\":\"message_stop\"}",
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(evs); i++)
+		assert_int_equal(fold_event(&m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+	assert_false(fold_tool_ready(&m, 0));
+	assert_int_equal(m.usage.output_tokens, 9);
+	assert_int_equal(m.usage.input_tokens, 1);
+	cJSON *c = fold_content_json(&m);
+	assert_int_equal(cJSON_GetArraySize(c), 0);
+	cJSON_Delete(c);
+	fold_release(&m);
+}
+
+static void test_fold_unknown_ignored(void **state)
+{
+	struct run r;
+	run_fixture(&r, "unknown.sse", FX_BYTES, 0, 0);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.m.blocks[0].text, "Known text survives.");
+	assert_int_equal(r.m.blocks[1].type, FOLD_OTHER);
+	cJSON *c = fold_content_json(&r.m);
+	assert_int_equal(cJSON_GetArraySize(c), 1);
+	cJSON_Delete(c);
+	run_done(&r);
+}
+
+static int fold_one(const char *type, const char *data, char **err)
+{
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	const char *s = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\"}}";
+	assert_int_equal(fold_event(&m, NULL, s, strlen(s), NULL), 0);
+	int rc = fold_event(&m, type, data, strlen(data), err);
+	fold_release(&m);
+	return rc;
+}
+
+static void test_fold_malformed_fails(void **state)
+{
+	struct {
+		const char *type, *data, *needle;
+	} bad[] = {
+		{ "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":5,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}", "never started" },
+		{ "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}", "got a 'text_delta'" },
+		{ "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\"}}", "no 'partial_json'" },
+		{ "content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\"}}", "started twice" },
+		{ "content_block_start", "{\"type\":\"content_block_start\",\"index\":99999,\"content_block\":{\"type\":\"text\"}}", "index" },
+		{ "content_block_start", "{\"type\":\"content_block_start\",\"index\":1.5,\"content_block\":{\"type\":\"text\"}}", "index" },
+		{ "content_block_stop", "{\"type\":\"content_block_stop\"}", "index" },
+		{ "message_delta", "not json", "malformed" },
+		{ "error", "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal\"}}", "api_error: Internal" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *err = NULL;
+		assert_int_equal(fold_one(bad[i].type, bad[i].data, &err), -1);
+		assert_non_null(err);
+		if (!strstr(err, bad[i].needle))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].needle);
+		free(err);
+	}
+	char *err = NULL;
+	assert_int_equal(fold_one("mystery", "not json", &err), 0);	/* unknown: ignored */
+	assert_null(err);
+}
+
+static void test_fold_drop_text_still_hooks(void **state)
+{
+	struct run r;
+	run_fixture(&r, "text.sse", FX_WHOLE, 0, FOLD_DROP_TEXT);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.blocks[0].text_len, 0);
+	assert_non_null(strstr(r.w.text, "Second line"));
+	cJSON *c = fold_content_json(&r.m);
+	assert_int_equal(cJSON_GetArraySize(c), 0);
+	cJSON_Delete(c);
+	run_done(&r);
+}
+
+static void test_fold_text_grows_by_doubling(void **state)
+{
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	const char *s = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}";
+	assert_int_equal(fold_event(&m, NULL, s, strlen(s), NULL), 0);
+	char ev[256];
+	int n = snprintf(ev, sizeof(ev), "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"%s\"}}",
+			 "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789");
+	char *last = NULL;
+	int moves = 0;
+	for (int i = 0; i < 50000; i++) {
+		assert_int_equal(fold_event(&m, NULL, ev, (size_t)n, NULL), 0);
+		if (m.blocks[0].text != last) {
+			moves++;
+			last = m.blocks[0].text;
+		}
+	}
+	assert_int_equal(m.blocks[0].text_len, 5000000);
+	assert_true(m.blocks[0].text_cap <= 2 * (m.blocks[0].text_len + 1));
+	assert_true(moves <= 25);	/* log2(5 MB / 256) reallocations at most move it */
+	fold_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fold_fixtures_every_split),
+		cmocka_unit_test(test_fold_text_answer),
+		cmocka_unit_test(test_fold_tool_use_joined),
+		cmocka_unit_test(test_fold_thinking_signature),
+		cmocka_unit_test(test_fold_redacted_thinking),
+		cmocka_unit_test(test_fold_pings_and_comments_ignored),
+		cmocka_unit_test(test_fold_error_event_fails),
+		cmocka_unit_test(test_fold_max_tokens_inside_tool_use),
+		cmocka_unit_test(test_fold_unknown_ignored),
+		cmocka_unit_test(test_fold_malformed_fails),
+		cmocka_unit_test(test_fold_drop_text_still_hooks),
+		cmocka_unit_test(test_fold_text_grows_by_doubling),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
