@@ -1,13 +1,318 @@
-/* PROVISIONAL: replaced by the syscall-filter work (issue 3). */
+/*
+ * seccomp.c — the syscall filter of the command stage.
+ *
+ * A denylist (default allow): Landlock bounds what a command opens,
+ * executes and creates by path; the mount view bounds which paths exist.
+ * What follows shuts what neither sees — syscalls that reshape the view
+ * or the host, reach another process, run code no path names, or use a
+ * foreign syscall ABI — and, per the policy, the sockets Landlock's TCP
+ * port rules cannot police.  Each row says why.
+ *
+ * Denials answer EPERM so a program survives and reports them; clone3
+ * answers ENOSYS so libc falls back to clone, whose flags the filter can
+ * read (clone3 passes them behind a pointer).  A foreign architecture
+ * kills the whole process (libseccomp's bad-arch action).
+ *
+ * Integer arguments: seccomp sees the full 64-bit register, the kernel
+ * uses only the low 32 bits of an int.  Every comparison of an int
+ * argument is therefore masked to the low 32 bits (ARG32), so garbage in
+ * the high half cannot slip past a rule (CVE-2019-10063, TIOCSTI).
+ * libseccomp 2.5 accepts one comparison per argument in a rule, so "not
+ * one of these values" is written as several rules, each a positive match.
+ */
 #include <errno.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/vm_sockets.h>
 
 #include "sandbox/seccomp.h"
+#include "util/compat.h"
+#include "util/util.h"
+
+/* Compare the low 32 bits of argument i with v (an int argument). */
+#define ARG32(i, v) SCMP_CMP((i), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (scmp_datum_t)(uint32_t)(v))
+/* Argument i has every bit of m set, in its low 32 bits. */
+#define ARGBITS(i, m) SCMP_CMP((i), SCMP_CMP_MASKED_EQ, (scmp_datum_t)(m), (scmp_datum_t)(m))
+/* (argument i & m) == v. */
+#define ARGMASK(i, m, v) SCMP_CMP((i), SCMP_CMP_MASKED_EQ, (scmp_datum_t)(m), (scmp_datum_t)(v))
+
+#define DENY SCMP_ACT_ERRNO(EPERM)
+
+/*
+ * Rules cost time in every command stage (libseccomp compiles each one,
+ * about 1 us apiece), so "not one of these few values" is written as a
+ * small cover of masked matches rather than one rule per other value.
+ * Each cover is checked exhaustively by tests/unit/test_seccomp.c.
+ */
+struct sc_mask {
+	uint32_t mask, value;
+};
+
+/* Address families other than AF_UNIX (1), AF_INET (2), AF_INET6 (10),
+ * among 0..63: bit 5 or 4 or 2 set, or low bits 011, x000, 1x01.
+ * At or above 64 (and any high-half garbage) is a separate GE rule. */
+static const struct sc_mask other_families[] = {
+	{ 0x20, 0x20 }, { 0x10, 0x10 }, { 0x04, 0x04 },
+	{ 0x03, 0x03 }, { 0x07, 0x00 }, { 0x0b, 0x09 },
+};
+#define SC_FAMILY_LIMIT 64
+
+/* Socket types other than SOCK_STREAM (1) in the low 4 bits (the type
+ * proper, SOCK_TYPE_MASK; SOCK_NONBLOCK and SOCK_CLOEXEC sit above, any
+ * other bit is EINVAL): even, or odd with bit 1, 2 or 3 set. */
+static const struct sc_mask non_stream_types[] = {
+	{ 0x1, 0x0 }, { 0x2, 0x2 }, { 0x4, 0x4 }, { 0x8, 0x8 },
+};
+
+/* IP protocols 1..6 other than IPPROTO_TCP (6): odd, 010, 10x.  At or
+ * above 7 is a separate GE rule. */
+static const struct sc_mask non_tcp_protocols[] = {
+	{ 0x1, 0x1 }, { 0x6, 0x2 }, { 0x6, 0x4 },
+};
+
+struct sc_deny {
+	const char *name;
+	int fallback;		/* number when libseccomp 2.5.4 does not know the
+				   name (unified table, 5.1+), or 0 */
+};
+
+/*
+ * Denied with EPERM whatever the policy.  A name this architecture lacks
+ * (ioperm on aarch64) resolves to nothing and is skipped.
+ */
+static const struct sc_deny deny_always[] = {
+	/* Another process's memory, registers and descriptors. */
+	{ "ptrace", 0 },
+	{ "process_vm_readv", 0 },
+	{ "process_vm_writev", 0 },
+	{ "pidfd_open", 0 },		/* the way to pidfd_getfd and process_madvise */
+	{ "pidfd_getfd", 0 },
+	/* Reshaping the mount view: the old and the new mount API, and
+	 * mount_setattr (it could clear the view's read-only and noexec). */
+	{ "mount", 0 },
+	{ "umount2", 0 },
+	{ "pivot_root", 0 },
+	{ "chroot", 0 },
+	{ "open_tree", 0 },
+	{ "open_tree_attr", __NR_open_tree_attr },
+	{ "move_mount", 0 },
+	{ "fsopen", 0 },
+	{ "fsconfig", 0 },
+	{ "fsmount", 0 },
+	{ "fspick", 0 },
+	{ "mount_setattr", __NR_mount_setattr },
+	/* Mount-tree introspection by id: the young interfaces that take a
+	 * mount-namespace id naming other namespaces (6.8+; /proc/self/
+	 * mountinfo still shows the command its own view). */
+	{ "listmount", __NR_listmount },
+	{ "statmount", __NR_statmount },
+	/* New namespaces (a user namespace gives back capabilities over a new
+	 * view and a large kernel attack surface); clone is filtered by flag. */
+	{ "setns", 0 },
+	{ "unshare", 0 },
+	/* Open a file by handle, bypassing every path: the "shocker" escape
+	 * needs CAP_DAC_READ_SEARCH, name_to_handle_at leaks the handles. */
+	{ "name_to_handle_at", 0 },
+	{ "open_by_handle_at", 0 },
+	/* Kernel code and the running kernel. */
+	{ "init_module", 0 },
+	{ "finit_module", 0 },
+	{ "delete_module", 0 },
+	{ "kexec_load", 0 },
+	{ "kexec_file_load", 0 },
+	{ "bpf", 0 },
+	{ "perf_event_open", 0 },
+	{ "lookup_dcookie", 0 },
+	{ "uselib", 0 },		/* maps a library by path, a.out era */
+	{ "_sysctl", 0 },
+	{ "syslog", 0 },		/* the host's kernel log */
+	/* Kernel keyrings are not namespaced: the user's keys and the host's. */
+	{ "add_key", 0 },
+	{ "request_key", 0 },
+	{ "keyctl", 0 },
+	/* Exploitation primitives and paths around the hooked syscalls:
+	 * io_uring does file and socket work without the syscalls Landlock
+	 * and this filter see; userfaultfd stalls kernel copies at will. */
+	{ "userfaultfd", 0 },
+	{ "io_uring_setup", 0 },
+	{ "io_uring_enter", 0 },
+	{ "io_uring_register", 0 },
+	/* Code no path names: memfd_create + execveat(AT_EMPTY_PATH) or
+	 * /proc/self/fd/N would run a file Landlock never saw. */
+	{ "memfd_create", 0 },
+	{ "memfd_secret", 0 },
+	/* The host itself: power, swap, clock, accounting, quotas, consoles,
+	 * I/O ports, 16-bit segments.  Each needs a capability of the initial
+	 * user namespace the command never has; refused here as well. */
+	{ "reboot", 0 },
+	{ "swapon", 0 },
+	{ "swapoff", 0 },
+	{ "settimeofday", 0 },
+	{ "clock_settime", 0 },
+	{ "clock_adjtime", 0 },
+	{ "adjtimex", 0 },
+	{ "acct", 0 },
+	{ "quotactl", 0 },
+	{ "quotactl_fd", 0 },
+	{ "vhangup", 0 },
+	{ "ioperm", 0 },
+	{ "iopl", 0 },
+	{ "modify_ldt", 0 },
+};
+
+/* Every CLONE_NEW* flag; clone with any of them is refused, one rule each.
+ * CLONE_NEWTIME (0x80) overlaps clone()'s exit-signal byte, where it is
+ * an invalid signal (> 64) anyway, so refusing it costs nothing. */
+static const uint64_t clone_new_flags[] = {
+	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, 0x00000080 /* CLONE_NEWTIME, 5.6 */,
+};
+
+/* Terminal ioctls that act on the user's terminal: TIOCSTI types into its
+ * input queue, TIOCLINUX reads and pastes the virtual console. */
+static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX };
+
+
+static int resolve(const struct sc_deny *d)
+{
+	int nr = seccomp_syscall_resolve_name(d->name);
+	if (nr < 0)
+		return d->fallback > 0 ? d->fallback : -1;
+	return nr;
+}
+
+/* One rule; libseccomp's return (negative errno) passed on. */
+#define RULE(ctx, act, nr, ...) \
+	do { \
+		int r_ = seccomp_rule_add((ctx), (act), (nr), __VA_ARGS__); \
+		if (r_ < 0) \
+			return r_; \
+	} while (0)
+
+static int add_denylist(scmp_filter_ctx ctx)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(deny_always); i++) {
+		int nr = resolve(&deny_always[i]);
+		if (nr < 0)
+			continue;	/* absent on this architecture */
+		RULE(ctx, DENY, nr, 0);
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(clone_new_flags); i++)
+		RULE(ctx, DENY, SCMP_SYS(clone), 1, ARGBITS(0, clone_new_flags[i]));
+	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
+		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
+	/* personality(2) is not filtered: its flags change only the
+	 * command's own processes, READ_IMPLIES_EXEC does not lift a noexec
+	 * mount, and MMAP_PAGE_ZERO is still bound by vm.mmap_min_addr. */
+	return 0;
+}
+
+/* Refuse socket(family, type other than SOCK_STREAM, ...), or socketpair
+ * (syscall nr). */
+static int deny_nonstream(scmp_filter_ctx ctx, int nr, int family)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(non_stream_types); i++)
+		RULE(ctx, DENY, nr, 2, ARG32(0, family),
+		     ARGMASK(1, non_stream_types[i].mask, non_stream_types[i].value));
+	return 0;
+}
+
+static int add_unix_rules(scmp_filter_ctx ctx)
+{
+	/* Every AF_UNIX socket(): connecting to a socket outside the view is
+	 * impossible, but abstract sockets and those inside grants are not. */
+	RULE(ctx, DENY, SCMP_SYS(socket), 1, ARG32(0, AF_UNIX));
+	/* socketpair: a stream pair is a pipe that reaches nothing else, so it
+	 * stays allowed (shells, Python's subprocess, test runners use it).
+	 * A datagram socket of a pair can still sendto() any address, and
+	 * seqpacket is refused with it to keep the rule "streams only". */
+	return deny_nonstream(ctx, SCMP_SYS(socketpair), AF_UNIX);
+}
+
+/*
+ * --allow-network PORTS: Landlock rules police TCP bind and connect on
+ * AF_INET/AF_INET6 stream sockets only.  Everything that moves data
+ * another way is refused here.
+ */
+static int add_port_rules(scmp_filter_ctx ctx)
+{
+	static const int inet[] = { AF_INET, AF_INET6 };
+	int sock = SCMP_SYS(socket);
+
+	/* Families: only AF_INET, AF_INET6 and AF_UNIX (the latter under its
+	 * own rule).  AF_NETLINK is refused too: it reaches no other host, but
+	 * in the host's namespace sock_diag lists every connection of the
+	 * machine; glibc's getaddrinfo(AI_ADDRCONFIG) falls back without it. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(other_families); i++)
+		RULE(ctx, DENY, sock, 1, ARGMASK(0, other_families[i].mask, other_families[i].value));
+	RULE(ctx, DENY, sock, 1, SCMP_A0(SCMP_CMP_GE, SC_FAMILY_LIMIT));
+
+	for (size_t i = 0; i < SBX_ARRAY_LEN(inet); i++) {
+		int r = deny_nonstream(ctx, sock, inet[i]);
+		if (r < 0)
+			return r;
+		/* Protocol 0 or IPPROTO_TCP only: not MPTCP (262), SCTP's
+		 * one-to-one stream sockets (132) or IPPROTO_SMC (256). */
+		for (size_t j = 0; j < SBX_ARRAY_LEN(non_tcp_protocols); j++)
+			RULE(ctx, DENY, sock, 2, ARG32(0, inet[i]),
+			     ARGMASK(2, non_tcp_protocols[j].mask, non_tcp_protocols[j].value));
+		RULE(ctx, DENY, sock, 2, ARG32(0, inet[i]), SCMP_A2(SCMP_CMP_GE, IPPROTO_TCP + 1));
+	}
+
+	/* TCP_ULP swaps the socket's protocol ops (kTLS, espintcp);
+	 * TCP_FASTOPEN_CONNECT and MSG_FASTOPEN send data in the SYN, a
+	 * connect path the port rules were not written against. */
+	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_TCP), ARG32(2, TCP_ULP));
+	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_TCP), ARG32(2, TCP_FASTOPEN_CONNECT));
+	RULE(ctx, DENY, SCMP_SYS(sendto), 1, ARGBITS(3, MSG_FASTOPEN));
+	RULE(ctx, DENY, SCMP_SYS(sendmsg), 1, ARGBITS(2, MSG_FASTOPEN));
+	RULE(ctx, DENY, SCMP_SYS(sendmmsg), 1, ARGBITS(3, MSG_FASTOPEN));
+	return 0;
+}
+
+static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
+{
+	int r;
+
+	/* A foreign ABI (i386 via int $0x80, AArch32) and, on x86_64, x32
+	 * (numbers with bit 30, same audit arch): libseccomp compiles only the
+	 * native arch, sends every other one to the bad-arch action, and
+	 * checks the x32 bit on x86_64 itself. */
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
+		return r;
+	/* A binary tree over syscall numbers: allowed syscalls, the common
+	 * case, then pass about log2(n) comparisons instead of all of them. */
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
+		return r;
+	if ((r = add_denylist(ctx)) < 0)
+		return r;
+	if (!p->allow_unix && (r = add_unix_rules(ctx)) < 0)
+		return r;
+	if (p->net == POL_NET_NONE) {
+		/* vsock is not confined by the empty network namespace: it
+		 * reaches the hypervisor host and local vsock listeners. */
+		RULE(ctx, DENY, SCMP_SYS(socket), 1, ARG32(0, AF_VSOCK));
+	} else if (p->net == POL_NET_PORTS) {
+		if ((r = add_port_rules(ctx)) < 0)
+			return r;
+	}
+	return 0;
+}
 
 int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
+	int r = build_rules(p, ctx);
+	if (r < 0) {
+		seccomp_release(ctx);
+		return r;
+	}
 	*out = ctx;
 	return 0;
 }

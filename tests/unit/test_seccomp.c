@@ -1,0 +1,510 @@
+/*
+ * test_seccomp.c — the syscall filter, evaluated without a kernel: each
+ * policy's filter is built, exported as classic BPF (seccomp_export_bpf)
+ * and run by the test-only interpreter (bpf_interp.h) on struct
+ * seccomp_data inputs.  Syscall numbers come from <sys/syscall.h> and
+ * compat.h, independently of the filter's own table.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/audit.h>
+#include <linux/vm_sockets.h>
+
+#include "bpf_interp.h"
+#include "sandbox/policy.h"
+#include "sandbox/seccomp.h"
+#include "util/compat.h"
+
+#define R_ALLOW SECCOMP_RET_ALLOW
+#define R_EPERM (SECCOMP_RET_ERRNO | EPERM)
+#define R_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
+#define R_KILL SECCOMP_RET_KILL_PROCESS
+#define X32_BIT 0x40000000
+#define HIGH_GARBAGE 0xdead000100000000ULL
+
+enum { F_DEFAULT, F_UNIX, F_PORTS, F_PORTS_UNIX, F_ANY, F_NONE_UNIX, F__COUNT };
+
+static struct bpf_prog progs[F__COUNT];
+
+static void compile(struct policy *p, struct bpf_prog *out)
+{
+	scmp_filter_ctx ctx;
+	assert_int_equal(seccomp_filter_build(p, &ctx), 0);
+	int fd = memfd_create("seccomp-test", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(seccomp_export_bpf(ctx, fd), 0);
+	seccomp_release(ctx);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(bpf_prog_from_fd(fd, out), 0);
+	close(fd);
+}
+
+static int setup(void **state)
+{
+	static const struct { enum policy_net net; int unix_ok; } kinds[F__COUNT] = {
+		[F_DEFAULT] = { POL_NET_NONE, 0 },
+		[F_UNIX] = { POL_NET_NONE, 1 },
+		[F_PORTS] = { POL_NET_PORTS, 0 },
+		[F_PORTS_UNIX] = { POL_NET_PORTS, 1 },
+		[F_ANY] = { POL_NET_ANY, 0 },
+		[F_NONE_UNIX] = { POL_NET_NONE, 1 },
+	};
+	for (int i = 0; i < F__COUNT; i++) {
+		struct policy p;
+		policy_init(&p);
+		p.net = kinds[i].net;
+		p.allow_unix = kinds[i].unix_ok;
+		if (p.net == POL_NET_PORTS) {
+			p.ports[0] = 443;
+			p.nports = 1;
+		}
+		compile(&p, &progs[i]);
+		policy_release(&p);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	for (int i = 0; i < F__COUNT; i++)
+		bpf_prog_free(&progs[i]);
+	return 0;
+}
+
+static uint32_t run_arch(int f, uint32_t arch, int nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct seccomp_data d = { .nr = nr, .arch = arch, .args = { a0, a1, a2, a3 } };
+	return bpf_run(&progs[f], &d);
+}
+
+static uint32_t run(int f, int nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	return run_arch(f, seccomp_arch_native(), nr, a0, a1, a2, a3);
+}
+
+#define ASSERT_RET(got, want, what) \
+	do { \
+		uint32_t g_ = (got); \
+		if (g_ != (uint32_t)(want)) \
+			fail_msg("%s: got 0x%08x, want 0x%08x", (what), g_, (uint32_t)(want)); \
+	} while (0)
+
+/* The interpreter itself, on hand-written programs. */
+static void test_bpf_interp_basics(void **state)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x40000000, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 100, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 7),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct bpf_prog p = { insns, SBX_ARRAY_LEN(insns) };
+	struct seccomp_data d = { .nr = 5 };
+	assert_int_equal(bpf_run(&p, &d), 5);
+	d.nr = 100;
+	assert_int_equal(bpf_run(&p, &d), SECCOMP_RET_ERRNO | 7);
+	d.nr = 0x40000001;
+	assert_int_equal(bpf_run(&p, &d), SECCOMP_RET_KILL_PROCESS);
+
+	/* A load past struct seccomp_data and running off the end are bad. */
+	struct sock_filter bad[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, sizeof(struct seccomp_data)) };
+	struct bpf_prog pb = { bad, 1 };
+	assert_int_equal(bpf_run(&pb, &d), BPF_INTERP_BAD);
+	struct sock_filter off[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0) };
+	struct bpf_prog po = { off, 1 };
+	assert_int_equal(bpf_run(&po, &d), BPF_INTERP_BAD);
+}
+
+static const struct { const char *name; int nr; } denied[] = {
+	{ "ptrace", SYS_ptrace },
+	{ "process_vm_readv", SYS_process_vm_readv },
+	{ "process_vm_writev", SYS_process_vm_writev },
+	{ "pidfd_open", SYS_pidfd_open },
+	{ "pidfd_getfd", SYS_pidfd_getfd },
+	{ "mount", SYS_mount },
+	{ "umount2", SYS_umount2 },
+	{ "pivot_root", SYS_pivot_root },
+	{ "chroot", SYS_chroot },
+	{ "open_tree", SYS_open_tree },
+	{ "open_tree_attr", __NR_open_tree_attr },
+	{ "move_mount", SYS_move_mount },
+	{ "fsopen", SYS_fsopen },
+	{ "fsconfig", SYS_fsconfig },
+	{ "fsmount", SYS_fsmount },
+	{ "fspick", SYS_fspick },
+	{ "mount_setattr", __NR_mount_setattr },
+	{ "listmount", __NR_listmount },
+	{ "statmount", __NR_statmount },
+	{ "setns", SYS_setns },
+	{ "unshare", SYS_unshare },
+	{ "name_to_handle_at", SYS_name_to_handle_at },
+	{ "open_by_handle_at", SYS_open_by_handle_at },
+	{ "init_module", SYS_init_module },
+	{ "finit_module", SYS_finit_module },
+	{ "delete_module", SYS_delete_module },
+	{ "kexec_load", SYS_kexec_load },
+	{ "kexec_file_load", SYS_kexec_file_load },
+	{ "bpf", SYS_bpf },
+	{ "perf_event_open", SYS_perf_event_open },
+	{ "lookup_dcookie", SYS_lookup_dcookie },
+	{ "uselib", SYS_uselib },
+	{ "_sysctl", SYS__sysctl },
+	{ "syslog", SYS_syslog },
+	{ "add_key", SYS_add_key },
+	{ "request_key", SYS_request_key },
+	{ "keyctl", SYS_keyctl },
+	{ "userfaultfd", SYS_userfaultfd },
+	{ "io_uring_setup", SYS_io_uring_setup },
+	{ "io_uring_enter", SYS_io_uring_enter },
+	{ "io_uring_register", SYS_io_uring_register },
+	{ "memfd_create", SYS_memfd_create },
+	{ "memfd_secret", SYS_memfd_secret },
+	{ "reboot", SYS_reboot },
+	{ "swapon", SYS_swapon },
+	{ "swapoff", SYS_swapoff },
+	{ "settimeofday", SYS_settimeofday },
+	{ "clock_settime", SYS_clock_settime },
+	{ "clock_adjtime", SYS_clock_adjtime },
+	{ "adjtimex", SYS_adjtimex },
+	{ "acct", SYS_acct },
+	{ "quotactl", SYS_quotactl },
+	{ "quotactl_fd", SYS_quotactl_fd },
+	{ "vhangup", SYS_vhangup },
+#ifdef SYS_ioperm
+	{ "ioperm", SYS_ioperm },
+	{ "iopl", SYS_iopl },
+#endif
+#ifdef SYS_modify_ldt
+	{ "modify_ldt", SYS_modify_ldt },
+#endif
+};
+
+static void test_seccomp_denylist_eperm(void **state)
+{
+	char what[96];
+	for (int f = 0; f < F__COUNT; f++)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++) {
+			snprintf(what, sizeof(what), "%s (filter %d)", denied[i].name, f);
+			ASSERT_RET(run(f, denied[i].nr, 0, 0, 0, 0), R_EPERM, what);
+		}
+}
+
+static void test_seccomp_ordinary_allowed(void **state)
+{
+	static const struct { const char *name; int nr; } ok[] = {
+		{ "read", SYS_read }, { "write", SYS_write }, { "openat", SYS_openat },
+#ifdef SYS_open
+		{ "open", SYS_open },
+#endif
+		{ "close", SYS_close }, { "execve", SYS_execve }, { "execveat", SYS_execveat },
+		{ "mmap", SYS_mmap }, { "mprotect", SYS_mprotect }, { "futex", SYS_futex },
+		{ "landlock_create_ruleset", SYS_landlock_create_ruleset },
+		{ "landlock_add_rule", SYS_landlock_add_rule },
+		{ "landlock_restrict_self", SYS_landlock_restrict_self },
+		{ "seccomp", SYS_seccomp }, { "prctl", SYS_prctl }, { "wait4", SYS_wait4 },
+		{ "mseal", __NR_mseal }, { "close_range", __NR_close_range },
+		{ "getpid", SYS_getpid }, { "exit_group", SYS_exit_group },
+		{ "socket AF_INET", SYS_socket },
+	};
+	char what[96];
+	for (int f = 0; f < F__COUNT; f++)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(ok); i++) {
+			snprintf(what, sizeof(what), "%s (filter %d)", ok[i].name, f);
+			/* a0 = 2 (AF_INET for socket, a fd for the others) */
+			ASSERT_RET(run(f, ok[i].nr, 2, SOCK_STREAM, 0, 0), R_ALLOW, what);
+		}
+}
+
+static const uint64_t clone_new[] = {
+	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, 0x80 /* CLONE_NEWTIME */,
+};
+
+static void test_seccomp_clone_namespaces(void **state)
+{
+	char what[96];
+	uint64_t all = 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(clone_new); i++) {
+		all |= clone_new[i];
+		snprintf(what, sizeof(what), "clone 0x%llx", (unsigned long long)clone_new[i]);
+		ASSERT_RET(run(F_DEFAULT, SYS_clone, clone_new[i], 0, 0, 0), R_EPERM, what);
+		ASSERT_RET(run(F_ANY, SYS_clone, clone_new[i] | SIGCHLD, 0, 0, 0), R_EPERM, what);
+		ASSERT_RET(run(F_DEFAULT, SYS_clone, clone_new[i] | CLONE_VM | CLONE_VFORK | HIGH_GARBAGE, 0, 0, 0),
+			   R_EPERM, what);
+	}
+	ASSERT_RET(run(F_DEFAULT, SYS_clone, all, 0, 0, 0), R_EPERM, "clone all CLONE_NEW*");
+	ASSERT_RET(run(F_DEFAULT, SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, 0, 0, 0), R_EPERM,
+		   "clone NEWUSER|NEWNS");
+}
+
+static void test_seccomp_clone_plain_allowed(void **state)
+{
+	/* glibc's pthread_create and fork, posix_spawn's vfork-like clone. */
+	const uint64_t thread = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+				CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	ASSERT_RET(run(F_DEFAULT, SYS_clone, thread, 0, 0, 0), R_ALLOW, "thread clone");
+	ASSERT_RET(run(F_DEFAULT, SYS_clone, CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD, 0, 0, 0),
+		   R_ALLOW, "fork clone");
+	ASSERT_RET(run(F_DEFAULT, SYS_clone, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0), R_ALLOW, "vfork clone");
+	ASSERT_RET(run(F_PORTS, SYS_clone, CLONE_PIDFD | SIGCHLD, 0, 0, 0), R_ALLOW, "pidfd clone");
+	ASSERT_RET(run(F_DEFAULT, SYS_fork, 0, 0, 0, 0), R_ALLOW, "fork");
+}
+
+static void test_seccomp_clone3_enosys(void **state)
+{
+	for (int f = 0; f < F__COUNT; f++)
+		ASSERT_RET(run(f, __NR_clone3, 0, 88, 0, 0), R_ENOSYS, "clone3");
+}
+
+static void test_seccomp_tty_ioctls(void **state)
+{
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCSTI, 0, 0), R_EPERM, "TIOCSTI");
+	ASSERT_RET(run(F_ANY, SYS_ioctl, 1, TIOCLINUX, 0, 0), R_EPERM, "TIOCLINUX");
+	/* CVE-2019-10063: the kernel uses the low 32 bits of the request. */
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, HIGH_GARBAGE | TIOCSTI, 0, 0), R_EPERM, "TIOCSTI high bits");
+	ASSERT_RET(run(F_UNIX, SYS_ioctl, 0, 0xffffffff00000000ULL | TIOCSTI, 0, 0), R_EPERM,
+		   "TIOCSTI all high bits");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, HIGH_GARBAGE | TIOCLINUX, 0, 0), R_EPERM, "TIOCLINUX high bits");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCGETS, 0, 0), R_ALLOW, "TCGETS");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 1, TIOCGWINSZ, 0, 0), R_ALLOW, "TIOCGWINSZ");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 3, FIONREAD, 0, 0), R_ALLOW, "FIONREAD");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCSTI + 1, 0, 0), R_ALLOW, "TIOCSTI+1");
+}
+
+static void test_seccomp_unix_denied_by_default(void **state)
+{
+	const int fs[] = { F_DEFAULT, F_PORTS, F_ANY };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fs); i++) {
+		int f = fs[i];
+		ASSERT_RET(run(f, SYS_socket, AF_UNIX, SOCK_STREAM, 0, 0), R_EPERM, "socket unix stream");
+		ASSERT_RET(run(f, SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0), R_EPERM, "socket unix dgram");
+		ASSERT_RET(run(f, SYS_socket, HIGH_GARBAGE | AF_UNIX, SOCK_STREAM, 0, 0), R_EPERM,
+			   "socket unix high bits");
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_DGRAM, 0, 0), R_EPERM, "socketpair dgram");
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, 0), R_EPERM,
+			   "socketpair dgram|flags");
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_SEQPACKET, 0, 0), R_EPERM, "socketpair seqpacket");
+		ASSERT_RET(run(f, SYS_socketpair, HIGH_GARBAGE | AF_UNIX, HIGH_GARBAGE | SOCK_DGRAM, 0, 0), R_EPERM,
+			   "socketpair dgram high bits");
+		for (uint64_t t = 0; t < 16; t++)
+			if (t != SOCK_STREAM)
+				ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, t, 0, 0), R_EPERM, "socketpair non-stream type");
+		/* A stream pair is a pipe: allowed. */
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, 0), R_ALLOW, "socketpair stream");
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, 0), R_ALLOW,
+			   "socketpair stream|flags");
+	}
+}
+
+static void test_seccomp_unix_allowed_with_flag(void **state)
+{
+	const int fs[] = { F_UNIX, F_PORTS_UNIX, F_NONE_UNIX };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fs); i++) {
+		int f = fs[i];
+		ASSERT_RET(run(f, SYS_socket, AF_UNIX, SOCK_STREAM, 0, 0), R_ALLOW, "socket unix stream");
+		ASSERT_RET(run(f, SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0), R_ALLOW, "socket unix dgram");
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_DGRAM, 0, 0), R_ALLOW, "socketpair dgram");
+		ASSERT_RET(run(f, SYS_socketpair, AF_UNIX, SOCK_SEQPACKET, 0, 0), R_ALLOW, "socketpair seqpacket");
+	}
+}
+
+static void test_seccomp_ports_socket_rules(void **state)
+{
+	const int fs[] = { F_PORTS, F_PORTS_UNIX };
+	const int inet[] = { AF_INET, AF_INET6 };
+	char what[96];
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fs); i++) {
+		int f = fs[i];
+		for (size_t j = 0; j < SBX_ARRAY_LEN(inet); j++) {
+			int fam = inet[j];
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, 0, 0), R_ALLOW, "tcp");
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, IPPROTO_TCP, 0), R_ALLOW, "tcp proto 6");
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0), R_ALLOW,
+				   "tcp|flags");
+			for (uint64_t t = 0; t < 16; t++) {
+				if (t == SOCK_STREAM)
+					continue;
+				snprintf(what, sizeof(what), "family %d type %llu", fam, (unsigned long long)t);
+				ASSERT_RET(run(f, SYS_socket, fam, t, 0, 0), R_EPERM, what);
+				ASSERT_RET(run(f, SYS_socket, fam, t | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, 0), R_EPERM, what);
+				ASSERT_RET(run(f, SYS_socket, fam, HIGH_GARBAGE | t, 0, 0), R_EPERM, what);
+			}
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_DGRAM, IPPROTO_UDP, 0), R_EPERM, "udp");
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_RAW, IPPROTO_ICMP, 0), R_EPERM, "raw");
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_PACKET, 0, 0), R_EPERM, "SOCK_PACKET");
+			for (uint64_t proto = 1; proto < 600; proto++) {
+				if (proto == IPPROTO_TCP)
+					continue;
+				snprintf(what, sizeof(what), "family %d stream protocol %llu", fam,
+					 (unsigned long long)proto);
+				ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, proto, 0), R_EPERM, what);
+			}
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, IPPROTO_MPTCP, 0), R_EPERM, "mptcp");
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, HIGH_GARBAGE | IPPROTO_MPTCP, 0), R_EPERM,
+				   "mptcp high bits");
+		}
+		for (uint64_t fam = 0; fam < 70; fam++) {
+			if (fam == AF_INET || fam == AF_INET6 || fam == AF_UNIX)
+				continue;
+			snprintf(what, sizeof(what), "family %llu", (unsigned long long)fam);
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socket, HIGH_GARBAGE | fam, SOCK_STREAM, 0, 0), R_EPERM, what);
+		}
+		ASSERT_RET(run(f, SYS_socket, AF_NETLINK, SOCK_RAW, 0, 0), R_EPERM, "netlink");
+		ASSERT_RET(run(f, SYS_socket, AF_PACKET, SOCK_RAW, 0, 0), R_EPERM, "packet");
+		ASSERT_RET(run(f, SYS_socket, AF_VSOCK, SOCK_STREAM, 0, 0), R_EPERM, "vsock");
+		ASSERT_RET(run(f, SYS_socket, 100000, SOCK_STREAM, 0, 0), R_EPERM, "family 100000");
+	}
+	/* The unix family follows --allow-unix-sockets alone. */
+	ASSERT_RET(run(F_PORTS_UNIX, SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0), R_ALLOW, "unix dgram, allowed");
+	ASSERT_RET(run(F_PORTS, SYS_socket, AF_UNIX, SOCK_STREAM, 0, 0), R_EPERM, "unix stream, denied");
+}
+
+static void test_seccomp_ports_tcp_options(void **state)
+{
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_TCP, TCP_ULP, 0), R_EPERM, "TCP_ULP");
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, HIGH_GARBAGE | SOL_TCP, HIGH_GARBAGE | TCP_ULP, 0), R_EPERM,
+		   "TCP_ULP high bits");
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_TCP, TCP_FASTOPEN_CONNECT, 0), R_EPERM,
+		   "TCP_FASTOPEN_CONNECT");
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_TCP, TCP_NODELAY, 0), R_ALLOW, "TCP_NODELAY");
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_SOCKET, SO_REUSEADDR, 0), R_ALLOW, "SO_REUSEADDR");
+	/* SOL_SOCKET's option 31 is not TCP_ULP. */
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_SOCKET, TCP_ULP, 0), R_ALLOW, "SOL_SOCKET 31");
+
+	ASSERT_RET(run(F_PORTS, SYS_sendto, 3, 0, 10, MSG_FASTOPEN), R_EPERM, "sendto MSG_FASTOPEN");
+	ASSERT_RET(run(F_PORTS, SYS_sendto, 3, 0, 10, MSG_FASTOPEN | MSG_NOSIGNAL | MSG_DONTWAIT), R_EPERM,
+		   "sendto MSG_FASTOPEN|others");
+	ASSERT_RET(run(F_PORTS, SYS_sendto, 3, 0, 10, MSG_NOSIGNAL), R_ALLOW, "sendto MSG_NOSIGNAL");
+	ASSERT_RET(run(F_PORTS, SYS_sendmsg, 3, 0, MSG_FASTOPEN, 0), R_EPERM, "sendmsg MSG_FASTOPEN");
+	ASSERT_RET(run(F_PORTS, SYS_sendmsg, 3, 0, 0, 0), R_ALLOW, "sendmsg");
+	ASSERT_RET(run(F_PORTS, SYS_sendmmsg, 3, 0, 1, MSG_FASTOPEN), R_EPERM, "sendmmsg MSG_FASTOPEN");
+	ASSERT_RET(run(F_PORTS, SYS_sendmmsg, 3, 0, 1, 0), R_ALLOW, "sendmmsg");
+}
+
+static void test_seccomp_other_modes_no_port_rules(void **state)
+{
+	/* Any network: nothing network-related beyond AF_UNIX. */
+	ASSERT_RET(run(F_ANY, SYS_socket, AF_INET, SOCK_DGRAM, 0, 0), R_ALLOW, "any: udp");
+	ASSERT_RET(run(F_ANY, SYS_socket, AF_INET6, SOCK_RAW, IPPROTO_ICMPV6, 0), R_ALLOW, "any: raw");
+	ASSERT_RET(run(F_ANY, SYS_socket, AF_INET, SOCK_STREAM, IPPROTO_MPTCP, 0), R_ALLOW, "any: mptcp");
+	ASSERT_RET(run(F_ANY, SYS_socket, AF_NETLINK, SOCK_RAW, 0, 0), R_ALLOW, "any: netlink");
+	ASSERT_RET(run(F_ANY, SYS_socket, AF_VSOCK, SOCK_STREAM, 0, 0), R_ALLOW, "any: vsock");
+	ASSERT_RET(run(F_ANY, SYS_setsockopt, 3, SOL_TCP, TCP_ULP, 0), R_ALLOW, "any: TCP_ULP");
+	ASSERT_RET(run(F_ANY, SYS_sendto, 3, 0, 1, MSG_FASTOPEN), R_ALLOW, "any: MSG_FASTOPEN");
+	/* No network: the namespace is empty, only vsock escapes it. */
+	ASSERT_RET(run(F_DEFAULT, SYS_socket, AF_INET, SOCK_DGRAM, 0, 0), R_ALLOW, "none: udp");
+	ASSERT_RET(run(F_DEFAULT, SYS_socket, AF_NETLINK, SOCK_RAW, 0, 0), R_ALLOW, "none: netlink");
+	ASSERT_RET(run(F_DEFAULT, SYS_socket, AF_VSOCK, SOCK_STREAM, 0, 0), R_EPERM, "none: vsock");
+	ASSERT_RET(run(F_NONE_UNIX, SYS_socket, HIGH_GARBAGE | AF_VSOCK, SOCK_DGRAM, 0, 0), R_EPERM,
+		   "none: vsock high bits");
+}
+
+/* personality is left alone (docs/claims/seccomp.md says why). */
+static void test_seccomp_personality_allowed(void **state)
+{
+	const uint64_t vals[] = { 0xffffffff, PER_LINUX, PER_LINUX32, ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC };
+	for (int f = 0; f < F__COUNT; f++)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(vals); i++)
+			ASSERT_RET(run(f, SYS_personality, vals[i], 0, 0, 0), R_ALLOW, "personality");
+}
+
+static void test_seccomp_foreign_arch_killed(void **state)
+{
+#if defined(__x86_64__)
+	const uint32_t foreign = AUDIT_ARCH_I386;
+#elif defined(__aarch64__)
+	const uint32_t foreign = AUDIT_ARCH_ARM;
+#else
+	skip();
+	const uint32_t foreign = 0;
+#endif
+	for (int f = 0; f < F__COUNT; f++) {
+		/* i386: 0 restart_syscall, 3 read, 11 execve, 26 ptrace, 120 clone */
+		const int nrs[] = { 0, 3, 11, 26, 120, 375 };
+		for (size_t i = 0; i < SBX_ARRAY_LEN(nrs); i++)
+			ASSERT_RET(run_arch(f, foreign, nrs[i], 0, 0, 0, 0), R_KILL, "foreign arch");
+	}
+	ASSERT_RET(run_arch(F_DEFAULT, 0, 0, 0, 0, 0, 0), R_KILL, "arch 0");
+}
+
+static void test_seccomp_x32_killed(void **state)
+{
+#if defined(__x86_64__)
+	/* x32 shares AUDIT_ARCH_X86_64; its numbers carry bit 30.  x32's own
+	 * table (512+) and the common part alike are killed. */
+	const int nrs[] = { 0, 1, 2, SYS_ptrace, SYS_mount, 512, 520 /* x32 execve */, 545 };
+	for (int f = 0; f < F__COUNT; f++)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(nrs); i++)
+			ASSERT_RET(run(f, X32_BIT | nrs[i], 0, 0, 0, 0), R_KILL, "x32");
+#else
+	skip();
+#endif
+}
+
+/* Building the filter stays cheap: it runs in every command stage. */
+static void test_seccomp_build_is_cheap(void **state)
+{
+	struct policy p;
+	struct timespec a, b;
+	const int n = 200;
+	policy_init(&p);
+	p.net = POL_NET_PORTS;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++) {
+		scmp_filter_ctx ctx;
+		assert_int_equal(seccomp_filter_build(&p, &ctx), 0);
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		assert_int_equal(seccomp_export_bpf(ctx, fd), 0);
+		close(fd);
+		seccomp_release(ctx);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / n;
+	print_message("seccomp build+compile, ports policy: %.1f us\n", us);
+	/* Generous bound (sanitizers, a loaded CI machine): 5 ms. */
+	assert_true(us < 5000.0);
+	policy_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bpf_interp_basics),
+		cmocka_unit_test(test_seccomp_denylist_eperm),
+		cmocka_unit_test(test_seccomp_ordinary_allowed),
+		cmocka_unit_test(test_seccomp_clone_namespaces),
+		cmocka_unit_test(test_seccomp_clone_plain_allowed),
+		cmocka_unit_test(test_seccomp_clone3_enosys),
+		cmocka_unit_test(test_seccomp_tty_ioctls),
+		cmocka_unit_test(test_seccomp_unix_denied_by_default),
+		cmocka_unit_test(test_seccomp_unix_allowed_with_flag),
+		cmocka_unit_test(test_seccomp_ports_socket_rules),
+		cmocka_unit_test(test_seccomp_ports_tcp_options),
+		cmocka_unit_test(test_seccomp_other_modes_no_port_rules),
+		cmocka_unit_test(test_seccomp_personality_allowed),
+		cmocka_unit_test(test_seccomp_foreign_arch_killed),
+		cmocka_unit_test(test_seccomp_x32_killed),
+		cmocka_unit_test(test_seccomp_build_is_cheap),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
