@@ -1,0 +1,391 @@
+/*
+ * gate.c — the approval gate's decisions, the question text and the diff
+ * (pure), and the terminal question of agent-run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "agent/gate.h"
+#include "util/util.h"
+
+static const char *const gate_names[GT__COUNT] = { "read", "ls", "find", "grep", "write", "edit", "bash" };
+
+void gate_init(struct gate *g, unsigned allowed, int approve_call)
+{
+	g->allowed = allowed & GATE_ALL_MASK;
+	g->approve_call = approve_call;
+	g->always = 0;
+}
+
+int gate_tool_index(const char *name)
+{
+	for (int i = 0; i < GT__COUNT; i++)
+		if (name && strcmp(name, gate_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+enum gate_verdict gate_decide(const struct gate *g, const char *tool)
+{
+	int i = gate_tool_index(tool);
+	if (i < 0 || !(g->allowed & (1u << i)))
+		return GATE_REFUSE;
+	if (GATE_READONLY_MASK & (1u << i))
+		return GATE_RUN;
+	if (!g->approve_call || (g->always & (1u << i)))
+		return GATE_RUN;
+	return GATE_ASK;
+}
+
+void gate_remember_always(struct gate *g, const char *tool)
+{
+	int i = gate_tool_index(tool);
+	if (i >= 0)
+		g->always |= 1u << i;
+}
+
+char *gate_refusal_text(const char *tool, int by_user, const char *reason)
+{
+	if (by_user)
+		return xasprintf("the user refused this %s call%s%s", tool, reason && *reason ? ": " : "",
+				 reason && *reason ? reason : "");
+	if (gate_tool_index(tool) < 0)
+		return xasprintf("there is no tool named '%s'; the tools are read, ls, find, grep, write, edit, bash", tool);
+	return xasprintf("the %s tool is not allowed in this session; the user can allow it with --allow-tool %s", tool,
+			 tool);
+}
+
+/* Length of a valid UTF-8 sequence at s (n bytes left) and its code point,
+ * or 0 when invalid. */
+static int utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	int len;
+	uint32_t c;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0) { len = 2; c = s[0] & 0x1f; }
+	else if ((s[0] & 0xf0) == 0xe0) { len = 3; c = s[0] & 0x0f; }
+	else if ((s[0] & 0xf8) == 0xf0) { len = 4; c = s[0] & 0x07; }
+	else return 0;
+	if ((size_t)len > n)
+		return 0;
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static int is_bidi(uint32_t c)
+{
+	return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f ||
+	       c == 0x061c;
+}
+
+char *gate_visible(const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
+	char *out = xmalloc(cap + 1);
+	while (i < n) {
+		uint32_t cp;
+		int l = utf8_seq(s + i, n - i, &cp);
+		if (shown >= max) {
+			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
+			break;
+		}
+		if (l == 0) {
+			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
+			i++;
+		} else if (cp == '\n' || cp == '\t') {
+			out[len++] = (char)cp;
+			i++;
+		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+			if (cp < 0x80)
+				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
+			else
+				len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
+			i += (size_t)l;
+		} else if (is_bidi(cp)) {
+			len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
+			i += (size_t)l;
+		} else {
+			memcpy(out + len, s + i, (size_t)l);
+			len += (size_t)l;
+			i += (size_t)l;
+		}
+		shown++;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+/* ---- diff ---------------------------------------------------------------- */
+
+struct lines {
+	const char **p;
+	size_t *len;
+	size_t n;
+};
+
+static void split_lines(const char *s, struct lines *l)
+{
+	l->p = NULL;
+	l->len = NULL;
+	l->n = 0;
+	if (!s || !*s)
+		return;
+	size_t cap = 16;
+	l->p = xmalloc(cap * sizeof(*l->p));
+	l->len = xmalloc(cap * sizeof(*l->len));
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (l->n == cap) {
+			cap *= 2;
+			l->p = xrealloc(l->p, cap * sizeof(*l->p));
+			l->len = xrealloc(l->len, cap * sizeof(*l->len));
+		}
+		l->p[l->n] = s;
+		l->len[l->n++] = len;
+		s += len + (e ? 1 : 0);
+	}
+}
+
+static int line_eq(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->len[i] == b->len[j] && memcmp(a->p[i], b->p[j], a->len[i]) == 0;
+}
+
+/* An edit script entry: ' ' keep, '-' old line, '+' new line. */
+struct op {
+	char kind;
+	size_t idx;	/* line index in old ('-', ' ') or new ('+') */
+};
+
+#define DIFF_MAX_CELLS (4u << 20)
+
+static struct op *edit_script(const struct lines *a, const struct lines *b, size_t *nops)
+{
+	size_t pre = 0, suf = 0;
+	while (pre < a->n && pre < b->n && line_eq(a, pre, b, pre))
+		pre++;
+	while (suf < a->n - pre && suf < b->n - pre && line_eq(a, a->n - 1 - suf, b, b->n - 1 - suf))
+		suf++;
+	size_t am = a->n - pre - suf, bm = b->n - pre - suf;
+	struct op *ops = xmalloc((a->n + b->n + 1) * sizeof(*ops));
+	size_t k = 0;
+	for (size_t i = 0; i < pre; i++)
+		ops[k++] = (struct op){ ' ', i };
+	if (am && bm && (uint64_t)(am + 1) * (bm + 1) <= DIFF_MAX_CELLS) {
+		/* LCS table over the differing middle. */
+		uint32_t *t = xcalloc((am + 1) * (bm + 1), sizeof(uint32_t));
+#define T(i, j) t[(i) * (bm + 1) + (j)]
+		for (size_t i = am; i-- > 0;)
+			for (size_t j = bm; j-- > 0;)
+				T(i, j) = line_eq(a, pre + i, b, pre + j) ? T(i + 1, j + 1) + 1
+					  : (T(i + 1, j) >= T(i, j + 1) ? T(i + 1, j) : T(i, j + 1));
+		size_t i = 0, j = 0;
+		while (i < am || j < bm) {
+			if (i < am && j < bm && line_eq(a, pre + i, b, pre + j)) {
+				ops[k++] = (struct op){ ' ', pre + i };
+				i++;
+				j++;
+			} else if (i < am && (j == bm || T(i + 1, j) >= T(i, j + 1))) {
+				ops[k++] = (struct op){ '-', pre + i };
+				i++;
+			} else {
+				ops[k++] = (struct op){ '+', pre + j };
+				j++;
+			}
+		}
+#undef T
+		free(t);
+	} else {
+		for (size_t i = 0; i < am; i++)
+			ops[k++] = (struct op){ '-', pre + i };
+		for (size_t j = 0; j < bm; j++)
+			ops[k++] = (struct op){ '+', pre + j };
+	}
+	for (size_t i = 0; i < suf; i++)
+		ops[k++] = (struct op){ ' ', a->n - suf + i };
+	*nops = k;
+	return ops;
+}
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	size_t lines;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines)
+{
+	struct lines a, b;
+	struct sbuf out = { 0 };
+	size_t nops, ctx = 3;
+	split_lines(old, &a);
+	split_lines(new_text, &b);
+	struct op *ops = edit_script(&a, &b, &nops);
+	char head[4200];
+	int n = snprintf(head, sizeof(head), "--- %s\n+++ b/%s\n", old ? path : "/dev/null", path);
+	sb_add(&out, head, (size_t)(n < (int)sizeof(head) ? n : (int)sizeof(head) - 1));
+
+	size_t k = 0;
+	int cut = 0;
+	while (k < nops && !cut) {
+		while (k < nops && ops[k].kind == ' ')
+			k++;
+		if (k >= nops)
+			break;
+		size_t start = k >= ctx ? k - ctx : 0, end = k;
+		/* extend the hunk while changes are within 2*ctx of each other */
+		for (;;) {
+			while (end < nops && ops[end].kind != ' ')
+				end++;
+			size_t run = end;
+			while (run < nops && ops[run].kind == ' ' && run - end < 2 * ctx)
+				run++;
+			if (run < nops && ops[run].kind != ' ')
+				end = run;
+			else
+				break;
+		}
+		size_t stop = end + ctx < nops ? end + ctx : nops;
+		/* line numbers for the header */
+		size_t ostart = 0, nstart = 0, ocount = 0, ncount = 0;
+		for (size_t q = 0; q < start; q++) {
+			if (ops[q].kind != '+') ostart++;
+			if (ops[q].kind != '-') nstart++;
+		}
+		for (size_t q = start; q < stop; q++) {
+			if (ops[q].kind != '+') ocount++;
+			if (ops[q].kind != '-') ncount++;
+		}
+		n = snprintf(head, sizeof(head), "@@ -%zu,%zu +%zu,%zu @@\n", ocount ? ostart + 1 : ostart, ocount,
+			     ncount ? nstart + 1 : nstart, ncount);
+		sb_add(&out, head, (size_t)n);
+		for (size_t q = start; q < stop; q++) {
+			if (out.lines >= max_lines) {
+				cut = 1;
+				break;
+			}
+			const struct lines *src = ops[q].kind == '+' ? &b : &a;
+			char kind = ops[q].kind;
+			sb_add(&out, &kind, 1);
+			sb_add(&out, src->p[ops[q].idx], src->len[ops[q].idx]);
+			sb_add(&out, "\n", 1);
+			out.lines++;
+		}
+		k = stop;
+	}
+	if (cut) {
+		n = snprintf(head, sizeof(head), "… [diff cut at %zu lines]\n", max_lines);
+		sb_add(&out, head, (size_t)n);
+	}
+	free(ops);
+	free(a.p);
+	free(a.len);
+	free(b.p);
+	free(b.len);
+	return out.s;
+}
+
+/* ---- the terminal question ---------------------------------------------- */
+
+int gate_tty_available(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+enum approval_answer gate_tty_ask(const struct approval_question *q, char **reason)
+{
+	struct termios old, raw;
+	enum approval_answer ans = APPROVE_ABORT;
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	*reason = NULL;
+	if (fd < 0)
+		return APPROVE_ABORT;
+	FILE *tty = fdopen(fd, "r+");
+	if (!tty) {
+		close(fd);
+		return APPROVE_ABORT;
+	}
+	int is_term = tcgetattr(fd, &old) == 0;
+	/* Keys typed before the question appeared are not an answer to it. */
+	if (is_term)
+		tcflush(fd, TCIFLUSH);
+	fprintf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, q->subject ? q->subject : "");
+	if (q->args && *q->args)
+		fprintf(tty, "  arguments: %s\n", q->args);
+	if (q->diff && *q->diff)
+		fprintf(tty, "%s", q->diff);
+	fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
+	fflush(tty);
+	if (is_term) {
+		raw = old;
+		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		tcsetattr(fd, TCSANOW, &raw);
+	}
+	for (;;) {
+		unsigned char c;
+		ssize_t r = read(fd, &c, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || c == 4 /* ctrl-d */ || c == 3 /* ctrl-c */ || c == 27) {
+			ans = APPROVE_ABORT;
+			break;
+		}
+		if (c == 'y' || c == 'Y') { ans = APPROVE_YES; break; }
+		if (c == 'a' || c == 'A') { ans = APPROVE_ALWAYS; break; }
+		if (c == 'n' || c == 'N') { ans = APPROVE_NO; break; }
+	}
+	if (is_term)
+		tcsetattr(fd, TCSANOW, &old);
+	fprintf(tty, "%s\n", ans == APPROVE_YES ? "y" : ans == APPROVE_ALWAYS ? "a" : ans == APPROVE_NO ? "n" : "");
+	if (ans == APPROVE_NO) {
+		char line[1024];
+		fprintf(tty, "reason for the model (Enter for none): ");
+		fflush(tty);
+		if (fgets(line, sizeof(line), tty)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (*line)
+				*reason = xstrdup(line);
+		} else {
+			ans = APPROVE_ABORT;
+		}
+	}
+	fclose(tty);
+	return ans;
+}

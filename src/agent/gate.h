@@ -1,0 +1,84 @@
+/*
+ * gate.h — the approval gate between the model asking for a tool and the
+ * tool running.
+ *
+ *   ceiling   --allow-tool: absent = the read-only tools only; bare = all;
+ *             NAME (repeatable) = the read-only tools plus those named
+ *   approval  read-only tools never ask; --approve run = an allowed tool
+ *             runs every call; --approve call = ask before each write,
+ *             edit and bash call: y (this call), n (refuse, optional
+ *             reason), a (this and every later call to this tool)
+ *
+ * Pure parts (decisions, the question text, the diff) are here and unit
+ * tested; the terminal asking for agent-run is gate_tty_ask().
+ *
+ * Life cycle: struct gate g; gate_init(&g, allowed_mask, approve_call);
+ * gate_decide() per call; gate_remember_always() after an "a" answer.
+ */
+#ifndef SBX_GATE_H
+#define SBX_GATE_H
+
+#include <stddef.h>
+
+#include "agent/turn.h"
+
+#define GATE_MAX_SHOWN 512	/* characters of a subject or arguments shown */
+
+enum gate_tool {
+	GT_READ, GT_LS, GT_FIND, GT_GREP, GT_WRITE, GT_EDIT, GT_BASH, GT__COUNT
+};
+
+#define GATE_READONLY_MASK ((1u << GT_READ) | (1u << GT_LS) | (1u << GT_FIND) | (1u << GT_GREP))
+#define GATE_ALL_MASK ((1u << GT__COUNT) - 1)
+
+enum gate_verdict {
+	GATE_RUN,	/* run it */
+	GATE_ASK,	/* ask the user first */
+	GATE_REFUSE,	/* not allowed by the ceiling */
+};
+
+struct gate {
+	unsigned allowed;	/* bit per enum gate_tool */
+	int approve_call;
+	unsigned always;	/* tools answered "a" */
+};
+
+void gate_init(struct gate *g, unsigned allowed, int approve_call);
+
+/* The tool's enum value, or -1 for an unknown name. */
+int gate_tool_index(const char *name);
+
+enum gate_verdict gate_decide(const struct gate *g, const char *tool);
+void gate_remember_always(struct gate *g, const char *tool);
+
+/* The error text sent back to the model for a refused call: it names the
+ * flag that would allow it (malloc'd). */
+char *gate_refusal_text(const char *tool, int by_user, const char *reason);
+
+/*
+ * Make s safe to show on a terminal: control characters as \xNN (\n and
+ * \t as such), the Unicode bidi controls (U+202A..E, U+2066..9, U+200E/F,
+ * U+061C) as <U+XXXX>, invalid UTF-8 as \xNN; cut at max characters with
+ * "… [cut: N more bytes]".  malloc'd.
+ */
+char *gate_visible(const char *s, size_t max);
+
+/*
+ * A unified diff of old -> new (line based, "--- a/PATH" "+++ b/PATH",
+ * hunks with 3 lines of context), cut at max_lines.  old may be NULL (new
+ * file).  malloc'd.
+ */
+char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines);
+
+/*
+ * Ask on the controlling terminal (/dev/tty, never stdin): typeahead is
+ * discarded before the question is drawn; y/n/a; after n an optional
+ * reason line.  End of input or no terminal: APPROVE_ABORT.
+ */
+enum approval_answer gate_tty_ask(const struct approval_question *q, char **reason);
+
+/* 1 when a terminal can be opened for asking (checked before the first
+ * request when --approve call is given). */
+int gate_tty_available(void);
+
+#endif

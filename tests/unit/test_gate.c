@@ -1,0 +1,76 @@
+/* test_gate.c — the approval gate's decisions, visible text and diff. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent/gate.h"
+
+static void gate_ceiling_and_approval(void **state)
+{
+	struct gate g;
+	gate_init(&g, GATE_READONLY_MASK, 1);
+	assert_int_equal(gate_decide(&g, "read"), GATE_RUN);
+	assert_int_equal(gate_decide(&g, "grep"), GATE_RUN);
+	assert_int_equal(gate_decide(&g, "bash"), GATE_REFUSE);
+	assert_int_equal(gate_decide(&g, "write"), GATE_REFUSE);
+	assert_int_equal(gate_decide(&g, "rm"), GATE_REFUSE);
+	gate_init(&g, GATE_ALL_MASK, 1);
+	assert_int_equal(gate_decide(&g, "ls"), GATE_RUN);	/* read-only never asks */
+	assert_int_equal(gate_decide(&g, "bash"), GATE_ASK);
+	assert_int_equal(gate_decide(&g, "edit"), GATE_ASK);
+	gate_remember_always(&g, "bash");
+	assert_int_equal(gate_decide(&g, "bash"), GATE_RUN);
+	assert_int_equal(gate_decide(&g, "edit"), GATE_ASK);
+	gate_init(&g, GATE_ALL_MASK, 0);
+	assert_int_equal(gate_decide(&g, "bash"), GATE_RUN);
+	char *t = gate_refusal_text("bash", 0, NULL);
+	assert_non_null(strstr(t, "--allow-tool bash"));
+	free(t);
+	t = gate_refusal_text("bash", 1, "too risky");
+	assert_non_null(strstr(t, "too risky"));
+	free(t);
+}
+
+static void gate_visible_escapes(void **state)
+{
+	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
+	assert_string_equal(v, "rm -rf /\\x1b[2J<U+202E>evil\tx\n\\xff");
+	free(v);
+	char big[2000];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	v = gate_visible(big, 512);
+	assert_non_null(strstr(v, "[cut: 1487 more bytes]"));
+	assert_int_equal(strspn(v, "a"), 512);
+	free(v);
+	v = gate_visible("h\xc3\xa9llo \xe4\xb8\x96", 512);	/* UTF-8 kept */
+	assert_string_equal(v, "h\xc3\xa9llo \xe4\xb8\x96");
+	free(v);
+}
+
+static void gate_diff_shapes(void **state)
+{
+	char *d = gate_diff("f.txt", "a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 100);
+	assert_string_equal(d, "--- f.txt\n+++ b/f.txt\n@@ -1,7 +1,7 @@\n a\n b\n c\n-d\n+D\n e\n f\n g\n");
+	free(d);
+	d = gate_diff("new.txt", NULL, "x\ny\n", 100);
+	assert_string_equal(d, "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n");
+	free(d);
+	d = gate_diff("f", "1\n2\n3\n", "1\n2\n3\n4\n5\n", 1);
+	assert_non_null(strstr(d, "[diff cut at 1 lines]"));
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gate_ceiling_and_approval),
+		cmocka_unit_test(gate_visible_escapes),
+		cmocka_unit_test(gate_diff_shapes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
