@@ -1,9 +1,86 @@
-/* PENDING: `sandbx tool` is built by its own issue; until then it says so. */
+/*
+ * cli_tool.c — `sandbx tool NAME JSON [POLICY]`: run one agent tool under
+ * the policy the flags describe (the same derivation as agent-run) and
+ * print {"is_error":bool,"content":"..."} on stdout.  Exit 0 when the tool
+ * succeeded, 1 when it returned a tool error, 64 for a bad command line
+ * (JSON that does not parse included), 125 when the policy is refused.
+ * Audit records go to stderr; SIGINT/SIGTERM set the tools' stop flag, so
+ * a running call ends with "cancelled".
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/cli.h"
+#include "tools/tools.h"
+#include "tools/tools_limits.h"
 #include "util/log.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
 
 int cli_tool(struct cli_opts *o)
 {
-	sbx_err("'tool' is not built yet in this version — see the open issues");
-	return EXIT_ERROR;
+	struct policy p;
+	struct fsguard *g = NULL;
+	struct tool_result res;
+	char *err = NULL;
+
+	if (strlen(o->tool_json) > TOOLS_MAX_INPUT) {
+		sbx_err("tool input is larger than %u MiB — pass less", TOOLS_MAX_INPUT >> 20);
+		return EXIT_USAGE;
+	}
+	cJSON *in = cJSON_Parse(o->tool_json);
+	if (!in) {
+		sbx_err("tool input '%s' is not valid JSON — give an object such as '{\"path\":\"README.md\"}'",
+			o->tool_json);
+		return EXIT_USAGE;
+	}
+	if (cli_build_policy(o, 1, &p, &err) < 0) {
+		audit(LOG_INFO, "refused", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		cJSON_Delete(in);
+		return EXIT_REFUSED;
+	}
+	if (fsguard_new(&p, NULL, 0, &g, &err) < 0) {
+		audit(LOG_INFO, "refused", "mechanism", "fsguard", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		policy_release(&p);
+		cJSON_Delete(in);
+		return EXIT_REFUSED;
+	}
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct tool_ctx ctx = {
+		.guard = g,
+		.policy = &p,
+		.limits = { o->max_scan_files, o->max_scan_bytes, o->max_results },
+		.stop = &stop_flag,
+	};
+	int r = tools_run(&ctx, o->tool_name, in, &res);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddBoolToObject(j, "is_error", res.is_error);
+	cJSON_AddStringToObject(j, "content", res.content);
+	char *s = cJSON_PrintUnformatted(j);
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	free(s);
+	cJSON_Delete(j);
+	tool_result_release(&res);
+	fsguard_free(g);
+	policy_release(&p);
+	cJSON_Delete(in);
+	return r == 0 ? EXIT_OK : EXIT_ERROR;
 }

@@ -1,0 +1,442 @@
+/*
+ * fsguard.c — resolution of model paths beneath held roots (fsguard.h).
+ *
+ * Why lexical '..' first: the model's path is matched to a root by its
+ * text, so the text must already be the place meant; openat2 with
+ * RESOLVE_BENEATH then refuses whatever the kernel would resolve outside
+ * (a '..' cannot remain, a symlink is refused by RESOLVE_NO_SYMLINKS, a
+ * magic link by RESOLVE_NO_MAGICLINKS).  Roots are held by descriptor,
+ * so renaming a granted directory away and putting another in its place
+ * changes nothing for a guard already built: it still reaches the
+ * directory that was vetted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+
+#include "tools/fsguard.h"
+#include "tools/tools_limits.h"
+#include "util/log.h"
+
+struct fsg_root {
+	char *path;
+	size_t len;
+	unsigned access;
+	int fd;			/* O_PATH directory, or -1 for a file grant */
+	int is_dir;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct fsguard {
+	struct fsg_root *roots;
+	size_t n;
+	char *cwd;
+	int no_openat2;
+};
+
+#define FSG_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+/* openat2 returns EAGAIN when a concurrent rename may have let a '..'
+ * race; retrying is what the man page asks for. */
+#define FSG_EAGAIN_RETRIES 16
+
+char *fsguard_normalize(const char *cwd, const char *path)
+{
+	if (!path || !*path || strlen(path) > TOOLS_MAX_PATH)
+		return NULL;
+	char *full = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd ? cwd : "/", path);
+	size_t n = strlen(full);
+	char *out = xmalloc(n + 2);
+	size_t o = 0;
+	const char *s = full;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (len == 1 && s[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;	/* drop the slash too */
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, s, len);
+			o += len;
+		}
+		s += len;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	free(full);
+	return out;
+}
+
+static void root_release(struct fsg_root *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->path);
+}
+
+void fsguard_free(struct fsguard *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		root_release(&g->roots[i]);
+	free(g->roots);
+	free(g->cwd);
+	free(g);
+}
+
+static int have_openat2(void)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = FSG_RESOLVE };
+	long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+	if (fd >= 0) {
+		close((int)fd);
+		return 1;
+	}
+	return errno != ENOSYS;
+}
+
+int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct fsguard **out, char **err)
+{
+	struct fsguard *g = xcalloc(1, sizeof(*g));
+	char buf[PATH_MAX];
+
+	*out = NULL;
+	if (cwd)
+		g->cwd = xstrdup(cwd);
+	else
+		g->cwd = xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
+	g->no_openat2 = (flags & FSG_NO_OPENAT2) || !have_openat2();
+	g->roots = xcalloc(p->ngrants ? p->ngrants : 1, sizeof(*g->roots));
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *pg = &p->grants[i];
+		if (pg->link)
+			continue;
+		struct fsg_root *r = &g->roots[g->n];
+		struct stat st;
+		r->fd = -1;
+		if (pg->is_dir) {
+			int fd = open(pg->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0) {
+				*err = xasprintf("granted directory '%s' cannot be opened (%s) — it vanished or was replaced "
+						 "after it was checked; nothing was run", pg->path, strerror(errno));
+				goto fail;
+			}
+			if (fstat(fd, &st) < 0 || st.st_dev != pg->dev || st.st_ino != pg->ino) {
+				close(fd);
+				*err = xasprintf("granted directory '%s' is no longer the directory that was checked (it was "
+						 "replaced) — nothing was run; check who changes it and run again", pg->path);
+				goto fail;
+			}
+			r->fd = fd;
+		}
+		r->path = xstrdup(pg->path);
+		r->len = strlen(pg->path);
+		r->access = pg->access;
+		r->is_dir = pg->is_dir;
+		r->dev = pg->dev;
+		r->ino = pg->ino;
+		g->n++;
+		if (!r->is_dir)
+			audit(LOG_INFO, "degraded", "mechanism", "fsguard-path", "root", r->path, "reason",
+			      "grant names a file: checked path access", NULL);
+		else if (g->no_openat2)
+			audit(LOG_INFO, "degraded", "mechanism", "fsguard-path", "root", r->path, "reason",
+			      "no openat2: checked component walk", NULL);
+	}
+	*out = g;
+	return 0;
+fail:
+	fsguard_free(g);
+	return -1;
+}
+
+const char *fsguard_cwd(const struct fsguard *g)
+{
+	return g->cwd;
+}
+
+/* The innermost root holding abs, or NULL. */
+static struct fsg_root *find_root(struct fsguard *g, const char *abs)
+{
+	struct fsg_root *best = NULL;
+	for (size_t i = 0; i < g->n; i++) {
+		struct fsg_root *r = &g->roots[i];
+		if (path_within(abs, r->path) && (!best || r->len > best->len))
+			best = r;
+	}
+	return best;
+}
+
+static const char *rel_of(const struct fsg_root *r, const char *abs)
+{
+	if (strcmp(abs, r->path) == 0)
+		return ".";
+	if (r->len == 1)	/* the root "/" */
+		return abs + 1;
+	return abs + r->len + 1;
+}
+
+static char *not_found(const char *path)
+{
+	return xasprintf("'%s' not found — no such file or directory beneath the granted paths "
+			 "(symlinks are not followed)", path);
+}
+
+/* Refuse a descriptor that names a symlink (possible with O_PATH|O_NOFOLLOW). */
+static int no_link(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+		close(fd);
+		return -ELOOP;
+	}
+	return fd;
+}
+
+static int open_beneath(int root, const char *rel, int oflags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(oflags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (oflags & O_CREAT) ? mode : 0,
+		.resolve = FSG_RESOLVE,
+	};
+	for (int i = 0; i < FSG_EAGAIN_RETRIES; i++) {
+		long fd = syscall(SYS_openat2, root, rel, &how, sizeof(how));
+		if (fd >= 0)
+			return (oflags & O_PATH) ? no_link((int)fd) : (int)fd;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+/* Fallback without openat2: one component at a time, never following a
+ * link (the text holds no '..' after normalisation). */
+static int open_walk(int root, const char *rel, int oflags, mode_t mode)
+{
+	int cur = root, fd;
+	char *dup = xstrdup(rel), *save = NULL;
+	char *comp = strtok_r(dup, "/", &save);
+	if (!comp || strcmp(rel, ".") == 0) {
+		free(dup);
+		fd = openat(root, ".", oflags | O_CLOEXEC | O_NOFOLLOW, mode);
+		return fd < 0 ? -errno : ((oflags & O_PATH) ? no_link(fd) : fd);
+	}
+	for (;;) {
+		char *next = strtok_r(NULL, "/", &save);
+		if (!next) {
+			fd = openat(cur, comp, oflags | O_CLOEXEC | O_NOFOLLOW, mode);
+			fd = fd < 0 ? -errno : ((oflags & O_PATH) ? no_link(fd) : fd);
+			break;
+		}
+		fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			fd = -errno;
+			break;
+		}
+		if ((fd = no_link(fd)) < 0)
+			break;
+		if (cur != root)
+			close(cur);
+		cur = fd;
+		comp = next;
+	}
+	if (cur != root)
+		close(cur);
+	free(dup);
+	return fd;
+}
+
+static int root_open(struct fsguard *g, struct fsg_root *r, const char *rel, int oflags, mode_t mode)
+{
+	return g->no_openat2 ? open_walk(r->fd, rel, oflags, mode) : open_beneath(r->fd, rel, oflags, mode);
+}
+
+/* A file grant: open the path itself, then compare the handle with the pin. */
+static int file_open(const struct fsg_root *r, int oflags)
+{
+	struct stat st;
+	int fd = open(r->path, oflags | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != r->dev || st.st_ino != r->ino || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return -ELOOP;	/* replaced since it was vetted: refused like a link */
+	}
+	return fd;
+}
+
+static const char *want_word(unsigned want)
+{
+	return (want & POL_WRITE) ? "write" : "read";
+}
+
+/* Turn a failed open into the audit record and the model's message. */
+static int report_fail(const char *path, const char *abs, int e, unsigned want, char **err)
+{
+	switch (-e) {
+	case ENOENT:
+	case ENOTDIR:
+		audit(LOG_INFO, "absent", "path", abs, "access", want_word(want), NULL);
+		*err = not_found(path);
+		return -ENOENT;
+	case ELOOP:
+	case EXDEV:
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason",
+		      e == -ELOOP ? "symlink or replaced object" : "escapes its root", NULL);
+		*err = not_found(path);
+		return -ENOENT;
+	default:
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);
+		*err = xasprintf("cannot open '%s': %s", path, strerror(-e));
+		return e;
+	}
+}
+
+/* Normalise, find the root, check its rights.  NULL root: *err is set. */
+static struct fsg_root *match(struct fsguard *g, const char *path, unsigned want, char **abs, int *rc, char **err)
+{
+	*abs = fsguard_normalize(g->cwd, path);
+	if (!*abs) {
+		*err = xstrdup(path && *path ? "path is too long — name a shorter path"
+					      : "path is empty — give a file or directory path");
+		*rc = -EINVAL;
+		return NULL;
+	}
+	struct fsg_root *r = find_root(g, *abs);
+	if (!r) {
+		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason", "outside the grants", NULL);
+		*err = not_found(path);
+		*rc = -ENOENT;
+		return NULL;
+	}
+	if ((r->access & want) != want) {
+		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason", "right not granted", NULL);
+		*err = xasprintf("'%s' is not %s: the granted path '%s' has no %s right — the user can grant it "
+				 "with --allow-%s", path, (want & POL_WRITE) ? "writable" : "readable", r->path,
+				 want_word(want), want_word(want));
+		*rc = -EACCES;
+		return NULL;
+	}
+	return r;
+}
+
+int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want, char **abs_out, char **err)
+{
+	char *abs = NULL;
+	int fd;
+
+	if (abs_out)
+		*abs_out = NULL;
+	if (oflags & O_CREAT) {
+		*err = xstrdup("internal: fsguard_open does not create files");
+		return -EINVAL;
+	}
+	struct fsg_root *r = match(g, path, want, &abs, &fd, err);
+	if (!r) {
+		free(abs);
+		return fd;
+	}
+	if (r->is_dir)
+		fd = root_open(g, r, rel_of(r, abs), oflags, 0);
+	else
+		fd = strcmp(abs, r->path) == 0 ? file_open(r, oflags) : -ENOTDIR;
+	if (fd < 0) {
+		fd = report_fail(path, abs, fd, want, err);
+		free(abs);
+		return fd;
+	}
+	audit(LOG_DEBUG, "allowed", "path", abs, "access", want_word(want), NULL);
+	if (abs_out)
+		*abs_out = abs;
+	else
+		free(abs);
+	return fd;
+}
+
+/* Open (creating when asked) each directory of rel beneath root, one
+ * component at a time. */
+static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, int mkdirs)
+{
+	if (!mkdirs || strcmp(rel, ".") == 0)
+		return root_open(g, r, rel, O_PATH | O_DIRECTORY, 0);
+	int cur = r->fd, fd = -ENOENT;
+	char *dup = xstrdup(rel), *save = NULL;
+	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		fd = g->no_openat2 ? open_walk(cur, c, O_PATH | O_DIRECTORY, 0)
+				   : open_beneath(cur, c, O_PATH | O_DIRECTORY, 0);
+		if (fd == -ENOENT) {
+			if (mkdirat(cur, c, 0777) < 0 && errno != EEXIST) {
+				fd = -errno;
+				break;
+			}
+			fd = g->no_openat2 ? open_walk(cur, c, O_PATH | O_DIRECTORY, 0)
+					   : open_beneath(cur, c, O_PATH | O_DIRECTORY, 0);
+		}
+		if (fd < 0)
+			break;
+		if (cur != r->fd)
+			close(cur);
+		cur = fd;
+	}
+	if (fd < 0 && cur != r->fd)
+		close(cur);
+	free(dup);
+	return fd;
+}
+
+int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int mkdirs, char **name, char **err)
+{
+	char *abs = NULL;
+	int fd;
+
+	*name = NULL;
+	struct fsg_root *r = match(g, path, want, &abs, &fd, err);
+	if (!r) {
+		free(abs);
+		return fd;
+	}
+	if (strcmp(abs, r->path) == 0) {
+		*err = r->is_dir ? xasprintf("'%s' is a directory — name a file inside it", path)
+				 : xstrdup("internal: a file grant has no parent to write in");
+		free(abs);
+		return r->is_dir ? -EISDIR : -EXDEV;
+	}
+	if (!r->is_dir) {
+		/* beneath a file: nothing can be there */
+		fd = report_fail(path, abs, -ENOTDIR, want, err);
+		free(abs);
+		return fd;
+	}
+	const char *rel = rel_of(r, abs);
+	const char *slash = strrchr(rel, '/');
+	char *dir = slash ? xstrndup(rel, (size_t)(slash - rel)) : xstrdup(".");
+	fd = open_dirs(g, r, dir, mkdirs);
+	free(dir);
+	if (fd < 0) {
+		fd = report_fail(path, abs, fd, want, err);
+		free(abs);
+		return fd;
+	}
+	*name = xstrdup(slash ? slash + 1 : rel);
+	audit(LOG_DEBUG, "allowed", "path", abs, "access", want_word(want), NULL);
+	free(abs);
+	return fd;
+}

@@ -1,0 +1,86 @@
+/*
+ * fsguard.h — the in-process tools' only filesystem boundary.
+ *
+ * The harness is not confined, so every path the model names is resolved
+ * here, beneath a granted root held open since the guard was built:
+ *
+ *   - each granted directory is opened O_PATH|O_DIRECTORY|O_NOFOLLOW and
+ *     kept only if it is still the vetted (dev, ino) of the policy;
+ *   - a model path (absolute, or relative to the working directory) is
+ *     normalised lexically ('..' removed before any matching), matched to
+ *     the innermost root that contains it, and opened with
+ *     openat2(root, rel, RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
+ *     RESOLVE_NO_MAGICLINKS);
+ *   - outside every root, through a symlink anywhere in the path, or
+ *     absent inside a root: the same "not found" (-ENOENT), so the answer
+ *     never tells whether an outside path exists;
+ *   - a root without the right (read tools need POL_READ, write tools
+ *     POL_WRITE) is -EACCES with a message naming the flag to add;
+ *   - a grant naming a file, or a kernel without openat2, falls back to
+ *     checked path access (O_NOFOLLOW opens, pin compared on the handle;
+ *     a component walk for directories) with a `degraded` audit record
+ *     naming the root.
+ * Audit records: `allowed` (debug), `denied` and `absent` (info).
+ *
+ * Life cycle:
+ *   1. fsguard_new(&policy, cwd, 0, &g, &err)   roots opened and checked
+ *   2. fsguard_open()/fsguard_open_parent() any number of times
+ *   3. fsguard_free(g)                          closes the roots
+ * The guard copies what it needs; the policy may be released after 1.
+ * Not thread-safe for concurrent use of one guard (no shared state is
+ * mutated after 1, but callers should not rely on it).
+ */
+#ifndef SBX_FSGUARD_H
+#define SBX_FSGUARD_H
+
+#include "sandbox/policy.h"
+
+struct fsguard;
+
+enum fsguard_flags {
+	FSG_NO_OPENAT2 = 1 << 0,	/* tests: act as on a kernel without openat2 */
+};
+
+/*
+ * Build the guard from the policy's grants (link entries are skipped).
+ * cwd: the directory relative paths start from (NULL: getcwd()).
+ * Returns 0, or -1 with *err when a granted directory cannot be opened or
+ * is no longer the vetted object (nothing should run then).
+ */
+int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct fsguard **out, char **err);
+void fsguard_free(struct fsguard *g);
+
+/*
+ * Open path with oflags (O_CLOEXEC and O_NOFOLLOW are added; O_CREAT is
+ * refused: creation goes through fsguard_open_parent).  want: POL_READ
+ * and/or POL_WRITE, checked against the root's access bits.
+ * Returns the descriptor, or -ENOENT (not found, outside, symlink),
+ * -EACCES (root lacks the right), another -errno; *err (malloc'd) then
+ * holds a message for the model.  *abs_out (may be NULL) receives the
+ * normalised absolute path on success (caller frees).
+ */
+int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want, char **abs_out, char **err);
+
+/*
+ * Open the directory that holds path's last component, as an O_PATH
+ * directory descriptor usable with openat/renameat, and return the
+ * component in *name (malloc'd).  mkdirs: create missing parent
+ * directories (each one beneath the root, never through a symlink).
+ * The last component is not looked at.  Same returns as fsguard_open;
+ * -EISDIR when path is a root itself.  A grant naming a file has no
+ * directory to write in: -EXDEV (callers fall back to in-place writes
+ * through fsguard_open).
+ */
+int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int mkdirs, char **name, char **err);
+
+/*
+ * Lexically normalise path against cwd (absolute, no '.', '..' or empty
+ * components; '..' at / stays at /).  Pure; the result is malloc'd.
+ * NULL for an empty path or one longer than TOOLS_MAX_PATH.
+ */
+char *fsguard_normalize(const char *cwd, const char *path);
+
+/* The working directory the guard resolves relative paths from. */
+const char *fsguard_cwd(const struct fsguard *g);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * tool_bash.c — bash: /bin/sh -c COMMAND in the sandbox helper with the
+ * session's policy; stdout and stderr captured through pipes, stdin
+ * /dev/null, killed (with its whole pid namespace) at the timeout or when
+ * the stop flag is set.
+ *
+ * Why not sandbox_wait(): it blocks on the audit channel alone, and a
+ * command writing more than a pipe's worth would then stall until the
+ * timeout.  This loop polls the audit channel and both output pipes
+ * together; it reads the channel's fixed-size records (auditch.h) the way
+ * sandbox.c does and maps the outcome to the same codes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "sandbox/helper.h"
+#include "tools/tools_int.h"
+#include "util/log.h"
+
+/* stderr's share of the output; stdout gets the rest of TOOLS_MAX_OUTPUT. */
+#define BASH_MAX_STDERR (64u * 1024)
+/* How often the stop flag is looked at while the command runs, ms. */
+#define BASH_STOP_POLL_MS 50
+
+struct capture {
+	char *buf;
+	size_t len, max;
+	uint64_t total;
+	int fd;		/* -1 once at EOF */
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void cap_read(struct capture *k)
+{
+	char tmp[16384];
+	for (;;) {
+		ssize_t r = read(k->fd, tmp, sizeof(tmp));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r <= 0) {
+			close(k->fd);
+			k->fd = -1;
+			return;
+		}
+		k->total += (uint64_t)r;
+		size_t room = k->max - k->len, n = (size_t)r < room ? (size_t)r : room;
+		memcpy(k->buf + k->len, tmp, n);
+		k->len += n;
+	}
+}
+
+struct outcome {
+	int refused, refusal_arg, exec_errno, limit_hit;
+	enum auditch_label refusal;
+};
+
+static void on_record(const struct auditch_rec *rec, struct outcome *oc)
+{
+	enum auditch_label l = (enum auditch_label)rec->label;
+	char num[32];
+	snprintf(num, sizeof(num), "%d", rec->arg);
+	if (auditch_is_refusal(l)) {
+		if (!oc->refused) {
+			oc->refused = 1;
+			oc->refusal = l;
+			oc->refusal_arg = rec->arg;
+		}
+	} else if (l == ACH_EXEC_FAILED) {
+		oc->exec_errno = rec->arg;
+	} else if (l == ACH_LIMIT_HIT) {
+		oc->limit_hit = rec->arg + 1;
+	} else if (l == ACH_DEG_LIMIT) {
+		static const char *const words[LIM__COUNT] = { "process", "memory", "CPU time", "file size",
+							       "open files" };
+		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "limit",
+		      (unsigned)rec->arg < LIM__COUNT ? words[rec->arg] : num, NULL);
+	} else {
+		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "arg", num, NULL);
+	}
+}
+
+static void cap_show(struct tout *o, const char *label, const struct capture *k)
+{
+	if (k->total == 0)
+		return;
+	if (label)
+		tout_note(o, "[%s]\n", label);
+	if (k->len) {
+		char *s = xstrndup(k->buf, k->len);
+		tout_force(o, s);
+		free(s);
+		if (k->buf[k->len - 1] != '\n')
+			tout_force(o, "\n");
+	}
+	if (k->total > k->len)
+		tout_note(o, "[%s cut: showing the first %zu of %llu bytes]\n", label ? label : "stdout", k->len,
+			  (unsigned long long)k->total);
+}
+
+int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
+{
+	const char *cmd = tin_str(in, "command");
+	uint64_t secs = tin_uint(in, "timeout", TOOLS_BASH_TIMEOUT);
+	struct capture ko = { .max = TOOLS_MAX_OUTPUT - BASH_MAX_STDERR }, ke = { .max = BASH_MAX_STDERR };
+	struct outcome oc = { 0 };
+	char *err = NULL;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, devnull = -1;
+
+	if (!*cmd)
+		return tool_fail(out, "command is empty — give a shell command");
+	if (secs == 0)
+		secs = TOOLS_BASH_TIMEOUT;
+	if (secs > TOOLS_BASH_MAX_TIMEOUT)
+		secs = TOOLS_BASH_MAX_TIMEOUT;
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
+	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		int e = errno;
+		for (int i = 0; i < 2; i++) {
+			if (po[i] >= 0)
+				close(po[i]);
+			if (pe[i] >= 0)
+				close(pe[i]);
+		}
+		return tool_fail(out, "cannot set up the command's pipes: %s", strerror(e));
+	}
+	char *argv[] = { xstrdup("/bin/sh"), xstrdup("-c"), xstrdup(cmd), NULL };
+	struct sandbox_spawn s = { .policy = c->policy, .argv = argv, .pin_fd = -1,
+				   .stdio = { devnull, po[1], pe[1] } };
+	char *paths = policy_describe_paths(c->policy), *net = policy_describe_net(c->policy);
+	audit(LOG_INFO, "spawned", "tool", "bash", "command", cmd, "paths", paths, "network", net, "cwd",
+	      c->policy->cwd ? c->policy->cwd : "/", NULL);
+	free(paths);
+	free(net);
+	int started = sandbox_start(&s, &err);
+	close(devnull);
+	close(po[1]);
+	close(pe[1]);
+	if (started < 0) {
+		close(po[0]);
+		close(pe[0]);
+		for (int i = 0; argv[i]; i++)
+			free(argv[i]);
+		return tool_fail_own(out, err);
+	}
+	ko.fd = po[0];
+	ke.fd = pe[0];
+	ko.buf = xmalloc(ko.max);
+	ke.buf = xmalloc(ke.max);
+	fcntl(ko.fd, F_SETFL, O_NONBLOCK);
+	fcntl(ke.fd, F_SETFL, O_NONBLOCK);
+
+	long deadline = now_ms() + (long)secs * 1000, drain_until = -1;
+	int killed = 0, timed_out = 0, cancelled = 0, st = 0;
+	char rbuf[sizeof(struct auditch_rec) * 16];
+	size_t have = 0;
+	while (s.audit_fd >= 0 || ko.fd >= 0 || ke.fd >= 0) {
+		struct pollfd pf[3] = { { .fd = s.audit_fd, .events = POLLIN }, { .fd = ko.fd, .events = POLLIN },
+					{ .fd = ke.fd, .events = POLLIN } };
+		long t = now_ms();
+		int wait = BASH_STOP_POLL_MS;
+		if (!killed && deadline - t < wait)
+			wait = deadline - t < 0 ? 0 : (int)(deadline - t);
+		int n = poll(pf, 3, wait);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && pf[0].revents) {
+			ssize_t r = read(s.audit_fd, rbuf + have, sizeof(rbuf) - have);
+			if (r > 0) {
+				have += (size_t)r;
+				size_t off = 0;
+				while (have - off >= sizeof(struct auditch_rec)) {
+					struct auditch_rec rec;
+					memcpy(&rec, rbuf + off, sizeof(rec));
+					on_record(&rec, &oc);
+					off += sizeof(rec);
+				}
+				memmove(rbuf, rbuf + off, have - off);
+				have -= off;
+			} else if (r == 0 || errno != EINTR) {
+				close(s.audit_fd);	/* every stage exited or exec'd */
+				s.audit_fd = -1;
+			}
+		}
+		if (n > 0 && pf[1].revents)
+			cap_read(&ko);
+		if (n > 0 && pf[2].revents)
+			cap_read(&ke);
+		t = now_ms();
+		if (!killed && tool_stopped(c)) {
+			cancelled = killed = 1;
+		} else if (!killed && t >= deadline) {
+			timed_out = killed = 1;
+		}
+		if (killed && drain_until < 0) {
+			kill(s.pid, SIGKILL);
+			drain_until = t + TOOLS_BASH_DRAIN_MS;
+		}
+		if (s.audit_fd < 0 && drain_until < 0)
+			drain_until = t + TOOLS_BASH_DRAIN_MS;	/* the stages are gone */
+		if (drain_until >= 0 && t >= drain_until)
+			break;	/* a writer outlived the kill: stop waiting for EOF */
+	}
+	if (s.audit_fd >= 0)
+		close(s.audit_fd);
+	if (ko.fd >= 0)
+		close(ko.fd);
+	if (ke.fd >= 0)
+		close(ke.fd);
+	while (waitpid(s.pid, &st, 0) < 0 && errno == EINTR)
+		;
+	for (int i = 0; argv[i]; i++)
+		free(argv[i]);
+
+	int code = timed_out ? 124 : oc.refused ? 125 : WIFEXITED(st) ? WEXITSTATUS(st) :
+		   WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
+	char cs[16];
+	snprintf(cs, sizeof(cs), "%d", code);
+	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs, NULL);
+	struct tout o;
+	tout_init(&o, TOOLS_MAX_OUTPUT);
+	int rc;
+	if (cancelled) {
+		rc = tool_fail(out, "cancelled");
+	} else if (oc.refused) {
+		char *m = sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg);
+		audit(LOG_INFO, "refused", "mechanism", auditch_name(oc.refusal), "reason", m, NULL);
+		rc = tool_fail(out, "the sandbox refused to run the command: %s", m);
+		free(m);
+	} else if (oc.exec_errno) {
+		rc = tool_fail(out, "cannot run /bin/sh in the sandbox: %s — the policy must grant /bin and /usr "
+			       "read+exec", strerror(oc.exec_errno));
+	} else {
+		cap_show(&o, NULL, &ko);
+		cap_show(&o, "stderr", &ke);
+		if (ko.total == 0 && ke.total == 0)
+			tout_force(&o, "(no output)\n");
+		if (timed_out)
+			tout_note(&o, "[killed after the timeout of %llu s, with everything it started]\n",
+				  (unsigned long long)secs);
+		else if (oc.limit_hit)
+			tout_note(&o, "[killed: a resource limit of the sandbox was hit]\n");
+		tout_note(&o, "[exit status %d]\n", code);
+		out->content = tout_detach(&o);
+		rc = code == 0 ? 0 : -1;
+		out->is_error = rc < 0;
+	}
+	tout_release(&o);
+	free(ko.buf);
+	free(ke.buf);
+	return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * tool_edit.c — edit: exact replacement of old by new, which must match
+ * once unless replace_all; the result is written atomically (tool_write.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "tools/tools_int.h"
+
+static size_t count_occ(const char *b, size_t n, const char *old, size_t on)
+{
+	size_t k = 0;
+	const char *p = b, *e = b + n;
+	while ((p = memmem(p, (size_t)(e - p), old, on))) {
+		k++;
+		p += on;
+	}
+	return k;
+}
+
+int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
+{
+	const char *path = tin_str(in, "path"), *old = tin_str(in, "old"), *new = tin_str(in, "new");
+	int all = tin_bool(in, "replace_all", 0), created;
+	size_t on = strlen(old), nn = strlen(new);
+	char *err = NULL;
+	struct stat st;
+
+	if (on == 0)
+		return tool_fail(out, "old is empty — give the exact text to replace (use write to create a file)");
+	if (strcmp(old, new) == 0)
+		return tool_fail(out, "old and new are the same — nothing to change");
+	int fd = fsguard_open(c->guard, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ | POL_WRITE, NULL, &err);
+	if (fd < 0)
+		return tool_fail_own(out, err);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tool_fail(out, "'%s' is not a regular file — edit changes text files", path);
+	}
+	if ((uint64_t)st.st_size > TOOLS_MAX_EDIT_BYTES) {
+		close(fd);
+		return tool_fail(out, "'%s' is larger than %u MiB — too large to edit here; use bash (sed) instead",
+				 path, TOOLS_MAX_EDIT_BYTES >> 20);
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf = xmalloc(size + 1);
+	while (got < size) {
+		ssize_t r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (memchr(buf, 0, got)) {
+		free(buf);
+		return tool_fail(out, "'%s' is a binary file — edit changes text files", path);
+	}
+	size_t k = count_occ(buf, got, old, on);
+	if (k == 0) {
+		free(buf);
+		return tool_fail(out, "old text not found in '%s' — read the file and copy the text exactly, "
+				 "whitespace and indentation included", path);
+	}
+	if (k > 1 && !all) {
+		free(buf);
+		return tool_fail(out, "old text matches %zu times in '%s' — it must match exactly once: add "
+				 "surrounding lines to make it unique, or set replace_all to replace all %zu", k, path, k);
+	}
+	size_t outn = got - k * on + k * nn;
+	char *res = xmalloc(outn + 1), *w = res;
+	const char *p = buf, *e = buf + got, *q;
+	while ((q = memmem(p, (size_t)(e - p), old, on))) {
+		memcpy(w, p, (size_t)(q - p));
+		w += q - p;
+		memcpy(w, new, nn);
+		w += nn;
+		p = q + on;
+	}
+	memcpy(w, p, (size_t)(e - p));
+	free(buf);
+	int r = tools_write_atomic(c, path, res, outn, &created, &err);
+	free(res);
+	if (r < 0)
+		return tool_fail_own(out, err);
+	return tool_ok_own(out, xasprintf("replaced %zu occurrence%s in '%s'", k, k == 1 ? "" : "s", path));
+}

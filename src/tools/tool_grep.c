@@ -1,0 +1,326 @@
+/*
+ * tool_grep.c — grep: PCRE2 (JIT) over whole files read into one reusable
+ * buffer.  The walk never follows a link; each file is opened O_NOFOLLOW
+ * relative to its directory and its size checked with fstat on that
+ * handle, so a file swapped after the check is not the one read.
+ *
+ * Speed: a pattern without metacharacters is a literal, searched with
+ * memchr on its rarest byte (by a fixed English/source-code frequency
+ * guess) and confirmed with memcmp — glibc's memchr is vectorised, so a
+ * rare literal costs little more than the reads.  Everything else goes to
+ * the JIT compiled regex over the whole buffer (PCRE2_MULTILINE, so ^ and
+ * $ are per line); line numbers are counted only up to matches shown.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "tools/tools_int.h"
+
+/* JIT stack: grown on demand up to this (patterns with deep backtracking). */
+#define GREP_JIT_STACK_MAX (1024 * 1024)
+
+struct grepst {
+	const struct tool_ctx *c;
+	pcre2_code *re;
+	pcre2_match_data *md;
+	pcre2_match_context *mctx;
+	pcre2_jit_stack *jstack;
+	int jit;
+	const unsigned char *lit;
+	size_t litlen, rare;		/* literal, and its rarest byte's index */
+	const char *glob;
+	unsigned char *buf;
+	size_t alloc;
+	uint64_t files, bytes, max_files, max_bytes;
+	uint64_t matches, shown, max_shown;
+	uint64_t binary, big, unreadable, limit_hit;
+	enum { CAP_NONE, CAP_FILES, CAP_BYTES } cap;
+	struct tout o;
+};
+
+/* Rough frequency of a byte in text and source (higher = more common). */
+static int byte_rank(unsigned char b)
+{
+	static const char common[] = " etaoinsrhldcu\nmfpgwybv,.k_()=;\"x-/*";
+	const char *p = b ? strchr(common, b) : NULL;
+	if (p)
+		return 255 - (int)(p - common);
+	if (b >= 'A' && b <= 'Z')
+		return 150;
+	if (b >= '0' && b <= '9')
+		return 160;
+	if (b == '\t')
+		return 200;
+	if (b < 128)
+		return 100;
+	return 20;
+}
+
+static int is_literal(const char *p)
+{
+	return strpbrk(p, "\\^$.|?*+()[]{}") == NULL;
+}
+
+static int grep_setup(struct grepst *g, const char *pattern, int icase, char **err)
+{
+	if (is_literal(pattern) && !icase && *pattern) {
+		g->lit = (const unsigned char *)pattern;
+		g->litlen = strlen(pattern);
+		for (size_t i = 1; i < g->litlen; i++)
+			if (byte_rank(g->lit[i]) < byte_rank(g->lit[g->rare]))
+				g->rare = i;
+		return 0;
+	}
+	int ec;
+	PCRE2_SIZE eo;
+	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+			      PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
+	if (!g->re) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		*err = xasprintf("pattern '%s' is not a valid regular expression: %s at offset %zu — fix it, "
+				 "or escape metacharacters with a backslash to search for them literally",
+				 pattern, (const char *)msg, (size_t)eo);
+		return -1;
+	}
+	g->md = pcre2_match_data_create(1, NULL);
+	g->mctx = pcre2_match_context_create(NULL);
+	g->jit = pcre2_jit_compile(g->re, PCRE2_JIT_COMPLETE) == 0;
+	if (g->jit) {
+		g->jstack = pcre2_jit_stack_create(32 * 1024, GREP_JIT_STACK_MAX, NULL);
+		if (g->jstack)
+			pcre2_jit_stack_assign(g->mctx, NULL, g->jstack);
+	}
+	return 0;
+}
+
+static void grep_release(struct grepst *g)
+{
+	pcre2_match_data_free(g->md);
+	pcre2_match_context_free(g->mctx);
+	pcre2_jit_stack_free(g->jstack);
+	pcre2_code_free(g->re);
+	free(g->buf);
+	tout_release(&g->o);
+}
+
+/* Offset of the next match at or after pos, or -1. */
+static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_t pos)
+{
+	if (g->lit) {
+		size_t L = g->litlen, k = g->rare;
+		unsigned char rb = g->lit[k];
+		if (n - pos < L)
+			return -1;
+		const unsigned char *p = b + pos + k, *end = b + n - (L - 1 - k);
+		while (p < end) {
+			const unsigned char *q = memchr(p, rb, (size_t)(end - p));
+			if (!q)
+				return -1;
+			const unsigned char *s = q - k;
+			if (memcmp(s, g->lit, L) == 0)
+				return s - b;
+			p = q + 1;
+		}
+		return -1;
+	}
+	int r = g->jit ? pcre2_jit_match(g->re, b, n, pos, 0, g->md, g->mctx)
+		       : pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
+	if (r < 0) {
+		if (r != PCRE2_ERROR_NOMATCH)
+			g->limit_hit++;
+		return -1;
+	}
+	return (long)pcre2_get_ovector_pointer(g->md)[0];
+}
+
+static uint64_t count_nl(const unsigned char *p, const unsigned char *e)
+{
+	uint64_t n = 0;
+	while (p < e && (p = memchr(p, '\n', (size_t)(e - p)))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static void search_buf(struct grepst *g, const char *path, const unsigned char *b, size_t n)
+{
+	if (memchr(b, 0, n)) {
+		g->binary++;
+		return;
+	}
+	size_t pos = 0, counted = 0;
+	uint64_t line = 1;
+	while (pos <= n) {
+		long m = next_match(g, b, n, pos);
+		if (m < 0)
+			break;
+		const unsigned char *nl = memchr(b + m, '\n', n - (size_t)m);
+		size_t lend = nl ? (size_t)(nl - b) : n;
+		g->matches++;
+		if (g->shown < g->max_shown && !g->o.full) {
+			const unsigned char *ls = (size_t)m > pos ? memrchr(b + pos, '\n', (size_t)m - pos) : NULL;
+			size_t lstart = ls ? (size_t)(ls - b) + 1 : pos;
+			line += count_nl(b + counted, b + lstart);
+			counted = lstart;
+			size_t len = lend - lstart;
+			if (len > 0 && b[lstart + len - 1] == '\r')
+				len--;
+			int cut = len > TOOLS_MAX_LINE;
+			if (cut)
+				len = TOOLS_MAX_LINE;
+			if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", path, (unsigned long long)line, (int)len,
+					(const char *)b + lstart, cut ? " [... line cut]" : "") == 0)
+				g->shown++;
+		}
+		if (!nl)
+			break;
+		pos = lend + 1;
+		if (pos == n)
+			break;
+	}
+}
+
+/* Search the open file fd (consumed).  0 to go on, 1 when a cap stops the search. */
+static int search_fd(struct grepst *g, int fd, const char *path)
+{
+	struct stat st;
+	if (g->files >= g->max_files) {
+		close(fd);
+		g->cap = CAP_FILES;
+		return 1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if ((uint64_t)st.st_size > TOOLS_MAX_FILE_BYTES) {
+		close(fd);
+		g->big++;
+		return 0;
+	}
+	size_t size = (size_t)st.st_size;
+	if (g->bytes + size > g->max_bytes) {
+		close(fd);
+		g->cap = CAP_BYTES;
+		return 1;
+	}
+	g->files++;
+	if (size == 0) {
+		close(fd);
+		return 0;
+	}
+	tool_hook(g->c, "checked", path);
+	if (size + 1 > g->alloc) {
+		size_t a = g->alloc ? g->alloc : 64 * 1024;
+		while (a < size + 1)
+			a *= 2;
+		free(g->buf);
+		g->buf = xmalloc(a);
+		g->alloc = a;
+	}
+	size_t got = 0;
+	while (got < size) {
+		ssize_t r = read(fd, g->buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	g->bytes += got;
+	search_buf(g, path, g->buf, got);
+	return 0;
+}
+
+static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
+{
+	struct grepst *g = w->arg;
+	if (type != DT_REG)
+		return 0;
+	if (g->glob && fnmatch(g->glob, name, 0) != 0)
+		return 0;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		g->unreadable++;
+		return 0;
+	}
+	if (search_fd(g, fd, w->path)) {
+		w->stop = WALK_CAP;
+		return 1;
+	}
+	return 0;
+}
+
+int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
+{
+	const char *path = tin_str(in, "path"), *pattern = tin_str(in, "pattern");
+	struct grepst g = { .c = c, .glob = tin_str(in, "glob"), .max_files = tlim_files(c),
+			    .max_bytes = tlim_bytes(c), .max_shown = tlim_results(c) };
+	char *err = NULL;
+	struct stat st;
+	int cancelled = 0;
+
+	tout_init(&g.o, TOOLS_MAX_OUTPUT);
+	if (g.glob && !*g.glob)
+		g.glob = NULL;
+	if (grep_setup(&g, pattern, tin_bool(in, "ignore_case", 0), &err) < 0) {
+		grep_release(&g);
+		return tool_fail_own(out, err);
+	}
+	int fd = fsguard_open(c->guard, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
+	if (fd < 0) {
+		grep_release(&g);
+		return tool_fail_own(out, err);
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		struct walk w = { .ctx = c, .visit = grep_visit, .arg = &g };
+		char *base = tdisplay_base(path);
+		walk_tree(&w, fd, base);
+		free(base);
+		cancelled = w.stop == WALK_CANCELLED;
+		if (w.deep_skipped)
+			tout_note(&g.o, "(%llu directories deeper than %d levels not searched)\n",
+			     (unsigned long long)w.deep_skipped, TOOLS_MAX_DEPTH);
+	} else {
+		search_fd(&g, fd, path);
+	}
+	if (cancelled) {
+		grep_release(&g);
+		return tool_fail(out, "cancelled");
+	}
+	struct tout *o = &g.o;
+	if (g.matches == 0)
+		tout_note(o, "(no matches in %llu files searched)\n", (unsigned long long)g.files);
+	else if (g.shown < g.matches)
+		tout_note(o, "(showing %llu of %llu matching lines%s)\n", (unsigned long long)g.shown,
+		     (unsigned long long)g.matches, o->full ? ": output cap of 256 KiB reached, narrow the pattern or path"
+							    : "; raise --max-results for more, or narrow the search");
+	if (g.cap != CAP_NONE) {
+		char *lim = tsize_words(g.max_bytes);
+		tout_note(o, "(stopped after %llu files: scan cap of %s reached, raise %s or search a narrower path)\n",
+		     (unsigned long long)g.files, g.cap == CAP_FILES ? "files" : lim,
+		     g.cap == CAP_FILES ? "--max-scan-files" : "--max-scan-bytes");
+		free(lim);
+	}
+	if (g.binary)
+		tout_note(o, "(skipped %llu binary file%s)\n", (unsigned long long)g.binary, g.binary == 1 ? "" : "s");
+	if (g.big)
+		tout_note(o, "(skipped %llu file%s over 2 MiB)\n", (unsigned long long)g.big, g.big == 1 ? "" : "s");
+	if (g.limit_hit)
+		tout_note(o, "(the pattern hit PCRE2's match limit in %llu places; simplify it)\n",
+		     (unsigned long long)g.limit_hit);
+	char *content = tout_detach(o);
+	grep_release(&g);
+	return tool_ok_own(out, content);
+}

@@ -1,0 +1,398 @@
+/*
+ * tools.c — the tool table, input validation against each row's schema,
+ * the dispatcher, and the pieces every tool shares (bounded output,
+ * input accessors, limits).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/tools_int.h"
+
+static const struct tool_def table[TOOL__COUNT] = {
+	[TOOL_READ] = {
+		"read",
+		"Read a text file beneath the granted directories. Returns its lines, each prefixed with its "
+		"1-based line number and a tab. Large files come in pages: offset is the first line to show "
+		"(1-based, default 1), limit the number of lines (default 2000); the last line of a page says "
+		"how to ask for the next one. Binary files are reported as binary, not shown.",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"file path, absolute or relative to the working directory\"},"
+		"\"offset\":{\"type\":\"integer\",\"description\":\"first line to show, 1-based\"},"
+		"\"limit\":{\"type\":\"integer\",\"description\":\"number of lines to show\"}},"
+		"\"required\":[\"path\"]}",
+		TOOL_RISK_READ, tool_read_run,
+	},
+	[TOOL_LS] = {
+		"ls",
+		"List a directory: one entry per line, sorted by name, with its type (dir, file, link, other) "
+		"and size in bytes. Symlinks are listed, never followed.",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"directory path, absolute or relative to the working directory\"}},"
+		"\"required\":[\"path\"]}",
+		TOOL_RISK_READ, tool_ls_run,
+	},
+	[TOOL_FIND] = {
+		"find",
+		"Find files and directories whose name matches a glob (* ? [abc], matched against the last "
+		"component) anywhere beneath path. Returns matching paths, directories ending in '/'. "
+		"Symlinks are not followed; .git, .hg and .svn are skipped.",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"directory to search beneath\"},"
+		"\"name\":{\"type\":\"string\",\"description\":\"glob on the name, e.g. *.c\"}},"
+		"\"required\":[\"path\",\"name\"]}",
+		TOOL_RISK_READ, tool_find_run,
+	},
+	[TOOL_GREP] = {
+		"grep",
+		"Search file contents with a Perl-compatible regular expression, in one file or recursively "
+		"beneath a directory. Returns path:line:text for each matching line. glob keeps only files "
+		"whose name matches (e.g. *.c); ignore_case makes the match case-insensitive. Binary files and "
+		"files over 2 MiB are skipped; symlinks are not followed; .git, .hg and .svn are skipped.",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"file or directory to search\"},"
+		"\"pattern\":{\"type\":\"string\",\"description\":\"PCRE2 regular expression\"},"
+		"\"glob\":{\"type\":\"string\",\"description\":\"only files whose name matches this glob\"},"
+		"\"ignore_case\":{\"type\":\"boolean\",\"description\":\"case-insensitive match\"}},"
+		"\"required\":[\"path\",\"pattern\"]}",
+		TOOL_RISK_READ, tool_grep_run,
+	},
+	[TOOL_WRITE] = {
+		"write",
+		"Create or replace a file with the given content, atomically: the old content stays until the "
+		"new one is complete. Missing parent directories are created. Only beneath paths granted write.",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"file path\"},"
+		"\"content\":{\"type\":\"string\",\"description\":\"the whole new content\"}},"
+		"\"required\":[\"path\",\"content\"]}",
+		TOOL_RISK_WRITE, tool_write_run,
+	},
+	[TOOL_EDIT] = {
+		"edit",
+		"Replace text in a file. old must occur exactly once (add surrounding lines to make it unique), "
+		"unless replace_all is true, which replaces every occurrence. The match is exact, whitespace "
+		"included. The file is replaced atomically.",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"file path\"},"
+		"\"old\":{\"type\":\"string\",\"description\":\"exact text to replace\"},"
+		"\"new\":{\"type\":\"string\",\"description\":\"replacement text\"},"
+		"\"replace_all\":{\"type\":\"boolean\",\"description\":\"replace every occurrence\"}},"
+		"\"required\":[\"path\",\"old\",\"new\"]}",
+		TOOL_RISK_WRITE, tool_edit_run,
+	},
+	[TOOL_BASH] = {
+		"bash",
+		"Run a command with /bin/sh -c in the sandbox: only the granted paths exist there, the network "
+		"is as granted, stdin is empty. Returns stdout, stderr and the exit status. The command and "
+		"everything it started are killed after timeout seconds (default 90, at most 600).",
+		"{\"type\":\"object\",\"properties\":{"
+		"\"command\":{\"type\":\"string\",\"description\":\"shell command\"},"
+		"\"timeout\":{\"type\":\"integer\",\"description\":\"seconds before it is killed\"}},"
+		"\"required\":[\"command\"]}",
+		TOOL_RISK_EXEC, tool_bash_run,
+	},
+};
+
+const struct tool_def *tools_table(void)
+{
+	return table;
+}
+
+const struct tool_def *tools_find(const char *name)
+{
+	for (int i = 0; name && i < TOOL__COUNT; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+int tools_risk(const char *name)
+{
+	const struct tool_def *t = tools_find(name);
+	return t ? (int)t->risk : -1;
+}
+
+unsigned tools_bit(const char *name)
+{
+	const struct tool_def *t = tools_find(name);
+	return t ? 1u << (t - table) : 0;
+}
+
+cJSON *tools_schema_json(unsigned allowed_mask)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (int i = 0; i < TOOL__COUNT; i++) {
+		if (!(allowed_mask & (1u << i)))
+			continue;
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "name", table[i].name);
+		cJSON_AddStringToObject(t, "description", table[i].description);
+		cJSON_AddItemToObject(t, "input_schema", cJSON_Parse(table[i].schema));
+		cJSON_AddItemToArray(arr, t);
+	}
+	return arr;
+}
+
+static char *field_list(const cJSON *props)
+{
+	char *s = NULL;
+	for (const cJSON *p = props ? props->child : NULL; p; p = p->next) {
+		char *t = s ? xasprintf("%s, %s", s, p->string) : xstrdup(p->string);
+		free(s);
+		s = t;
+	}
+	return s ? s : xstrdup("");
+}
+
+/* Largest integer a double holds exactly. */
+#define TOOLS_MAX_JSON_INT 9007199254740991.0
+
+int tools_validate(const struct tool_def *t, const cJSON *input, char **err)
+{
+	cJSON *schema = cJSON_Parse(t->schema);
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+	int r = -1;
+
+	if (!cJSON_IsObject(input)) {
+		*err = xasprintf("input of tool '%s' must be a JSON object", t->name);
+		goto out;
+	}
+	for (const cJSON *f = input->child; f; f = f->next) {
+		const cJSON *p = f->string ? cJSON_GetObjectItemCaseSensitive(props, f->string) : NULL;
+		if (!p) {
+			char *l = field_list(props);
+			*err = xasprintf("tool '%s' has no field '%s' — its fields are: %s", t->name,
+					 f->string ? f->string : "", l);
+			free(l);
+			goto out;
+		}
+		for (const cJSON *g = f->next; g; g = g->next) {
+			if (g->string && strcmp(g->string, f->string) == 0) {
+				*err = xasprintf("field '%s' of tool '%s' is given twice — give it once", f->string, t->name);
+				goto out;
+			}
+		}
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "type"));
+		int ok;
+		if (strcmp(type, "string") == 0)
+			ok = cJSON_IsString(f);
+		else if (strcmp(type, "boolean") == 0)
+			ok = cJSON_IsBool(f);
+		else {
+			double d = f->valuedouble;
+			ok = cJSON_IsNumber(f) && d >= 0 && d <= TOOLS_MAX_JSON_INT && floor(d) == d;
+		}
+		if (!ok) {
+			*err = xasprintf("field '%s' of tool '%s' must be %s", f->string, t->name,
+					 strcmp(type, "string") == 0 ? "a string" :
+					 strcmp(type, "boolean") == 0 ? "true or false" : "a whole number >= 0");
+			goto out;
+		}
+	}
+	for (const cJSON *q = req ? req->child : NULL; q; q = q->next) {
+		if (!cJSON_GetObjectItemCaseSensitive(input, q->valuestring)) {
+			*err = xasprintf("tool '%s' needs the field '%s'", t->name, q->valuestring);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	cJSON_Delete(schema);
+	return r;
+}
+
+int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, struct tool_result *out)
+{
+	char *err = NULL;
+	int r;
+
+	out->is_error = 0;
+	out->content = NULL;
+	const struct tool_def *t = tools_find(name);
+	if (!t)
+		return tool_fail(out, "unknown tool '%s' — the tools are read, ls, find, grep, write, edit, bash",
+				 name ? name : "");
+	if (tools_validate(t, input, &err) < 0)
+		return tool_fail_own(out, err);
+	if (tool_stopped(ctx))
+		return tool_fail(out, "cancelled");
+	if (t->risk != TOOL_RISK_EXEC && !ctx->guard)
+		return tool_fail(out, "internal: tool '%s' has no filesystem guard", t->name);
+	if (t->risk == TOOL_RISK_EXEC && !ctx->policy)
+		return tool_fail(out, "internal: tool '%s' has no sandbox policy", t->name);
+	r = t->handler(ctx, input, out);
+	if (!out->content)
+		out->content = xstrdup(r < 0 ? "the tool failed" : "(no output)");
+	out->is_error = r < 0;
+	return r < 0 ? -1 : 0;
+}
+
+void tool_result_release(struct tool_result *r)
+{
+	free(r->content);
+	r->content = NULL;
+}
+
+/* ---- shared pieces ---- */
+
+void tout_init(struct tout *o, size_t max)
+{
+	memset(o, 0, sizeof(*o));
+	o->max = max;
+}
+
+static void tout_grow(struct tout *o, size_t need)
+{
+	if (o->len + need + 1 <= o->alloc)
+		return;
+	size_t a = o->alloc ? o->alloc : 4096;
+	while (a < o->len + need + 1)
+		a *= 2;
+	o->buf = xrealloc(o->buf, a);
+	o->alloc = a;
+}
+
+int tout_add(struct tout *o, const char *s, size_t n)
+{
+	if (o->full || o->len + n > o->max) {
+		o->full = 1;
+		return -1;
+	}
+	tout_grow(o, n);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+	return 0;
+}
+
+int tout_printf(struct tout *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	int r = tout_add(o, s, (size_t)n);
+	free(s);
+	return r;
+}
+
+void tout_force(struct tout *o, const char *s)
+{
+	size_t n = strlen(s);
+	tout_grow(o, n);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+void tout_note(struct tout *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	tout_force(o, s);
+	free(s);
+}
+
+char *tout_detach(struct tout *o)
+{
+	char *b = o->buf ? o->buf : xstrdup("");
+	memset(o, 0, sizeof(*o));
+	return b;
+}
+
+void tout_release(struct tout *o)
+{
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+}
+
+int tool_fail_own(struct tool_result *out, char *msg)
+{
+	free(out->content);
+	out->content = msg;
+	out->is_error = 1;
+	return -1;
+}
+
+int tool_fail(struct tool_result *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return tool_fail_own(out, s);
+}
+
+int tool_ok_own(struct tool_result *out, char *content)
+{
+	free(out->content);
+	out->content = content;
+	out->is_error = 0;
+	return 0;
+}
+
+const char *tin_str(const cJSON *in, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(in, key));
+}
+
+uint64_t tin_uint(const cJSON *in, const char *key, uint64_t dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, key);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : dflt;
+}
+
+int tin_bool(const cJSON *in, const char *key, int dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, key);
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+uint64_t tlim_files(const struct tool_ctx *c)
+{
+	return c->limits.max_scan_files ? c->limits.max_scan_files : TOOLS_MAX_SCAN_FILES;
+}
+
+uint64_t tlim_bytes(const struct tool_ctx *c)
+{
+	return c->limits.max_scan_bytes ? c->limits.max_scan_bytes : TOOLS_MAX_SCAN_BYTES;
+}
+
+uint64_t tlim_results(const struct tool_ctx *c)
+{
+	return c->limits.max_results ? c->limits.max_results : TOOLS_MAX_RESULTS;
+}
+
+char *tdisplay_base(const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if ((n == 1 && path[0] == '.') || (n == 2 && path[0] == '.' && path[1] == '/'))
+		return xstrdup("");
+	return xstrndup(path, n);
+}
+
+char *tsize_words(uint64_t n)
+{
+	if (n >= (1ull << 30) && n % (1ull << 30) == 0)
+		return xasprintf("%llu GiB", (unsigned long long)(n >> 30));
+	if (n >= (1ull << 20) && n % (1ull << 20) == 0)
+		return xasprintf("%llu MiB", (unsigned long long)(n >> 20));
+	if (n >= 1024 && n % 1024 == 0)
+		return xasprintf("%llu KiB", (unsigned long long)(n >> 10));
+	return xasprintf("%llu bytes", (unsigned long long)n);
+}

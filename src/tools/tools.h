@@ -1,0 +1,125 @@
+/*
+ * tools.h — the agent's seven tools: one const table row each (name,
+ * description for the model, JSON input schema, risk class, handler).
+ *
+ *   tool   input                               risk
+ *   read   path, offset?, limit?               read-only
+ *   ls     path                                read-only
+ *   find   path, name (glob)                   read-only
+ *   grep   path, pattern, glob?, ignore_case?  read-only
+ *   write  path, content                       write
+ *   edit   path, old, new, replace_all?        write
+ *   bash   command, timeout?                   exec (in the sandbox helper)
+ *
+ * read/ls/find/grep/write/edit run in this process, beneath the roots of
+ * an FsGuard (fsguard.h); bash runs /bin/sh -c in the sandbox helper with
+ * the session's policy.  Output is bounded (tools_limits.h); a cut result
+ * ends with a line saying what was cut ("showing N of M ...").
+ *
+ * Life cycle, for the turn loop:
+ *   1. fsguard_new(&policy, NULL, 0, &guard, &err)
+ *   2. struct tool_ctx ctx = { .guard = guard, .policy = &policy,
+ *          .limits = { o->max_scan_files, o->max_scan_bytes, o->max_results },
+ *          .stop = &stop_flag };
+ *   3. tools_schema_json(mask) for the request's "tools" array;
+ *      tools_risk(name) for the approval gate
+ *   4. per tool_use block: tools_run(&ctx, name, input, &res);
+ *      send res.content with res.is_error; tool_result_release(&res)
+ *   5. fsguard_free(guard)
+ * tools_run never fails: bad input (missing field, wrong type, unknown
+ * tool or field) is a tool error whose content tells the model what to
+ * fix.  Setting *ctx->stop makes a running call return "cancelled" (the
+ * in-process tools check it per file and per entry; bash kills its
+ * sandbox).  One ctx may serve one call at a time.
+ */
+#ifndef SBX_TOOLS_H
+#define SBX_TOOLS_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "sandbox/policy.h"
+#include "tools/fsguard.h"
+
+enum tool_risk {
+	TOOL_RISK_READ = 0,	/* read-only: runs at once */
+	TOOL_RISK_WRITE,	/* changes files beneath a write grant */
+	TOOL_RISK_EXEC,		/* runs a command in the sandbox */
+};
+
+/* Bit i is the tool tools_table()[i]; the names' order is cli_tool_names. */
+enum tool_id { TOOL_READ, TOOL_LS, TOOL_FIND, TOOL_GREP, TOOL_WRITE, TOOL_EDIT, TOOL_BASH, TOOL__COUNT };
+#define TOOLS_MASK_ALL ((1u << TOOL__COUNT) - 1)
+#define TOOLS_MASK_READONLY ((1u << TOOL_READ) | (1u << TOOL_LS) | (1u << TOOL_FIND) | (1u << TOOL_GREP))
+
+struct tool_limits {
+	uint64_t max_scan_files;	/* 0 = TOOLS_MAX_SCAN_FILES */
+	uint64_t max_scan_bytes;	/* 0 = TOOLS_MAX_SCAN_BYTES */
+	uint64_t max_results;		/* 0 = TOOLS_MAX_RESULTS */
+};
+
+/* Test hook: called at named points ("checked": a file's handle passed its
+ * size check and is about to be read; "entry": a walk visits an entry). */
+typedef void (*tool_hook_fn)(void *arg, const char *event, const char *path);
+
+struct tool_ctx {
+	struct fsguard *guard;		/* in-process tools (borrowed) */
+	const struct policy *policy;	/* bash (borrowed) */
+	struct tool_limits limits;
+	volatile sig_atomic_t *stop;	/* may be NULL */
+	tool_hook_fn hook;		/* tests only; NULL */
+	void *hook_arg;
+};
+
+struct tool_result {
+	int is_error;
+	char *content;		/* malloc'd, NUL-terminated, never NULL after tools_run */
+};
+
+struct tool_def;
+typedef int (*tool_handler_fn)(const struct tool_ctx *ctx, const cJSON *input, struct tool_result *out);
+
+struct tool_def {
+	const char *name;
+	const char *description;	/* for the model */
+	const char *schema;		/* JSON Schema of the input object */
+	enum tool_risk risk;
+	tool_handler_fn handler;	/* fills out; returns 0 (ok) or -1 (tool error) */
+};
+
+/* The table, TOOL__COUNT rows, in enum tool_id order. */
+const struct tool_def *tools_table(void);
+
+/* The row named name, or NULL. */
+const struct tool_def *tools_find(const char *name);
+
+/* Risk class of a tool; -1 for an unknown name. */
+int tools_risk(const char *name);
+
+/* Bit of a tool in an allowed mask; 0 for an unknown name. */
+unsigned tools_bit(const char *name);
+
+/*
+ * The Anthropic Messages API "tools" array for the tools in allowed_mask:
+ * [{"name","description","input_schema"}...].  Caller frees (cJSON_Delete).
+ */
+cJSON *tools_schema_json(unsigned allowed_mask);
+
+/*
+ * Check input against the tool's schema: an object, every required field
+ * present, no unknown field, each of its type (integers whole, >= 0).
+ * Returns 0, or -1 with *err (malloc'd) for the model.
+ */
+int tools_validate(const struct tool_def *t, const cJSON *input, char **err);
+
+/*
+ * Run one tool call.  Always fills out (content malloc'd); returns 0 when
+ * the tool succeeded, -1 when out is a tool error.
+ */
+int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, struct tool_result *out);
+
+void tool_result_release(struct tool_result *r);
+
+#endif

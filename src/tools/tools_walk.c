@@ -1,0 +1,134 @@
+/*
+ * tools_walk.c — the tree walk under find and grep.  Every step is one
+ * name relative to an open directory, opened O_NOFOLLOW: a symlink is an
+ * entry to report, never a way out of the root the walk started in.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "tools/tools_int.h"
+
+static int skipped_dir(const char *name)
+{
+	return strcmp(name, ".git") == 0 || strcmp(name, ".hg") == 0 || strcmp(name, ".svn") == 0;
+}
+
+struct ent {
+	char *name;
+	unsigned char type;
+};
+
+static int cmp_ents(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->name, ((const struct ent *)b)->name);
+}
+
+static void walk_dir(struct walk *w, DIR *d, int depth);
+
+/* Visit one entry and descend into it when it is a directory. */
+static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char type, int depth)
+{
+	size_t keep = w->plen, nl = strlen(name);
+	if (w->plen + nl + 2 >= sizeof(w->path))
+		return 0;	/* deeper than any path we can show */
+	if (w->plen > 0)
+		w->path[w->plen++] = '/';
+	memcpy(w->path + w->plen, name, nl + 1);
+	w->plen += nl;
+
+	if (type == DT_UNKNOWN) {
+		struct stat st;
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+			       S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+	}
+	tool_hook(w->ctx, "entry", w->path);
+	int stop = w->visit(w, dfd, name, type);
+	if (!stop && type == DT_DIR && !skipped_dir(name)) {
+		if (depth >= TOOLS_MAX_DEPTH) {
+			w->deep_skipped++;
+		} else {
+			int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			DIR *sub = fd >= 0 ? fdopendir(fd) : NULL;
+			if (sub)
+				walk_dir(w, sub, depth + 1);
+			else if (fd >= 0)
+				close(fd);
+		}
+	}
+	w->plen = keep;
+	w->path[keep] = '\0';
+	return stop || w->stop != WALK_DONE;
+}
+
+static void walk_dir(struct walk *w, DIR *d, int depth)
+{
+	int dfd = dirfd(d);
+	struct dirent *de;
+
+	if (!w->sorted) {
+		while (w->stop == WALK_DONE && (de = readdir(d))) {
+			if (tool_stopped(w->ctx)) {
+				w->stop = WALK_CANCELLED;
+				break;
+			}
+			const char *n = de->d_name;
+			if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+				continue;
+			if (walk_entry(w, dfd, n, de->d_type, depth))
+				break;
+		}
+		closedir(d);
+		return;
+	}
+	struct ent *v = NULL;
+	size_t n = 0, alloc = 0;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		v[n].name = xstrdup(nm);
+		v[n].type = de->d_type;
+		n++;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_ents);
+	for (size_t i = 0; i < n && w->stop == WALK_DONE; i++) {
+		if (tool_stopped(w->ctx)) {
+			w->stop = WALK_CANCELLED;
+			break;
+		}
+		if (walk_entry(w, dfd, v[i].name, v[i].type, depth))
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	closedir(d);
+}
+
+void walk_tree(struct walk *w, int dfd, const char *base)
+{
+	size_t bl = strlen(base);
+	if (bl >= sizeof(w->path) - 2)
+		bl = 0;
+	memcpy(w->path, base, bl);
+	w->path[bl] = '\0';
+	w->plen = bl;
+	w->stop = WALK_DONE;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	walk_dir(w, d, 0);
+}
