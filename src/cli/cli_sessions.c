@@ -1,9 +1,66 @@
-/* PENDING: `sandbx sessions` is built by its own issue; until then it says so. */
+/*
+ * cli_sessions.c — `sandbx sessions`: the stored sessions, most recently
+ * written first, one per line: id, start time (local), turns, first prompt
+ * line.  A '*' after the turn count marks a last turn that was cut short.
+ * Exit 0 (also when there are none), 1 when the store cannot be read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
 #include "cli/cli.h"
+#include "store/session.h"
 #include "util/log.h"
 
 int cli_sessions(struct cli_opts *o)
 {
-	sbx_err("'sessions' is not built yet in this version — see the open issues");
-	return EXIT_ERROR;
+	struct xdg_paths x;
+	struct session_info *v = NULL;
+	struct strv notes = { 0 };
+	size_t n = 0;
+	char *err = NULL;
+	(void)o;
+
+	if (xdg_paths_get(&x, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_ERROR;
+	}
+	int r = session_list(&x, &v, &n, &notes, &err);
+	for (size_t i = 0; i < notes.n; i++)
+		sbx_err("%s", notes.v[i]);
+	strv_free(&notes);
+	if (r < 0) {
+		sbx_err("cannot list the sessions: %s", err);
+		free(err);
+		xdg_paths_release(&x);
+		return EXIT_ERROR;
+	}
+	if (n == 0) {
+		sbx_err("no stored sessions in '%s' — start one with 'sandbx agent-run --session -- PROMPT'",
+			x.sessions_dir);
+		xdg_paths_release(&x);
+		return EXIT_OK;
+	}
+	int cut = 0;
+	printf("%-10s %-16s %6s  %s\n", "ID", "STARTED", "TURNS", "FIRST PROMPT");
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].error) {
+			printf("%-10s %-16s %6s  (unreadable: %s)\n", v[i].id, "-", "-", v[i].error);
+			continue;
+		}
+		char when[32] = "-";
+		time_t t = (time_t)v[i].created;
+		struct tm tm;
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		cut |= v[i].cut_short;
+		printf("%-10s %-16s %5d%c  %s\n", v[i].id, when, v[i].turns, v[i].cut_short ? '*' : ' ',
+		       v[i].first_prompt ? v[i].first_prompt : "");
+	}
+	if (cut)
+		printf("* the last turn was stopped or cut short\n");
+	session_list_free(v, n);
+	xdg_paths_release(&x);
+	return EXIT_OK;
 }

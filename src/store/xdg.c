@@ -44,8 +44,8 @@ int xdg_paths_get(struct xdg_paths *p, char **err)
 	p->sessions_dir = xasprintf("%s/sessions", p->state_dir);
 	p->config_dir = xasprintf("%s/sandbx", config);
 	p->credentials = xasprintf("%s/credentials.toml", p->config_dir);
-	free(state);
-	free(config);
+	p->state_home = state;
+	p->config_home = config;
 	return 0;
 }
 
@@ -56,5 +56,7 @@ void xdg_paths_release(struct xdg_paths *p)
 	free(p->sessions_dir);
 	free(p->config_dir);
 	free(p->credentials);
+	free(p->state_home);
+	free(p->config_home);
 	memset(p, 0, sizeof(*p));
 }

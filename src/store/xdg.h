@@ -19,6 +19,8 @@ struct xdg_paths {
 	char *sessions_dir;	/* state_dir/sessions */
 	char *config_dir;	/* .../sandbx under the config home */
 	char *credentials;	/* config_dir/credentials.toml */
+	char *state_home;	/* the XDG state base (state_dir's parent) */
+	char *config_home;	/* the XDG config base (config_dir's parent) */
 };
 
 /* 0, or -1 with *err set (malloc'd) when no home can be found. */

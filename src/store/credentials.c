@@ -1,0 +1,385 @@
+/*
+ * credentials.c — the API key: the pure line parser of credentials.toml
+ * first, then the file side.  Rules: credentials.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "store/credentials.h"
+#include "store/fsutil.h"
+
+#define CRED_FILE "credentials.toml"
+
+int cred_key_valid(const char *key)
+{
+	size_t n = key ? strlen(key) : 0;
+	if (n == 0 || n > CRED_MAX_KEY)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)key[i] <= 0x20 || (unsigned char)key[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+void cred_key_free(char *key)
+{
+	if (!key)
+		return;
+	explicit_bzero(key, strlen(key));
+	free(key);
+}
+
+void cred_parser_init(struct cred_parser *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void cred_parser_release(struct cred_parser *p)
+{
+	explicit_bzero(p->line, sizeof(p->line));
+	cred_key_free(p->key);
+	free(p->error);
+	memset(p, 0, sizeof(*p));
+}
+
+char *cred_parser_take_key(struct cred_parser *p)
+{
+	char *k = p->failed ? NULL : p->key;
+	if (k)
+		p->key = NULL;
+	return k;
+}
+
+/* Errors name the line and the kind of problem, never the bytes: the file
+ * holds a secret, and a typo in it is still most of the secret. */
+static int cred_fail(struct cred_parser *p, const char *why)
+{
+	if (!p->failed) {
+		p->failed = 1;
+		p->error = xasprintf("line %u: %s", p->lineno, why);
+	}
+	return -1;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* Parse one line (NUL-terminated, no newline; p->lineno is its number). */
+static int cred_line(struct cred_parser *p, char *s, size_t n)
+{
+	if (n > 0 && s[n - 1] == '\r')
+		s[--n] = '\0';
+	if (strlen(s) != n)
+		return cred_fail(p, "a NUL byte — the file is not text");
+	const char *c = skip_ws(s);
+	if (*c == '\0' || *c == '#')
+		return 0;
+	if (*c == '[')
+		return cred_fail(p, "a [table] header — the file holds only: api_key = \"...\"");
+	const char *k = c;
+	while ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+	       *c == '-')
+		c++;
+	if (c == k)
+		return cred_fail(p, "expected a line of the form api_key = \"...\"");
+	if ((size_t)(c - k) != 7 || strncmp(k, "api_key", 7) != 0)
+		return cred_fail(p, "an unknown key — only api_key is read");
+	c = skip_ws(c);
+	if (*c != '=')
+		return cred_fail(p, "expected '=' after api_key");
+	c = skip_ws(c + 1);
+	char quote = *c;
+	if (quote != '"' && quote != '\'')
+		return cred_fail(p, "the value of api_key is not a quoted string");
+	c++;
+	char val[CRED_MAX_LINE + 1];
+	size_t vn = 0;
+	int closed = 0, r = 0;
+	while (*c) {
+		char ch = *c++;
+		if (ch == quote) {
+			closed = 1;
+			break;
+		}
+		if (quote == '"' && ch == '\\') {
+			if (*c != '"' && *c != '\\') {
+				r = cred_fail(p, "an escape other than \\\" or \\\\ in the value");
+				goto out;
+			}
+			ch = *c++;
+		}
+		val[vn++] = ch;
+	}
+	val[vn] = '\0';
+	if (!closed) {
+		r = cred_fail(p, "the quoted value is not closed on its line");
+		goto out;
+	}
+	c = skip_ws(c);
+	if (*c != '\0' && *c != '#') {
+		r = cred_fail(p, "unexpected text after the value");
+		goto out;
+	}
+	if (p->key) {
+		r = cred_fail(p, "api_key is given a second time");
+		goto out;
+	}
+	if (!cred_key_valid(val)) {
+		r = cred_fail(p, "the value is not an API key (printable ASCII without spaces, at most 1024 bytes)");
+		goto out;
+	}
+	p->key = xstrdup(val);
+out:
+	explicit_bzero(val, sizeof(val));
+	return r;
+}
+
+int cred_parser_feed(struct cred_parser *p, const char *buf, size_t n)
+{
+	if (p->failed)
+		return -1;
+	while (n > 0) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) : n;
+		if (p->len + take > CRED_MAX_LINE) {
+			p->lineno++;
+			return cred_fail(p, "longer than 4096 bytes — not a credentials file sandbx wrote");
+		}
+		memcpy(p->line + p->len, buf, take);
+		p->len += take;
+		buf += take;
+		n -= take;
+		if (!nl)
+			break;
+		buf++;
+		n--;
+		p->line[p->len] = '\0';
+		p->lineno++;
+		size_t len = p->len;
+		p->len = 0;
+		int r = cred_line(p, p->line, len);
+		explicit_bzero(p->line, len);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cred_parser_finish(struct cred_parser *p)
+{
+	if (p->failed)
+		return -1;
+	if (p->len > 0) {
+		p->line[p->len] = '\0';
+		p->lineno++;
+		size_t len = p->len;
+		p->len = 0;
+		int r = cred_line(p, p->line, len);
+		explicit_bzero(p->line, len);
+		if (r < 0)
+			return -1;
+	}
+	if (!p->key) {
+		p->failed = 1;
+		p->error = xstrdup("no api_key line");
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The file                                                           */
+
+static const char rotate[] = "rotate the key (console.anthropic.com, API keys), since others may have read it";
+
+int cred_load_file(const struct xdg_paths *x, char **key, char **err)
+{
+	struct stat st;
+	char m[8];
+	int base = -1, dir = -1, fd = -1, r = -1;
+	char *buf = NULL;
+	size_t n = 0;
+	struct cred_parser p;
+
+	*key = NULL;
+	cred_parser_init(&p);
+	base = fsu_open_base(x->config_home, 0, err);
+	if (base < 0) {
+		r = errno == ENOENT ? -ENOENT : -1;
+		goto out;
+	}
+	dir = fsu_open_subdir(base, "sandbx", x->config_dir, 0, &st, NULL, err);
+	if (dir < 0) {
+		r = errno == ENOENT ? -ENOENT : (errno == EPERM || errno == ELOOP || errno == ENOTDIR) ? -EPERM : -1;
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		fsu_mode_str(st.st_mode, m);
+		*err = xasprintf("the credential directory '%s' has mode %s, open to other users — %s; then chmod 700 "
+				 "'%s' (or 'sandbx auth logout' and login again)", x->config_dir, m, rotate, x->config_dir);
+		r = -EPERM;
+		goto out;
+	}
+	fd = openat(dir, CRED_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT) {
+			*err = xasprintf("no stored key at '%s'", x->credentials);
+			r = -ENOENT;
+		} else if (e == ELOOP) {
+			*err = xasprintf("'%s' is a symbolic link — sandbx reads only a file it wrote; remove it and run "
+					 "'sandbx auth login'", x->credentials);
+			r = -EPERM;
+		} else {
+			*err = xasprintf("cannot open '%s': %s", x->credentials, strerror(e));
+		}
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*err = xasprintf("'%s' is not a regular file — remove it and run 'sandbx auth login'", x->credentials);
+		r = -EPERM;
+		goto out;
+	}
+	if (fsu_check_owner(&st, x->credentials, err) < 0) {
+		r = -EPERM;
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		fsu_mode_str(st.st_mode, m);
+		*err = xasprintf("the credential file '%s' has mode %s, open to other users — %s; then chmod 600 '%s' "
+				 "(or 'sandbx auth logout' and login again)", x->credentials, m, rotate, x->credentials);
+		r = -EPERM;
+		goto out;
+	}
+	if (fsu_read_all(fd, CRED_MAX_FILE, x->credentials, &buf, &n, err) < 0)
+		goto out;
+	if (cred_parser_feed(&p, buf, n) < 0 || cred_parser_finish(&p) < 0) {
+		*err = xasprintf("cannot read the key from '%s': %s — fix the file or run 'sandbx auth login' again",
+				 x->credentials, p.error);
+		r = -EINVAL;
+		goto out;
+	}
+	*key = cred_parser_take_key(&p);
+	r = 0;
+out:
+	if (buf) {
+		explicit_bzero(buf, n);
+		free(buf);
+	}
+	cred_parser_release(&p);
+	if (fd >= 0)
+		close(fd);
+	if (dir >= 0)
+		close(dir);
+	if (base >= 0)
+		close(base);
+	return r;
+}
+
+int cred_load_api_key(char **key, char **source, char **err)
+{
+	*key = NULL;
+	*source = NULL;
+	const char *env = getenv(CRED_ENV);
+	if (env && *env) {
+		if (!cred_key_valid(env)) {
+			*err = xstrdup(CRED_ENV " does not hold an API key (printable ASCII without spaces, at most 1024 "
+					"bytes) — fix or unset it");
+			return -EINVAL;
+		}
+		*key = xstrdup(env);
+		*source = xstrdup("the environment (" CRED_ENV ")");
+		return 0;
+	}
+	struct xdg_paths x;
+	if (xdg_paths_get(&x, err) < 0)
+		return -1;
+	int r = cred_load_file(&x, key, err);
+	if (r == -ENOENT) {
+		free(*err);
+		*err = xasprintf("no API key: " CRED_ENV " is not set and '%s' does not exist — run 'sandbx auth login' "
+				 "or set " CRED_ENV, x.credentials);
+	}
+	if (r == 0)
+		*source = xstrdup(x.credentials);
+	xdg_paths_release(&x);
+	return r;
+}
+
+int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
+{
+	struct stat st;
+	if (!cred_key_valid(key)) {
+		*err = xstrdup("that is not an API key (printable ASCII without spaces, at most 1024 bytes) — nothing stored");
+		return -1;
+	}
+	int base = fsu_open_base(x->config_home, FSU_CREATE, err);
+	if (base < 0)
+		return -1;
+	int dir = fsu_open_subdir(base, "sandbx", x->config_dir, FSU_CREATE | FSU_NARROW, &st, notes, err);
+	close(base);
+	if (dir < 0)
+		return -1;
+	/* 2 bytes per key byte covers every escape. */
+	size_t cap = 2 * strlen(key) + 160, n = 0;
+	char *buf = xmalloc(cap);
+	static const char head[] = "# written by 'sandbx auth login'; keep it mode 0600\napi_key = \"";
+	memcpy(buf, head, sizeof(head) - 1);
+	n = sizeof(head) - 1;
+	for (const char *c = key; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			buf[n++] = '\\';
+		buf[n++] = *c;
+	}
+	buf[n++] = '"';
+	buf[n++] = '\n';
+	int r = fsu_write_atomic(dir, CRED_FILE, x->credentials, buf, n, err);
+	explicit_bzero(buf, cap);
+	free(buf);
+	close(dir);
+	return r;
+}
+
+int cred_remove(const struct xdg_paths *x, int *removed, char **err)
+{
+	struct stat st;
+	*removed = 0;
+	int base = fsu_open_base(x->config_home, 0, err);
+	if (base < 0) {
+		if (errno != ENOENT)
+			return -1;
+		free(*err);
+		*err = NULL;
+		return 0;
+	}
+	/* No mode check: a key in a too-wide file must still be removable. */
+	int dir = fsu_open_subdir(base, "sandbx", x->config_dir, 0, &st, NULL, err);
+	close(base);
+	if (dir < 0) {
+		if (errno != ENOENT)
+			return -1;
+		free(*err);
+		*err = NULL;
+		return 0;
+	}
+	if (unlinkat(dir, CRED_FILE, 0) < 0) {
+		int e = errno;
+		close(dir);
+		if (e == ENOENT)
+			return 0;
+		*err = xasprintf("cannot remove '%s': %s", x->credentials, strerror(e));
+		return -1;
+	}
+	fsync(dir);
+	close(dir);
+	*removed = 1;
+	return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * credentials.h — the user's Anthropic API key.
+ *
+ * Where the key comes from, in order:
+ *   1. ANTHROPIC_API_KEY in the environment (empty counts as unset);
+ *   2. $XDG_CONFIG_HOME/sandbx/credentials.toml (else ~/.config/...), a tiny
+ *      TOML subset: blank lines, # comments and one line
+ *          api_key = "sk-ant-..."      (or 'sk-ant-...')
+ *      nothing else (no tables, no other keys, escapes \" and \\ only).
+ *
+ * The file and its directory are sandbx's: owned by you, no group/other bit
+ * at all.  Anything wider is refused with the path and mode named and the
+ * advice to rotate the key (it may have been read) — never chmod'ed behind
+ * the user's back.  `auth login` writes the file through a temporary file
+ * created 0600, fsync'ed and renamed, in a directory created 0700 (or
+ * narrowed to 0700, noted, since login is the user asking sandbx to keep a
+ * key there).  A parse error names the line, never its content.
+ *
+ * A key is printable ASCII without spaces (it goes into an HTTP header: no
+ * CR/LF can smuggle a second header), at most CRED_MAX_KEY bytes.
+ *
+ * Ownership: every char * handed out is malloc'd; free a key with
+ * cred_key_free (it wipes the memory first).
+ *
+ * Parser life cycle (pure, resumable; the fuzz target drives it):
+ *   1. struct cred_parser p; cred_parser_init(&p);
+ *   2. cred_parser_feed(&p, buf, n) any number of times, any slicing
+ *   3. cred_parser_finish(&p)
+ *   4. key = cred_parser_take_key(&p) (or read p.error)
+ *   5. cred_parser_release(&p)   wipes the line buffer and any key left
+ */
+#ifndef SBX_CREDENTIALS_H
+#define SBX_CREDENTIALS_H
+
+#include <stddef.h>
+
+#include "store/xdg.h"
+#include "util/util.h"
+
+#define CRED_ENV "ANTHROPIC_API_KEY"
+#define CRED_MAX_LINE 4096		/* one line of credentials.toml */
+#define CRED_MAX_KEY 1024		/* an API key, bytes */
+#define CRED_MAX_FILE 65536		/* credentials.toml */
+
+struct cred_parser {
+	char line[CRED_MAX_LINE + 1];
+	size_t len;
+	unsigned lineno;		/* lines ended so far */
+	int overlong;			/* the current line passed CRED_MAX_LINE */
+	int failed;
+	char *error;			/* "line N: ..." (never the content) */
+	char *key;			/* the api_key value once seen */
+};
+
+void cred_parser_init(struct cred_parser *p);
+/* 0, or -1 once failed (sticky, p->error). */
+int cred_parser_feed(struct cred_parser *p, const char *buf, size_t n);
+/* A last line without newline is parsed too.  0, or -1 (also: no api_key). */
+int cred_parser_finish(struct cred_parser *p);
+char *cred_parser_take_key(struct cred_parser *p);
+void cred_parser_release(struct cred_parser *p);
+
+/* 1 if key has the shape of an API key (printable ASCII, no space, size). */
+int cred_key_valid(const char *key);
+/* Wipe and free. */
+void cred_key_free(char *key);
+
+/*
+ * The key the agent should use: the environment first, else the file.
+ * 0 with *key (cred_key_free) and *source ("the environment (ANTHROPIC_API_KEY)"
+ * or the file's path; free()).  -ENOENT with *err when neither holds one;
+ * -EPERM when the file or directory is unsafe (another owner, a
+ * group/other bit, a symlink); -EINVAL when it does not parse or the
+ * environment's value is not a key; -1 on other errors.
+ */
+int cred_load_api_key(char **key, char **source, char **err);
+
+/* The same with explicit paths, for tests and auth status. */
+int cred_load_file(const struct xdg_paths *x, char **key, char **err);
+
+/*
+ * Store key in the credential file (auth login): directories created 0700,
+ * sandbx's own config directory narrowed to 0700 when wider (noted), the
+ * file replaced atomically with mode 0600.  0 or -1 with *err.
+ */
+int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err);
+
+/*
+ * Remove the credential file (auth logout), whatever its mode.  0 with
+ * *removed 1 (or 0 when there was none), or -1 with *err.
+ */
+int cred_remove(const struct xdg_paths *x, int *removed, char **err);
+
+#endif

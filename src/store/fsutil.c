@@ -1,0 +1,229 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "store/fsutil.h"
+
+void fsu_mode_str(mode_t m, char out[8])
+{
+	snprintf(out, 8, "%04o", (unsigned)(m & 07777));
+}
+
+void fsu_random_name(char *buf, size_t n)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[64];
+	size_t got = 0;
+	while (got < n) {
+		size_t want = n - got < sizeof(r) ? n - got : sizeof(r);
+		ssize_t k = getrandom(r, want, 0);
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			abort();	/* getrandom cannot fail for short reads after boot */
+		}
+		/* 36 letters: reject the top bytes so each is equally likely. */
+		for (ssize_t i = 0; i < k && got < n; i++)
+			if (r[i] < 252)
+				buf[got++] = alphabet[r[i] % 36];
+	}
+}
+
+int fsu_open_base(const char *path, unsigned flags, char **err)
+{
+	if (!path || path[0] != '/') {
+		*err = xasprintf("'%s' is not an absolute path — set the XDG variables to absolute paths", path ? path : "");
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = xasprintf("cannot open '/': %s", strerror(errno));
+		return -1;
+	}
+	char *dup = xstrdup(path), *save = NULL;
+	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && (flags & FSU_CREATE)) {
+			if (mkdirat(fd, c, FSU_DIR_MODE) < 0 && errno != EEXIST) {
+				int e = errno;
+				*err = xasprintf("cannot create a directory on the way to '%s': %s", path, strerror(e));
+				close(fd);
+				free(dup);
+				errno = e;
+				return -1;
+			}
+			next = openat(fd, c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		}
+		if (next < 0) {
+			int e = errno;
+			*err = xasprintf("cannot open the directory '%s': %s", path, strerror(e));
+			close(fd);
+			free(dup);
+			errno = e;
+			return -1;
+		}
+		close(fd);
+		fd = next;
+	}
+	free(dup);
+	return fd;
+}
+
+int fsu_check_owner(const struct stat *st, const char *display, char **err)
+{
+	if (st->st_uid == geteuid())
+		return 0;
+	*err = xasprintf("'%s' is owned by uid %u, not by you (uid %u) — sandbx uses only files and directories you own; "
+			 "remove it or point XDG_STATE_HOME/XDG_CONFIG_HOME elsewhere",
+			 display, (unsigned)st->st_uid, (unsigned)geteuid());
+	errno = EPERM;
+	return -1;
+}
+
+int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned flags, struct stat *st,
+		    struct strv *notes, char **err)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && (flags & FSU_CREATE)) {
+		if (mkdirat(dirfd, name, FSU_DIR_MODE) < 0 && errno != EEXIST) {
+			int e = errno;
+			*err = xasprintf("cannot create the directory '%s': %s", display, strerror(e));
+			errno = e;
+			return -1;
+		}
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP || e == ENOTDIR)
+			*err = xasprintf("'%s' is a symbolic link or not a directory — sandbx keeps its state only in a real "
+					 "directory; move it away", display);
+		else
+			*err = xasprintf("cannot open the directory '%s': %s", display, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, st) < 0) {
+		int e = errno;
+		*err = xasprintf("cannot stat the directory '%s': %s", display, strerror(e));
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (fsu_check_owner(st, display, err) < 0) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	if ((flags & FSU_NARROW) && (st->st_mode & 077)) {
+		char was[8];
+		fsu_mode_str(st->st_mode, was);
+		if (fchmod(fd, FSU_DIR_MODE) < 0 || fstat(fd, st) < 0) {
+			int e = errno;
+			*err = xasprintf("cannot narrow the directory '%s' (mode %s) to 0700: %s — chmod 700 it yourself",
+					 display, was, strerror(e));
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (notes)
+			strv_push_own(notes, xasprintf("narrowed '%s' from mode %s to 0700: it is sandbx's own directory",
+						       display, was));
+	}
+	return fd;
+}
+
+int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
+{
+	char rnd[9];
+	char *tmp = NULL;
+	int fd = -1;
+	for (int tries = 0; tries < 16 && fd < 0; tries++) {
+		fsu_random_name(rnd, 8);
+		rnd[8] = '\0';
+		free(tmp);
+		tmp = xasprintf(".%s.%s", name, rnd);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FSU_FILE_MODE);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		*err = xasprintf("cannot create a temporary file beside '%s': %s", display, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	const char *what = "write";
+	if (write_all(fd, buf, n) < 0)
+		goto fail;
+	what = "fsync";
+	if (fsync(fd) < 0)
+		goto fail;
+	what = "close";
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	what = "rename";
+	if (renameat(dirfd, tmp, dirfd, name) < 0)
+		goto fail;
+	/* The rename is durable only once the directory is synced. */
+	if (fsync(dirfd) < 0 && errno != EINVAL && errno != EBADF) {
+		*err = xasprintf("cannot sync the directory of '%s': %s", display, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+fail:;
+	int e = errno;
+	*err = xasprintf("cannot %s '%s': %s%s", what, display, strerror(e),
+			 (e == ENOSPC || e == EFBIG || e == EDQUOT) ? " — free some disk space and try again" : "");
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dirfd, tmp, 0);
+	free(tmp);
+	errno = e;
+	return -1;
+}
+
+int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err)
+{
+	size_t len = 0, size = 4096;
+	char *b = xmalloc(size + 1);
+	for (;;) {
+		if (len == size) {
+			if (size >= cap) {
+				free(b);
+				*err = xasprintf("'%s' is larger than %zu bytes — it is not a file sandbx wrote", display, cap);
+				errno = EFBIG;
+				return -1;
+			}
+			size = size * 2 > cap ? cap : size * 2;
+			b = xrealloc(b, size + 1);
+		}
+		ssize_t k = read(fd, b + len, size - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(b);
+			*err = xasprintf("cannot read '%s': %s", display, strerror(e));
+			errno = e;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	b[len] = '\0';
+	*out = b;
+	*n = len;
+	return 0;
+}

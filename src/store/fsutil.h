@@ -1,0 +1,85 @@
+/*
+ * fsutil.h — descriptor-based file helpers for sandbx's own state (the
+ * session store and the credential file).
+ *
+ * Rules the helpers carry out, so the callers cannot forget one:
+ *   - every open is O_CLOEXEC; sandbx's own directories and files are opened
+ *     with O_NOFOLLOW and checked with fstat on the open descriptor, never
+ *     stat on a path that could be swapped in between;
+ *   - directories sandbx creates are made 0700, files 0600 (O_EXCL);
+ *   - a directory that sandbx names and owns ("sandbx", "sessions") may be
+ *     narrowed to 0700 when a caller asks (FSU_NARROW); the user's XDG base
+ *     directories (~/.config, ~/.local/state) are created 0700 when missing
+ *     but never narrowed: other programs live there too;
+ *   - a whole-file replacement goes through a temporary file created 0600,
+ *     written, fsync'ed, renamed over the target, and the directory fsync'ed.
+ *
+ * No state: every function returns a descriptor or 0, or -1 with a malloc'd
+ * message in *err (errno is kept from the failing call where it helps the
+ * caller, e.g. ENOENT for "missing").  Descriptors returned belong to the
+ * caller (close()).
+ */
+#ifndef SBX_FSUTIL_H
+#define SBX_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "util/util.h"
+
+#define FSU_DIR_MODE 0700
+#define FSU_FILE_MODE 0600
+
+enum fsu_flags {
+	FSU_CREATE = 1 << 0,	/* mkdir 0700 when missing */
+	FSU_NARROW = 1 << 1,	/* chmod 0700 when group/other bits are set (noted) */
+};
+
+/*
+ * Open the directory at the absolute path `path` for use as a dirfd (O_PATH).
+ * Symlinks along it are followed: it is the user's own XDG base, which may
+ * be a link to a dotfiles tree.  FSU_CREATE makes missing components 0700.
+ * Returns the descriptor, or -1 with *err (errno ENOENT when missing).
+ */
+int fsu_open_base(const char *path, unsigned flags, char **err);
+
+/*
+ * Open the subdirectory `name` of dirfd (O_RDONLY|O_DIRECTORY|O_NOFOLLOW),
+ * check with fstat that it is a directory owned by the effective uid, and
+ * fill *st.  FSU_CREATE makes it 0700 when missing; FSU_NARROW chmods it to
+ * 0700 when group/other bits are set and pushes a note onto *notes.
+ * `display` is its full path, for messages.  Returns the descriptor, or -1
+ * with *err (errno ENOENT when missing, EPERM when owned by another uid,
+ * ELOOP when a symlink).
+ */
+int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned flags, struct stat *st,
+		    struct strv *notes, char **err);
+
+/*
+ * Check an fstat result of sandbx's own file or directory: it must be owned
+ * by the effective uid.  0, or -1 with *err naming display and the owner.
+ */
+int fsu_check_owner(const struct stat *st, const char *display, char **err);
+
+/*
+ * Replace dirfd/name with the n bytes of buf atomically: a temporary file
+ * ".name.XXXXXXXX" created 0600 with O_EXCL, written, fsync'ed, renamed over
+ * name, then dirfd fsync'ed.  On failure the temporary file is removed and
+ * name is untouched.  0, or -1 with *err.
+ */
+int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
+
+/*
+ * Read all of fd into a malloc'd NUL-terminated buffer of at most cap bytes.
+ * 0 with *out and *n set, or -1 with *err (EFBIG when longer than cap).
+ */
+int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err);
+
+/* Fill buf with n random lowercase letters and digits (getrandom). */
+void fsu_random_name(char *buf, size_t n);
+
+/* "0644" style octal permission bits of a mode, in a static-free buffer. */
+void fsu_mode_str(mode_t m, char out[8]);
+
+#endif

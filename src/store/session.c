@@ -1,0 +1,1113 @@
+/*
+ * session.c — the session store: the pure record parser first, then the
+ * file side (create, resume, append, list).  Format and life cycle:
+ * session.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "store/fsutil.h"
+#include "store/session.h"
+
+#define SESSION_READ_CHUNK 65536
+
+/* ------------------------------------------------------------------ */
+/* Records: validation and the clean copy handed to the API            */
+
+int session_id_valid(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return n > 0 && n <= SESSION_ID_MAX && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n &&
+	       s[0] != '-';
+}
+
+static const char *str_field(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
+}
+
+/* Copy a tool_result's content: a string, or an array of text blocks. */
+static cJSON *clean_result_content(const cJSON *c, char **why)
+{
+	if (cJSON_IsString(c))
+		return cJSON_CreateString(c->valuestring);
+	if (!cJSON_IsArray(c)) {
+		*why = xstrdup("a tool_result's content is neither a string nor a list of blocks");
+		return NULL;
+	}
+	cJSON *out = cJSON_CreateArray();
+	const cJSON *b;
+	cJSON_ArrayForEach(b, c) {
+		const char *t = str_field(b, "type"), *text = str_field(b, "text");
+		if (!t || strcmp(t, "text") != 0 || !text) {
+			*why = xstrdup("a tool_result's content holds a block that is not text");
+			cJSON_Delete(out);
+			return NULL;
+		}
+		cJSON *nb = cJSON_CreateObject();
+		cJSON_AddStringToObject(nb, "type", "text");
+		cJSON_AddStringToObject(nb, "text", text);
+		cJSON_AddItemToArray(out, nb);
+	}
+	return out;
+}
+
+/*
+ * Validate one message object and return a copy holding only the fields
+ * the Messages API knows.  want_role NULL accepts either role.  *kind:
+ * 1 = a prompt (user text, no tool_result), 2 = tool results, 0 = assistant.
+ */
+static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, char **why)
+{
+	const char *role = str_field(m, "role");
+	if (!role || (strcmp(role, "user") != 0 && strcmp(role, "assistant") != 0)) {
+		*why = xstrdup("a message's role is neither user nor assistant");
+		return NULL;
+	}
+	if (want_role && strcmp(role, want_role) != 0) {
+		*why = xasprintf("expected a message of role %s", want_role);
+		return NULL;
+	}
+	int user = role[0] == 'u';
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+	if (!cJSON_IsArray(content) || cJSON_GetArraySize(content) == 0) {
+		*why = xstrdup("a message has no content blocks");
+		return NULL;
+	}
+	cJSON *out = cJSON_CreateObject(), *blocks = cJSON_CreateArray();
+	cJSON_AddStringToObject(out, "role", role);
+	cJSON_AddItemToObject(out, "content", blocks);
+	int texts = 0, results = 0;
+	const cJSON *b;
+	cJSON_ArrayForEach(b, content) {
+		const char *t = str_field(b, "type");
+		cJSON *nb = cJSON_CreateObject();
+		cJSON_AddItemToArray(blocks, nb);
+		if (t && strcmp(t, "text") == 0) {
+			const char *text = str_field(b, "text");
+			if (!text) {
+				*why = xstrdup("a text block has no text");
+				goto bad;
+			}
+			cJSON_AddStringToObject(nb, "type", "text");
+			cJSON_AddStringToObject(nb, "text", text);
+			texts++;
+		} else if (t && strcmp(t, "tool_use") == 0 && !user) {
+			const char *id = str_field(b, "id"), *name = str_field(b, "name");
+			const cJSON *input = cJSON_GetObjectItemCaseSensitive(b, "input");
+			if (!id || !*id || !name || !*name || !cJSON_IsObject(input)) {
+				*why = xstrdup("a tool_use block lacks its id, name or input object");
+				goto bad;
+			}
+			cJSON_AddStringToObject(nb, "type", "tool_use");
+			cJSON_AddStringToObject(nb, "id", id);
+			cJSON_AddStringToObject(nb, "name", name);
+			cJSON_AddItemToObject(nb, "input", cJSON_Duplicate(input, 1));
+		} else if (t && strcmp(t, "tool_result") == 0 && user) {
+			const char *id = str_field(b, "tool_use_id");
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "content");
+			const cJSON *ie = cJSON_GetObjectItemCaseSensitive(b, "is_error");
+			if (!id || !*id || !c || (ie && !cJSON_IsBool(ie))) {
+				*why = xstrdup("a tool_result block lacks its tool_use_id or content");
+				goto bad;
+			}
+			cJSON *nc = clean_result_content(c, why);
+			if (!nc)
+				goto bad;
+			cJSON_AddStringToObject(nb, "type", "tool_result");
+			cJSON_AddStringToObject(nb, "tool_use_id", id);
+			cJSON_AddItemToObject(nb, "content", nc);
+			if (cJSON_IsTrue(ie))
+				cJSON_AddTrueToObject(nb, "is_error");
+			results++;
+		} else {
+			*why = t && strlen(t) <= 32 && strspn(t, "abcdefghijklmnopqrstuvwxyz_") == strlen(t)
+				       ? xasprintf("unknown content block type '%s' in a%s message", t,
+						   user ? " user" : "n assistant")
+				       : xstrdup("a content block of unknown type");
+			goto bad;
+		}
+	}
+	*kind = !user ? 0 : results ? 2 : 1;
+	(void)texts;
+	return out;
+bad:
+	cJSON_Delete(out);
+	return NULL;
+}
+
+/* tool_use ids of an assistant message (clean form). */
+static void tool_use_ids(const cJSON *msg, struct strv *ids)
+{
+	const cJSON *b;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(msg, "content")) {
+		const char *t = str_field(b, "type");
+		if (t && strcmp(t, "tool_use") == 0)
+			strv_push(ids, str_field(b, "id"));
+	}
+}
+
+static int has_result(const cJSON *msg, const char *id)
+{
+	const cJSON *b;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(msg, "content")) {
+		const char *t = str_field(b, "type"), *u = str_field(b, "tool_use_id");
+		if (t && strcmp(t, "tool_result") == 0 && u && strcmp(u, id) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Append msg to the replay array, merging it into the last message when
+ * both have the same role (the API wants the roles to alternate). Takes msg. */
+static void replay_push(cJSON *arr, cJSON *msg)
+{
+	int n = cJSON_GetArraySize(arr);
+	cJSON *last = n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
+	if (last && strcmp(str_field(last, "role"), str_field(msg, "role")) == 0) {
+		cJSON *dst = cJSON_GetObjectItemCaseSensitive(last, "content");
+		cJSON *src = cJSON_DetachItemFromObjectCaseSensitive(msg, "content");
+		cJSON *b;
+		while ((b = cJSON_DetachItemFromArray(src, 0)) != NULL)
+			cJSON_AddItemToArray(dst, b);
+		cJSON_Delete(src);
+		cJSON_Delete(msg);
+		return;
+	}
+	cJSON_AddItemToArray(arr, msg);
+}
+
+/* ------------------------------------------------------------------ */
+/* The resumable parser                                               */
+
+struct session_parser {
+	unsigned flags;
+	/* line assembler: holds the bytes of the line not yet ended */
+	char *line;
+	size_t len, size;
+	uint64_t lineno;	/* lines ended so far */
+	uint64_t offset;	/* bytes consumed */
+	uint64_t good_end;	/* offset just past the last line kept */
+	int failed, finished;
+	char *error;
+	uint64_t pending_bad;	/* a line that was not JSON: fatal unless it is the last */
+	int saw_header;
+	struct session_info info;
+	struct strv notes;
+	cJSON *msgs;		/* clean messages, same-role neighbours merged */
+	uint64_t *msg_line;	/* the line of each */
+	size_t nmsgs;
+	int turn_open, last_stopped, torn;
+	struct strv dangling;
+};
+
+struct session_parser *session_parser_new(unsigned flags)
+{
+	struct session_parser *p = xcalloc(1, sizeof(*p));
+	p->flags = flags;
+	p->msgs = cJSON_CreateArray();
+	return p;
+}
+
+void session_parser_free(struct session_parser *p)
+{
+	if (!p)
+		return;
+	free(p->line);
+	free(p->error);
+	free(p->info.first_prompt);
+	free(p->info.error);
+	strv_free(&p->notes);
+	strv_free(&p->dangling);
+	cJSON_Delete(p->msgs);
+	free(p->msg_line);
+	free(p);
+}
+
+static int fail(struct session_parser *p, uint64_t line, char *why)
+{
+	if (!p->failed) {
+		p->failed = 1;
+		p->error = xasprintf("line %llu: %s", (unsigned long long)line, why);
+	}
+	free(why);
+	return -1;
+}
+
+const char *session_parser_error(const struct session_parser *p) { return p->error; }
+const struct session_info *session_parser_info(const struct session_parser *p) { return &p->info; }
+const struct strv *session_parser_notes(const struct session_parser *p) { return &p->notes; }
+uint64_t session_parser_good_end(const struct session_parser *p) { return p->good_end; }
+const struct strv *session_parser_dangling(const struct session_parser *p) { return &p->dangling; }
+
+/* The first line of a prompt, cut at SESSION_TITLE_MAX bytes on a UTF-8
+ * boundary, control characters made '?' (it is printed to a terminal). */
+static char *title_of(const cJSON *msg)
+{
+	const cJSON *b;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(msg, "content")) {
+		const char *t = str_field(b, "type"), *text = str_field(b, "text");
+		if (!t || strcmp(t, "text") != 0 || !text)
+			continue;
+		while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
+			text++;
+		size_t n = strcspn(text, "\n");
+		if (n > SESSION_TITLE_MAX) {
+			n = SESSION_TITLE_MAX;
+			while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+				n--;
+		}
+		char *out = xstrndup(text, n);
+		for (char *c = out; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		return out;
+	}
+	return xstrdup("");
+}
+
+static int is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+static int record(struct session_parser *p, uint64_t ln, const cJSON *o)
+{
+	const cJSON *tv = cJSON_GetObjectItemCaseSensitive(o, "type");
+	const char *type = cJSON_IsString(tv) ? tv->valuestring : NULL;
+	if (!type)
+		return fail(p, ln, xstrdup("a record without a \"type\""));
+	if (!p->saw_header) {
+		if (strcmp(type, "header") != 0)
+			return fail(p, ln, xstrdup("the file does not start with a session header — not a sandbx session"));
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "version");
+		if (!cJSON_IsNumber(v))
+			return fail(p, ln, xstrdup("the header has no version"));
+		if (v->valuedouble != SESSION_VERSION)
+			return fail(p, ln, xasprintf("session version %g is not one this sandbx reads (it reads %d) — "
+						     "use the sandbx that wrote it", v->valuedouble, SESSION_VERSION));
+		const char *id = str_field(o, "id");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "created");
+		if (!id || !session_id_valid(id) || !cJSON_IsNumber(c))
+			return fail(p, ln, xstrdup("the header lacks a valid id or created time"));
+		snprintf(p->info.id, sizeof(p->info.id), "%s", id);
+		p->info.created = (int64_t)c->valuedouble;
+		p->saw_header = 1;
+		return 0;
+	}
+	if (strcmp(type, "header") == 0)
+		return fail(p, ln, xstrdup("a second session header"));
+	if (strcmp(type, "message") == 0) {
+		char *why = NULL;
+		int kind = 0;
+		cJSON *m = clean_message(o, NULL, &kind, &why);
+		if (!m)
+			return fail(p, ln, why);
+		if (kind == 1) {
+			p->info.turns++;
+			p->turn_open = 1;
+			p->last_stopped = 0;
+			if (!p->info.first_prompt)
+				p->info.first_prompt = title_of(m);
+		}
+		if (p->flags & SESSION_PARSE_SUMMARY) {
+			cJSON_Delete(m);
+			return 0;
+		}
+		if (p->nmsgs == 0 && kind == 0) {
+			cJSON_Delete(m);
+			return fail(p, ln, xstrdup("the first message is the assistant's — a history starts with a user message"));
+		}
+		/* Kept merged as the API wants them: consecutive messages of one
+		 * role become one (a stopped turn's tool results and the next
+		 * prompt; a repaired tail).  The line is that of the first part. */
+		int before = cJSON_GetArraySize(p->msgs);
+		replay_push(p->msgs, m);
+		if (cJSON_GetArraySize(p->msgs) > before) {
+			p->msg_line = xrealloc(p->msg_line, (p->nmsgs + 1) * sizeof(*p->msg_line));
+			p->msg_line[p->nmsgs++] = ln;
+		}
+		return 0;
+	}
+	if (strcmp(type, "turn") == 0) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "stopped");
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "usage");
+		if (!str_field(o, "stop_reason") || (st && !cJSON_IsBool(st)) || (u && !cJSON_IsObject(u)))
+			return fail(p, ln, xstrdup("a turn record lacks its stop_reason, or has a malformed stopped/usage"));
+		p->turn_open = 0;
+		p->last_stopped = cJSON_IsTrue(st);
+		return 0;
+	}
+	if (strlen(type) <= 32 && strspn(type, "abcdefghijklmnopqrstuvwxyz_") == strlen(type))
+		return fail(p, ln, xasprintf("unknown record type '%s' — written by a newer sandbx?", type));
+	return fail(p, ln, xstrdup("unknown record type"));
+}
+
+/* One complete line (without its newline). */
+static int line_done(struct session_parser *p, const char *s, size_t n)
+{
+	uint64_t ln = ++p->lineno;
+	if (is_blank(s, n)) {
+		if (!p->pending_bad)
+			p->good_end = p->offset;
+		return 0;
+	}
+	if (p->pending_bad)
+		return fail(p, p->pending_bad, xstrdup("not a JSON object, and lines follow it — the file is damaged"));
+	const char *end = NULL;
+	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	if (!o || !cJSON_IsObject(o) || !end || !is_blank(end, n - (size_t)(end - s))) {
+		cJSON_Delete(o);
+		p->pending_bad = ln;	/* a torn append if nothing follows */
+		return 0;
+	}
+	int r = record(p, ln, o);
+	cJSON_Delete(o);
+	if (r == 0)
+		p->good_end = p->offset;
+	return r;
+}
+
+int session_parser_feed(struct session_parser *p, const char *buf, size_t n)
+{
+	if (p->failed || p->finished)
+		return -1;
+	while (n > 0) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) : n;
+		if (p->len + take + 1 > SESSION_MAX_LINE)
+			return fail(p, p->lineno + 1, xasprintf("longer than %u bytes — not a line sandbx wrote",
+								  SESSION_MAX_LINE));
+		if (p->len + take + 1 > p->size) {
+			size_t want = p->size ? p->size : 256;
+			while (want < p->len + take + 1)
+				want *= 2;
+			if (want > SESSION_MAX_LINE)
+				want = SESSION_MAX_LINE;
+			p->line = xrealloc(p->line, want);
+			p->size = want;
+		}
+		memcpy(p->line + p->len, buf, take);
+		p->len += take;
+		p->offset += take;
+		buf += take;
+		n -= take;
+		if (!nl)
+			break;
+		buf++;
+		n--;
+		p->offset++;
+		p->line[p->len] = '\0';
+		size_t len = p->len;
+		p->len = 0;
+		if (line_done(p, p->line, len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int session_parser_finish(struct session_parser *p)
+{
+	if (p->failed || p->finished)
+		return p->failed ? -1 : 0;
+	p->finished = 1;
+	if (p->len > 0 && !is_blank(p->line, p->len)) {
+		if (p->pending_bad)
+			return fail(p, p->pending_bad, xstrdup("not a JSON object, and lines follow it — the file is damaged"));
+		p->torn = 1;
+		strv_push_own(&p->notes, xasprintf("line %llu has no newline: an append was cut short (a crash?) — "
+						   "dropped it, kept the lines before it",
+						   (unsigned long long)p->lineno + 1));
+	} else if (p->pending_bad) {
+		p->torn = 1;
+		strv_push_own(&p->notes, xasprintf("line %llu, the last, is not JSON: an append was cut short — "
+						   "dropped it, kept the lines before it",
+						   (unsigned long long)p->pending_bad));
+	}
+	if (!p->saw_header) {
+		p->failed = 1;
+		p->error = xstrdup("line 1: no session header — the file is empty or not a sandbx session");
+		return -1;
+	}
+	p->info.cut_short = p->turn_open || p->last_stopped || p->torn;
+	if (p->flags & SESSION_PARSE_SUMMARY)
+		return 0;
+
+	/* Every tool_use needs its tool_result in the very next message (the
+	 * API refuses the history otherwise).  Only the tail may lack them: the
+	 * process died between two lines; session_resume repairs that. */
+	for (size_t i = 0; i < p->nmsgs; i++) {
+		const cJSON *m = cJSON_GetArrayItem(p->msgs, (int)i);
+		const cJSON *next = i + 1 < p->nmsgs ? cJSON_GetArrayItem(p->msgs, (int)i + 1) : NULL;
+		const char *role = str_field(m, "role");
+		if (strcmp(role, "assistant") == 0) {
+			struct strv ids = { 0 };
+			tool_use_ids(m, &ids);
+			for (size_t k = 0; k < ids.n; k++) {
+				int ok = next && strcmp(str_field(next, "role"), "user") == 0 && has_result(next, ids.v[k]);
+				if (ok)
+					continue;
+				if (i + 2 >= p->nmsgs && (!next || strcmp(str_field(next, "role"), "user") == 0)) {
+					strv_push(&p->dangling, ids.v[k]);
+					continue;
+				}
+				strv_free(&ids);
+				return fail(p, p->msg_line[i], xstrdup("a tool call here has no result in the next message — "
+								       "the file is damaged"));
+			}
+			strv_free(&ids);
+		} else {
+			/* every tool_result answers a call of the message before */
+			const cJSON *prev = i > 0 ? cJSON_GetArrayItem(p->msgs, (int)i - 1) : NULL;
+			struct strv ids = { 0 };
+			if (prev && strcmp(str_field(prev, "role"), "assistant") == 0)
+				tool_use_ids(prev, &ids);
+			const cJSON *b;
+			cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, "content")) {
+				const char *u = str_field(b, "tool_use_id");
+				if (u && !strv_has(&ids, u)) {
+					strv_free(&ids);
+					return fail(p, p->msg_line[i], xstrdup("a tool_result answers no tool call of the message "
+									       "before — the file is damaged"));
+				}
+			}
+			strv_free(&ids);
+		}
+	}
+	if (p->dangling.n > 0)
+		p->info.cut_short = 1;
+	return 0;
+}
+
+cJSON *session_parser_take_messages(struct session_parser *p)
+{
+	if ((p->flags & SESSION_PARSE_SUMMARY) || p->failed || !p->finished)
+		return NULL;
+	cJSON *out = p->msgs;
+	p->msgs = cJSON_CreateArray();
+	p->nmsgs = 0;
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* The store                                                          */
+
+struct session {
+	char *id;
+	char *path;
+	int dirfd, fd;
+	cJSON *history;
+	int turns, cut_short;
+	int turn_rounds;	/* rounds of the current turn stored so far */
+};
+
+const char *session_id(const struct session *s) { return s->id; }
+const char *session_path(const struct session *s) { return s->path; }
+int session_turns(const struct session *s) { return s->turns; }
+int session_cut_short(const struct session *s) { return s->cut_short; }
+
+cJSON *session_take_history(struct session *s)
+{
+	cJSON *h = s->history;
+	s->history = NULL;
+	return h ? h : cJSON_CreateArray();
+}
+
+void session_close(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	cJSON_Delete(s->history);
+	free(s->id);
+	free(s->path);
+	free(s);
+}
+
+/*
+ * Mode rules of a resumed (or listed) store: another owner is refused by
+ * fsu_open_subdir; group/other write is refused (someone else could change
+ * what the model is shown); group/other read is noted.
+ */
+static int check_mode(const struct stat *st, const char *what, const char *display, struct strv *notes, char **err)
+{
+	char m[8];
+	fsu_mode_str(st->st_mode, m);
+	if (st->st_mode & 022) {
+		*err = xasprintf("%s '%s' has mode %s: other users can write it and change what the model is shown — "
+				 "refusing to resume; check it, then chmod %s it", what, display, m,
+				 S_ISDIR(st->st_mode) ? "700" : "600");
+		errno = EPERM;
+		return -1;
+	}
+	if ((st->st_mode & 044) && notes)
+		strv_push_own(notes, xasprintf("%s '%s' has mode %s: other users can read it — chmod %s it",
+					       what, display, m, S_ISDIR(st->st_mode) ? "700" : "600"));
+	return 0;
+}
+
+/*
+ * Open $state/sandbx/sessions.  create: make what is missing (0700) and
+ * narrow sandbx's own directories; else refuse unsafe modes (check_mode).
+ * Returns the descriptor, or -1 (errno ENOENT when absent and !create).
+ */
+static int open_store(const struct xdg_paths *x, int create, struct strv *notes, char **err)
+{
+	struct stat st;
+	int base = fsu_open_base(x->state_home, create ? FSU_CREATE : 0, err);
+	if (base < 0)
+		return -1;
+	unsigned fl = create ? FSU_CREATE | FSU_NARROW : 0;
+	int sbx = fsu_open_subdir(base, "sandbx", x->state_dir, fl, &st, notes, err);
+	close(base);
+	if (sbx < 0)
+		return -1;
+	if (!create && check_mode(&st, "the directory", x->state_dir, notes, err) < 0) {
+		close(sbx);
+		return -1;
+	}
+	int dir = fsu_open_subdir(sbx, "sessions", x->sessions_dir, fl, &st, notes, err);
+	close(sbx);
+	if (dir < 0)
+		return -1;
+	if (!create && check_mode(&st, "the session directory", x->sessions_dir, notes, err) < 0) {
+		close(dir);
+		return -1;
+	}
+	return dir;
+}
+
+/* Append whole lines with one write(2), then fdatasync.  On any failure
+ * the file is cut back to its size before, so it keeps its earlier lines. */
+static int append_lines(struct session *s, const char *buf, size_t n, char **err)
+{
+	struct stat st;
+	if (fstat(s->fd, &st) < 0) {
+		*err = xasprintf("cannot stat the session file '%s': %s", s->path, strerror(errno));
+		return -1;
+	}
+	off_t before = st.st_size;
+	ssize_t w;
+	do
+		w = write(s->fd, buf, n);
+	while (w < 0 && errno == EINTR);
+	int e = 0;
+	if (w < 0) {
+		e = errno;
+	} else if ((size_t)w < n) {
+		/* Cut short: a second write tells why (EFBIG, ENOSPC); the line
+		 * is removed below either way. */
+		ssize_t w2 = write(s->fd, buf + w, n - (size_t)w);
+		e = w2 < 0 ? errno : 0;
+		if (w2 >= 0 && (size_t)w2 < n - (size_t)w)
+			e = ENOSPC;
+	}
+	if (e == 0 && fdatasync(s->fd) < 0 && errno != EINVAL)
+		e = errno;
+	if (e == 0)
+		return 0;
+	int cut = ftruncate(s->fd, before);
+	*err = xasprintf("cannot append to the session '%s': %s%s — %s", s->path, strerror(e),
+			 cut < 0 ? " (and the partial line could not be removed)" : "",
+			 (e == ENOSPC || e == EFBIG || e == EDQUOT)
+				 ? "the disk is full or a file size limit was hit; the earlier turns are kept, free some space"
+				 : "the earlier turns are kept");
+	errno = e;
+	return -1;
+}
+
+/* Serialize {"type":type, ...fields of m} as one line with its newline. */
+static char *record_line(const char *type, const cJSON *m, size_t *len, char **err)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", type);
+	const cJSON *f;
+	cJSON_ArrayForEach(f, m)
+		cJSON_AddItemToObject(o, f->string, cJSON_Duplicate(f, 1));
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		abort();	/* cJSON fails only on allocation */
+	size_t n = strlen(s);
+	if (n + 1 > SESSION_MAX_LINE) {
+		free(s);
+		*err = xasprintf("a session record of %zu bytes is larger than the %u-byte line limit — "
+				 "the round was not stored", n, SESSION_MAX_LINE);
+		return NULL;
+	}
+	char *line = xmalloc(n + 2);
+	memcpy(line, s, n);
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	free(s);
+	*len = n + 1;
+	return line;
+}
+
+static struct session *session_alloc(int dirfd, int fd, const struct xdg_paths *x, const char *id)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	s->dirfd = dirfd;
+	s->fd = fd;
+	s->id = xstrdup(id);
+	s->path = xasprintf("%s/%s.jsonl", x->sessions_dir, id);
+	return s;
+}
+
+int session_create(const struct xdg_paths *x, struct session **out, struct strv *notes, char **err)
+{
+	*out = NULL;
+	int dir = open_store(x, 1, notes, err);
+	if (dir < 0)
+		return -1;
+	char id[SESSION_ID_LEN + 1], name[SESSION_ID_LEN + 8];
+	int fd = -1;
+	/* 36^8 ids: a collision is rare, and O_EXCL makes it harmless. */
+	for (int tries = 0; tries < 32 && fd < 0; tries++) {
+		fsu_random_name(id, SESSION_ID_LEN);
+		id[SESSION_ID_LEN] = '\0';
+		snprintf(name, sizeof(name), "%s.jsonl", id);
+		fd = openat(dir, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			    FSU_FILE_MODE);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		*err = xasprintf("cannot create a session file in '%s': %s", x->sessions_dir, strerror(errno));
+		close(dir);
+		return -1;
+	}
+	struct session *s = session_alloc(dir, fd, x, id);
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddNumberToObject(h, "version", SESSION_VERSION);
+	cJSON_AddStringToObject(h, "id", id);
+	cJSON_AddNumberToObject(h, "created", (double)time(NULL));
+	size_t n;
+	char *line = record_line("header", h, &n, err);
+	cJSON_Delete(h);
+	if (!line || append_lines(s, line, n, err) < 0) {
+		free(line);
+		unlinkat(dir, name, 0);
+		session_close(s);
+		return -1;
+	}
+	free(line);
+	fsync(dir);
+	s->history = cJSON_CreateArray();
+	*out = s;
+	return 0;
+}
+
+/* Feed fd to a parser in chunks, at most SESSION_MAX_FILE bytes. */
+static int parse_fd(int fd, struct session_parser *p, const char *display, char **err)
+{
+	char *buf = xmalloc(SESSION_READ_CHUNK);
+	uint64_t total = 0;
+	int r = 0;
+	for (;;) {
+		ssize_t k = read(fd, buf, SESSION_READ_CHUNK);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			*err = xasprintf("cannot read '%s': %s", display, strerror(errno));
+			r = -1;
+			break;
+		}
+		if (k == 0)
+			break;
+		total += (uint64_t)k;
+		if (total > SESSION_MAX_FILE) {
+			*err = xasprintf("'%s' is larger than %u bytes — not a session sandbx wrote", display,
+					 SESSION_MAX_FILE);
+			r = -1;
+			break;
+		}
+		if (session_parser_feed(p, buf, (size_t)k) < 0)
+			break;
+	}
+	free(buf);
+	if (r == 0 && session_parser_finish(p) < 0) {
+		*err = xasprintf("'%s' %s", display, session_parser_error(p));
+		r = -1;
+	}
+	return r;
+}
+
+/* Open the session file for reading and check it (fstat on the descriptor). */
+static int open_session_file(int dir, const char *name, const char *display, struct stat *st, char **err)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP)
+			*err = xasprintf("'%s' is a symbolic link — sandbx resumes only a file it wrote", display);
+		else if (e == ENOENT)
+			*err = xasprintf("no session file '%s' — 'sandbx sessions' lists the stored ones", display);
+		else
+			*err = xasprintf("cannot open '%s': %s", display, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		*err = xasprintf("'%s' is not a regular file — sandbx resumes only a file it wrote", display);
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (fsu_check_owner(st, display, err) < 0) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+int session_resume(const struct xdg_paths *x, const char *id, struct session **out, struct strv *notes,
+		   char **err)
+{
+	*out = NULL;
+	if (!session_id_valid(id)) {
+		*err = xstrdup("not a session id — 'sandbx sessions' lists them");
+		return -EINVAL;
+	}
+	int dir = open_store(x, 0, notes, err);
+	if (dir < 0) {
+		if (errno == ENOENT) {
+			free(*err);
+			*err = xasprintf("no session '%s': the store '%s' does not exist yet — start one with --session", id,
+					 x->sessions_dir);
+			return -ENOENT;
+		}
+		return -1;
+	}
+	char *name = xasprintf("%s.jsonl", id), *display = xasprintf("%s/%s", x->sessions_dir, name);
+	struct stat st, wst;
+	struct session_parser *p = NULL;
+	struct session *s = NULL;
+	int rfd = -1, wfd = -1, r = -1;
+
+	rfd = open_session_file(dir, name, display, &st, err);
+	if (rfd < 0) {
+		if (errno == ENOENT)
+			r = -ENOENT;
+		goto out;
+	}
+	if (check_mode(&st, "the session file", display, notes, err) < 0)
+		goto out;
+	p = session_parser_new(0);
+	if (parse_fd(rfd, p, display, err) < 0) {
+		char *e = *err;
+		*err = xasprintf("cannot resume: %s — start a new session with --session", e);
+		free(e);
+		goto out;
+	}
+	/* Reopen for appending and make sure it is the same file we read. */
+	wfd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (wfd < 0 || fstat(wfd, &wst) < 0 || wst.st_dev != st.st_dev || wst.st_ino != st.st_ino) {
+		*err = xasprintf("cannot open '%s' for appending%s%s", display, wfd < 0 ? ": " : " — it changed while being read",
+				 wfd < 0 ? strerror(errno) : "");
+		goto out;
+	}
+	for (size_t i = 0; i < session_parser_notes(p)->n; i++)
+		strv_push(notes, session_parser_notes(p)->v[i]);
+	if ((uint64_t)wst.st_size > session_parser_good_end(p)) {
+		if (ftruncate(wfd, (off_t)session_parser_good_end(p)) < 0) {
+			*err = xasprintf("cannot cut the torn last line off '%s': %s", display, strerror(errno));
+			goto out;
+		}
+		strv_push_own(notes, xasprintf("cut the torn last line off '%s'", display));
+	}
+	s = session_alloc(dir, wfd, x, id);
+	dir = wfd = -1;
+	s->history = session_parser_take_messages(p);
+	s->turns = session_parser_info(p)->turns;
+	s->cut_short = session_parser_info(p)->cut_short;
+
+	const struct strv *dg = session_parser_dangling(p);
+	if (dg->n > 0) {
+		/* The process died between the assistant's tool calls and their
+		 * results: answer each missing one as not run, durably. */
+		cJSON *m = cJSON_CreateObject(), *c = cJSON_CreateArray();
+		cJSON_AddStringToObject(m, "role", "user");
+		cJSON_AddItemToObject(m, "content", c);
+		for (size_t i = 0; i < dg->n; i++) {
+			cJSON *b = cJSON_CreateObject();
+			cJSON_AddStringToObject(b, "type", "tool_result");
+			cJSON_AddStringToObject(b, "tool_use_id", dg->v[i]);
+			cJSON_AddStringToObject(b, "content", "not run: the session was interrupted before this tool ran");
+			cJSON_AddTrueToObject(b, "is_error");
+			cJSON_AddItemToArray(c, b);
+		}
+		size_t n;
+		char *line = record_line("message", m, &n, err);
+		if (!line || append_lines(s, line, n, err) < 0) {
+			free(line);
+			cJSON_Delete(m);
+			goto out;
+		}
+		free(line);
+		replay_push(s->history, m);
+		strv_push_own(notes, xasprintf("the last round ended with %zu tool call%s without a result: "
+					       "answered %s as not run", dg->n, dg->n == 1 ? "" : "s",
+					       dg->n == 1 ? "it" : "them"));
+	}
+	*out = s;
+	s = NULL;
+	r = 0;
+out:
+	session_close(s);
+	session_parser_free(p);
+	if (rfd >= 0)
+		close(rfd);
+	if (wfd >= 0)
+		close(wfd);
+	if (dir >= 0)
+		close(dir);
+	free(name);
+	free(display);
+	return r;
+}
+
+int session_resume_latest(const struct xdg_paths *x, struct session **out, struct strv *notes, char **err)
+{
+	struct session_info *v = NULL;
+	size_t n = 0;
+	*out = NULL;
+	if (session_list(x, &v, &n, notes, err) < 0)
+		return -1;
+	const char *pick = NULL;
+	for (size_t i = 0; i < n && !pick; i++)
+		if (!v[i].error)
+			pick = v[i].id;
+	if (!pick) {
+		session_list_free(v, n);
+		*err = xasprintf("no stored session to continue in '%s' — start one with --session", x->sessions_dir);
+		return -ENOENT;
+	}
+	char *id = xstrdup(pick);
+	session_list_free(v, n);
+	int r = session_resume(x, id, out, notes, err);
+	free(id);
+	return r;
+}
+
+int session_append_round(struct session *s, const char *prompt, const cJSON *assistant, const cJSON *results,
+			 char **err)
+{
+	char *why = NULL, *buf = NULL;
+	size_t len = 0;
+	int kind, r = -1;
+	cJSON *a = NULL, *u = NULL, *pm = NULL;
+	struct strv ids = { 0 };
+
+	if (!prompt && s->turn_rounds == 0) {
+		*err = xstrdup("the first round of a turn is stored with its prompt");
+		return -1;
+	}
+	if (prompt) {
+		if (!*prompt) {
+			*err = xstrdup("an empty prompt is not stored");
+			return -1;
+		}
+		pm = cJSON_CreateObject();
+		cJSON *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
+		cJSON_AddStringToObject(pm, "role", "user");
+		cJSON_AddItemToObject(pm, "content", c);
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddStringToObject(b, "text", prompt);
+		cJSON_AddItemToArray(c, b);
+	}
+	a = clean_message(assistant, "assistant", &kind, &why);
+	if (!a)
+		goto bad;
+	tool_use_ids(a, &ids);
+	if (ids.n > 0) {
+		if (!results) {
+			why = xstrdup("the assistant asked for tools and no results were given");
+			goto bad;
+		}
+		u = clean_message(results, "user", &kind, &why);
+		if (!u)
+			goto bad;
+		for (size_t i = 0; i < ids.n; i++)
+			if (!has_result(u, ids.v[i])) {
+				why = xstrdup("a tool call has no result");
+				goto bad;
+			}
+		const cJSON *b;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(u, "content")) {
+			const char *id = str_field(b, "tool_use_id");
+			if (id && !strv_has(&ids, id)) {
+				why = xstrdup("a tool_result answers no tool call of this round");
+				goto bad;
+			}
+		}
+	} else if (results) {
+		why = xstrdup("results were given but the assistant asked for no tool");
+		goto bad;
+	}
+	const cJSON *parts[3] = { pm, a, u };
+	for (int i = 0; i < 3; i++) {
+		if (!parts[i])
+			continue;
+		size_t n;
+		char *line = record_line("message", parts[i], &n, err);
+		if (!line)
+			goto out;
+		buf = xrealloc(buf, len + n + 1);
+		memcpy(buf + len, line, n + 1);
+		len += n;
+		free(line);
+	}
+	if (len + 1 > SESSION_MAX_LINE * 3u) {
+		*err = xstrdup("the round is too large to store");
+		goto out;
+	}
+	if (append_lines(s, buf, len, err) < 0)
+		goto out;
+	if (prompt) {
+		s->turns++;
+		s->turn_rounds = 0;
+	}
+	s->turn_rounds++;
+	r = 0;
+	goto out;
+bad:
+	*err = xasprintf("cannot store the round: %s", why);
+	free(why);
+out:
+	strv_free(&ids);
+	free(buf);
+	cJSON_Delete(pm);
+	cJSON_Delete(a);
+	cJSON_Delete(u);
+	return r;
+}
+
+int session_end_turn(struct session *s, const struct session_turn_end *end, char **err)
+{
+	if (s->turn_rounds == 0)
+		return 0;	/* nothing of this turn was stored */
+	cJSON *t = cJSON_CreateObject(), *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "stop_reason", end->stop_reason ? end->stop_reason : "unknown");
+	cJSON_AddNumberToObject(t, "rounds", end->rounds);
+	cJSON_AddNumberToObject(u, "input_tokens", (double)end->input_tokens);
+	cJSON_AddNumberToObject(u, "output_tokens", (double)end->output_tokens);
+	cJSON_AddItemToObject(t, "usage", u);
+	cJSON_AddBoolToObject(t, "stopped", end->stopped != 0);
+	if (end->stopped)
+		cJSON_AddStringToObject(t, "note", "the turn was stopped; the round in progress was dropped");
+	size_t n;
+	char *line = record_line("turn", t, &n, err);
+	cJSON_Delete(t);
+	if (!line)
+		return -1;
+	int r = append_lines(s, line, n, err);
+	free(line);
+	if (r == 0)
+		s->turn_rounds = 0;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Listing                                                            */
+
+static int info_cmp(const void *a, const void *b)
+{
+	const struct session_info *x = a, *y = b;
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? 1 : -1;
+	if (x->created != y->created)
+		return x->created < y->created ? 1 : -1;
+	return strcmp(x->id, y->id);
+}
+
+void session_list_free(struct session_info *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].first_prompt);
+		free(v[i].error);
+	}
+	free(v);
+}
+
+int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n, struct strv *notes,
+		 char **err)
+{
+	*out = NULL;
+	*n = 0;
+	int dir = open_store(x, 0, notes, err);
+	if (dir < 0) {
+		if (errno == ENOENT) {
+			free(*err);
+			*err = NULL;
+			return 0;
+		}
+		return -1;
+	}
+	int dup_fd = fcntl(dir, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		*err = xasprintf("cannot list '%s': %s", x->sessions_dir, strerror(errno));
+		if (dup_fd >= 0)
+			close(dup_fd);
+		close(dir);
+		return -1;
+	}
+	struct session_info *v = NULL;
+	size_t cnt = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		if (len <= 6 || strcmp(de->d_name + len - 6, ".jsonl") != 0 || len - 6 > SESSION_ID_MAX)
+			continue;
+		char id[SESSION_ID_MAX + 1];
+		memcpy(id, de->d_name, len - 6);
+		id[len - 6] = '\0';
+		if (!session_id_valid(id))
+			continue;
+		char *display = xasprintf("%s/%s", x->sessions_dir, de->d_name), *e = NULL;
+		struct stat st;
+		v = xrealloc(v, (cnt + 1) * sizeof(*v));
+		struct session_info *in = &v[cnt++];
+		memset(in, 0, sizeof(*in));
+		snprintf(in->id, sizeof(in->id), "%s", id);
+		int fd = open_session_file(dir, de->d_name, display, &st, &e);
+		if (fd >= 0) {
+			in->mtime = st.st_mtime;
+			struct session_parser *p = session_parser_new(SESSION_PARSE_SUMMARY);
+			if (parse_fd(fd, p, display, &e) == 0) {
+				const struct session_info *pi = session_parser_info(p);
+				in->created = pi->created;
+				in->turns = pi->turns;
+				in->cut_short = pi->cut_short;
+				in->first_prompt = pi->first_prompt ? xstrdup(pi->first_prompt) : NULL;
+			}
+			session_parser_free(p);
+			close(fd);
+		}
+		in->error = e;
+		free(display);
+	}
+	closedir(d);
+	close(dir);
+	if (cnt > 1)
+		qsort(v, cnt, sizeof(*v), info_cmp);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
