@@ -34,6 +34,8 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_DEG_LIMIT] = "limit-rlimit",
 	[ACH_EXEC_FAILED] = "exec",
 	[ACH_LIMIT_HIT] = "limit-hit",
+	[ACH_DEG_LIMIT_OFF] = "limit-unenforced",
+	[ACH_DEG_CGROUP] = "cgroup-cleanup",
 };
 
 const char *auditch_name(enum auditch_label label)

@@ -39,6 +39,10 @@ enum auditch_label {
 	/* exec outcome */
 	ACH_EXEC_FAILED,	/* execve failed; arg errno */
 	ACH_LIMIT_HIT,		/* the command was killed for a limit; arg kind */
+	ACH_DEG_LIMIT_OFF,	/* a limit could not be enforced at all (RLIMIT_NPROC
+				   does not bind uid 0 and no pids cgroup); arg kind */
+	ACH_DEG_CGROUP,		/* the sandbox's cgroup could not be removed (or the
+				   supervisor not moved out of it); arg errno */
 	ACH__COUNT
 };
 

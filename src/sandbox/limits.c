@@ -1,32 +1,244 @@
-/* PROVISIONAL: rlimits only; cgroups land with the resource-limit issue (5). */
-#include <errno.h>
-#include <signal.h>
+/*
+ * limits.c — the pure part of the resource limits (limits.h): formatting,
+ * rlimit planning and the parsers of /proc/self/cgroup and mountinfo.
+ * No syscalls here; the helper side is limits_sys.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
-#include "sandbox/auditch.h"
 #include "sandbox/limits.h"
+#include "util/util.h"
 
-int limits_prepare(struct policy *p, int audit_fd) { return 0; }
-void limits_attach(struct policy *p, pid_t init, int audit_fd) { }
-void limits_finish(struct policy *p, int audit_fd) { }
+static const char *const kind_words[LIM__COUNT] = {
+	[LIM_PROCS] = "process", [LIM_MEMORY] = "memory", [LIM_CPU] = "CPU time",
+	[LIM_FSIZE] = "file size", [LIM_NOFILE] = "open files",
+};
 
-void limits_apply_rlimits(const struct policy *p, int audit_fd)
+const char *limits_kind_word(int kind)
 {
-	static const int res[LIM__COUNT] = { RLIMIT_NPROC, RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE };
-	for (int k = 0; k < LIM__COUNT; k++) {
-		if (!p->limits[k])
-			continue;
-		struct rlimit rl = { p->limits[k], p->limits[k] };
-		if (setrlimit(res[k], &rl) < 0) {
-			auditch_send(audit_fd, ACH_REF_LIMIT, k);
-			_exit(125);
-		}
+	return (unsigned)kind < LIM__COUNT ? kind_words[kind] : "resource";
+}
+
+void limits_defaults(int agent, uint64_t ram, uint64_t out[LIM__COUNT])
+{
+	for (int k = 0; k < LIM__COUNT; k++)
+		out[k] = 0;
+	if (!agent) {
+		out[LIM_PROCS] = LIMITS_RUN_PROCS;
+		return;
+	}
+	out[LIM_PROCS] = LIMITS_AGENT_PROCS;
+	out[LIM_FSIZE] = LIMITS_AGENT_FSIZE;
+	out[LIM_NOFILE] = LIMITS_AGENT_NOFILE;
+	if (ram) {
+		uint64_t half = (ram / 2) & ~((1ULL << 20) - 1);
+		out[LIM_MEMORY] = half < LIMITS_AGENT_MEMORY_MIN ? LIMITS_AGENT_MEMORY_MIN : half;
 	}
 }
 
-void limits_report_kill(const struct policy *p, int sig, int audit_fd)
+char *limits_format(int kind, uint64_t v)
 {
-	if ((sig == SIGXCPU && p->limits[LIM_CPU]) || (sig == SIGXFSZ && p->limits[LIM_FSIZE]))
-		auditch_send(audit_fd, ACH_LIMIT_HIT, sig == SIGXCPU ? LIM_CPU : LIM_FSIZE);
+	static const struct { uint64_t mul; char c; } units[] = {
+		{ 1ULL << 40, 'T' }, { 1ULL << 30, 'G' }, { 1ULL << 20, 'M' }, { 1ULL << 10, 'K' },
+	};
+	if (kind == LIM_MEMORY || kind == LIM_FSIZE) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(units); i++)
+			if (v >= units[i].mul && v % units[i].mul == 0)
+				return xasprintf("%llu%c", (unsigned long long)(v / units[i].mul), units[i].c);
+		return xasprintf("%lluB", (unsigned long long)v);
+	}
+	if (kind == LIM_CPU)
+		return xasprintf("%llus", (unsigned long long)v);
+	return xasprintf("%llu", (unsigned long long)v);
+}
+
+char *limits_hit_message(const struct policy *p, int kind)
+{
+	if ((unsigned)kind >= LIM__COUNT)
+		return xstrdup("the command was killed: a resource limit was reached");
+	if (!p->limits[kind])
+		return xasprintf("the command was killed: %s limit reached", kind_words[kind]);
+	char *v = limits_format(kind, p->limits[kind]);
+	char *m = xasprintf("the command was killed: %s limit %s reached", kind_words[kind], v);
+	free(v);
+	return m;
+}
+
+static rlim_t cap_at(rlim_t cur, uint64_t want)
+{
+	if (want >= (uint64_t)RLIM_INFINITY)
+		return cur;
+	return cur == RLIM_INFINITY || (rlim_t)want < cur ? (rlim_t)want : cur;
+}
+
+int limits_resource(int kind)
+{
+	static const int res[LIM__COUNT] = {
+		[LIM_PROCS] = RLIMIT_NPROC, [LIM_MEMORY] = RLIMIT_AS, [LIM_CPU] = RLIMIT_CPU,
+		[LIM_FSIZE] = RLIMIT_FSIZE, [LIM_NOFILE] = RLIMIT_NOFILE,
+	};
+	return (unsigned)kind < LIM__COUNT ? res[kind] : -1;
+}
+
+int limits_plan_rlimit(int kind, uint64_t v, unsigned extra, const struct rlimit *cur,
+		       struct rlimit *out)
+{
+	uint64_t soft = v, hard = v;
+	if (kind == LIM_PROCS)
+		soft = hard = v > UINT64_MAX - extra ? UINT64_MAX : v + extra;
+	if (kind == LIM_CPU && v < UINT64_MAX)
+		hard = v + 1;
+	out->rlim_max = cap_at(cur->rlim_max, hard);
+	out->rlim_cur = cap_at(cur->rlim_cur, soft);
+	if (out->rlim_max != RLIM_INFINITY && (out->rlim_cur == RLIM_INFINITY || out->rlim_cur > out->rlim_max))
+		out->rlim_cur = out->rlim_max;
+	return limits_resource(kind);
+}
+
+/* Copy the line starting at s (up to '\n' or end) into buf; returns the
+ * start of the next line or NULL at the end; -1 length means too long. */
+static const char *next_line(const char *s, char *buf, size_t n, int *toolong)
+{
+	const char *e = strchr(s, '\n');
+	size_t len = e ? (size_t)(e - s) : strlen(s);
+	*toolong = len >= n;
+	if (!*toolong) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+	}
+	return e ? e + 1 : NULL;
+}
+
+static int copy_out(char *out, size_t n, const char *s)
+{
+	if (strlen(s) >= n)
+		return -1;
+	memcpy(out, s, strlen(s) + 1);
+	return 0;
+}
+
+/* 1 if the comma-separated list holds word. */
+static int has_item(const char *list, const char *word, char sep)
+{
+	size_t wl = strlen(word);
+	for (const char *s = list; s && *s;) {
+		const char *e = strchr(s, sep);
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		if (l == wl && memcmp(s, word, l) == 0)
+			return 1;
+		s = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+int limits_has_word(const char *list, const char *word)
+{
+	char buf[LIMITS_MAX_PATH];
+	size_t n = strlen(list);
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, list, n + 1);
+	for (char *c = buf; *c; c++)
+		if (*c == '\n' || *c == '\t')
+			*c = ' ';
+	return has_item(buf, word, ' ');
+}
+
+int limits_cgroup_of(const char *text, const char *controller, char *out, size_t n)
+{
+	char line[LIMITS_MAX_PATH + 128];
+	int toolong;
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		if (toolong)
+			continue;
+		/* hierarchy-id:controller-list:path */
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2 || c2[1] != '/')
+			continue;
+		*c1 = *c2 = '\0';
+		if (!controller) {
+			if (strcmp(line, "0") == 0 && c1[1] == '\0')
+				return copy_out(out, n, c2 + 1);
+		} else if (strcmp(line, "0") != 0 && has_item(c1 + 1, controller, ',')) {
+			return copy_out(out, n, c2 + 1);
+		}
+	}
+	return -1;
+}
+
+/* Decode mountinfo's octal escapes (\040 space, \011 tab, \012, \134). */
+static int unescape(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+	while (*s) {
+		char c = *s++;
+		if (c == '\\' && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' &&
+		    s[2] <= '7') {
+			c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
+			s += 3;
+		}
+		if (o + 1 >= n)
+			return -1;
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int limits_find_mount(const char *text, const char *controller, char *mnt, size_t nmnt, char *root,
+		      size_t nroot)
+{
+	char line[2 * LIMITS_MAX_PATH];
+	int toolong;
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		if (toolong)
+			continue;
+		/* id parent maj:min root mountpoint opts [optional...] - fstype source superopts */
+		char *f[6] = { 0 }, *save = NULL, *tok = strtok_r(line, " ", &save);
+		int i = 0;
+		while (tok && i < 6) {
+			f[i++] = tok;
+			tok = strtok_r(NULL, " ", &save);
+		}
+		if (i < 6)
+			continue;
+		while (tok && strcmp(tok, "-") != 0)
+			tok = strtok_r(NULL, " ", &save);
+		char *fstype = tok ? strtok_r(NULL, " ", &save) : NULL;
+		char *source = fstype ? strtok_r(NULL, " ", &save) : NULL;
+		char *super = source ? strtok_r(NULL, " ", &save) : NULL;
+		if (!fstype)
+			continue;
+		if (controller ? (strcmp(fstype, "cgroup") != 0 || !super || !has_item(super, controller, ','))
+			       : strcmp(fstype, "cgroup2") != 0)
+			continue;
+		if (unescape(f[4], mnt, nmnt) < 0 || unescape(f[3], root, nroot) < 0)
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+int limits_cgroup_dir(const char *mnt, const char *root, const char *cg, char *out, size_t n)
+{
+	size_t rl = strlen(root);
+	const char *rest;
+	if (strcmp(root, "/") == 0) {
+		rest = cg;
+	} else {
+		if (strncmp(cg, root, rl) != 0 || (cg[rl] != '\0' && cg[rl] != '/'))
+			return -1;
+		rest = cg + rl;
+	}
+	while (*rest == '/')
+		rest++;
+	if (strstr(cg, "/../") || (strlen(cg) >= 3 && strcmp(cg + strlen(cg) - 3, "/..") == 0))
+		return -1;
+	int w = *rest ? snprintf(out, n, "%s/%s", mnt, rest) : snprintf(out, n, "%s", mnt);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
 }

@@ -1,26 +1,141 @@
 /*
  * limits.h — resource limits of the confined command (issue 5).
  *
- * Helper-side life cycle:
- *   1. limits_prepare(p, audit_fd)    supervisor, after unshare: create a
- *                                     per-sandbox cgroup where delegated
- *   2. limits_attach(p, init, fd)     supervisor: move the init into it
+ * Mechanism, per limit kind (enum policy_limit):
+ *   procs   cgroup v2 pids.max where the caller can create a cgroup with the
+ *           pids controller enabled; else a cgroup v1 pids hierarchy where
+ *           writable (root on a hybrid host); else RLIMIT_NPROC, which the
+ *           kernel counts per (user namespace, uid) — the sandbox's own
+ *           namespace, so none of the caller's other processes are charged.
+ *           RLIMIT_NPROC never binds uid 0: a root caller with no pids
+ *           cgroup gets a `limit-unenforced` degraded record.
+ *   memory  cgroup v2 memory.max + memory.swap.max=0 (the whole sandbox);
+ *           else RLIMIT_AS (per process address space, degraded record).
+ *   cpu     RLIMIT_CPU in every case (soft N: SIGXCPU, hard N+1: SIGKILL);
+ *           cgroup cpu.max only throttles, it never stops a spin.
+ *   fsize   RLIMIT_FSIZE (SIGXFSZ / EFBIG); no cgroup equivalent.
+ *   nofile  RLIMIT_NOFILE; no cgroup equivalent.
+ * An rlimit only ever lowers the caller's: min(current, asked).
+ * Every sandbox process counts against procs: the limit N is the number of
+ * the command's processes and threads (the command included); the init
+ * (and, for RLIMIT_NPROC, the supervisor) are added on top.
+ *
+ * Helper-side life cycle (called from helper.c, single-threaded stages):
+ *   1. limits_prepare(p, audit_fd)    supervisor, after unshare + id maps:
+ *                                     create the per-sandbox cgroup(s) and
+ *                                     move the supervisor in, so the init
+ *                                     is born inside (no window in which
+ *                                     the command runs outside)
+ *   2. limits_attach(p, init, fd)     supervisor, after forking the init:
+ *                                     move the supervisor back out
  *   3. limits_apply_rlimits(p, fd)    command stage: the rlimit part
  *   4. limits_report_kill(p, sig, fd) init: the command died by sig — was
  *                                     it a limit?  (ACH_LIMIT_HIT)
- *   5. limits_finish(p, fd)           supervisor: remove the cgroup
+ *   5. limits_finish(p, fd)           supervisor, after the init exited:
+ *                                     OOM attribution, cgroup.kill, rmdir
+ * State lives in limits_sys.c statics (each stage is its own process).
+ * A supervisor killed before step 5 leaves an empty cgroup named
+ * sandbx-PID; the next limits_prepare removes those whose PID is gone.
+ *
+ * The pure part (limits.c) formats sizes and messages, plans rlimit
+ * values and parses /proc/self/cgroup and mountinfo; it is unit-tested.
  */
 #ifndef SBX_LIMITS_H
 #define SBX_LIMITS_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "sandbox/policy.h"
 
+/* Caps of the buffers this module reads and builds. */
+#define LIMITS_MAX_PATH 4096		/* a cgroup directory path */
+#define LIMITS_MAX_FILE 65536		/* /proc/self/cgroup, mountinfo read */
+#define LIMITS_PIDS_MAX 4194304		/* PID_MAX_LIMIT: pids.max's ceiling */
+#define LIMITS_HELPER_PROCS 2		/* supervisor + init, in the userns */
+
+/*
+ * Defaults (README explains the choice).  sandbox-run confines any command
+ * the person chose, like bwrap: only the process count is capped, because
+ * a fork bomb takes the whole host down.  The agent's bash runs what a
+ * model wrote: the host must stay responsive with no flag given.
+ */
+#define LIMITS_RUN_PROCS 4096
+#define LIMITS_AGENT_PROCS 512
+#define LIMITS_AGENT_FSIZE (1ULL << 30)		/* 1 GiB per file */
+#define LIMITS_AGENT_NOFILE 4096
+#define LIMITS_AGENT_MEMORY_MIN (256ULL << 20)	/* floor of the half-RAM rule */
+
+/*
+ * Fill out[] with the defaults: agent 0 (sandbox-run) or 1 (the agent's
+ * bash); ram is the host's physical memory in bytes (0 if unknown: no
+ * memory default).  The agent's memory default is half of ram, in whole
+ * MiB, at least LIMITS_AGENT_MEMORY_MIN.  CPU has no default: the bash
+ * tool's wall clock bounds a call.
+ */
+void limits_defaults(int agent, uint64_t ram, uint64_t out[LIM__COUNT]);
+
+/* ---- helper hooks (limits_sys.c) ---- */
 int limits_prepare(struct policy *p, int audit_fd);
 void limits_attach(struct policy *p, pid_t init, int audit_fd);
 void limits_apply_rlimits(const struct policy *p, int audit_fd);
 void limits_report_kill(const struct policy *p, int sig, int audit_fd);
 void limits_finish(struct policy *p, int audit_fd);
+
+/* ---- pure part (limits.c) ---- */
+
+/*
+ * The message for a command killed by limit kind (sandbox_result.limit_hit
+ * - 1), without the "sandbx: " prefix: "the command was killed: memory
+ * limit 512M reached".  Malloc'd; the caller frees.
+ */
+char *limits_hit_message(const struct policy *p, int kind);
+
+/* A limit value for people: "512M", "1G", "1536K", "100B" (sizes, exact
+ * unit), "1s" (cpu), "64" (counts).  Malloc'd. */
+char *limits_format(int kind, uint64_t v);
+
+/* The word for a kind: "process", "memory", "CPU time", "file size",
+ * "open files". */
+const char *limits_kind_word(int kind);
+
+/* The RLIMIT_* resource of kind (procs: RLIMIT_NPROC, memory: RLIMIT_AS,
+ * cpu: RLIMIT_CPU, fsize: RLIMIT_FSIZE, nofile: RLIMIT_NOFILE), or -1. */
+int limits_resource(int kind);
+
+/*
+ * The rlimit for kind asked as v (non-zero), given the current one: never
+ * above the current soft or hard value.  procs: v + extra (the sandbox's
+ * own processes in the namespace); cpu: soft v, hard v + 1 (SIGXCPU
+ * first, SIGKILL a second later).  Returns the RLIMIT_* resource.
+ */
+int limits_plan_rlimit(int kind, uint64_t v, unsigned extra, const struct rlimit *cur,
+		       struct rlimit *out);
+
+/*
+ * From /proc/self/cgroup text: the path of this process's cgroup in the
+ * v2 hierarchy (controller NULL, the "0::" line) or in the v1 hierarchy
+ * holding controller.  0 and out filled, or -1 (absent, too long).
+ */
+int limits_cgroup_of(const char *text, const char *controller, char *out, size_t n);
+
+/*
+ * From /proc/self/mountinfo text: the mount point and mount root of the
+ * cgroup2 hierarchy (controller NULL) or of the v1 hierarchy whose super
+ * options name controller.  Octal escapes (\040) are decoded.  0 or -1.
+ */
+int limits_find_mount(const char *text, const char *controller, char *mnt, size_t nmnt, char *root,
+		      size_t nroot);
+
+/*
+ * The directory of cgroup path cg (as in /proc/self/cgroup) under a mount
+ * at mnt whose root is root.  -1 when cg is not beneath root.
+ */
+int limits_cgroup_dir(const char *mnt, const char *root, const char *cg, char *out, size_t n);
+
+/* 1 if the space-separated list (cgroup.controllers) holds word. */
+int limits_has_word(const char *list, const char *word);
 
 #endif

@@ -1,0 +1,419 @@
+/*
+ * limits_sys.c — the helper side of the resource limits (life cycle and
+ * mechanism choice in limits.h).
+ *
+ * Runs in the helper's freshly executed, single-threaded stages: the
+ * supervisor (prepare, attach, finish), the init (report_kill) and the
+ * command stage (apply_rlimits).  State is kept in statics, inherited by
+ * fork: the command stage sees which limits a cgroup already enforces.
+ *
+ * Kernel facts this relies on (checked on 6.18, see docs/claims/limits.md):
+ * - after unshare(CLONE_NEWUSER) with the 1:1 id map, a root caller still
+ *   passes cgroupfs permission checks (the inodes' owner, uid 0, is mapped
+ *   and the supervisor holds CAP_DAC_OVERRIDE in its namespace); an
+ *   unprivileged caller needs a delegated (owned) cgroup, as before;
+ * - RLIMIT_NPROC is charged per (user namespace, uid) since 5.14 (ucounts):
+ *   the caller's processes outside the sandbox do not count; but it never
+ *   binds a process whose real uid is global root (INIT_USER);
+ * - cgroup v2 does not move memory charges on migration, so the
+ *   supervisor's short stay in the sandbox's cgroup costs it nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "sandbox/auditch.h"
+#include "sandbox/limits.h"
+#include "util/util.h"
+
+#define CG_PREFIX "sandbx-"
+#define RMDIR_TRIES 200		/* x 5 ms: the pid namespace is being torn down */
+
+/*
+ * Held by descriptor, opened before the init pivots: pivot_root moves the
+ * root of every process of the mount namespace that the supervisor shares
+ * with the init, so after it no host path resolves in the supervisor.
+ */
+struct lim_cg {
+	int parent_fd;			/* O_PATH of the directory holding it */
+	int dir_fd;			/* O_PATH of the sandbox's cgroup; -1 = none */
+	int home_fd;			/* O_PATH of the supervisor's own cgroup */
+	char name[32];			/* sandbx-PID */
+	int inside;			/* the supervisor is in dir_fd */
+};
+
+/* Written by the init (report_kill), read by the supervisor (finish). */
+struct lim_shared {
+	volatile int sig;		/* the command died by this signal */
+	volatile long long cpu_ms;	/* CPU of the init's reaped children */
+};
+
+static struct {
+	struct lim_cg v2, v1pids;
+	int init_done;
+	unsigned by_cgroup;		/* 1 << kind: a cgroup enforces it */
+	struct lim_shared *shared;
+} st;
+
+static int read_text(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	if (fd < 0)
+		return -1;
+	while (have + 1 < cap) {
+		ssize_t r = read(fd, buf + have, cap - 1 - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	close(fd);
+	buf[have] = '\0';
+	return 0;
+}
+
+/* Write s to name beneath the directory dfd; 0 or -errno. */
+static int cg_write(int dfd, const char *name, const char *s)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = n < 0 ? errno : 0;
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -(e ? e : EIO);
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int cg_rmdir(const struct lim_cg *cg)
+{
+	for (int i = 0; i < RMDIR_TRIES; i++) {
+		if (unlinkat(cg->parent_fd, cg->name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		pause_ms(5);
+	}
+	return -EBUSY;
+}
+
+/* Remove empty sandbx-PID cgroups under parent whose supervisor is gone
+ * (it was SIGKILLed, by a timeout, before limits_finish).  rmdir fails on
+ * a populated cgroup, so nothing alive is touched. */
+static void sweep_stale(int parent_fd)
+{
+	int fd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		uint64_t pid;
+		if (strncmp(e->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0 ||
+		    parse_u64(e->d_name + strlen(CG_PREFIX), 1, INT32_MAX, &pid) < 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		(void)unlinkat(parent_fd, e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+static void cg_reset(struct lim_cg *cg)
+{
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
+	if (cg->parent_fd >= 0)
+		close(cg->parent_fd);
+	if (cg->home_fd >= 0)
+		close(cg->home_fd);
+	cg->dir_fd = cg->parent_fd = cg->home_fd = -1;
+	cg->inside = 0;
+}
+
+/* Create parent/sandbx-PID and hold it, its parent and home (the
+ * supervisor's own cgroup directory).  0 or -errno, nothing held. */
+static int cg_create(struct lim_cg *cg, const char *parent, const char *home)
+{
+	snprintf(cg->name, sizeof(cg->name), CG_PREFIX "%d", (int)getpid());
+	cg->parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cg->home_fd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cg->parent_fd < 0 || cg->home_fd < 0) {
+		int e = errno;
+		cg_reset(cg);
+		return -e;
+	}
+	sweep_stale(cg->parent_fd);
+	if (mkdirat(cg->parent_fd, cg->name, 0755) < 0 ||
+	    (cg->dir_fd = openat(cg->parent_fd, cg->name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		int e = errno;
+		(void)unlinkat(cg->parent_fd, cg->name, AT_REMOVEDIR);
+		cg_reset(cg);
+		return -e;
+	}
+	return 0;
+}
+
+/* Give up a created cgroup before anything was moved into it. */
+static void cg_discard(struct lim_cg *cg)
+{
+	(void)unlinkat(cg->parent_fd, cg->name, AT_REMOVEDIR);
+	cg_reset(cg);
+}
+
+/* Move the supervisor into its cgroup; on failure the cgroup is removed. */
+static int cg_enter(struct lim_cg *cg)
+{
+	int r = cg_write(cg->dir_fd, "cgroup.procs", "0");
+	if (r == 0) {
+		cg->inside = 1;
+		return 0;
+	}
+	cg_discard(cg);
+	return r;
+}
+
+static void cg_leave(struct lim_cg *cg, int audit_fd)
+{
+	if (!cg->inside)
+		return;
+	int r = cg_write(cg->home_fd, "cgroup.procs", "0");
+	if (r == 0)
+		cg->inside = 0;
+	else
+		auditch_send(audit_fd, ACH_DEG_CGROUP, -r);
+}
+
+static void pids_value(const struct policy *p, char *buf, size_t n)
+{
+	/* + 1: the init lives in the cgroup too. */
+	uint64_t v = p->limits[LIM_PROCS] + 1;
+	if (v > LIMITS_PIDS_MAX)
+		v = LIMITS_PIDS_MAX;
+	snprintf(buf, n, "%llu", (unsigned long long)v);
+}
+
+/*
+ * cgroup v2: a child of the caller's cgroup's parent (a sibling: a
+ * non-root cgroup holding processes cannot enable controllers for its
+ * children), or of the root cgroup when the caller is there.  Only
+ * controllers already enabled in that parent's subtree_control are used:
+ * enabling one would change the host's cgroup layout.
+ */
+static void prepare_v2(const struct policy *p, const char *cgtext, const char *mi)
+{
+	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH], cg[LIMITS_MAX_PATH];
+	char home[LIMITS_MAX_PATH], parent[LIMITS_MAX_PATH], ctl[1024], buf[32];
+
+	if (limits_find_mount(mi, NULL, mnt, sizeof(mnt), root, sizeof(root)) < 0 ||
+	    limits_cgroup_of(cgtext, NULL, cg, sizeof(cg)) < 0 ||
+	    limits_cgroup_dir(mnt, root, cg, home, sizeof(home)) < 0)
+		return;
+	memcpy(parent, home, sizeof(parent));
+	if (strcmp(cg, "/") != 0 && strcmp(parent, mnt) != 0) {
+		char *slash = strrchr(parent, '/');
+		if (!slash || slash == parent)
+			return;
+		*slash = '\0';
+	}
+	char ctlpath[LIMITS_MAX_PATH + 32];
+	snprintf(ctlpath, sizeof(ctlpath), "%s/cgroup.subtree_control", parent);
+	if (read_text(ctlpath, ctl, sizeof(ctl)) < 0)
+		return;
+	if (cg_create(&st.v2, parent, home) < 0)
+		return;
+	unsigned got = 0;
+	if (p->limits[LIM_PROCS] && limits_has_word(ctl, "pids")) {
+		pids_value(p, buf, sizeof(buf));
+		if (cg_write(st.v2.dir_fd, "pids.max", buf) == 0)
+			got |= 1u << LIM_PROCS;
+	}
+	if (p->limits[LIM_MEMORY] && limits_has_word(ctl, "memory")) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)p->limits[LIM_MEMORY]);
+		/* No swap: a limit the command can page around is no limit.
+		 * ENOENT: swap accounting is off, nothing to close. */
+		int sr = cg_write(st.v2.dir_fd, "memory.swap.max", "0");
+		if (cg_write(st.v2.dir_fd, "memory.max", buf) == 0 && (sr == 0 || sr == -ENOENT))
+			got |= 1u << LIM_MEMORY;
+	}
+	if (cg_enter(&st.v2) < 0)
+		return;
+	st.by_cgroup |= got;
+}
+
+/* cgroup v1 pids (hybrid hosts): a child of the caller's pids cgroup
+ * (v1 has no rule against processes in inner cgroups). */
+static void prepare_v1_pids(const struct policy *p, const char *cgtext, const char *mi)
+{
+	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH], cg[LIMITS_MAX_PATH], home[LIMITS_MAX_PATH], buf[32];
+
+	if (limits_find_mount(mi, "pids", mnt, sizeof(mnt), root, sizeof(root)) < 0 ||
+	    limits_cgroup_of(cgtext, "pids", cg, sizeof(cg)) < 0 ||
+	    limits_cgroup_dir(mnt, root, cg, home, sizeof(home)) < 0)
+		return;
+	if (cg_create(&st.v1pids, home, home) < 0)
+		return;
+	pids_value(p, buf, sizeof(buf));
+	if (cg_write(st.v1pids.dir_fd, "pids.max", buf) < 0) {
+		cg_discard(&st.v1pids);
+		return;
+	}
+	if (cg_enter(&st.v1pids) == 0)
+		st.by_cgroup |= 1u << LIM_PROCS;
+}
+
+static void state_init(void)
+{
+	if (st.init_done)
+		return;
+	st.v2.dir_fd = st.v2.parent_fd = st.v2.home_fd = -1;
+	st.v1pids.dir_fd = st.v1pids.parent_fd = st.v1pids.home_fd = -1;
+	st.init_done = 1;
+}
+
+int limits_prepare(struct policy *p, int audit_fd)
+{
+	state_init();
+	void *m = mmap(NULL, sizeof(struct lim_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	st.shared = m == MAP_FAILED ? NULL : m;
+
+	if (!p->limits[LIM_PROCS] && !p->limits[LIM_MEMORY])
+		return 0;	/* cpu, fsize, nofile: rlimits in every case */
+
+	char *cgtext = malloc(LIMITS_MAX_FILE), *mi = malloc(LIMITS_MAX_FILE);
+	if (cgtext && mi && read_text("/proc/self/cgroup", cgtext, LIMITS_MAX_FILE) == 0 &&
+	    read_text("/proc/self/mountinfo", mi, LIMITS_MAX_FILE) == 0) {
+		prepare_v2(p, cgtext, mi);
+		if (p->limits[LIM_PROCS] && !(st.by_cgroup & (1u << LIM_PROCS)))
+			prepare_v1_pids(p, cgtext, mi);
+	}
+	free(cgtext);
+	free(mi);
+
+	/* RLIMIT_NPROC in the sandbox's own user namespace counts exactly the
+	 * sandbox's tasks and cannot be raised from inside: the limit holds as
+	 * asked, not degraded — except for uid 0, which it never binds. */
+	if (p->limits[LIM_PROCS] && !(st.by_cgroup & (1u << LIM_PROCS)) && getuid() == 0)
+		auditch_send(audit_fd, ACH_DEG_LIMIT_OFF, LIM_PROCS);
+	/* RLIMIT_AS bounds each process, not the sandbox's total. */
+	if (p->limits[LIM_MEMORY] && !(st.by_cgroup & (1u << LIM_MEMORY)))
+		auditch_send(audit_fd, ACH_DEG_LIMIT, LIM_MEMORY);
+	return 0;
+}
+
+void limits_attach(struct policy *p, pid_t init, int audit_fd)
+{
+	state_init();
+	/* The init was forked inside the cgroup(s): only the supervisor
+	 * itself goes back, so it is neither counted nor killed with them. */
+	cg_leave(&st.v2, audit_fd);
+	cg_leave(&st.v1pids, audit_fd);
+}
+
+void limits_apply_rlimits(const struct policy *p, int audit_fd)
+{
+	for (int k = 0; k < LIM__COUNT; k++) {
+		struct rlimit cur, want;
+		if (!p->limits[k] || (st.by_cgroup & (1u << k)))
+			continue;
+		int res = limits_resource(k);
+		if (getrlimit(res, &cur) < 0) {
+			auditch_send(audit_fd, ACH_REF_LIMIT, k);
+			_exit(125);
+		}
+		limits_plan_rlimit(k, p->limits[k], LIMITS_HELPER_PROCS, &cur, &want);
+		if (setrlimit(res, &want) < 0) {
+			auditch_send(audit_fd, ACH_REF_LIMIT, k);
+			_exit(125);
+		}
+	}
+}
+
+void limits_report_kill(const struct policy *p, int sig, int audit_fd)
+{
+	if (sig == SIGXCPU && p->limits[LIM_CPU])
+		auditch_send(audit_fd, ACH_LIMIT_HIT, LIM_CPU);
+	else if (sig == SIGXFSZ && p->limits[LIM_FSIZE])
+		auditch_send(audit_fd, ACH_LIMIT_HIT, LIM_FSIZE);
+	if (st.shared) {
+		/* A SIGKILL is the OOM killer or the CPU hard limit (or anyone
+		 * else): the supervisor decides, it can read memory.events.
+		 * The command was reaped already, so its CPU time is in the
+		 * init's children usage. */
+		struct rusage ru;
+		if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+			st.shared->cpu_ms = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+					    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		st.shared->sig = sig;
+	}
+}
+
+static long long oom_kills(int dfd)
+{
+	char buf[1024];
+	int fd = openat(dfd, "memory.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *s = buf; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+		if (strncmp(s, "oom_kill ", 9) == 0)
+			return strtoll(s + 9, NULL, 10);
+	return 0;
+}
+
+static void cg_remove(struct lim_cg *cg, int use_kill, int audit_fd)
+{
+	if (cg->dir_fd < 0)
+		return;
+	cg_leave(cg, audit_fd);
+	/* The init's exit emptied the pid namespace already; cgroup.kill
+	 * (5.14) is the belt to those braces.  v1 has no cgroup.kill. */
+	if (use_kill && !cg->inside)
+		(void)cg_write(cg->dir_fd, "cgroup.kill", "1");
+	int r = cg_rmdir(cg);
+	if (r < 0)
+		auditch_send(audit_fd, ACH_DEG_CGROUP, -r);
+	cg_reset(cg);
+}
+
+void limits_finish(struct policy *p, int audit_fd)
+{
+	int sig = st.shared ? st.shared->sig : 0;
+	long long cpu_ms = st.shared ? st.shared->cpu_ms : 0;
+
+	state_init();
+	if ((st.by_cgroup & (1u << LIM_MEMORY)) && st.v2.dir_fd >= 0 && oom_kills(st.v2.dir_fd) > 0 &&
+	    (sig == SIGKILL || sig == 0))
+		/* sig 0: the init itself was the OOM killer's choice. */
+		auditch_send(audit_fd, ACH_LIMIT_HIT, LIM_MEMORY);
+	else if (sig == SIGKILL && p->limits[LIM_CPU] && cpu_ms >= (long long)p->limits[LIM_CPU] * 1000)
+		/* Past the soft limit and killed: SIGXCPU was caught or
+		 * ignored and the hard limit (one second later) struck. */
+		auditch_send(audit_fd, ACH_LIMIT_HIT, LIM_CPU);
+	cg_remove(&st.v2, 1, audit_fd);
+	cg_remove(&st.v1pids, 0, audit_fd);
+}

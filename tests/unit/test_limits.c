@@ -1,0 +1,231 @@
+/* test_limits.c — the pure part of the resource limits: defaults, the flags
+ * over them, rlimit planning, messages, and the cgroup file parsers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli/cli.h"
+#include "cli/cli_policy.h"
+#include "sandbox/limits.h"
+
+static void limits_format_units(void **state)
+{
+	static const struct { int kind; uint64_t v; const char *want; } cases[] = {
+		{ LIM_MEMORY, 512ULL << 20, "512M" }, { LIM_MEMORY, 1ULL << 30, "1G" },
+		{ LIM_MEMORY, 1536ULL << 10, "1536K" }, { LIM_FSIZE, 1ULL << 20, "1M" },
+		{ LIM_FSIZE, 100, "100B" }, { LIM_FSIZE, 3ULL << 40, "3T" },
+		{ LIM_MEMORY, (1ULL << 30) + (1ULL << 20), "1025M" },
+		{ LIM_CPU, 1, "1s" }, { LIM_PROCS, 64, "64" }, { LIM_NOFILE, 1024, "1024" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++) {
+		char *s = limits_format(cases[i].kind, cases[i].v);
+		assert_string_equal(s, cases[i].want);
+		free(s);
+	}
+}
+
+static void limits_hit_messages(void **state)
+{
+	struct policy p;
+	policy_init(&p);
+	p.limits[LIM_MEMORY] = 512ULL << 20;
+	p.limits[LIM_CPU] = 1;
+	p.limits[LIM_FSIZE] = 1ULL << 20;
+	char *m = limits_hit_message(&p, LIM_MEMORY);
+	assert_string_equal(m, "the command was killed: memory limit 512M reached");
+	free(m);
+	m = limits_hit_message(&p, LIM_CPU);
+	assert_string_equal(m, "the command was killed: CPU time limit 1s reached");
+	free(m);
+	m = limits_hit_message(&p, LIM_FSIZE);
+	assert_string_equal(m, "the command was killed: file size limit 1M reached");
+	free(m);
+	m = limits_hit_message(&p, LIM__COUNT + 3);	/* a bad record arg */
+	assert_string_equal(m, "the command was killed: a resource limit was reached");
+	free(m);
+	policy_release(&p);
+}
+
+static void limits_defaults_by_caller(void **state)
+{
+	uint64_t d[LIM__COUNT];
+	limits_defaults(0, 24ULL << 30, d);
+	assert_int_equal(d[LIM_PROCS], LIMITS_RUN_PROCS);	/* never unbounded */
+	assert_int_equal(d[LIM_MEMORY], 0);
+	assert_int_equal(d[LIM_CPU], 0);
+	assert_int_equal(d[LIM_FSIZE], 0);
+	assert_int_equal(d[LIM_NOFILE], 0);
+
+	limits_defaults(1, 24ULL << 30, d);
+	assert_int_equal(d[LIM_PROCS], 512);
+	assert_int_equal(d[LIM_MEMORY], 12ULL << 30);
+	assert_int_equal(d[LIM_CPU], 0);			/* the wall clock bounds bash */
+	assert_int_equal(d[LIM_FSIZE], 1ULL << 30);
+	assert_int_equal(d[LIM_NOFILE], LIMITS_AGENT_NOFILE);
+
+	limits_defaults(1, (3ULL << 30) + 12345, d);		/* half, in whole MiB */
+	assert_int_equal(d[LIM_MEMORY], (3ULL << 29) & ~((1ULL << 20) - 1));
+	assert_int_equal(d[LIM_MEMORY] % (1ULL << 20), 0);
+	limits_defaults(1, 100ULL << 20, d);			/* a tiny host: the floor */
+	assert_int_equal(d[LIM_MEMORY], LIMITS_AGENT_MEMORY_MIN);
+	limits_defaults(1, 0, d);				/* unknown RAM: none */
+	assert_int_equal(d[LIM_MEMORY], 0);
+}
+
+/* The flags over the defaults, through the real parser. */
+static void limits_flags_over_defaults(void **state)
+{
+	static char a0[] = "sandbx", a1[] = "sandbox-run", a2[] = "--limit-procs", a3[] = "none",
+		    a4[] = "--limit-memory", a5[] = "256M", a6[] = "--limit-cpu", a7[] = "1", a8[] = "--",
+		    a9[] = "/bin/true";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, NULL };
+	struct cli_opts o = { 0 };
+	struct policy p;
+	char *err = NULL;
+
+	assert_int_equal(cli_parse(&o, 10, argv, &err), 0);
+	policy_init(&p);
+	assert_int_equal(cli_policy_limits(&o, 0, &p, &err), 0);
+	assert_int_equal(p.limits[LIM_PROCS], 0);		/* lifted */
+	assert_int_equal(p.limits[LIM_MEMORY], 256ULL << 20);
+	assert_int_equal(p.limits[LIM_CPU], 1);
+	assert_int_equal(p.limits[LIM_FSIZE], 0);
+	policy_release(&p);
+
+	policy_init(&p);
+	assert_int_equal(cli_policy_limits(&o, 1, &p, &err), 0);
+	assert_int_equal(p.limits[LIM_PROCS], 0);
+	assert_int_equal(p.limits[LIM_FSIZE], LIMITS_AGENT_FSIZE);	/* default kept */
+	assert_int_equal(p.limits[LIM_NOFILE], LIMITS_AGENT_NOFILE);
+	policy_release(&p);
+	cli_opts_release(&o);
+
+	char *argv2[] = { a0, a1, a8, a9, NULL };
+	struct cli_opts o2 = { 0 };
+	assert_int_equal(cli_parse(&o2, 4, argv2, &err), 0);
+	policy_init(&p);
+	assert_int_equal(cli_policy_limits(&o2, 0, &p, &err), 0);
+	assert_int_equal(p.limits[LIM_PROCS], LIMITS_RUN_PROCS);
+	policy_release(&p);
+	cli_opts_release(&o2);
+}
+
+static void limits_rlimit_plan(void **state)
+{
+	struct rlimit inf = { RLIM_INFINITY, RLIM_INFINITY }, out;
+
+	assert_int_equal(limits_plan_rlimit(LIM_PROCS, 64, 2, &inf, &out), RLIMIT_NPROC);
+	assert_int_equal(out.rlim_cur, 66);
+	assert_int_equal(out.rlim_max, 66);
+	assert_int_equal(limits_plan_rlimit(LIM_CPU, 1, 2, &inf, &out), RLIMIT_CPU);
+	assert_int_equal(out.rlim_cur, 1);	/* SIGXCPU */
+	assert_int_equal(out.rlim_max, 2);	/* SIGKILL a second later */
+	assert_int_equal(limits_plan_rlimit(LIM_MEMORY, 256ULL << 20, 2, &inf, &out), RLIMIT_AS);
+	assert_int_equal(out.rlim_cur, 256ULL << 20);
+	assert_int_equal(limits_plan_rlimit(LIM_FSIZE, 1 << 20, 2, &inf, &out), RLIMIT_FSIZE);
+	assert_int_equal(out.rlim_max, 1 << 20);
+
+	/* Never above the caller's: a lower soft value stays, the hard one
+	 * is the smaller of the two. */
+	struct rlimit low = { 1024, 524288 };
+	assert_int_equal(limits_plan_rlimit(LIM_NOFILE, 4096, 2, &low, &out), RLIMIT_NOFILE);
+	assert_int_equal(out.rlim_cur, 1024);
+	assert_int_equal(out.rlim_max, 4096);
+	struct rlimit tight = { 100, 200 };
+	limits_plan_rlimit(LIM_NOFILE, 4096, 2, &tight, &out);
+	assert_int_equal(out.rlim_cur, 100);
+	assert_int_equal(out.rlim_max, 200);
+	/* A soft value above the new hard one comes down to it. */
+	struct rlimit soft_inf = { RLIM_INFINITY, RLIM_INFINITY };
+	limits_plan_rlimit(LIM_NOFILE, 50, 2, &soft_inf, &out);
+	assert_int_equal(out.rlim_cur, 50);
+	assert_int_equal(out.rlim_max, 50);
+	struct rlimit hard_low = { RLIM_INFINITY, 30 };
+	limits_plan_rlimit(LIM_NOFILE, 50, 2, &hard_low, &out);
+	assert_int_equal(out.rlim_cur, 30);
+	assert_int_equal(out.rlim_max, 30);
+	assert_int_equal(limits_resource(LIM__COUNT), -1);
+}
+
+static void limits_proc_cgroup_parse(void **state)
+{
+	const char *hybrid = "9:name=systemd:/\n8:pids:/a/b\n4:memory:/process_api/x\n1:cpu,cpuacct:/\n0::/\n";
+	const char *v2 = "0::/user.slice/user-1000.slice/session-2.scope\n";
+	char out[LIMITS_MAX_PATH];
+
+	assert_int_equal(limits_cgroup_of(hybrid, NULL, out, sizeof(out)), 0);
+	assert_string_equal(out, "/");
+	assert_int_equal(limits_cgroup_of(hybrid, "pids", out, sizeof(out)), 0);
+	assert_string_equal(out, "/a/b");
+	assert_int_equal(limits_cgroup_of(hybrid, "cpuacct", out, sizeof(out)), 0);
+	assert_string_equal(out, "/");
+	assert_int_equal(limits_cgroup_of(hybrid, "cpuac", out, sizeof(out)), -1);	/* whole words */
+	assert_int_equal(limits_cgroup_of(v2, NULL, out, sizeof(out)), 0);
+	assert_string_equal(out, "/user.slice/user-1000.slice/session-2.scope");
+	assert_int_equal(limits_cgroup_of(v2, "pids", out, sizeof(out)), -1);
+	assert_int_equal(limits_cgroup_of(v2, NULL, out, 8), -1);	/* too long */
+	assert_int_equal(limits_cgroup_of("", NULL, out, sizeof(out)), -1);
+	assert_int_equal(limits_cgroup_of("garbage\n::\n0:", NULL, out, sizeof(out)), -1);
+}
+
+static void limits_mountinfo_parse(void **state)
+{
+	const char *mi =
+		"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+		"35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+		"39 31 0:36 / /sys/fs/cgroup/pids rw,relatime shared:5 - cgroup cgroup rw,pids\n"
+		"41 31 0:38 /ns/root /sys/fs/cgroup/uni\\040fied rw,relatime - cgroup2 cgroup2 rw\n";
+	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH];
+
+	assert_int_equal(limits_find_mount(mi, NULL, mnt, sizeof(mnt), root, sizeof(root)), 0);
+	assert_string_equal(mnt, "/sys/fs/cgroup/uni fied");
+	assert_string_equal(root, "/ns/root");
+	assert_int_equal(limits_find_mount(mi, "pids", mnt, sizeof(mnt), root, sizeof(root)), 0);
+	assert_string_equal(mnt, "/sys/fs/cgroup/pids");
+	assert_string_equal(root, "/");
+	assert_int_equal(limits_find_mount(mi, "cpu", mnt, sizeof(mnt), root, sizeof(root)), -1);
+	assert_int_equal(limits_find_mount("1 2 3\n", NULL, mnt, sizeof(mnt), root, sizeof(root)), -1);
+	assert_int_equal(limits_find_mount(mi, NULL, mnt, 4, root, sizeof(root)), -1);
+}
+
+static void limits_cgroup_dirs(void **state)
+{
+	char out[LIMITS_MAX_PATH];
+	assert_int_equal(limits_cgroup_dir("/sys/fs/cgroup", "/", "/", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup");
+	assert_int_equal(limits_cgroup_dir("/sys/fs/cgroup", "/", "/a/b", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/a/b");
+	assert_int_equal(limits_cgroup_dir("/m", "/ns", "/ns/a", out, sizeof(out)), 0);
+	assert_string_equal(out, "/m/a");
+	assert_int_equal(limits_cgroup_dir("/m", "/ns", "/ns", out, sizeof(out)), 0);
+	assert_string_equal(out, "/m");
+	assert_int_equal(limits_cgroup_dir("/m", "/ns", "/nsx/a", out, sizeof(out)), -1);
+	assert_int_equal(limits_cgroup_dir("/m", "/", "/a/../../etc", out, sizeof(out)), -1);
+	assert_int_equal(limits_cgroup_dir("/m", "/", "/a/..", out, sizeof(out)), -1);
+	assert_int_equal(limits_cgroup_dir("/m", "/", "/abc", out, 4), -1);
+
+	assert_true(limits_has_word("cpuset cpu io memory pids\n", "pids"));
+	assert_true(limits_has_word("memory pids", "memory"));
+	assert_false(limits_has_word("hugetlb\n", "pids"));
+	assert_false(limits_has_word("", "pids"));
+	assert_false(limits_has_word("pidsx memoryy", "pids"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(limits_format_units),
+		cmocka_unit_test(limits_hit_messages),
+		cmocka_unit_test(limits_defaults_by_caller),
+		cmocka_unit_test(limits_flags_over_defaults),
+		cmocka_unit_test(limits_rlimit_plan),
+		cmocka_unit_test(limits_proc_cgroup_parse),
+		cmocka_unit_test(limits_mountinfo_parse),
+		cmocka_unit_test(limits_cgroup_dirs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
