@@ -1,0 +1,349 @@
+/*
+ * net.c — network probe, run inside the sandbox (static).
+ *
+ *   net tcp-connect HOST PORT        connect (2 s timeout), send "sbx-tcp"
+ *   net udp-send HOST PORT           socket(SOCK_DGRAM) + sendto "sbx-udp"
+ *   net raw [4|6]                    socket(SOCK_RAW, ICMP)
+ *   net packet                       socket(AF_PACKET, SOCK_RAW)
+ *   net mptcp                        socket(AF_INET, SOCK_STREAM, MPTCP)
+ *   net socket FAMILY TYPE PROTO     socket() with numeric arguments
+ *   net tcp-ulp                      setsockopt(TCP_ULP, "tls") on a TCP socket
+ *   net fastopen MODE HOST PORT      MODE sendto|sendmsg|sendmmsg: the send
+ *                                    with MSG_FASTOPEN on a fresh TCP socket;
+ *                                    MODE connect: TCP_FASTOPEN_CONNECT, then
+ *                                    connect and send
+ *   net bind PORT                    bind a TCP socket to 127.0.0.1:PORT
+ *   net listen-self [PORT]           listen on 127.0.0.1:PORT (0: any), connect
+ *                                    to it, pass one byte through
+ *   net unix-socket                  socket(AF_UNIX, SOCK_STREAM)
+ *   net unix-socketpair-dgram        socketpair(AF_UNIX, SOCK_DGRAM)
+ *   net unix-socketpair-stream       socketpair(AF_UNIX, SOCK_STREAM)
+ *   net abstract-connect NAME        connect to the abstract socket "\0NAME"
+ *
+ * Output (probe.h): "ok" or "err ERRNO-NAME N"; the step that failed is
+ * named on stderr.  Exit 0 ok, 1 failed, 2 usage.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+
+#include "probe.h"
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef TCP_ULP
+#define TCP_ULP 31
+#endif
+#ifndef TCP_FASTOPEN_CONNECT
+#define TCP_FASTOPEN_CONNECT 30
+#endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+
+#define IO_TIMEOUT_MS 2000
+
+static int fail(const char *step)
+{
+	int e = errno;
+	fprintf(stderr, "net: %s failed: %s\n", step, strerror(e));
+	errno = e;
+	return probe_report(-1);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "net: usage: net SUBCOMMAND [ARGS] (see tests/probes/net.c)\n");
+	return 2;
+}
+
+static int num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 0);
+	return *end ? -1 : (int)v;
+}
+
+/* HOST (IPv4 or IPv6 literal) and PORT into ss; its length, or 0. */
+static socklen_t parse_addr(const char *host, const char *port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	char *end;
+	long p = strtol(port, &end, 10);
+
+	memset(ss, 0, sizeof(*ss));
+	if (*end || p < 0 || p > 65535)
+		return 0;
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)p);
+		return sizeof(*in4);
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		return sizeof(*in6);
+	}
+	return 0;
+}
+
+static void set_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_MS / 1000 };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* connect with a timeout: non-blocking connect, poll, SO_ERROR. */
+static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int fl = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	int r = connect(fd, sa, len);
+	if (r < 0 && errno == EINPROGRESS) {
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+		int n = poll(&pf, 1, IO_TIMEOUT_MS);
+		if (n == 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		int err = 0;
+		socklen_t el = sizeof(err);
+		if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+			return -1;
+		if (err) {
+			errno = err;
+			return -1;
+		}
+		r = 0;
+	}
+	fcntl(fd, F_SETFL, fl);
+	return r;
+}
+
+static int tcp_connect(const char *host, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr(host, port, &ss);
+	if (!len)
+		return usage();
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket");
+	if (connect_timeout(fd, (struct sockaddr *)&ss, len) < 0)
+		return fail("connect");
+	set_timeouts(fd);
+	if (send(fd, "sbx-tcp\n", 8, MSG_NOSIGNAL) < 0)
+		return fail("send");
+	close(fd);
+	return probe_report(0);
+}
+
+static int udp_send(const char *host, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr(host, port, &ss);
+	if (!len)
+		return usage();
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket");
+	for (int i = 0; i < 3; i++)
+		if (sendto(fd, "sbx-udp\n", 8, 0, (struct sockaddr *)&ss, len) < 0)
+			return fail("sendto");
+	close(fd);
+	return probe_report(0);
+}
+
+static int just_socket(int family, int type, int proto)
+{
+	int fd = socket(family, type | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return fail("socket");
+	close(fd);
+	return probe_report(0);
+}
+
+static int tcp_ulp(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket");
+	if (setsockopt(fd, IPPROTO_TCP, TCP_ULP, "tls", 3) < 0)
+		return fail("setsockopt(TCP_ULP)");
+	close(fd);
+	return probe_report(0);
+}
+
+static int fastopen(const char *mode, const char *host, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr(host, port, &ss);
+	static char data[] = "sbx-tfo\n";
+	if (!len)
+		return usage();
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket");
+	set_timeouts(fd);
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) - 1 };
+	struct msghdr mh = { .msg_name = &ss, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1 };
+	if (strcmp(mode, "sendto") == 0) {
+		if (sendto(fd, data, sizeof(data) - 1, MSG_FASTOPEN | MSG_NOSIGNAL, (struct sockaddr *)&ss, len) < 0)
+			return fail("sendto(MSG_FASTOPEN)");
+	} else if (strcmp(mode, "sendmsg") == 0) {
+		if (sendmsg(fd, &mh, MSG_FASTOPEN | MSG_NOSIGNAL) < 0)
+			return fail("sendmsg(MSG_FASTOPEN)");
+	} else if (strcmp(mode, "sendmmsg") == 0) {
+		struct mmsghdr mm = { .msg_hdr = mh };
+		if (sendmmsg(fd, &mm, 1, MSG_FASTOPEN | MSG_NOSIGNAL) < 1)
+			return fail("sendmmsg(MSG_FASTOPEN)");
+	} else if (strcmp(mode, "connect") == 0) {
+		int one = 1;
+		if (setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one)) < 0)
+			return fail("setsockopt(TCP_FASTOPEN_CONNECT)");
+		if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+			return fail("connect");
+		if (send(fd, data, sizeof(data) - 1, MSG_NOSIGNAL) < 0)
+			return fail("send");
+	} else {
+		return usage();
+	}
+	close(fd);
+	return probe_report(0);
+}
+
+static int bind_port(const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr("127.0.0.1", port, &ss);
+	if (!len)
+		return usage();
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket");
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0)
+		return fail("bind");
+	close(fd);
+	return probe_report(0);
+}
+
+static int listen_self(const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr("127.0.0.1", port, &ss);
+	char c = 0;
+	if (!len)
+		return usage();
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0)
+		return fail("socket");
+	/* A port this probe used a moment ago may be in TIME_WAIT. */
+	int one = 1;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l, (struct sockaddr *)&ss, len) < 0)
+		return fail("bind");
+	if (listen(l, 4) < 0)
+		return fail("listen");
+	if (getsockname(l, (struct sockaddr *)&ss, &len) < 0)
+		return fail("getsockname");
+	int c1 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c1 < 0)
+		return fail("socket");
+	if (connect_timeout(c1, (struct sockaddr *)&ss, len) < 0)
+		return fail("connect");
+	set_timeouts(l);
+	int a = accept(l, NULL, NULL);
+	if (a < 0)
+		return fail("accept");
+	set_timeouts(a);
+	if (send(c1, "x", 1, MSG_NOSIGNAL) != 1)
+		return fail("send");
+	if (recv(a, &c, 1, 0) != 1 || c != 'x') {
+		if (errno == 0)
+			errno = EIO;
+		return fail("recv");
+	}
+	close(c1);	/* the client closes first: TIME_WAIT stays on its port */
+	close(a);
+	close(l);
+	return probe_report(0);
+}
+
+static int socketpair_unix(int type)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) < 0)
+		return fail("socketpair");
+	close(sv[0]);
+	close(sv[1]);
+	return probe_report(0);
+}
+
+static int abstract_connect(const char *name)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	if (n + 1 > sizeof(un.sun_path))
+		return usage();
+	memcpy(un.sun_path + 1, name, n);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket");
+	if (connect(fd, (struct sockaddr *)&un, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0)
+		return fail("connect");
+	set_timeouts(fd);
+	if (send(fd, "sbx-unix\n", 9, MSG_NOSIGNAL) < 0)
+		return fail("send");
+	close(fd);
+	return probe_report(0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	const char *c = argv[1];
+	errno = 0;
+	if (strcmp(c, "tcp-connect") == 0 && argc == 4)
+		return tcp_connect(argv[2], argv[3]);
+	if (strcmp(c, "udp-send") == 0 && argc == 4)
+		return udp_send(argv[2], argv[3]);
+	if (strcmp(c, "raw") == 0 && argc <= 3) {
+		int v6 = argc == 3 && strcmp(argv[2], "6") == 0;
+		return just_socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
+	}
+	if (strcmp(c, "packet") == 0 && argc == 2)
+		return just_socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (strcmp(c, "mptcp") == 0 && argc == 2)
+		return just_socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
+	if (strcmp(c, "socket") == 0 && argc == 5)
+		return just_socket(num(argv[2]), num(argv[3]), num(argv[4]));
+	if (strcmp(c, "tcp-ulp") == 0 && argc == 2)
+		return tcp_ulp();
+	if (strcmp(c, "fastopen") == 0 && argc == 5)
+		return fastopen(argv[2], argv[3], argv[4]);
+	if (strcmp(c, "bind") == 0 && argc == 3)
+		return bind_port(argv[2]);
+	if (strcmp(c, "listen-self") == 0 && argc <= 3)
+		return listen_self(argc == 3 ? argv[2] : "0");
+	if (strcmp(c, "unix-socket") == 0 && argc == 2)
+		return just_socket(AF_UNIX, SOCK_STREAM, 0);
+	if (strcmp(c, "unix-socketpair-dgram") == 0 && argc == 2)
+		return socketpair_unix(SOCK_DGRAM);
+	if (strcmp(c, "unix-socketpair-stream") == 0 && argc == 2)
+		return socketpair_unix(SOCK_STREAM);
+	if (strcmp(c, "abstract-connect") == 0 && argc == 3)
+		return abstract_connect(argv[2]);
+	return usage();
+}
