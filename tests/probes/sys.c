@@ -1,0 +1,365 @@
+/*
+ * sys.c — one syscall the sandbox's filter should refuse (or allow), named
+ * by argv[1], made with harmless arguments.  Where the kernel itself
+ * would fail the call, the arguments are chosen so that its own answer
+ * is not EPERM (a bad pointer, a bad fd, bad flags), so an EPERM is the
+ * filter's.  Prints probe_report's line; a foreign ABI call is expected
+ * to kill the probe (SIGSYS, 128+31 from sandbox-run).
+ *
+ *   sys NAME                  one of the names in the table below
+ *   sys socket FAM TYPE PROTO socket(2) with numeric arguments
+ *   sys socketpair FAM TYPE   socketpair(2)
+ *   sys write-file PATH       open PATH O_WRONLY and write one line
+ */
+#include <fcntl.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <linux/io_uring.h>
+#include <linux/vm_sockets.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "probe.h"
+#include "util/compat.h"
+
+#define HIGH_GARBAGE 0xdead000100000000UL
+
+static long wait_child(long pid)
+{
+	int st;
+	if (pid < 0)
+		return pid;
+	if (pid == 0)
+		_exit(0);
+	waitpid((pid_t)pid, &st, __WALL);
+	return 0;
+}
+
+static long do_clone(unsigned long flags)
+{
+	return wait_child(syscall(SYS_clone, flags | SIGCHLD, 0, 0, 0, 0));
+}
+
+static long do_clone3(uint64_t flags)
+{
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	} args = { .flags = flags, .exit_signal = SIGCHLD };
+	return wait_child(syscall(__NR_clone3, &args, sizeof(args)));
+}
+
+static void *thread_fn(void *arg)
+{
+	return arg;
+}
+
+static long do_thread(void)
+{
+	pthread_t t;
+	int e = pthread_create(&t, NULL, thread_fn, NULL);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return pthread_join(t, NULL) ? -1 : 0;
+}
+
+/* memfd_create, fill it with this very program, exec it by /proc/self/fd. */
+static long memfd_exec(char *self)
+{
+	char buf[65536], path[64];
+	int fd = (int)syscall(SYS_memfd_create, "x", 0);
+	if (fd < 0)
+		return -1;
+	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	char *argv[] = { self, (char *)"getpid", NULL };
+	execv(path, argv);
+	return -1;
+}
+
+static long do_io_uring_setup(void)
+{
+	struct io_uring_params p;
+	memset(&p, 0, sizeof(p));
+	return syscall(SYS_io_uring_setup, 1, &p);
+}
+
+/* An ioctl on fd 0 with a buffer large enough for any of the requests
+ * used here (a byte to push for TIOCSTI, subcode 0 for TIOCLINUX, a
+ * struct termios for TCGETS). */
+static long tty_ioctl(unsigned long req)
+{
+	char buf[256] = { 0 };
+	if ((req & 0xffffffffUL) == TIOCSTI)
+		buf[0] = '\n';
+	return syscall(SYS_ioctl, 0, req, buf);
+}
+
+static long tcp_opt(int opt, const void *val, socklen_t len)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	return setsockopt(s, SOL_TCP, opt, val, len);
+}
+
+/* sendto with MSG_FASTOPEN to 127.0.0.1:9 (discard: nothing listens). */
+static long fastopen_sendto(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(9) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	return sendto(s, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&a, sizeof(a));
+}
+
+static long addrinfo(void)
+{
+	struct addrinfo hints = { .ai_flags = AI_ADDRCONFIG | AI_NUMERICHOST, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	int r = getaddrinfo("127.0.0.1", "80", &hints, &res);
+	if (r != 0) {
+		printf("gai %s\n", gai_strerror(r));
+		errno = EINVAL;
+		return -1;
+	}
+	freeaddrinfo(res);
+	return 0;
+}
+
+static long write_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	return write(fd, "pwned\n", 6);
+}
+
+static long num(const char *s)
+{
+	return strtol(s, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	char one = 0, dst = 0;
+	struct iovec lv = { &dst, 1 }, rv = { &one, 1 };
+	long r;
+	if (argc < 2) {
+		fprintf(stderr, "usage: sys NAME [ARGS]\n");
+		return 2;
+	}
+	const char *n = argv[1];
+	errno = 0;
+
+	/* Allowed: controls. */
+	if (!strcmp(n, "getpid"))
+		r = getpid();
+	else if (!strcmp(n, "fork"))
+		r = do_clone(0);
+	else if (!strcmp(n, "thread"))
+		r = do_thread();
+	else if (!strcmp(n, "tcgets"))
+		r = tty_ioctl(TCGETS);
+	/* Other processes. */
+	else if (!strcmp(n, "ptrace"))
+		r = syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0, 0);
+	else if (!strcmp(n, "process_vm_readv"))
+		r = syscall(SYS_process_vm_readv, getpid(), &lv, 1, &rv, 1, 0);
+	else if (!strcmp(n, "process_vm_writev"))
+		r = syscall(SYS_process_vm_writev, getpid(), &lv, 1, &rv, 1, 0);
+	else if (!strcmp(n, "pidfd_open"))
+		r = syscall(SYS_pidfd_open, getpid(), 0);
+	else if (!strcmp(n, "pidfd_getfd"))
+		r = syscall(SYS_pidfd_getfd, -1, 0, 0);
+	/* Mounts. */
+	else if (!strcmp(n, "mount"))
+		r = syscall(SYS_mount, "none", "/nonexistent", (char *)1, 0, NULL);
+	else if (!strcmp(n, "umount2"))
+		r = syscall(SYS_umount2, "/nonexistent", 0xffff);
+	else if (!strcmp(n, "pivot_root"))
+		r = syscall(SYS_pivot_root, "/nonexistent", "/nonexistent");
+	else if (!strcmp(n, "chroot"))
+		r = syscall(SYS_chroot, "/nonexistent");
+	else if (!strcmp(n, "open_tree"))
+		r = syscall(SYS_open_tree, -1, "/", 0xffffffffU);
+	else if (!strcmp(n, "open_tree_attr"))
+		r = syscall(__NR_open_tree_attr, -1, "/", 0xffffffffU, NULL, 0);
+	else if (!strcmp(n, "move_mount"))
+		r = syscall(SYS_move_mount, -1, "", -1, "", 0xffffffffU);
+	else if (!strcmp(n, "fsopen"))
+		r = syscall(SYS_fsopen, "nonexistentfs", 0xffffffffU);
+	else if (!strcmp(n, "fsconfig"))
+		r = syscall(SYS_fsconfig, -1, 0, NULL, NULL, 0);
+	else if (!strcmp(n, "fsmount"))
+		r = syscall(SYS_fsmount, -1, 0xffffffffU, 0);
+	else if (!strcmp(n, "fspick"))
+		r = syscall(SYS_fspick, -1, "", 0xffffffffU);
+	else if (!strcmp(n, "mount_setattr"))
+		r = syscall(__NR_mount_setattr, -1, "", 0xffffffffU, NULL, 0);
+	else if (!strcmp(n, "listmount"))
+		r = syscall(__NR_listmount, NULL, NULL, 0, 0);
+	else if (!strcmp(n, "statmount"))
+		r = syscall(__NR_statmount, NULL, NULL, 0, 0);
+	/* Namespaces. */
+	else if (!strcmp(n, "setns"))
+		r = syscall(SYS_setns, -1, 0);
+	else if (!strcmp(n, "unshare"))
+		r = syscall(SYS_unshare, CLONE_NEWUSER);
+	else if (!strcmp(n, "clone-newuser"))
+		r = do_clone(CLONE_NEWUSER);
+	else if (!strcmp(n, "clone-newns"))
+		r = do_clone(CLONE_NEWNS);
+	else if (!strcmp(n, "clone-newpid"))
+		r = do_clone(CLONE_NEWPID);
+	else if (!strcmp(n, "clone-newnet"))
+		r = do_clone(CLONE_NEWNET);
+	else if (!strcmp(n, "clone-newuts"))
+		r = do_clone(CLONE_NEWUTS);
+	else if (!strcmp(n, "clone-newipc"))
+		r = do_clone(CLONE_NEWIPC);
+	else if (!strcmp(n, "clone-newcgroup"))
+		r = do_clone(CLONE_NEWCGROUP);
+	else if (!strcmp(n, "clone-newuser-high"))
+		r = wait_child(syscall(SYS_clone, HIGH_GARBAGE | CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0));
+	else if (!strcmp(n, "clone3"))
+		r = do_clone3(0);
+	else if (!strcmp(n, "clone3-newuser"))
+		r = do_clone3(CLONE_NEWUSER);
+	/* File handles. */
+	else if (!strcmp(n, "name_to_handle_at"))
+		r = syscall(SYS_name_to_handle_at, AT_FDCWD, "/", NULL, NULL, 0);
+	else if (!strcmp(n, "open_by_handle_at"))
+		r = syscall(SYS_open_by_handle_at, -1, NULL, 0);
+	/* The kernel. */
+	else if (!strcmp(n, "init_module"))
+		r = syscall(SYS_init_module, NULL, 0, "");
+	else if (!strcmp(n, "finit_module"))
+		r = syscall(SYS_finit_module, -1, "", 0);
+	else if (!strcmp(n, "delete_module"))
+		r = syscall(SYS_delete_module, "nonexistent", 0);
+	else if (!strcmp(n, "kexec_load"))
+		r = syscall(SYS_kexec_load, 0, 0, NULL, 0xffffffffUL);
+	else if (!strcmp(n, "kexec_file_load"))
+		r = syscall(SYS_kexec_file_load, -1, -1, 0, NULL, 0xffffffffUL);
+	else if (!strcmp(n, "bpf"))
+		r = syscall(SYS_bpf, 1000, NULL, 0);
+	else if (!strcmp(n, "perf_event_open"))
+		r = syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0);
+	else if (!strcmp(n, "lookup_dcookie"))
+		r = syscall(SYS_lookup_dcookie, 0, NULL, 0);
+	else if (!strcmp(n, "uselib"))
+		r = syscall(SYS_uselib, "/nonexistent");
+	else if (!strcmp(n, "_sysctl"))
+		r = syscall(SYS__sysctl, NULL);
+	else if (!strcmp(n, "syslog"))
+		r = syscall(SYS_syslog, 10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	else if (!strcmp(n, "add_key"))
+		r = syscall(SYS_add_key, NULL, NULL, NULL, 0, 0);
+	else if (!strcmp(n, "request_key"))
+		r = syscall(SYS_request_key, NULL, NULL, NULL, 0);
+	else if (!strcmp(n, "keyctl"))
+		r = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* session */, 0);
+	/* Around the hooked syscalls. */
+	else if (!strcmp(n, "userfaultfd"))
+		r = syscall(SYS_userfaultfd, 1 /* UFFD_USER_MODE_ONLY */ | O_CLOEXEC);
+	else if (!strcmp(n, "io_uring_setup"))
+		r = do_io_uring_setup();
+	else if (!strcmp(n, "io_uring_enter"))
+		r = syscall(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0);
+	else if (!strcmp(n, "io_uring_register"))
+		r = syscall(SYS_io_uring_register, -1, 0, NULL, 0);
+	else if (!strcmp(n, "memfd_create"))
+		r = syscall(SYS_memfd_create, "x", 0);
+	else if (!strcmp(n, "memfd-exec"))
+		r = memfd_exec(argv[0]);
+	else if (!strcmp(n, "memfd_secret"))
+		r = syscall(SYS_memfd_secret, 0);
+	/* The host. */
+	else if (!strcmp(n, "reboot"))
+		r = syscall(SYS_reboot, 0, 0, 0, NULL);
+	else if (!strcmp(n, "swapon"))
+		r = syscall(SYS_swapon, "/nonexistent", 0);
+	else if (!strcmp(n, "swapoff"))
+		r = syscall(SYS_swapoff, "/nonexistent");
+	else if (!strcmp(n, "settimeofday"))
+		r = syscall(SYS_settimeofday, NULL, NULL);
+	else if (!strcmp(n, "clock_settime"))
+		r = syscall(SYS_clock_settime, 0, NULL);
+	else if (!strcmp(n, "clock_adjtime"))
+		r = syscall(SYS_clock_adjtime, 0, NULL);
+	else if (!strcmp(n, "adjtimex"))
+		r = syscall(SYS_adjtimex, NULL);
+	else if (!strcmp(n, "acct"))
+		r = syscall(SYS_acct, NULL);
+	else if (!strcmp(n, "quotactl"))
+		r = syscall(SYS_quotactl, 0, NULL, 0, NULL);
+	else if (!strcmp(n, "quotactl_fd"))
+		r = syscall(SYS_quotactl_fd, -1, 0, 0, NULL);
+	else if (!strcmp(n, "vhangup"))
+		r = syscall(SYS_vhangup);
+#ifdef __x86_64__
+	else if (!strcmp(n, "ioperm"))
+		r = syscall(SYS_ioperm, 0, 0, 0);
+	else if (!strcmp(n, "iopl"))
+		r = syscall(SYS_iopl, 0);
+	else if (!strcmp(n, "modify_ldt")) {
+		char ldt[16];
+		r = syscall(SYS_modify_ldt, 0, ldt, sizeof(ldt));
+	}
+	/* Foreign ABIs: expected to be killed before printing. */
+	else if (!strcmp(n, "int80")) {
+		long ret;
+		__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L /* i386 getpid */) : "memory");
+		r = ret < 0 ? (errno = (int)-ret, -1) : ret;
+	} else if (!strcmp(n, "x32"))
+		r = syscall(0x40000000 | SYS_getpid);
+#endif
+	/* Terminal. */
+	else if (!strcmp(n, "tiocsti"))
+		r = tty_ioctl(TIOCSTI);
+	else if (!strcmp(n, "tiocsti-high"))
+		r = tty_ioctl(HIGH_GARBAGE | TIOCSTI);
+	else if (!strcmp(n, "tioclinux"))
+		r = tty_ioctl(TIOCLINUX);
+	/* Network. */
+	else if (!strcmp(n, "socket") && argc == 5)
+		r = socket((int)num(argv[2]), (int)num(argv[3]) | SOCK_CLOEXEC, (int)num(argv[4]));
+	else if (!strcmp(n, "socketpair") && argc == 4) {
+		int sv[2];
+		r = socketpair((int)num(argv[2]), (int)num(argv[3]) | SOCK_CLOEXEC, 0, sv);
+	} else if (!strcmp(n, "tcp_ulp"))
+		r = tcp_opt(TCP_ULP, "tls", 3);
+	else if (!strcmp(n, "tcp_fastopen_connect")) {
+		int one_i = 1;
+		r = tcp_opt(TCP_FASTOPEN_CONNECT, &one_i, sizeof(one_i));
+	} else if (!strcmp(n, "msg_fastopen"))
+		r = fastopen_sendto();
+	else if (!strcmp(n, "getaddrinfo"))
+		r = addrinfo();
+	else if (!strcmp(n, "write-file") && argc == 3)
+		r = write_file(argv[2]);
+	else {
+		fprintf(stderr, "sys: unknown probe '%s'\n", n);
+		return 2;
+	}
+	return probe_report(r);
+}
