@@ -54,7 +54,8 @@ TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOLS     := $(patsubst tests/tools/%.c,$(B)/testtools/%,$(TOOL_SRCS))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all check unit integration integration-user deps install clean fuzz claims run demo
+.PHONY: all check unit integration integration-user deps install clean fuzz fuzz-smoke claims run demo \
+	valgrind sanitize
 all: $(B)/sandbx $(B)/probes/.stamp $(TOOLS)
 
 $(B)/obj/%.o: src/%.c $(wildcard src/*/*.h)
@@ -104,15 +105,33 @@ integration-user: all
 claims:
 	@tests/check-claims.sh
 
+# The unit suite under valgrind: any error or definite/indirect leak fails.
+valgrind: $(UNITS)
+	@VALGRIND=1 tests/run-unit.sh $(UNITS)
+
+# The unit and integration suites built with ASan+UBSan in $(B)-san.
+sanitize:
+	@$(MAKE) --no-print-directory B=$(B)-san SANITIZE=address,undefined all unit integration
+
+# Each fuzz target for a few seconds (make check): it must build and not crash.
+FUZZ_SECS ?= 5
+fuzz-smoke: fuzz
+	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	  $(B)/fuzz/$$n -max_total_time=$(FUZZ_SECS) -rss_limit_mb=2048 $(B)/fuzz/corpus-$$n >/dev/null 2>$(B)/fuzz/$$n.log \
+	    || { echo "fuzz: $$n failed"; tail -30 $(B)/fuzz/$$n.log; exit 1; }; \
+	  echo "fuzz: $$n ok ($$(grep -o 'stat::number_of_executed_units: [0-9]*' $(B)/fuzz/$$n.log | tail -1 | awk '{print $$2}') runs)"; done
+
 check: deps
 	@$(MAKE) --no-print-directory all $(UNITS)
 	@$(MAKE) --no-print-directory claims
 	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory integration
 
 fuzz:
 	@mkdir -p $(B)/fuzz
-	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); mkdir -p $(B)/fuzz/corpus-$$n; \
 	  echo "clang $$n"; \
 	  clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Isrc $(PKG_CFLAGS) \
 	    -o $(B)/fuzz/$$n $$f $(LIB_SRCS) $(PKG_LIBS) -ldl -lpthread || exit 1; done

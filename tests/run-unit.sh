@@ -5,7 +5,12 @@ set -u
 pass=0
 fail=0
 for t in "$@"; do
-	out=$("$t" 2>&1)
+	if [ "${VALGRIND:-0}" = 1 ]; then
+		out=$(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 --trace-children=no "$t" 2>&1)
+	else
+		out=$("$t" 2>&1)
+	fi
 	rc=$?
 	echo "$out" | grep -E '^\[  (FAILED|  ERROR)|^\[  PASSED|^\[==========\]' | sed "s|^|$(basename "$t"): |"
 	echo "$out" | grep -E '^\[  FAILED|^\[  ERROR|Failure!|error:' | head -20
@@ -15,8 +20,9 @@ for t in "$@"; do
 	fail=$((fail + ${m:-0}))
 	if [ $rc -ne 0 ] && [ -z "$m" ]; then
 		echo "$(basename "$t"): exited $rc"
+		[ $rc -eq 99 ] && echo "$out" | grep -E '==[0-9]+==' | head -30
 		fail=$((fail + 1))
 	fi
 done
-echo "unit: $pass passed, $fail failed"
+echo "unit${VALGRIND:+ (valgrind)}: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,7 +11,7 @@
 
 static int parse(struct cli_opts *o, char **err, ...)
 {
-	char *argv[64];
+	static char *argv[64];	/* o->rest points into it after return */
 	int argc = 0;
 	va_list ap;
 	va_start(ap, err);
