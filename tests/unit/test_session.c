@@ -1,0 +1,673 @@
+/*
+ * test_session.c — the session line format, torn-line recovery, resume
+ * refusals (modes, owners, symlinks), repair of a dangling tool_use, the
+ * full-disk append and listing.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include "store/session.h"
+#include "store_testutil.h"
+
+#define HDR "{\"type\":\"header\",\"version\":1,\"id\":\"abcd1234\",\"created\":1700000000}\n"
+#define PROMPT1 "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"list the files\\nplease\"}]}\n"
+#define ASSIST1 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}," \
+		"{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"ls\",\"input\":{\"path\":\".\"}}]}\n"
+#define RESULT1 "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"tu1\"," \
+		"\"content\":\"a\\nb\",\"is_error\":false}]}\n"
+#define ASSIST2 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"two files\"}]}\n"
+#define TURN1 "{\"type\":\"turn\",\"stop_reason\":\"end_turn\",\"rounds\":2,\"usage\":{\"input_tokens\":5,\"output_tokens\":7}}\n"
+#define PROMPT2 "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"thanks\"}]}\n"
+#define ASSIST3 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"welcome\"}]}\n"
+#define TURN2 "{\"type\":\"turn\",\"stop_reason\":\"end_turn\",\"rounds\":1}\n"
+#define SAMPLE HDR PROMPT1 ASSIST1 RESULT1 ASSIST2 TURN1 PROMPT2 ASSIST3 TURN2
+
+/* ---- parser helpers ---- */
+
+static struct session_parser *parse_split(const char *text, size_t len, int mode, unsigned seed)
+{
+	struct session_parser *p = session_parser_new(0);
+	size_t i = 0;
+	srand(seed);
+	while (i < len) {
+		size_t k = mode == 0 ? len - i : mode == 1 ? 1 : 1 + (size_t)rand() % 97;
+		if (k > len - i)
+			k = len - i;
+		if (session_parser_feed(p, text + i, k) < 0)
+			break;
+		i += k;
+	}
+	session_parser_finish(p);
+	return p;
+}
+
+static char *messages_json(struct session_parser *p)
+{
+	cJSON *m = session_parser_take_messages(p);
+	char *s = m ? cJSON_PrintUnformatted(m) : NULL;
+	cJSON_Delete(m);
+	return s;
+}
+
+static void test_session_parse_any_split(void **state)
+{
+	struct session_parser *p = parse_split(SAMPLE, strlen(SAMPLE), 0, 0);
+	assert_null(session_parser_error(p));
+	const struct session_info *in = session_parser_info(p);
+	assert_int_equal(in->turns, 2);
+	assert_int_equal(in->cut_short, 0);
+	assert_int_equal(in->created, 1700000000);
+	assert_string_equal(in->id, "abcd1234");
+	assert_string_equal(in->first_prompt, "list the files");
+	assert_int_equal(session_parser_good_end(p), strlen(SAMPLE));
+	char *whole = messages_json(p);
+	assert_non_null(whole);
+	/* user, assistant, user (results), assistant, user, assistant */
+	cJSON *arr = cJSON_Parse(whole);
+	assert_int_equal(cJSON_GetArraySize(arr), 6);
+	cJSON_Delete(arr);
+	session_parser_free(p);
+
+	for (int mode = 1; mode <= 2; mode++) {
+		for (unsigned seed = 1; seed <= (mode == 1 ? 1u : 200u); seed++) {
+			p = parse_split(SAMPLE, strlen(SAMPLE), mode, seed);
+			assert_null(session_parser_error(p));
+			assert_int_equal(session_parser_info(p)->turns, 2);
+			char *s = messages_json(p);
+			assert_string_equal(s, whole);
+			free(s);
+			session_parser_free(p);
+		}
+	}
+	free(whole);
+}
+
+static void test_session_parse_unknown_fields_dropped(void **state)
+{
+	const char *t = "{\"type\":\"header\",\"version\":1,\"id\":\"x1\",\"created\":1,\"host\":\"h\"}\n"
+			"{\"type\":\"message\",\"role\":\"user\",\"future\":1,\"content\":[{\"type\":\"text\",\"text\":\"hi\",\"cache\":2}]}\n"
+			"{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"yo\"}]}\n";
+	struct session_parser *p = parse_split(t, strlen(t), 0, 0);
+	assert_null(session_parser_error(p));
+	char *s = messages_json(p);
+	assert_string_equal(s, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},"
+			       "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"yo\"}]}]");
+	free(s);
+	session_parser_free(p);
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+	for (int mode = 0; mode <= 2; mode++) {
+		struct session_parser *p = parse_split(text, strlen(text), mode, 7);
+		const char *e = session_parser_error(p);
+		assert_non_null(e);
+		if (!strstr(e, needle))
+			fail_msg("error '%s' lacks '%s'", e, needle);
+		session_parser_free(p);
+	}
+}
+
+static void test_session_parse_unknown_version(void **state)
+{
+	expect_error("{\"type\":\"header\",\"version\":2,\"id\":\"ab\",\"created\":1}\n" PROMPT1, "line 1: session version 2");
+}
+
+static void test_session_parse_unknown_record_type(void **state)
+{
+	expect_error(HDR PROMPT1 "{\"type\":\"checkpoint\",\"x\":1}\n" ASSIST2, "line 3: unknown record type 'checkpoint'");
+	expect_error(HDR "{\"role\":\"user\"}\n", "line 2: a record without");
+	expect_error(HDR PROMPT1 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"image\"}]}\n",
+		     "line 3: unknown content block type 'image'");
+}
+
+static void test_session_parse_no_header(void **state)
+{
+	expect_error(PROMPT1, "line 1:");
+	expect_error("", "no session header");
+	expect_error(HDR HDR, "line 2: a second session header");
+}
+
+static void test_session_parse_torn_no_newline(void **state)
+{
+	const char *torn = SAMPLE "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"ty";
+	for (int mode = 0; mode <= 2; mode++) {
+		struct session_parser *p = parse_split(torn, strlen(torn), mode, 3);
+		assert_null(session_parser_error(p));
+		assert_int_equal(session_parser_good_end(p), strlen(SAMPLE));
+		assert_int_equal(session_parser_notes(p)->n, 1);
+		assert_non_null(strstr(session_parser_notes(p)->v[0], "line 10 has no newline"));
+		assert_int_equal(session_parser_info(p)->turns, 2);
+		assert_int_equal(session_parser_info(p)->cut_short, 1);
+		session_parser_free(p);
+	}
+	/* A complete-looking last line without its newline is torn as well. */
+	const char *nonl = HDR PROMPT1 "{\"type\":\"turn\",\"stop_reason\":\"end_turn\"}";
+	struct session_parser *p = parse_split(nonl, strlen(nonl), 0, 0);
+	assert_null(session_parser_error(p));
+	assert_int_equal(session_parser_good_end(p), strlen(HDR PROMPT1));
+	session_parser_free(p);
+}
+
+static void test_session_parse_torn_invalid_last(void **state)
+{
+	static const char torn[] = SAMPLE "{\"type\":\"mess\0\0\0\n";
+	size_t len = sizeof(torn) - 1;
+	struct session_parser *p = parse_split(torn, len, 1, 0);
+	assert_null(session_parser_error(p));
+	assert_int_equal(session_parser_good_end(p), strlen(SAMPLE));
+	assert_non_null(strstr(session_parser_notes(p)->v[0], "line 10, the last, is not JSON"));
+	session_parser_free(p);
+	/* ...but not JSON in the middle is damage, named by its line. */
+	expect_error(HDR PROMPT1 "{garbage\n" ASSIST2, "line 3: not a JSON object");
+}
+
+static void test_session_parse_line_cap(void **state)
+{
+	struct session_parser *p = session_parser_new(0);
+	assert_int_equal(session_parser_feed(p, HDR, strlen(HDR)), 0);
+	char *big = malloc(1 << 20);
+	memset(big, 'a', 1 << 20);
+	int r = 0;
+	for (int i = 0; i < 17 && r == 0; i++)
+		r = session_parser_feed(p, big, 1 << 20);
+	assert_int_equal(r, -1);
+	assert_non_null(strstr(session_parser_error(p), "line 2: longer than"));
+	/* sticky */
+	assert_int_equal(session_parser_feed(p, "\n", 1), -1);
+	free(big);
+	session_parser_free(p);
+}
+
+static void test_session_parse_dangling_tool_use(void **state)
+{
+	const char *t = HDR PROMPT1 ASSIST1;
+	struct session_parser *p = parse_split(t, strlen(t), 0, 0);
+	assert_null(session_parser_error(p));
+	assert_int_equal(session_parser_dangling(p)->n, 1);
+	assert_string_equal(session_parser_dangling(p)->v[0], "tu1");
+	assert_int_equal(session_parser_info(p)->cut_short, 1);
+	session_parser_free(p);
+	/* A tool_use without result followed by more history is damage. */
+	expect_error(HDR PROMPT1 ASSIST1 PROMPT2 ASSIST3, "line 3: a tool call here has no result");
+	expect_error(HDR PROMPT1 ASSIST2 RESULT1, "line 4: a tool_result answers no tool call");
+}
+
+/* ---- the store ---- */
+
+static struct store_tmp T;
+
+static int setup(void **state)
+{
+	store_tmp_init(&T);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	store_tmp_release(&T);
+	return 0;
+}
+
+static cJSON *msg(const char *json)
+{
+	cJSON *m = cJSON_Parse(json);
+	if (!m)
+		fail_msg("bad test json %s", json);
+	return m;
+}
+
+static void round_one(struct session *s, const char *prompt)
+{
+	char *err = NULL;
+	cJSON *a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\","
+		       "\"input\":{\"path\":\"x\"}}]}");
+	cJSON *u = msg("{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"data\"}]}");
+	if (session_append_round(s, prompt, a, u, &err) < 0)
+		fail_msg("append: %s", err);
+	cJSON_Delete(a);
+	cJSON_Delete(u);
+	a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
+	if (session_append_round(s, NULL, a, NULL, &err) < 0)
+		fail_msg("append: %s", err);
+	cJSON_Delete(a);
+	struct session_turn_end end = { .stop_reason = "end_turn", .rounds = 2, .input_tokens = 3, .output_tokens = 4 };
+	assert_int_equal(session_end_turn(s, &end, &err), 0);
+}
+
+static char *session_file(const char *id)
+{
+	return xasprintf("%s/%s.jsonl", T.x.sessions_dir, id);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static void test_session_round_trip(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	const char *id = session_id(s);
+	assert_int_equal(strlen(id), SESSION_ID_LEN);
+	assert_true(session_id_valid(id));
+	char *idc = xstrdup(id);
+	round_one(s, "first prompt");
+	round_one(s, "second prompt");
+	session_close(s);
+
+	struct stat st;
+	char *path = session_file(idc);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(stat(T.x.sessions_dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(stat(T.x.state_dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+
+	assert_int_equal(session_resume(&T.x, idc, &s, &notes, &err), 0);
+	assert_int_equal(notes.n, 0);
+	assert_int_equal(session_turns(s), 2);
+	assert_int_equal(session_cut_short(s), 0);
+	cJSON *h = session_take_history(s);
+	/* per turn: user, assistant(tool_use), user(result), assistant(done) */
+	assert_int_equal(cJSON_GetArraySize(h), 8);
+	cJSON *last = cJSON_GetArrayItem(h, 7);
+	assert_string_equal(cJSON_GetObjectItem(last, "role")->valuestring, "assistant");
+	cJSON_Delete(h);
+	session_close(s);
+	free(path);
+	free(idc);
+	strv_free(&notes);
+}
+
+static void test_session_create_narrows_own_dirs_only(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	struct stat st;
+	assert_int_equal(mkdir(T.x.state_home, 0755), 0);
+	assert_int_equal(mkdir(T.x.state_dir, 0755), 0);
+	assert_int_equal(chmod(T.x.state_dir, 0755), 0);
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	assert_int_equal(stat(T.x.state_dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(stat(T.x.state_home, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755 & ~0);	/* the user's XDG base: untouched */
+	assert_true(notes.n >= 1);
+	assert_non_null(strstr(notes.v[0], "narrowed"));
+	session_close(s);
+	strv_free(&notes);
+}
+
+static char *new_session_with_round(void)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	if (session_create(&T.x, &s, &notes, &err) < 0)
+		fail_msg("create: %s", err);
+	round_one(s, "hello");
+	char *id = xstrdup(session_id(s));
+	session_close(s);
+	strv_free(&notes);
+	return id;
+}
+
+static int resume_rc(const char *id, char **err, struct strv *notes)
+{
+	struct session *s = NULL;
+	int r = session_resume(&T.x, id, &s, notes, err);
+	session_close(s);
+	return r;
+}
+
+static void test_session_resume_refuses_wide_modes(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
+	struct strv notes = { 0 };
+
+	assert_int_equal(chmod(path, 0620), 0);
+	assert_int_not_equal(resume_rc(id, &err, &notes), 0);
+	assert_non_null(strstr(err, "mode 0620"));
+	assert_non_null(strstr(err, path));
+	free(err);
+	err = NULL;
+	assert_int_equal(chmod(path, 0602), 0);
+	assert_int_not_equal(resume_rc(id, &err, &notes), 0);
+	free(err);
+	err = NULL;
+
+	/* group/other read: resumes, with a note */
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(resume_rc(id, &err, &notes), 0);
+	assert_int_equal(notes.n, 1);
+	assert_non_null(strstr(notes.v[0], "can read it"));
+	strv_free(&notes);
+	assert_int_equal(chmod(path, 0600), 0);
+
+	assert_int_equal(chmod(T.x.sessions_dir, 0770), 0);
+	assert_int_not_equal(resume_rc(id, &err, &notes), 0);
+	assert_non_null(strstr(err, "mode 0770"));
+	free(err);
+	err = NULL;
+	assert_int_equal(chmod(T.x.sessions_dir, 0750), 0);
+	assert_int_equal(resume_rc(id, &err, &notes), 0);
+	assert_int_equal(notes.n, 1);
+	strv_free(&notes);
+	assert_int_equal(chmod(T.x.sessions_dir, 0700), 0);
+	assert_int_equal(chmod(T.x.state_dir, 0777), 0);
+	assert_int_not_equal(resume_rc(id, &err, &notes), 0);
+	free(err);
+	assert_int_equal(chmod(T.x.state_dir, 0700), 0);
+	free(id);
+	free(path);
+}
+
+static void test_session_resume_refuses_symlink_and_fifo(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
+	char *link = session_file("lnk1"), *fifo = session_file("fifo1");
+	struct strv notes = { 0 };
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_not_equal(resume_rc("lnk1", &err, &notes), 0);
+	assert_non_null(strstr(err, "symbolic link"));
+	free(err);
+	err = NULL;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_not_equal(resume_rc("fifo1", &err, &notes), 0);
+	assert_non_null(strstr(err, "not a regular file"));
+	free(err);
+	err = NULL;
+	assert_int_equal(resume_rc("nosuch", &err, &notes), -ENOENT);
+	free(err);
+	free(id);
+	free(path);
+	free(link);
+	free(fifo);
+}
+
+struct foreign_arg {
+	const char *id;
+};
+
+static int check_refused(void *v)
+{
+	struct foreign_arg *a = v;
+	char *err = NULL;
+	struct strv notes = { 0 };
+	int r = resume_rc(a->id, &err, &notes);
+	int ok = r != 0 && err && strstr(err, "owned by uid") != NULL;
+	if (!ok)
+		fprintf(stderr, "resume gave %d: %s\n", r, err ? err : "(no error)");
+	free(err);
+	strv_free(&notes);
+	return ok ? 0 : 1;
+}
+
+static void test_session_resume_refuses_other_owner(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id);
+	struct foreign_arg a = { id };
+	int r = with_foreign_owner(path, check_refused, &a);
+	if (r == 77)
+		skip();
+	assert_int_equal(r, 0);
+	r = with_foreign_owner(T.x.sessions_dir, check_refused, &a);
+	assert_int_equal(r, 0);
+	free(id);
+	free(path);
+}
+
+static void test_session_resume_cuts_torn_tail(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
+	struct strv notes = { 0 };
+	off_t good = file_size(path);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"type\":\"mess", 13), 13);
+	close(fd);
+
+	struct session *s = NULL;
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	assert_int_equal(file_size(path), good);
+	assert_true(notes.n >= 2);
+	assert_int_equal(session_turns(s), 1);
+	assert_int_equal(session_cut_short(s), 1);
+	round_one(s, "again");
+	session_close(s);
+	strv_free(&notes);
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	assert_int_equal(notes.n, 0);
+	assert_int_equal(session_turns(s), 2);
+	assert_int_equal(session_cut_short(s), 0);
+	session_close(s);
+	free(id);
+	free(path);
+}
+
+static void test_session_resume_repairs_dangling_tool_use(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(mkdir(T.x.state_home, 0700), 0);
+	assert_int_equal(mkdir(T.x.state_dir, 0700), 0);
+	assert_int_equal(mkdir(T.x.sessions_dir, 0700), 0);
+	char *path = session_file("dang1");
+	write_file(path, HDR PROMPT1 ASSIST1, 0600);
+
+	struct session *s = NULL;
+	assert_int_equal(session_resume(&T.x, "dang1", &s, &notes, &err), 0);
+	assert_int_equal(session_cut_short(s), 1);
+	cJSON *h = session_take_history(s);
+	assert_int_equal(cJSON_GetArraySize(h), 3);
+	cJSON *last = cJSON_GetArrayItem(h, 2);
+	cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(last, "content"), 0);
+	assert_string_equal(cJSON_GetObjectItem(b, "tool_use_id")->valuestring, "tu1");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(b, "is_error")));
+	cJSON_Delete(h);
+	/* the next turn continues from a valid history */
+	cJSON *a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}");
+	assert_int_equal(session_append_round(s, "go on", a, NULL, &err), 0);
+	cJSON_Delete(a);
+	session_close(s);
+	strv_free(&notes);
+
+	/* the repair is durable: the file parses clean now */
+	assert_int_equal(session_resume(&T.x, "dang1", &s, &notes, &err), 0);
+	assert_int_equal(notes.n, 0);
+	h = session_take_history(s);
+	/* user, assistant, user(repair + "go on" merged), assistant */
+	assert_int_equal(cJSON_GetArraySize(h), 4);
+	cJSON_Delete(h);
+	session_close(s);
+	free(path);
+}
+
+static void test_session_append_validates(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	off_t before = file_size(session_path(s));
+	cJSON *tu = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"a\",\"name\":\"ls\",\"input\":{}}]}");
+	cJSON *wrong = msg("{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"b\",\"content\":\"x\"}]}");
+	cJSON *text = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"t\"}]}");
+	assert_int_equal(session_append_round(s, "p", tu, NULL, &err), -1);
+	free(err);
+	err = NULL;
+	assert_int_equal(session_append_round(s, "p", tu, wrong, &err), -1);
+	free(err);
+	err = NULL;
+	assert_int_equal(session_append_round(s, NULL, text, NULL, &err), -1);	/* no prompt on a first round */
+	free(err);
+	err = NULL;
+	assert_int_equal(session_append_round(s, "p", wrong, NULL, &err), -1);	/* wrong role */
+	free(err);
+	err = NULL;
+	assert_int_equal(file_size(session_path(s)), before);
+	cJSON_Delete(tu);
+	cJSON_Delete(wrong);
+	cJSON_Delete(text);
+	session_close(s);
+}
+
+static void test_session_stop_before_first_round_stores_nothing(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	off_t before = file_size(session_path(s));
+	struct session_turn_end end = { .stop_reason = "stopped", .stopped = 1 };
+	assert_int_equal(session_end_turn(s, &end, &err), 0);
+	assert_int_equal(file_size(session_path(s)), before);
+
+	/* a stop after one finished round keeps it and notes the stop */
+	cJSON *a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"part\"}]}");
+	assert_int_equal(session_append_round(s, "long job", a, NULL, &err), 0);
+	cJSON_Delete(a);
+	end.rounds = 1;
+	assert_int_equal(session_end_turn(s, &end, &err), 0);
+	char *id = xstrdup(session_id(s));
+	session_close(s);
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	assert_int_equal(session_turns(s), 1);
+	assert_int_equal(session_cut_short(s), 1);
+	session_close(s);
+	free(id);
+}
+
+static void test_session_full_disk_append(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id);
+	off_t good = file_size(path);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct session *s = NULL;
+		struct strv notes = { 0 };
+		char *err = NULL;
+		if (session_resume(&T.x, id, &s, &notes, &err) < 0)
+			_exit(10);
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit rl = { (rlim_t)good + 100, (rlim_t)good + 100 };
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(11);
+		char *big = malloc(4096);
+		memset(big, 'z', 4095);
+		big[4095] = '\0';
+		cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "role", "assistant");
+		cJSON_AddItemToObject(a, "content", c);
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddStringToObject(b, "text", big);
+		cJSON_AddItemToArray(c, b);
+		int r = session_append_round(s, "fill the disk", a, NULL, &err);
+		if (r == 0)
+			_exit(12);
+		if (!strstr(err, "File too large") || !strstr(err, "earlier turns are kept"))
+			_exit(13);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the partial write was cut back: exactly the earlier lines remain */
+	assert_int_equal(file_size(path), good);
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	assert_int_equal(notes.n, 0);
+	assert_int_equal(session_turns(s), 1);
+	session_close(s);
+	free(id);
+	free(path);
+}
+
+static void set_mtime(const char *id, time_t t)
+{
+	char *p = session_file(id);
+	struct timeval tv[2] = { { t, 0 }, { t, 0 } };
+	assert_int_equal(utimes(p, tv), 0);
+	free(p);
+}
+
+static void test_session_list_newest_first_and_continue(void **state)
+{
+	struct session_info *v = NULL;
+	size_t n = 9;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);	/* no store yet */
+	assert_int_equal(n, 0);
+	char *a = new_session_with_round(), *b = new_session_with_round(), *c = new_session_with_round();
+	set_mtime(a, 1000);
+	set_mtime(b, 3000);
+	set_mtime(c, 2000);
+	char *bad = session_file("broken1");
+	write_file(bad, "not a session\n", 0600);
+	set_mtime("broken1", 4000);
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[0].id, "broken1");
+	assert_non_null(v[0].error);
+	assert_string_equal(v[1].id, b);
+	assert_string_equal(v[2].id, c);
+	assert_string_equal(v[3].id, a);
+	assert_int_equal(v[1].turns, 1);
+	assert_string_equal(v[1].first_prompt, "hello");
+	session_list_free(v, n);
+
+	struct session *s = NULL;
+	assert_int_equal(session_resume_latest(&T.x, &s, &notes, &err), 0);
+	assert_string_equal(session_id(s), b);
+	session_close(s);
+	free(a);
+	free(b);
+	free(c);
+	free(bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session_parse_any_split),
+		cmocka_unit_test(test_session_parse_unknown_fields_dropped),
+		cmocka_unit_test(test_session_parse_unknown_version),
+		cmocka_unit_test(test_session_parse_unknown_record_type),
+		cmocka_unit_test(test_session_parse_no_header),
+		cmocka_unit_test(test_session_parse_torn_no_newline),
+		cmocka_unit_test(test_session_parse_torn_invalid_last),
+		cmocka_unit_test(test_session_parse_line_cap),
+		cmocka_unit_test(test_session_parse_dangling_tool_use),
+		cmocka_unit_test_setup_teardown(test_session_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_create_narrows_own_dirs_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_resume_refuses_wide_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_resume_refuses_symlink_and_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_resume_refuses_other_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_resume_cuts_torn_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_resume_repairs_dangling_tool_use, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_append_validates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_stop_before_first_round_stores_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_full_disk_append, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
