@@ -1,0 +1,793 @@
+/*
+ * provider.c — the Messages API over libcurl (see provider.h).
+ *
+ * One attempt is one curl_easy_perform: the header callback records the
+ * status and the headers retries depend on; the write callback feeds the
+ * SSE parser (status 200) or keeps the error body; the progress callback
+ * enforces the stop flag, the idle limit and the round's deadline.  The
+ * loop in prov_round decides, from what one attempt saw, whether to
+ * return, fail, or wait and try again.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "agent/curl.h"
+#include "agent/provider.h"
+#include "agent/sse.h"
+#include "util/log.h"
+#include "util/util.h"
+
+struct prov {
+	const struct dlcurl *c;
+	CURL *h;
+	char *url;
+	char *key;
+	struct prov_opts o;
+};
+
+/* ---- pure parts ----------------------------------------------------- */
+
+cJSON *prov_body(const struct prov_request *rq, char **err)
+{
+	if (!rq->model || !*rq->model) {
+		*err = xstrdup("no model named for the request — give --model NAME");
+		return NULL;
+	}
+	if (rq->max_tokens == 0) {
+		*err = xstrdup("max_tokens is 0 — give --max-tokens 1 or more");
+		return NULL;
+	}
+	if (!cJSON_IsArray(rq->messages) || !rq->messages->child) {
+		*err = xstrdup("the request has no messages — a round needs at least the user's prompt");
+		return NULL;
+	}
+	if (rq->tools && !cJSON_IsArray(rq->tools)) {
+		*err = xstrdup("the tools of the request are not a JSON array");
+		return NULL;
+	}
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "model", rq->model);
+	cJSON_AddNumberToObject(b, "max_tokens", (double)rq->max_tokens);
+	cJSON_AddBoolToObject(b, "stream", 1);
+	if (rq->system && *rq->system)
+		cJSON_AddStringToObject(b, "system", rq->system);
+	/* References: the conversation is not copied each round. */
+	cJSON_AddItemToObject(b, "messages", cJSON_CreateArrayReference(rq->messages->child));
+	if (rq->tools && rq->tools->child) {
+		cJSON_AddItemToObject(b, "tools", cJSON_CreateArrayReference(rq->tools->child));
+		if (rq->tool_choice_none) {
+			cJSON *tc = cJSON_AddObjectToObject(b, "tool_choice");
+			cJSON_AddStringToObject(tc, "type", "none");
+		}
+	}
+	return b;
+}
+
+int prov_host_is_loopback(const char *host)
+{
+	char buf[256];
+	size_t n = strlen(host);
+	if (n >= sizeof(buf))
+		return 0;
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		memcpy(buf, host + 1, n - 2);
+		buf[n - 2] = '\0';
+	} else {
+		memcpy(buf, host, n + 1);
+	}
+	char *pct = strchr(buf, '%');	/* an IPv6 zone id */
+	if (pct)
+		*pct = '\0';
+	if (strcasecmp(buf, "localhost") == 0)
+		return 1;
+	struct in_addr a4;
+	if (inet_pton(AF_INET, buf, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET6, buf, &a6) == 1) {
+		if (IN6_IS_ADDR_LOOPBACK(&a6))
+			return 1;
+		return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
+	}
+	return 0;
+}
+
+static char *url_part(const struct dlcurl *c, CURLU *u, CURLUPart part)
+{
+	char *v = NULL;
+	if (c->url_get(u, part, &v, 0) != CURLUE_OK || !v)
+		return NULL;
+	char *r = xstrdup(v);
+	c->free(v);
+	return r;
+}
+
+int prov_messages_url(const char *base, char **url, char **err)
+{
+	const struct dlcurl *c = dlcurl_load(err);
+	if (!c)
+		return -1;
+	int rc = -1;
+	char *scheme = NULL, *host = NULL, *user = NULL, *pass = NULL, *query = NULL, *frag = NULL, *path = NULL;
+	CURLU *u = c->url();
+	if (!u || c->url_set(u, CURLUPART_URL, base, 0) != CURLUE_OK) {
+		*err = xasprintf("base URL '%s' is not a valid URL — give https://HOST[:PORT][/PATH]", base);
+		goto out;
+	}
+	scheme = url_part(c, u, CURLUPART_SCHEME);
+	host = url_part(c, u, CURLUPART_HOST);
+	user = url_part(c, u, CURLUPART_USER);
+	pass = url_part(c, u, CURLUPART_PASSWORD);
+	query = url_part(c, u, CURLUPART_QUERY);
+	frag = url_part(c, u, CURLUPART_FRAGMENT);
+	path = url_part(c, u, CURLUPART_PATH);
+	if (!scheme || !host || !*host) {
+		*err = xasprintf("base URL '%s' has no scheme or host — give https://HOST[:PORT][/PATH]", base);
+		goto out;
+	}
+	if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
+		*err = xasprintf("base URL '%s' uses '%s' — only https (or http to a loopback host) is allowed", base, scheme);
+		goto out;
+	}
+	if (strcmp(scheme, "http") == 0 && !prov_host_is_loopback(host)) {
+		*err = xasprintf("base URL '%s' is plain http to a host that is not loopback — use https "
+				 "(http is allowed only to localhost, 127.0.0.0/8 or ::1, where the key cannot be overheard)", base);
+		goto out;
+	}
+	if (user || pass) {
+		*err = xasprintf("base URL '%s' carries a user name or password — remove it; the API key is sent as x-api-key", base);
+		goto out;
+	}
+	if (query || frag) {
+		*err = xasprintf("base URL '%s' has a query or fragment — give only scheme, host, port and path", base);
+		goto out;
+	}
+	size_t pl = path ? strlen(path) : 0;
+	while (pl > 0 && path[pl - 1] == '/')
+		pl--;
+	char *np = xasprintf("%.*s/v1/messages", (int)pl, path ? path : "");
+	CURLUcode sc = c->url_set(u, CURLUPART_PATH, np, 0);
+	free(np);
+	char *full = sc == CURLUE_OK ? url_part(c, u, CURLUPART_URL) : NULL;
+	if (!full) {
+		*err = xasprintf("base URL '%s' cannot take the path /v1/messages — check --base-url", base);
+		goto out;
+	}
+	*url = full;
+	rc = 0;
+out:
+	free(scheme);
+	free(host);
+	free(user);
+	free(pass);
+	free(query);
+	free(frag);
+	free(path);
+	if (u)
+		c->url_cleanup(u);
+	return rc;
+}
+
+int prov_status_retryable(long status, const char *x_should_retry)
+{
+	if (x_should_retry) {
+		if (strcasecmp(x_should_retry, "true") == 0)
+			return 1;
+		if (strcasecmp(x_should_retry, "false") == 0)
+			return 0;
+	}
+	return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+/* A non-negative decimal (fraction allowed); -1 otherwise. */
+static double parse_num(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	double v = strtod(s, &end);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	return *end || !isfinite(v) ? -1 : v;
+}
+
+long prov_retry_after_ms(const char *retry_after, const char *retry_after_ms, time_t now)
+{
+	double ms = -1;
+	if (retry_after_ms && *retry_after_ms)
+		ms = parse_num(retry_after_ms);
+	if (ms < 0 && retry_after && *retry_after) {
+		double s = parse_num(retry_after);
+		if (s >= 0) {
+			ms = s * 1000;
+		} else {
+			const struct dlcurl *c = dlcurl_load(NULL);
+			time_t t = c ? c->getdate(retry_after, &now) : -1;
+			if (t != -1)
+				ms = difftime(t, now) * 1000;
+		}
+	}
+	if (ms <= 0 || ms > PROV_MAX_RETRY_AFTER_MS)
+		return -1;
+	return (long)ms;
+}
+
+unsigned prov_backoff_ms(unsigned attempt, unsigned base_ms, unsigned max_ms, double jitter01)
+{
+	double d = base_ms;
+	for (unsigned i = 1; i < attempt && d < max_ms; i++)
+		d *= 2;
+	if (d > max_ms)
+		d = max_ms;
+	if (jitter01 < 0)
+		jitter01 = 0;
+	if (jitter01 > 1)
+		jitter01 = 1;
+	return (unsigned)(d * (1.0 - 0.25 * jitter01));
+}
+
+char *prov_retry_text(const struct prov_retry *r)
+{
+	char wait[32];
+	if (r->delay_ms >= 1000 && r->delay_ms % 1000 == 0)
+		snprintf(wait, sizeof(wait), "%u s", r->delay_ms / 1000);
+	else if (r->delay_ms >= 1000)
+		snprintf(wait, sizeof(wait), "%.1f s", r->delay_ms / 1000.0);
+	else
+		snprintf(wait, sizeof(wait), "%u ms", r->delay_ms);
+	return xasprintf("%s — retrying in %s, attempt %u of %u", r->what, wait, r->attempt, r->max);
+}
+
+/* ---- debug log -------------------------------------------------------- */
+
+static int debugging(void)
+{
+	return log_level() >= LOG_DEBUG;
+}
+
+/* One debug line per call; the key, wherever it appears, is masked. */
+static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size_t n)
+{
+	size_t kl = p->key ? strlen(p->key) : 0;
+	flockfile(stderr);
+	fprintf(stderr, "sandbx debug provider %s ", dir);
+	while (n > 0) {
+		const char *k = kl ? memmem(s, n, p->key, kl) : NULL;
+		size_t upto = k ? (size_t)(k - s) : n;
+		fwrite(s, 1, upto, stderr);
+		if (!k)
+			break;
+		fputs("[redacted]", stderr);
+		s = k + kl;
+		n -= upto + kl;
+	}
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+static void dbg(const struct prov *p, const char *dir, const char *fmt, ...) SBX_ATTR_PRINTF(3, 4);
+static void dbg(const struct prov *p, const char *dir, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (s) {
+		dbg_bytes(p, dir, s, strlen(s));
+		free(s);
+	}
+}
+
+/* ---- one attempt ------------------------------------------------------ */
+
+#define HDR_CAP 256
+
+enum abort_why { AB_NONE, AB_STOP, AB_IDLE, AB_TOTAL };
+
+struct attempt {
+	struct prov *p;
+	struct fold_msg *m;
+	struct sse_parser *sse;
+	long status;
+	char retry_after[HDR_CAP], retry_after_ms[HDR_CAP], should_retry[HDR_CAP];
+	char request_id[HDR_CAP], content_type[HDR_CAP];
+	int have_retry_after, have_retry_after_ms, have_should_retry;
+	char *body;		/* an error response's body, up to PROV_MAX_ERROR_BODY */
+	size_t body_len;
+	int type_checked, bad_type;
+	int stream_failed;	/* the SSE parser or the fold failed */
+	char *stream_err;
+	enum abort_why abort;
+	uint64_t last_rx, deadline;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void copy_hdr(char dst[HDR_CAP], const char *v, size_t n)
+{
+	if (n >= HDR_CAP)
+		n = HDR_CAP - 1;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
+{
+	struct attempt *a = ud;
+	size_t n = size * nitems;
+	size_t l = n;
+	while (l > 0 && (buf[l - 1] == '\r' || buf[l - 1] == '\n'))
+		l--;
+	a->last_rx = now_ms();
+	if (debugging() && l)
+		dbg_bytes(a->p, "<", buf, l);
+	if (l > 5 && strncmp(buf, "HTTP/", 5) == 0) {
+		/* A new response (after a 100 Continue, say): forget the last. */
+		const char *sp = memchr(buf, ' ', l);
+		a->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+		a->have_retry_after = a->have_retry_after_ms = a->have_should_retry = 0;
+		a->request_id[0] = a->content_type[0] = '\0';
+		return n;
+	}
+	const char *colon = memchr(buf, ':', l);
+	if (!colon)
+		return n;
+	size_t nl = (size_t)(colon - buf);
+	const char *v = colon + 1;
+	while (v < buf + l && (*v == ' ' || *v == '\t'))
+		v++;
+	size_t vl = (size_t)(buf + l - v);
+	while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+		vl--;
+#define IS(name) (nl == strlen(name) && strncasecmp(buf, name, nl) == 0)
+	if (IS("retry-after")) {
+		copy_hdr(a->retry_after, v, vl);
+		a->have_retry_after = 1;
+	} else if (IS("retry-after-ms")) {
+		copy_hdr(a->retry_after_ms, v, vl);
+		a->have_retry_after_ms = 1;
+	} else if (IS("x-should-retry")) {
+		copy_hdr(a->should_retry, v, vl);
+		a->have_should_retry = 1;
+	} else if (IS("request-id")) {
+		copy_hdr(a->request_id, v, vl);
+	} else if (IS("content-type")) {
+		copy_hdr(a->content_type, v, vl);
+	}
+#undef IS
+	return n;
+}
+
+static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
+{
+	struct attempt *a = ud;
+	size_t n = size * nmemb;
+	a->last_rx = now_ms();
+	if (debugging())
+		dbg_bytes(a->p, "<", buf, n);
+	if (a->status / 100 != 2) {
+		size_t room = PROV_MAX_ERROR_BODY - a->body_len;
+		size_t take = n < room ? n : room;
+		if (take) {
+			a->body = xrealloc(a->body, a->body_len + take + 1);
+			memcpy(a->body + a->body_len, buf, take);
+			a->body_len += take;
+			a->body[a->body_len] = '\0';
+		}
+		return n;
+	}
+	if (!a->type_checked) {
+		a->type_checked = 1;
+		if (strncasecmp(a->content_type, "text/event-stream", 17) != 0) {
+			a->bad_type = 1;
+			return 0;
+		}
+	}
+	char *err = NULL;
+	if (sse_feed(a->sse, buf, n, &err) != 0) {
+		a->stream_failed = 1;
+		a->stream_err = a->m->err ? xstrdup(a->m->err) : err;
+		if (a->m->err)
+			free(err);
+		return 0;	/* abort the transfer: CURLE_WRITE_ERROR */
+	}
+	return n;
+}
+
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct attempt *a = ud;
+	const struct prov_opts *o = &a->p->o;
+	uint64_t t = now_ms();
+	if (o->stop && *o->stop)
+		a->abort = AB_STOP;
+	else if (t >= a->deadline)
+		a->abort = AB_TOTAL;
+	else if (t - a->last_rx >= o->idle_ms)
+		a->abort = AB_IDLE;
+	return a->abort != AB_NONE;
+}
+
+static struct curl_slist *headers(struct prov *p)
+{
+	const struct dlcurl *c = p->c;
+	char *k = xasprintf("x-api-key: %s", p->key);
+	struct curl_slist *l = c->slist_append(NULL, k);
+	free(k);
+	l = c->slist_append(l, "anthropic-version: " PROV_ANTHROPIC_VERSION);
+	l = c->slist_append(l, "content-type: application/json");
+	l = c->slist_append(l, "accept: text/event-stream");
+	l = c->slist_append(l, "Expect:");	/* no 100-continue wait on large bodies */
+	return l;
+}
+
+static CURLcode perform(struct prov *p, struct attempt *a, const char *body, size_t body_len,
+			struct curl_slist *hdrs, char errbuf[CURL_ERROR_SIZE])
+{
+	const struct dlcurl *c = p->c;
+	CURL *h = p->h;
+	c->easy_reset(h);
+	errbuf[0] = '\0';
+	c->easy_setopt(h, CURLOPT_URL, p->url);
+	c->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
+	c->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	c->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	c->easy_setopt(h, CURLOPT_POST, 1L);
+	c->easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	c->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+	c->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	c->easy_setopt(h, CURLOPT_USERAGENT, "sandbx");
+	c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)p->o.connect_ms);
+	c->easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	c->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	c->easy_setopt(h, CURLOPT_HEADERDATA, a);
+	c->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	c->easy_setopt(h, CURLOPT_WRITEDATA, a);
+	c->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	c->easy_setopt(h, CURLOPT_XFERINFODATA, a);
+	c->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	return c->easy_perform(h);
+}
+
+/* Connection-level failures that a new attempt may cure. */
+static int curl_retryable(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+	case CURLE_WEIRD_SERVER_REPLY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static const char *status_what(long status, char buf[64])
+{
+	switch (status) {
+	case 408:
+		return "request timed out";
+	case 409:
+		return "conflict";
+	case 429:
+		return "rate limited";
+	case 529:
+		return "overloaded";
+	default:
+		snprintf(buf, 64, status >= 500 ? "server error %ld" : "HTTP %ld", status);
+		return buf;
+	}
+}
+
+static const char *status_advice(long status)
+{
+	switch (status) {
+	case 400:
+		return "the provider did not accept the request; SANDBX_LOG=debug shows it";
+	case 401:
+	case 403:
+		return "check the API key (ANTHROPIC_API_KEY or 'sandbx auth login')";
+	case 404:
+		return "check --model and --base-url";
+	case 413:
+		return "the conversation is too large; start a new session";
+	case 429:
+		return "wait a while, or lower the request rate";
+	default:
+		return status >= 500 ? "the provider has trouble; try again later" : "SANDBX_LOG=debug shows the exchange";
+	}
+}
+
+/* The error type and message of an {"type":"error","error":{...}} body. */
+static char *error_body_text(const char *body, size_t len)
+{
+	if (!body || !len)
+		return xstrdup("");
+	cJSON *j = cJSON_ParseWithLength(body, len);
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "type");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
+	char *r;
+	if (cJSON_IsString(t) && cJSON_IsString(m))
+		r = xasprintf("%s: %s", t->valuestring, m->valuestring);
+	else if (cJSON_IsString(m))
+		r = xstrdup(m->valuestring);
+	else
+		r = xasprintf("%.200s", body);	/* not the API's shape: show its start */
+	cJSON_Delete(j);
+	for (char *s = r; *s; s++)	/* one line, no terminal controls */
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = ' ';
+	return r;
+}
+
+static void attempt_release(struct attempt *a)
+{
+	sse_free(a->sse);
+	free(a->body);
+	free(a->stream_err);
+}
+
+static double jitter(void)
+{
+	uint32_t r = 0;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint32_t)now_ms() * 2654435761u;
+	return r / 4294967296.0;
+}
+
+/* Wait ms, waking every 50 ms for the stop flag; PROV_STOPPED or 0. */
+static int wait_ms(const struct prov_opts *o, unsigned ms)
+{
+	uint64_t end = now_ms() + ms;
+	for (;;) {
+		if (o->stop && *o->stop)
+			return PROV_STOPPED;
+		uint64_t t = now_ms();
+		if (t >= end)
+			return 0;
+		uint64_t d = end - t < 50 ? end - t : 50;
+		struct timespec ts = { 0, (long)d * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m, char **err)
+{
+	cJSON *bj = prov_body(rq, err);
+	if (!bj)
+		return -1;
+	char *body = cJSON_PrintUnformatted(bj);
+	cJSON_Delete(bj);
+	size_t body_len = strlen(body);
+	struct curl_slist *hdrs = headers(p);
+	const unsigned flags = m->flags;
+	const struct fold_hooks hooks = m->hooks;
+	const uint64_t deadline = now_ms() + p->o.total_ms;
+	const unsigned max = p->o.max_retries;
+	unsigned retries = 0;
+	int rc = -1;
+	char errbuf[CURL_ERROR_SIZE];
+
+	if (debugging()) {
+		dbg(p, ">", "POST %s", p->url);
+		for (struct curl_slist *l = hdrs; l; l = l->next)
+			dbg(p, ">", "%s", strncmp(l->data, "x-api-key:", 10) == 0 ? "x-api-key: [redacted]" : l->data);
+		dbg_bytes(p, ">", body, body_len);
+	}
+	for (;;) {
+		if (p->o.stop && *p->o.stop) {
+			*err = xstrdup("the round was stopped");
+			rc = PROV_STOPPED;
+			break;
+		}
+		fold_release(m);
+		fold_init(m, flags, &hooks);
+		struct attempt a = { .p = p, .m = m, .sse = sse_new(0, fold_sse_event, m) };
+		a.last_rx = now_ms();
+		a.deadline = deadline;
+		CURLcode cc = perform(p, &a, body, body_len, hdrs, errbuf);
+		const char *cerr = errbuf[0] ? errbuf : p->c->easy_strerror(cc);
+		if (a.status == 0) {
+			long st = 0;
+			p->c->easy_getinfo(p->h, CURLINFO_RESPONSE_CODE, &st);
+			a.status = st;
+		}
+
+		/* What the attempt came to: done, failed, or worth a retry. */
+		char whatbuf[64];
+		const char *what = NULL;
+		char *detail = NULL;
+		int retry = 0;
+		if (a.abort == AB_STOP) {
+			*err = xstrdup("the round was stopped");
+			rc = PROV_STOPPED;
+		} else if (a.abort == AB_IDLE) {
+			*err = xasprintf("the model provider sent nothing for %u s — the round failed; try again", p->o.idle_ms / 1000);
+			rc = PROV_TIMEOUT;
+		} else if (a.abort == AB_TOTAL) {
+			*err = xasprintf("the round took longer than its %u s cap — the round failed; try again", p->o.total_ms / 1000);
+			rc = PROV_TIMEOUT;
+		} else if (a.bad_type) {
+			*err = xasprintf("the model provider answered with '%s', not an event stream — check --base-url",
+					 a.content_type[0] ? a.content_type : "no content type");
+		} else if (a.stream_failed) {
+			if (m->error_type && !m->content &&
+			    (strcmp(m->error_type, "overloaded_error") == 0 || strcmp(m->error_type, "api_error") == 0)) {
+				retry = 1;
+				what = strcmp(m->error_type, "overloaded_error") == 0 ? "overloaded" : "server error";
+				detail = xstrdup(m->error_message ? m->error_message : "");
+			} else {
+				*err = xstrdup(a.stream_err ? a.stream_err : "the answer stream could not be read");
+			}
+		} else if (a.status / 100 == 2) {
+			if (cc == CURLE_OK && m->done) {
+				rc = 0;
+			} else if (m->content) {
+				if (cc != CURLE_OK)
+					*err = xasprintf("the connection to the model provider broke mid-answer (%s) — the round failed; try again", cerr);
+				else
+					*err = xstrdup("the answer stream ended before message_stop — the round failed; try again");
+			} else {
+				retry = 1;
+				what = "connection lost";
+				detail = xstrdup(cc != CURLE_OK ? cerr : "the stream ended before the answer began");
+			}
+		} else if (a.status == 0) {
+			if (curl_retryable(cc)) {
+				retry = 1;
+				what = "connection failed";
+				detail = xstrdup(cerr);
+			} else {
+				*err = xasprintf("cannot reach the model provider at '%s': %s — check --base-url and the network", p->url, cerr);
+			}
+		} else {
+			detail = error_body_text(a.body, a.body_len);
+			what = status_what(a.status, whatbuf);
+			if (prov_status_retryable(a.status, a.have_should_retry ? a.should_retry : NULL)) {
+				retry = 1;
+			} else {
+				*err = xasprintf("the model provider refused the request: HTTP %ld%s%s%s%s%s — %s", a.status,
+						 *detail ? " " : "", detail, a.request_id[0] ? " (request-id " : "", a.request_id,
+						 a.request_id[0] ? ")" : "", status_advice(a.status));
+			}
+		}
+		if (rc == 0 || !retry) {
+			if (rc == -1 && !*err)
+				*err = xstrdup("the round failed for an unknown reason");
+			free(detail);
+			attempt_release(&a);
+			break;
+		}
+
+		/* A retry, if any are left and the deadline allows. */
+		if (retries >= max) {
+			*err = xasprintf("the model provider failed the round: %s%s%s — gave up after %u %s; %s", what,
+					 *detail ? ": " : "", detail, retries, retries == 1 ? "retry" : "retries",
+					 status_advice(a.status ? a.status : 500));
+			free(detail);
+			attempt_release(&a);
+			break;
+		}
+		retries++;
+		long ra = prov_retry_after_ms(a.have_retry_after ? a.retry_after : NULL,
+					      a.have_retry_after_ms ? a.retry_after_ms : NULL, time(NULL));
+		unsigned delay = ra > 0 ? (unsigned)ra : prov_backoff_ms(retries, p->o.backoff_ms, p->o.backoff_max_ms, jitter());
+		if (now_ms() + delay >= deadline) {
+			*err = xasprintf("the model provider failed the round: %s%s%s — no time left in the round's %u s cap to retry",
+					 what, *detail ? ": " : "", detail, p->o.total_ms / 1000);
+			rc = PROV_TIMEOUT;
+			free(detail);
+			attempt_release(&a);
+			break;
+		}
+		struct prov_retry r = { retries, max, delay, a.status, what, detail };
+		if (debugging()) {
+			char *t = prov_retry_text(&r);
+			dbg(p, "!", "%s (%s)", t, detail);
+			free(t);
+		}
+		if (p->o.on_retry)
+			p->o.on_retry(p->o.ctx, &r);
+		free(detail);
+		attempt_release(&a);
+		if (wait_ms(&p->o, delay) == PROV_STOPPED) {
+			*err = xstrdup("the round was stopped");
+			rc = PROV_STOPPED;
+			break;
+		}
+	}
+	p->c->slist_free_all(hdrs);
+	free(body);
+	return rc;
+}
+
+int prov_new(const struct prov_opts *o, struct prov **out, char **err)
+{
+	if (!o->api_key || !*o->api_key) {
+		*err = xstrdup("no API key — set ANTHROPIC_API_KEY or run 'sandbx auth login'");
+		return -1;
+	}
+	if (strpbrk(o->api_key, "\r\n")) {
+		*err = xstrdup("the API key holds a line break — check ANTHROPIC_API_KEY");
+		return -1;
+	}
+	const struct dlcurl *c = dlcurl_load(err);
+	if (!c)
+		return -1;
+	char *url = NULL;
+	if (prov_messages_url(o->base_url ? o->base_url : PROV_DEFAULT_BASE_URL, &url, err) < 0)
+		return -1;
+	CURL *h = c->easy_init();
+	if (!h) {
+		free(url);
+		*err = xstrdup("libcurl could not start a transfer (curl_easy_init failed)");
+		return -1;
+	}
+	struct prov *p = xcalloc(1, sizeof(*p));
+	p->c = c;
+	p->h = h;
+	p->url = url;
+	p->key = xstrdup(o->api_key);
+	p->o = *o;
+	p->o.base_url = NULL;
+	p->o.api_key = NULL;
+	if (p->o.max_retries == 0)
+		p->o.max_retries = PROV_DEFAULT_RETRIES;
+	else if (p->o.max_retries == PROV_NO_RETRIES)
+		p->o.max_retries = 0;
+	if (!p->o.idle_ms)
+		p->o.idle_ms = PROV_DEFAULT_IDLE_MS;
+	if (!p->o.total_ms)
+		p->o.total_ms = PROV_DEFAULT_TOTAL_MS;
+	if (!p->o.connect_ms)
+		p->o.connect_ms = PROV_DEFAULT_CONNECT_MS;
+	if (!p->o.backoff_ms)
+		p->o.backoff_ms = PROV_DEFAULT_BACKOFF_MS;
+	if (!p->o.backoff_max_ms)
+		p->o.backoff_max_ms = PROV_DEFAULT_BACKOFF_MAX_MS;
+	*out = p;
+	return 0;
+}
+
+void prov_free(struct prov *p)
+{
+	if (!p)
+		return;
+	p->c->easy_cleanup(p->h);
+	if (p->key) {
+		explicit_bzero(p->key, strlen(p->key));
+		free(p->key);
+	}
+	free(p->url);
+	free(p);
+}

@@ -1,0 +1,385 @@
+/*
+ * mockprov — a scripted stand-in for the Anthropic Messages API, for tests.
+ *
+ *   mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS]
+ *
+ * Binds 127.0.0.1 on an ephemeral port and prints the port on stdout (or
+ * writes it to PORTFILE, atomically, when -p is given).  Then serves one
+ * connection at a time, single-threaded: for each request it takes the
+ * next step of SCRIPT, in order, and records the request body to
+ * DIR/req-N.json and its request line and headers to DIR/req-N.head
+ * (N = 1, 2, ...).  It exits 0 once every step was served, or after SECS
+ * seconds in all (default 60) — always bounded.
+ *
+ * SCRIPT: one step per line; blank lines and lines starting with '#' are
+ * skipped; fields are separated by spaces; FILE paths are as given
+ * (relative to the working directory).
+ *
+ *   sse FILE [BYTES MS]     200 text/event-stream, FILE as the body in
+ *                           chunked encoding; with BYTES and MS, BYTES at
+ *                           a time with an MS-millisecond sleep after each
+ *   status CODE FILE|- [NAME=VALUE ...]
+ *                           an HTTP error: status CODE, body FILE
+ *                           (application/json) or none, plus headers, e.g.
+ *                           status 429 err429.json retry-after=1
+ *   stall SECS              read the request, send nothing for SECS
+ *                           (less if the client hangs up), close
+ *   stall-headers SECS      send the 200 event-stream headers, then
+ *                           nothing for SECS (less if the client hangs up)
+ *   disconnect FILE BYTES   send the 200 headers and the first BYTES of
+ *                           FILE, then close without ending the chunked
+ *                           body (the client sees a cut transfer)
+ *
+ * Every response carries "Connection: close".
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#define MAX_HEAD (64 << 10)
+#define MAX_BODY (64 << 20)
+#define MAX_STEPS 256
+#define READ_TIMEOUT_MS 10000
+
+static void die(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("mockprov: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("cannot open '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		die("cannot stat '%s': %s", path, strerror(errno));
+	char *b = xmalloc((size_t)st.st_size + 1);
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, b + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("cannot read '%s'", path);
+		got += (size_t)r;
+	}
+	close(fd);
+	b[got] = '\0';
+	*len = got;
+	return b;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Wait up to secs for the client to hang up; returns early when it does. */
+static void stall(int fd, long secs)
+{
+	long left = secs * 1000;
+	while (left > 0) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		long step = left < 200 ? left : 200;
+		int r = poll(&p, 1, (int)step);
+		left -= step;
+		if (r > 0) {
+			char b[512];
+			ssize_t n = read(fd, b, sizeof(b));
+			if (n <= 0)
+				return;
+		}
+	}
+}
+
+/* Read the request head and body; 0, or -1 (timeout, too large, closed). */
+static int read_request(int fd, char **head, char **body, size_t *body_len)
+{
+	char *buf = xmalloc(MAX_HEAD + 1);
+	size_t len = 0;
+	char *end = NULL;
+	while (!end) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, READ_TIMEOUT_MS) <= 0 || len >= MAX_HEAD)
+			goto bad;
+		ssize_t r = read(fd, buf + len, MAX_HEAD - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto bad;
+		len += (size_t)r;
+		buf[len] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+	}
+	size_t hlen = (size_t)(end - buf) + 4;
+	size_t clen = 0;
+	int expect = 0;
+	for (char *l = strstr(buf, "\r\n"); l && l < end; l = strstr(l + 2, "\r\n")) {
+		char *h = l + 2;
+		if (strncasecmp(h, "content-length:", 15) == 0)
+			clen = strtoul(h + 15, NULL, 10);
+		else if (strncasecmp(h, "expect:", 7) == 0 && strcasestr(h, "100-continue") && strcasestr(h, "100-continue") < strstr(h, "\r\n"))
+			expect = 1;
+	}
+	if (clen > MAX_BODY)
+		goto bad;
+	if (expect && write_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
+		goto bad;
+	char *b = xmalloc(clen + 1);
+	size_t have = len - hlen < clen ? len - hlen : clen;
+	memcpy(b, buf + hlen, have);
+	while (have < clen) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, READ_TIMEOUT_MS) <= 0) {
+			free(b);
+			goto bad;
+		}
+		ssize_t r = read(fd, b + have, clen - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(b);
+			goto bad;
+		}
+		have += (size_t)r;
+	}
+	b[clen] = '\0';
+	*head = xstrndup(buf, hlen - 4);
+	*body = b;
+	*body_len = clen;
+	free(buf);
+	return 0;
+bad:
+	free(buf);
+	return -1;
+}
+
+static void record(const char *dir, int n, const char *head, const char *body, size_t body_len)
+{
+	char *path = xasprintf("%s/req-%d.json", dir, n);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, body, body_len) < 0)
+		die("cannot write '%s': %s", path, strerror(errno));
+	close(fd);
+	free(path);
+	path = xasprintf("%s/req-%d.head", dir, n);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, head, strlen(head)) < 0 || write_all(fd, "\n", 1) < 0)
+		die("cannot write '%s': %s", path, strerror(errno));
+	close(fd);
+	free(path);
+}
+
+static const char sse_head[] = "HTTP/1.1 200 OK\r\n"
+			       "Content-Type: text/event-stream; charset=utf-8\r\n"
+			       "Cache-Control: no-cache\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "request-id: req_mock\r\n"
+			       "Connection: close\r\n\r\n";
+
+static int send_chunk(int fd, const char *s, size_t n)
+{
+	char h[32];
+	int hl = snprintf(h, sizeof(h), "%zx\r\n", n);
+	if (n == 0)
+		return 0;
+	if (write_all(fd, h, (size_t)hl) < 0 || write_all(fd, s, n) < 0 || write_all(fd, "\r\n", 2) < 0)
+		return -1;
+	return 0;
+}
+
+static void step_sse(int fd, char **f, int nf)
+{
+	size_t len;
+	char *data = slurp(f[1], &len);
+	size_t bytes = nf >= 4 ? strtoul(f[2], NULL, 10) : 65536;
+	long ms = nf >= 4 ? strtol(f[3], NULL, 10) : 0;
+	if (bytes == 0)
+		bytes = 65536;
+	if (write_all(fd, sse_head, sizeof(sse_head) - 1) < 0)
+		goto out;
+	for (size_t i = 0; i < len; i += bytes) {
+		size_t n = len - i < bytes ? len - i : bytes;
+		if (send_chunk(fd, data + i, n) < 0)
+			goto out;
+		if (ms > 0)
+			sleep_ms(ms);
+	}
+	write_all(fd, "0\r\n\r\n", 5);
+out:
+	free(data);
+}
+
+static void step_status(int fd, char **f, int nf)
+{
+	long code = strtol(f[1], NULL, 10);
+	size_t len = 0;
+	char *body = strcmp(f[2], "-") == 0 ? xstrdup("") : slurp(f[2], &len);
+	char *extra = xstrdup("");
+	for (int i = 3; i < nf; i++) {
+		char *eq = strchr(f[i], '=');
+		if (!eq)
+			die("header '%s' is not NAME=VALUE", f[i]);
+		char *n = xasprintf("%s%.*s: %s\r\n", extra, (int)(eq - f[i]), f[i], eq + 1);
+		free(extra);
+		extra = n;
+	}
+	char *head = xasprintf("HTTP/1.1 %ld Mock\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+			       "request-id: req_mock_err\r\n%sConnection: close\r\n\r\n", code, len, extra);
+	if (write_all(fd, head, strlen(head)) == 0)
+		write_all(fd, body, len);
+	free(head);
+	free(extra);
+	free(body);
+}
+
+static void step_disconnect(int fd, char **f, int nf)
+{
+	size_t len;
+	char *data = slurp(f[1], &len);
+	size_t n = strtoul(f[2], NULL, 10);
+	if (n > len)
+		n = len;
+	if (write_all(fd, sse_head, sizeof(sse_head) - 1) == 0)
+		send_chunk(fd, data, n);
+	free(data);
+}
+
+int main(int argc, char **argv)
+{
+	const char *script = NULL, *dir = NULL, *portfile = NULL;
+	long total = 60;
+	int opt;
+	while ((opt = getopt(argc, argv, "s:d:p:t:")) != -1) {
+		switch (opt) {
+		case 's':
+			script = optarg;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'p':
+			portfile = optarg;
+			break;
+		case 't':
+			total = strtol(optarg, NULL, 10);
+			break;
+		default:
+			die("usage: mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS]");
+		}
+	}
+	if (!script || !dir || total <= 0)
+		die("usage: mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS]");
+	signal(SIGPIPE, SIG_IGN);
+	alarm((unsigned)total);	/* the default action ends the process: bounded */
+
+	/* Parse the whole script first, so a typo fails before any client. */
+	size_t slen;
+	char *text = slurp(script, &slen);
+	char *steps[MAX_STEPS][16];
+	int nfields[MAX_STEPS];
+	int nsteps = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		if (nsteps == MAX_STEPS)
+			die("more than %d steps in '%s'", MAX_STEPS, script);
+		char **f = steps[nsteps];
+		int nf = 0;
+		for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t && nf < 16; t = strtok_r(NULL, " \t\r", &save))
+			f[nf++] = t;
+		int ok = (strcmp(f[0], "sse") == 0 && (nf == 2 || nf == 4)) ||
+			 (strcmp(f[0], "status") == 0 && nf >= 3) ||
+			 ((strcmp(f[0], "stall") == 0 || strcmp(f[0], "stall-headers") == 0) && nf == 2) ||
+			 (strcmp(f[0], "disconnect") == 0 && nf == 3);
+		if (!ok)
+			die("step %d of '%s' is not understood: '%s'", nsteps + 1, script, f[0]);
+		nfields[nsteps++] = nf;
+	}
+
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(ls, 16) < 0 ||
+	    getsockname(ls, (struct sockaddr *)&sa, &sl) < 0)
+		die("cannot listen on 127.0.0.1: %s", strerror(errno));
+	int port = ntohs(sa.sin_port);
+	if (portfile) {
+		char *tmp = xasprintf("%s.tmp", portfile);
+		FILE *pf = fopen(tmp, "we");
+		if (!pf || fprintf(pf, "%d\n", port) < 0 || fclose(pf) != 0 || rename(tmp, portfile) < 0)
+			die("cannot write '%s': %s", portfile, strerror(errno));
+		free(tmp);
+	} else {
+		printf("%d\n", port);
+		fflush(stdout);
+	}
+
+	for (int i = 0; i < nsteps; i++) {
+		int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				i--;
+			continue;
+		}
+		char *head = NULL, *body = NULL;
+		size_t blen = 0;
+		if (read_request(fd, &head, &body, &blen) < 0) {
+			/* Not a request (a probe, a client that gave up): the
+			 * step waits for the next connection. */
+			close(fd);
+			i--;
+			continue;
+		}
+		record(dir, i + 1, head, body, blen);
+		char **f = steps[i];
+		int nf = nfields[i];
+		if (strcmp(f[0], "sse") == 0) {
+			step_sse(fd, f, nf);
+		} else if (strcmp(f[0], "status") == 0) {
+			step_status(fd, f, nf);
+		} else if (strcmp(f[0], "stall") == 0) {
+			stall(fd, strtol(f[1], NULL, 10));
+		} else if (strcmp(f[0], "stall-headers") == 0) {
+			if (write_all(fd, sse_head, sizeof(sse_head) - 1) == 0)
+				stall(fd, strtol(f[1], NULL, 10));
+		} else {
+			step_disconnect(fd, f, nf);
+		}
+		shutdown(fd, SHUT_WR);
+		/* Let the client read to the end before the socket goes. */
+		stall(fd, 2);
+		close(fd);
+		free(head);
+		free(body);
+	}
+	close(ls);
+	free(text);
+	return 0;
+}
