@@ -131,7 +131,8 @@ char *netpol_refusal_message(int e)
 		return xstrdup("an --allow-dns name is not a host name — use letters, digits, '-' and '.'; "
 			       "nothing was run");
 	default:
-		return xasprintf("the --allow-dns files could not be prepared (%s); nothing was run", strerror(e));
+		return xasprintf("the --allow-dns files could not be prepared (%s) — run without --allow-dns "
+				 "to confirm the sandbox itself works; nothing was run", strerror(e));
 	}
 }
 
