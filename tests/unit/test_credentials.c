@@ -1,0 +1,320 @@
+/*
+ * test_credentials.c — the credentials.toml parser (any split, errors that
+ * never echo the content), the round trip through auth login's writer, the
+ * refusal of wide modes, other owners and symlinks, logout, and the
+ * environment's precedence.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+
+#include "store/credentials.h"
+#include "store_testutil.h"
+
+/* ---- parser ---- */
+
+static int parse_split(const char *text, size_t len, int mode, unsigned seed, char **key, char **err)
+{
+	struct cred_parser p;
+	cred_parser_init(&p);
+	size_t i = 0;
+	int r = 0;
+	srand(seed);
+	while (i < len && r == 0) {
+		size_t k = mode == 0 ? len - i : mode == 1 ? 1 : 1 + (size_t)rand() % 13;
+		if (k > len - i)
+			k = len - i;
+		r = cred_parser_feed(&p, text + i, k);
+		i += k;
+	}
+	if (r == 0)
+		r = cred_parser_finish(&p);
+	*key = r == 0 ? cred_parser_take_key(&p) : NULL;
+	*err = p.error ? xstrdup(p.error) : NULL;
+	cred_parser_release(&p);
+	return r;
+}
+
+static void expect_key(const char *text, const char *want)
+{
+	for (int mode = 0; mode <= 2; mode++)
+		for (unsigned seed = 1; seed <= (mode == 2 ? 50u : 1u); seed++) {
+			char *key, *err;
+			int r = parse_split(text, strlen(text), mode, seed, &key, &err);
+			if (r != 0)
+				fail_msg("mode %d: %s", mode, err);
+			assert_string_equal(key, want);
+			cred_key_free(key);
+			free(err);
+		}
+}
+
+static void test_cred_parse_any_split(void **state)
+{
+	expect_key("api_key = \"sk-ant-abc\"\n", "sk-ant-abc");
+	expect_key("# comment\n\n  api_key=\"sk-ant-abc\"   # trailing\n", "sk-ant-abc");
+	expect_key("api_key = 'sk-ant-x\\y'\r\n", "sk-ant-x\\y");	/* literal string: no escapes */
+	expect_key("api_key = \"a\\\"b\\\\c\"", "a\"b\\c");		/* no final newline */
+}
+
+/* A parse error names the line and never repeats the file's bytes. */
+static void expect_error(const char *text, const char *needle, const char *secret)
+{
+	for (int mode = 0; mode <= 2; mode++) {
+		char *key, *err;
+		int r = parse_split(text, strlen(text), mode, 5, &key, &err);
+		assert_int_equal(r, -1);
+		assert_null(key);
+		assert_non_null(err);
+		if (!strstr(err, needle))
+			fail_msg("error '%s' lacks '%s'", err, needle);
+		if (secret && strstr(err, secret))
+			fail_msg("error '%s' echoes the content", err);
+		free(err);
+	}
+}
+
+static void test_cred_parse_errors_never_echo(void **state)
+{
+	expect_error("api_key = \"sk-ant-SECRETVALUE\n", "line 1: the quoted value is not closed", "SECRET");
+	expect_error("# x\nsk-ant-SECRETVALUE\n", "line 2: an unknown key", "SECRET");
+	expect_error("apikey = \"sk-ant-SECRETVALUE\"\n", "line 1: an unknown key", "SECRET");
+	expect_error("api_key = sk-ant-SECRETVALUE\n", "line 1: the value of api_key is not a quoted", "SECRET");
+	expect_error("api_key = \"sk-ant-SECRET VALUE\"\n", "line 1: the value is not an API key", "SECRET");
+	expect_error("api_key = \"sk-ant-SECRET\\nVALUE\"\n", "line 1: an escape", "SECRET");
+	expect_error("api_key = \"sk-ant-SECRETVALUE\" junk\n", "line 1: unexpected text", "SECRET");
+	expect_error("[auth]\napi_key = \"sk-ant-SECRETVALUE\"\n", "line 1: a [table]", "SECRET");
+	expect_error("api_key = \"a\"\napi_key = \"b\"\n", "line 2: api_key is given a second time", NULL);
+	expect_error("# only a comment\n", "no api_key", NULL);
+	expect_error("", "no api_key", NULL);
+	static const char nul[] = "api_key = \"sk\0SECRET\"\n";
+	char *key, *err;
+	assert_int_equal(parse_split(nul, sizeof(nul) - 1, 0, 0, &key, &err), -1);
+	assert_null(strstr(err, "SECRET"));
+	free(err);
+	char *big = xmalloc(CRED_MAX_LINE + 100);
+	memset(big, 'S', CRED_MAX_LINE + 99);
+	big[CRED_MAX_LINE + 99] = '\0';
+	expect_error(big, "line 1: longer than", "SSSS");
+	free(big);
+}
+
+/* ---- the file ---- */
+
+static struct store_tmp T;
+
+static int setup(void **state)
+{
+	store_tmp_init(&T);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	store_tmp_release(&T);
+	return 0;
+}
+
+static mode_t mode_of(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
+}
+
+static void store_key(const char *key)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	if (cred_store_key(&T.x, key, &notes, &err) < 0)
+		fail_msg("store: %s", err);
+	strv_free(&notes);
+}
+
+static void test_cred_round_trip(void **state)
+{
+	char *key = NULL, *err = NULL, *src = NULL;
+	assert_int_equal(cred_load_file(&T.x, &key, &err), -ENOENT);
+	free(err);
+	err = NULL;
+	store_key("sk-ant-one\"\\two");
+	assert_int_equal(mode_of(T.x.credentials), 0600);
+	assert_int_equal(mode_of(T.x.config_dir), 0700);
+	assert_int_equal(mode_of(T.x.config_home), 0700);	/* created so */
+	assert_int_equal(cred_load_file(&T.x, &key, &err), 0);
+	assert_string_equal(key, "sk-ant-one\"\\two");
+	cred_key_free(key);
+
+	/* replace: atomic, no temporary file left behind */
+	store_key("sk-ant-three");
+	assert_int_equal(cred_load_api_key(&key, &src, &err), 0);
+	assert_string_equal(key, "sk-ant-three");
+	assert_string_equal(src, T.x.credentials);
+	cred_key_free(key);
+	free(src);
+	DIR *d = opendir(T.x.config_dir);
+	struct dirent *de;
+	int entries = 0;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' || (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")))
+			entries++;
+	closedir(d);
+	assert_int_equal(entries, 1);
+	assert_int_equal(mode_of(T.x.credentials), 0600);
+
+	/* invalid keys are refused before anything is written */
+	struct strv notes = { 0 };
+	assert_int_equal(cred_store_key(&T.x, "sk ant", &notes, &err), -1);
+	free(err);
+	assert_int_equal(cred_store_key(&T.x, "sk\r\nX-Evil: 1", &notes, &err), -1);
+	free(err);
+}
+
+static void test_cred_store_narrows_own_dir_only(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(mkdir(T.x.config_home, 0755), 0);
+	assert_int_equal(chmod(T.x.config_home, 0755), 0);
+	assert_int_equal(mkdir(T.x.config_dir, 0755), 0);
+	assert_int_equal(chmod(T.x.config_dir, 0755), 0);
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-k", &notes, &err), 0);
+	assert_int_equal(mode_of(T.x.config_dir), 0700);
+	assert_int_equal(mode_of(T.x.config_home), 0755);	/* the user's ~/.config: untouched */
+	assert_int_equal(notes.n, 1);
+	assert_non_null(strstr(notes.v[0], "narrowed"));
+	strv_free(&notes);
+}
+
+static void test_cred_refuses_wide_modes(void **state)
+{
+	char *key = NULL, *err = NULL;
+	store_key("sk-ant-wide");
+	static const mode_t modes[] = { 0640, 0604, 0610, 0660 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(modes); i++) {
+		assert_int_equal(chmod(T.x.credentials, modes[i]), 0);
+		assert_int_equal(cred_load_file(&T.x, &key, &err), -EPERM);
+		assert_null(key);
+		char m[8];
+		snprintf(m, sizeof(m), "%04o", (unsigned)modes[i]);
+		assert_non_null(strstr(err, m));
+		assert_non_null(strstr(err, T.x.credentials));
+		assert_non_null(strstr(err, "rotate"));
+		assert_null(strstr(err, "sk-ant-wide"));
+		free(err);
+		err = NULL;
+		assert_int_equal(mode_of(T.x.credentials), modes[i]);	/* never chmod'ed */
+	}
+	assert_int_equal(chmod(T.x.credentials, 0600), 0);
+	assert_int_equal(chmod(T.x.config_dir, 0750), 0);
+	assert_int_equal(cred_load_file(&T.x, &key, &err), -EPERM);
+	assert_non_null(strstr(err, "0750"));
+	assert_non_null(strstr(err, T.x.config_dir));
+	assert_non_null(strstr(err, "rotate"));
+	free(err);
+	assert_int_equal(mode_of(T.x.config_dir), 0750);
+
+	/* logout removes the key even from a too-wide file */
+	assert_int_equal(chmod(T.x.config_dir, 0700), 0);
+	assert_int_equal(chmod(T.x.credentials, 0666), 0);
+	int removed = 0;
+	assert_int_equal(cred_remove(&T.x, &removed, &err), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(access(T.x.credentials, F_OK), -1);
+	assert_int_equal(cred_remove(&T.x, &removed, &err), 0);
+	assert_int_equal(removed, 0);
+}
+
+static void test_cred_refuses_symlink(void **state)
+{
+	char *key = NULL, *err = NULL;
+	store_key("sk-ant-real");
+	char *other = xasprintf("%s/elsewhere.toml", T.root);
+	assert_int_equal(rename(T.x.credentials, other), 0);
+	assert_int_equal(symlink(other, T.x.credentials), 0);
+	assert_int_equal(cred_load_file(&T.x, &key, &err), -EPERM);
+	assert_non_null(strstr(err, "symbolic link"));
+	free(err);
+	free(other);
+}
+
+static int check_foreign(void *v)
+{
+	char *key = NULL, *err = NULL;
+	int r = cred_load_file(&T.x, &key, &err);
+	int ok = r == -EPERM && err && strstr(err, "owned by uid");
+	if (!ok)
+		fprintf(stderr, "load gave %d: %s\n", r, err ? err : "(none)");
+	cred_key_free(key);
+	free(err);
+	return ok ? 0 : 1;
+}
+
+static void test_cred_refuses_other_owner(void **state)
+{
+	store_key("sk-ant-mine");
+	int r = with_foreign_owner(T.x.credentials, check_foreign, NULL);
+	if (r == 77)
+		skip();
+	assert_int_equal(r, 0);
+	assert_int_equal(with_foreign_owner(T.x.config_dir, check_foreign, NULL), 0);
+}
+
+static void test_cred_env_precedence(void **state)
+{
+	char *key = NULL, *err = NULL, *src = NULL;
+	store_key("sk-ant-file");
+	setenv(CRED_ENV, "sk-ant-env", 1);
+	assert_int_equal(cred_load_api_key(&key, &src, &err), 0);
+	assert_string_equal(key, "sk-ant-env");
+	assert_non_null(strstr(src, "environment"));
+	cred_key_free(key);
+	free(src);
+	setenv(CRED_ENV, "sk-ant\r\nX: y", 1);
+	assert_int_equal(cred_load_api_key(&key, &src, &err), -EINVAL);
+	assert_null(strstr(err, "sk-ant"));
+	free(err);
+	err = NULL;
+	setenv(CRED_ENV, "", 1);	/* empty counts as unset */
+	assert_int_equal(cred_load_api_key(&key, &src, &err), 0);
+	assert_string_equal(key, "sk-ant-file");
+	cred_key_free(key);
+	free(src);
+	unsetenv(CRED_ENV);
+	int removed;
+	assert_int_equal(cred_remove(&T.x, &removed, &err), 0);
+	assert_int_equal(cred_load_api_key(&key, &src, &err), -ENOENT);
+	assert_non_null(strstr(err, "sandbx auth login"));
+	free(err);
+}
+
+static void test_cred_file_parse_error_never_echoes(void **state)
+{
+	char *key = NULL, *err = NULL;
+	store_key("sk-ant-x");
+	write_file(T.x.credentials, "api_key = \"sk-ant-TOPSECRET\n", 0600);
+	assert_int_equal(cred_load_file(&T.x, &key, &err), -EINVAL);
+	assert_non_null(strstr(err, "line 1"));
+	assert_non_null(strstr(err, T.x.credentials));
+	assert_null(strstr(err, "TOPSECRET"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cred_parse_any_split),
+		cmocka_unit_test(test_cred_parse_errors_never_echo),
+		cmocka_unit_test_setup_teardown(test_cred_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_store_narrows_own_dir_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_refuses_other_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_env_precedence, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_file_parse_error_never_echoes, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
