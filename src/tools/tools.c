@@ -205,6 +205,66 @@ out:
 	return r;
 }
 
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+char *tools_utf8_clean(char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, bad = 0;
+	while (i < n) {
+		size_t l = utf8_seq(u + i, n - i);
+		if (!l) {
+			bad++;
+			l = 1;
+		}
+		i += l;
+	}
+	if (!bad)
+		return s;
+	char *o = xmalloc(n + bad * 2 + 1), *w = o;
+	for (i = 0; i < n;) {
+		size_t l = utf8_seq(u + i, n - i);
+		if (!l) {
+			memcpy(w, "\xef\xbf\xbd", 3);	/* U+FFFD */
+			w += 3;
+			i++;
+			continue;
+		}
+		memcpy(w, s + i, l);
+		w += l;
+		i += l;
+	}
+	*w = '\0';
+	free(s);
+	return o;
+}
+
 int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, struct tool_result *out)
 {
 	char *err = NULL;
@@ -227,6 +287,7 @@ int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, 
 	r = t->handler(ctx, input, out);
 	if (!out->content)
 		out->content = xstrdup(r < 0 ? "the tool failed" : "(no output)");
+	out->content = tools_utf8_clean(out->content);
 	out->is_error = r < 0;
 	return r < 0 ? -1 : 0;
 }

@@ -122,4 +122,11 @@ int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, 
 
 void tool_result_release(struct tool_result *r);
 
+/*
+ * Make s valid UTF-8 (the API refuses anything else): each byte that does
+ * not start a valid sequence becomes U+FFFD.  Takes s; returns s itself
+ * or a new string (s freed).  tools_run applies it to every result.
+ */
+char *tools_utf8_clean(char *s);
+
 #endif

@@ -1,0 +1,329 @@
+/* test_fsguard.c — FsGuard: lexical normalisation, resolution beneath held
+ * roots, the uniform "not found", rights, swapped roots, file grants and
+ * the no-openat2 fallback. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tools/fsguard.h"
+#include "util/log.h"
+#include "tools_testutil.h"
+
+struct fx {
+	char *dir;		/* scratch */
+	char *root;		/* dir/root: granted read+write */
+	struct policy p;
+	struct fsguard *g;
+};
+
+/*
+ * dir/root/a.txt          "inside"
+ * dir/root/sub/b.txt      "bee"
+ * dir/root/ro/c.txt       read-only inner grant
+ * dir/root/link_in  -> a.txt
+ * dir/root/link_out -> ../outside.txt
+ * dir/root/dirlink  -> sub
+ * dir/outside.txt         "secret"
+ * dir/file.txt            granted as a file
+ */
+static struct fx *fx_new(unsigned flags)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	char *err = NULL;
+	f->dir = tt_setup();
+	tt_dir(f->dir, "root");
+	tt_dir(f->dir, "root/sub");
+	tt_dir(f->dir, "root/ro");
+	tt_file(f->dir, "root/a.txt", "inside");
+	tt_file(f->dir, "root/sub/b.txt", "bee");
+	tt_file(f->dir, "root/ro/c.txt", "sea");
+	tt_link(f->dir, "root/link_in", "a.txt");
+	tt_link(f->dir, "root/link_out", "../outside.txt");
+	tt_link(f->dir, "root/dirlink", "sub");
+	tt_file(f->dir, "outside.txt", "secret");
+	tt_file(f->dir, "file.txt", "filegrant");
+	f->root = tt_path(f->dir, "root");
+	policy_init(&f->p);
+	char *ro = tt_path(f->dir, "root/ro"), *fg = tt_path(f->dir, "file.txt");
+	assert_int_equal(policy_add_grant(&f->p, f->root, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(policy_add_grant(&f->p, ro, POL_READ, &err), 0);
+	assert_int_equal(policy_add_grant(&f->p, fg, POL_READ | POL_WRITE, &err), 0);
+	free(ro);
+	free(fg);
+	assert_int_equal(fsguard_new(&f->p, f->root, flags, &f->g, &err), 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	fsguard_free(f->g);
+	policy_release(&f->p);
+	free(f->root);
+	tt_teardown(f->dir);
+	free(f);
+}
+
+/* Open path for reading; return its content (malloc'd) or NULL with *rc. */
+static char *rd(struct fsguard *g, const char *path, int *rc, char **err)
+{
+	char buf[256];
+	*err = NULL;
+	int fd = fsguard_open(g, path, O_RDONLY, POL_READ, NULL, err);
+	*rc = fd < 0 ? fd : 0;
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	return xstrndup(buf, (size_t)n);
+}
+
+/* The message with the quoted path removed: "not found" must read the same
+ * whatever the reason. */
+static char *msg_shape(const char *err, const char *path)
+{
+	char *q = xasprintf("'%s'", path);
+	const char *at = strstr(err, q);
+	assert_non_null(at);
+	char *s = xasprintf("%.*s%s", (int)(at - err), err, at + strlen(q));
+	free(q);
+	return s;
+}
+
+static void fsg_normalize(void **state)
+{
+	struct { const char *cwd, *in, *out; } c[] = {
+		{ "/w", "a/b", "/w/a/b" },
+		{ "/w", "./a//b/", "/w/a/b" },
+		{ "/w", "../x", "/x" },
+		{ "/w", "a/../../../../etc", "/etc" },
+		{ "/w", "/abs/./p/..", "/abs" },
+		{ "/w", "..", "/" },
+		{ "/", "/", "/" },
+		{ "/w/r", "sub/../../r2/f", "/w/r2/f" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
+		char *n = fsguard_normalize(c[i].cwd, c[i].in);
+		assert_non_null(n);
+		assert_string_equal(n, c[i].out);
+		free(n);
+	}
+	assert_null(fsguard_normalize("/w", ""));
+	char *longp = xmalloc(8000);
+	memset(longp, 'a', 7999);
+	longp[7999] = '\0';
+	assert_null(fsguard_normalize("/w", longp));
+	free(longp);
+}
+
+static void check_inside(struct fsguard *g)
+{
+	int rc;
+	char *err, *s = rd(g, "a.txt", &rc, &err);
+	assert_non_null(s);
+	assert_string_equal(s, "inside");
+	free(s);
+	s = rd(g, "sub/b.txt", &rc, &err);
+	assert_non_null(s);
+	assert_string_equal(s, "bee");
+	free(s);
+}
+
+/* Each of these names an existing object that must not be reached; each
+ * answer must be the same "not found" an absent path gets. */
+static void check_refusals(struct fx *f)
+{
+	const char *bad[] = {
+		"../outside.txt",		/* '..' escape */
+		"sub/../../outside.txt",	/* '..' escape through a real directory */
+		"link_out",			/* last component: a link pointing out */
+		"link_in",			/* last component: a link pointing in */
+		"dirlink/b.txt",		/* a link in the middle */
+		"/etc/passwd",			/* absolute, outside every root */
+	};
+	int rc;
+	char *err, *absent_shape;
+	assert_null(rd(f->g, "no-such-file", &rc, &err));
+	assert_int_equal(rc, -ENOENT);
+	absent_shape = msg_shape(err, "no-such-file");
+	free(err);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *s = rd(f->g, bad[i], &rc, &err);
+		if (s)
+			fail_msg("'%s' was reached: %s", bad[i], s);
+		assert_int_equal(rc, -ENOENT);
+		char *shape = msg_shape(err, bad[i]);
+		assert_string_equal(shape, absent_shape);
+		free(shape);
+		free(err);
+	}
+	/* the outside file by its absolute path too */
+	char *abs = tt_path(f->dir, "outside.txt");
+	assert_null(rd(f->g, abs, &rc, &err));
+	assert_int_equal(rc, -ENOENT);
+	free(err);
+	free(abs);
+	free(absent_shape);
+}
+
+static void fsg_inside_and_refusals(void **state)
+{
+	struct fx *f = fx_new(0);
+	check_inside(f->g);
+	check_refusals(f);
+	fx_free(f);
+}
+
+static void fsg_fallback_without_openat2(void **state)
+{
+	struct fx *f = fx_new(FSG_NO_OPENAT2);
+	check_inside(f->g);
+	check_refusals(f);
+	char *name = NULL, *err = NULL;
+	int fd = fsguard_open_parent(f->g, "dirlink/new.txt", POL_WRITE, 1, &name, &err);
+	assert_int_equal(fd, -ENOENT);
+	free(err);
+	fx_free(f);
+}
+
+static void fsg_rights_innermost_root(void **state)
+{
+	struct fx *f = fx_new(0);
+	char *err = NULL, *name = NULL;
+	/* dir/root is read+write, dir/root/ro inside it read-only: the inner wins */
+	int fd = fsguard_open(f->g, "ro/c.txt", O_WRONLY, POL_WRITE, NULL, &err);
+	assert_int_equal(fd, -EACCES);
+	assert_non_null(strstr(err, "--allow-write"));
+	free(err);
+	fd = fsguard_open_parent(f->g, "ro/new.txt", POL_WRITE, 0, &name, &err);
+	assert_int_equal(fd, -EACCES);
+	free(err);
+	fd = fsguard_open(f->g, "ro/c.txt", O_RDONLY, POL_READ, NULL, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = fsguard_open(f->g, "a.txt", O_WRONLY, POL_WRITE, NULL, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	fx_free(f);
+}
+
+/* The granted directory is renamed away and another put in its place
+ * while the guard is held: accesses still reach the vetted directory. */
+static void fsg_root_swapped_while_held(void **state)
+{
+	struct fx *f = fx_new(0);
+	char *old = tt_path(f->dir, "root.old"), *abs = tt_path(f->dir, "root/a.txt");
+	assert_int_equal(rename(f->root, old), 0);
+	tt_dir(f->dir, "root");
+	tt_file(f->dir, "root/a.txt", "impostor");
+	int rc;
+	char *err = NULL, *s = rd(f->g, abs, &rc, &err);
+	if (s) {
+		assert_string_equal(s, "inside");
+		free(s);
+	} else {
+		assert_int_equal(rc, -ENOENT);
+		free(err);
+	}
+	free(old);
+	free(abs);
+	fx_free(f);
+}
+
+/* A granted directory replaced between the policy's vetting and the
+ * guard's construction: the guard refuses to be built. */
+static void fsg_pin_mismatch_refused(void **state)
+{
+	char *dir = tt_setup(), *err = NULL;
+	struct policy p;
+	struct fsguard *g = NULL;
+	tt_dir(dir, "r");
+	char *r = tt_path(dir, "r"), *moved = tt_path(dir, "r.old");
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, r, POL_READ, &err), 0);
+	assert_int_equal(rename(r, moved), 0);
+	tt_dir(dir, "r");
+	assert_int_equal(fsguard_new(&p, dir, 0, &g, &err), -1);
+	assert_null(g);
+	assert_non_null(strstr(err, "replaced"));
+	free(err);
+	policy_release(&p);
+	free(r);
+	free(moved);
+	tt_teardown(dir);
+}
+
+static void fsg_file_grant(void **state)
+{
+	struct fx *f = fx_new(0);
+	char *fg = tt_path(f->dir, "file.txt"), *sub = tt_path(f->dir, "file.txt/x"), *err = NULL;
+	int rc;
+	char *s = rd(f->g, fg, &rc, &err);
+	assert_non_null(s);
+	assert_string_equal(s, "filegrant");
+	free(s);
+	assert_null(rd(f->g, sub, &rc, &err));
+	assert_int_equal(rc, -ENOENT);
+	free(err);
+	/* replaced after vetting: the pin no longer matches */
+	tt_file(f->dir, "file2.txt", "swapped");
+	char *f2 = tt_path(f->dir, "file2.txt");
+	assert_int_equal(rename(f2, fg), 0);
+	assert_null(rd(f->g, fg, &rc, &err));
+	assert_int_equal(rc, -ENOENT);
+	free(err);
+	free(f2);
+	free(fg);
+	free(sub);
+	fx_free(f);
+}
+
+static void fsg_open_parent(void **state)
+{
+	struct fx *f = fx_new(0);
+	char *name = NULL, *err = NULL;
+	int fd = fsguard_open_parent(f->g, "new/deep/x.txt", POL_WRITE, 1, &name, &err);
+	assert_true(fd >= 0);
+	assert_string_equal(name, "x.txt");
+	close(fd);
+	free(name);
+	struct stat st;
+	char *deep = tt_path(f->dir, "root/new/deep");
+	assert_int_equal(stat(deep, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	free(deep);
+	/* a link in the parent chain is not followed, not even to create */
+	fd = fsguard_open_parent(f->g, "dirlink/x.txt", POL_WRITE, 1, &name, &err);
+	assert_int_equal(fd, -ENOENT);
+	free(err);
+	fd = fsguard_open_parent(f->g, "../escape.txt", POL_WRITE, 1, &name, &err);
+	assert_int_equal(fd, -ENOENT);
+	free(err);
+	fd = fsguard_open_parent(f->g, f->root, POL_WRITE, 1, &name, &err);
+	assert_int_equal(fd, -EISDIR);
+	free(err);
+	/* O_CREAT is not fsguard_open's business */
+	fd = fsguard_open(f->g, "c.txt", O_WRONLY | O_CREAT, POL_WRITE, NULL, &err);
+	assert_int_equal(fd, -EINVAL);
+	free(err);
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fsg_normalize),
+		cmocka_unit_test(fsg_inside_and_refusals),
+		cmocka_unit_test(fsg_fallback_without_openat2),
+		cmocka_unit_test(fsg_rights_innermost_root),
+		cmocka_unit_test(fsg_root_swapped_while_held),
+		cmocka_unit_test(fsg_pin_mismatch_refused),
+		cmocka_unit_test(fsg_file_grant),
+		cmocka_unit_test(fsg_open_parent),
+	};
+	log_set_level(LOG_OFF);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

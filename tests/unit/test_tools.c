@@ -1,0 +1,491 @@
+/* test_tools.c — the tool table, input validation, and each in-process
+ * tool (read, ls, find, grep, write, edit) through tools_run on a scratch
+ * tree: output shapes, truncation markers, binary handling, refusals,
+ * cancellation, and the size check made on the open handle. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tools/tools.h"
+#include "tools/tools_limits.h"
+#include "util/log.h"
+#include "tools_testutil.h"
+
+struct tfx {
+	char *dir;
+	struct policy p;
+	struct fsguard *g;
+	struct tool_ctx ctx;
+	volatile sig_atomic_t stop;
+	int hook_n, hook_at;
+	const char *hook_event;
+};
+
+static struct tfx *tfx_new(void)
+{
+	struct tfx *f = xcalloc(1, sizeof(*f));
+	char *err = NULL;
+	f->dir = tt_setup();
+	tt_dir(f->dir, "w");
+	tt_dir(f->dir, "w/src");
+	tt_dir(f->dir, "w/src/deep");
+	tt_file(f->dir, "w/src/main.c", "int main(void)\n{\n\treturn 0;\n}\n");
+	tt_file(f->dir, "w/src/util.c", "static int Helper_42(void)\n{\n\treturn 42;\n}\n");
+	tt_file(f->dir, "w/src/deep/notes.txt", "return to sender\nRETURN upper\n");
+	tt_filen(f->dir, "w/blob.bin", "ret\0urn return", 14);
+	tt_file(f->dir, "w/five.txt", "one\ntwo\nthree\nfour\nfive\n");
+	tt_file(f->dir, "outside.txt", "return secret\n");
+	tt_link(f->dir, "w/src/loop", "..");
+	tt_link(f->dir, "w/out.txt", "../outside.txt");
+	char *w = tt_path(f->dir, "w");
+	policy_init(&f->p);
+	assert_int_equal(policy_add_grant(&f->p, w, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(fsguard_new(&f->p, w, 0, &f->g, &err), 0);
+	free(w);
+	f->ctx.guard = f->g;
+	f->ctx.policy = &f->p;
+	f->ctx.stop = &f->stop;
+	return f;
+}
+
+static void tfx_free(struct tfx *f)
+{
+	fsguard_free(f->g);
+	policy_release(&f->p);
+	tt_teardown(f->dir);
+	free(f);
+}
+
+/* Run name with the JSON input; returns the result (content owned by r). */
+static int run(struct tfx *f, const char *name, const char *json, struct tool_result *r)
+{
+	cJSON *in = cJSON_Parse(json);
+	assert_non_null(in);
+	int rc = tools_run(&f->ctx, name, in, r);
+	cJSON_Delete(in);
+	assert_non_null(r->content);
+	assert_int_equal(rc < 0, r->is_error);
+	return rc;
+}
+
+#define EXPECT_HAS(r, s) do { if (!strstr((r).content, (s))) fail_msg("missing '%s' in:\n%s", (s), (r).content); } while (0)
+#define EXPECT_NOT(r, s) do { if (strstr((r).content, (s))) fail_msg("unexpected '%s' in:\n%s", (s), (r).content); } while (0)
+
+static void tools_table_schema_risk(void **state)
+{
+	cJSON *all = tools_schema_json(TOOLS_MASK_ALL), *ro = tools_schema_json(TOOLS_MASK_READONLY);
+	assert_int_equal(cJSON_GetArraySize(all), 7);
+	assert_int_equal(cJSON_GetArraySize(ro), 4);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, all) {
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(t, "name")));
+		assert_true(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(t, "description"))) > 40);
+		const cJSON *s = cJSON_GetObjectItem(t, "input_schema");
+		assert_true(cJSON_IsObject(s));
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(s, "type")), "object");
+	}
+	cJSON_ArrayForEach(t, ro)
+		assert_int_equal(tools_risk(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"))), TOOL_RISK_READ);
+	cJSON_Delete(all);
+	cJSON_Delete(ro);
+	assert_int_equal(tools_risk("write"), TOOL_RISK_WRITE);
+	assert_int_equal(tools_risk("edit"), TOOL_RISK_WRITE);
+	assert_int_equal(tools_risk("bash"), TOOL_RISK_EXEC);
+	assert_int_equal(tools_risk("nope"), -1);
+	assert_int_equal(tools_bit("bash"), 1u << TOOL_BASH);
+}
+
+static void tools_bad_input(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct { const char *name, *json, *expect; } c[] = {
+		{ "frobnicate", "{}", "unknown tool 'frobnicate'" },
+		{ "read", "{}", "needs the field 'path'" },
+		{ "read", "[1]", "must be a JSON object" },
+		{ "read", "{\"path\":7}", "'path' of tool 'read' must be a string" },
+		{ "read", "{\"path\":\"a\",\"offset\":-1}", "whole number" },
+		{ "read", "{\"path\":\"a\",\"offset\":1.5}", "whole number" },
+		{ "read", "{\"path\":\"a\",\"pth\":1}", "has no field 'pth'" },
+		{ "grep", "{\"path\":\".\",\"pattern\":\"x\",\"ignore_case\":\"yes\"}", "true or false" },
+		{ "grep", "{\"path\":\".\",\"pattern\":\"(\"}", "not a valid regular expression" },
+		{ "read", "{\"path\":\"\"}", "path is empty" },
+		{ "edit", "{\"path\":\"five.txt\",\"old\":\"\",\"new\":\"x\"}", "old is empty" },
+		{ "bash", "{\"command\":\"\"}", "command is empty" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
+		assert_int_equal(run(f, c[i].name, c[i].json, &r), -1);
+		EXPECT_HAS(r, c[i].expect);
+		tool_result_release(&r);
+	}
+	tfx_free(f);
+}
+
+static void tool_read_lines_paging(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	assert_int_equal(run(f, "read", "{\"path\":\"five.txt\"}", &r), 0);
+	assert_string_equal(r.content, "     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour\n     5\tfive\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "read", "{\"path\":\"five.txt\",\"offset\":2,\"limit\":2}", &r), 0);
+	EXPECT_HAS(r, "     2\ttwo\n     3\tthree\n");
+	EXPECT_NOT(r, "four");
+	EXPECT_HAS(r, "showing lines 2-3");
+	EXPECT_HAS(r, "offset=4");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "read", "{\"path\":\"five.txt\",\"offset\":4,\"limit\":2}", &r), 0);
+	EXPECT_HAS(r, "     5\tfive\n");
+	EXPECT_NOT(r, "more follows");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "read", "{\"path\":\"five.txt\",\"offset\":9}", &r), -1);
+	EXPECT_HAS(r, "has 5 lines");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "read", "{\"path\":\"src\"}", &r), -1);
+	EXPECT_HAS(r, "is a directory");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_read_binary_and_caps(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	assert_int_equal(run(f, "read", "{\"path\":\"blob.bin\"}", &r), 0);
+	EXPECT_HAS(r, "is a binary file (14 bytes)");
+	EXPECT_NOT(r, "urn");
+	tool_result_release(&r);
+	/* one long line is cut; many lines stop at the output cap */
+	size_t n = TOOLS_MAX_OUTPUT * 2;
+	char *big = xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		big[i] = (i % 100 == 99) ? '\n' : 'x';
+	tt_filen(f->dir, "w/big.txt", big, n);
+	memset(big, 'y', TOOLS_MAX_LINE * 2);
+	tt_filen(f->dir, "w/wide.txt", big, TOOLS_MAX_LINE * 2);
+	free(big);
+	assert_int_equal(run(f, "read", "{\"path\":\"wide.txt\"}", &r), 0);
+	EXPECT_HAS(r, "[... line cut]");
+	assert_true(strlen(r.content) < TOOLS_MAX_LINE + 100);
+	tool_result_release(&r);
+	assert_int_equal(run(f, "read", "{\"path\":\"big.txt\",\"limit\":100000}", &r), 0);
+	EXPECT_HAS(r, "output cap of 256 KiB reached");
+	assert_true(strlen(r.content) <= TOOLS_MAX_OUTPUT + 256);
+	tool_result_release(&r);
+	/* invalid UTF-8 comes out valid */
+	tt_file(f->dir, "w/latin1.txt", "caf\xe9\n");
+	assert_int_equal(run(f, "read", "{\"path\":\"latin1.txt\"}", &r), 0);
+	EXPECT_HAS(r, "caf\xef\xbf\xbd");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_ls_sorted(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	assert_int_equal(run(f, "ls", "{\"path\":\".\"}", &r), 0);
+	const char *b = strstr(r.content, "blob.bin"), *fv = strstr(r.content, "five.txt"),
+		   *o = strstr(r.content, "out.txt"), *s = strstr(r.content, "src/");
+	assert_true(b && fv && o && s && b < fv && fv < o && o < s);
+	EXPECT_HAS(r, "file            14  blob.bin");
+	EXPECT_HAS(r, "link");
+	tool_result_release(&r);
+	f->ctx.limits.max_results = 2;
+	assert_int_equal(run(f, "ls", "{\"path\":\".\"}", &r), 0);
+	EXPECT_HAS(r, "showing 2 of 4 entries");
+	tool_result_release(&r);
+	tt_dir(f->dir, "w/empty");
+	assert_int_equal(run(f, "ls", "{\"path\":\"empty\"}", &r), 0);
+	EXPECT_HAS(r, "(empty directory)");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "ls", "{\"path\":\"..\"}", &r), -1);
+	EXPECT_HAS(r, "not found");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_find_glob_no_follow(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*.c\"}", &r), 0);
+	assert_string_equal(r.content, "src/main.c\nsrc/util.c\n");	/* the loop link is not entered */
+	tool_result_release(&r);
+	assert_int_equal(run(f, "find", "{\"path\":\"src\",\"name\":\"*\"}", &r), 0);
+	EXPECT_HAS(r, "src/deep/\n");
+	EXPECT_HAS(r, "src/loop\n");
+	EXPECT_NOT(r, "src/loop/");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*.zzz\"}", &r), 0);
+	assert_string_equal(r.content, "(no matches)\n");
+	tool_result_release(&r);
+	f->ctx.limits.max_results = 1;
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*.c\"}", &r), 0);
+	EXPECT_HAS(r, "showing 1 of 2 matches");
+	tool_result_release(&r);
+	f->ctx.limits.max_results = 0;
+	f->ctx.limits.max_scan_files = 2;
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*\"}", &r), 0);
+	EXPECT_HAS(r, "stopped after 2 entries");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_grep_matches(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), 0);
+	EXPECT_HAS(r, "src/main.c:3:\treturn 0;\n");
+	EXPECT_HAS(r, "src/util.c:3:\treturn 42;\n");
+	EXPECT_HAS(r, "src/deep/notes.txt:1:return to sender\n");
+	EXPECT_NOT(r, "RETURN");
+	EXPECT_NOT(r, "secret");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"return\",\"ignore_case\":true}", &r), 0);
+	EXPECT_HAS(r, "src/deep/notes.txt:2:RETURN upper\n");
+	EXPECT_HAS(r, "(skipped 1 binary file)");
+	EXPECT_NOT(r, "blob.bin:");
+	EXPECT_NOT(r, "secret");	/* out.txt is a link out: not followed */
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"^[A-Za-z]+_[0-9]+\\\\(|Helper_[0-9]{2}\"}", &r), 0);
+	EXPECT_HAS(r, "src/util.c:1:static int Helper_42(void)\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"return\",\"glob\":\"*.txt\"}", &r), 0);
+	EXPECT_HAS(r, "notes.txt");
+	EXPECT_NOT(r, "main.c");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"five.txt\",\"pattern\":\"^t\"}", &r), 0);
+	assert_string_equal(r.content, "five.txt:2:two\nfive.txt:3:three\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"nowhere_to_be_found\"}", &r), 0);
+	EXPECT_HAS(r, "(no matches in");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"out.txt\",\"pattern\":\"secret\"}", &r), -1);
+	EXPECT_HAS(r, "not found");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_grep_limits(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	f->ctx.limits.max_results = 2;
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), 0);
+	EXPECT_HAS(r, "(showing 2 of 3 matching lines");
+	tool_result_release(&r);
+	f->ctx.limits.max_results = 0;
+	f->ctx.limits.max_scan_files = 1;
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), 0);
+	EXPECT_HAS(r, "stopped after 1 files: scan cap of files reached");
+	tool_result_release(&r);
+	f->ctx.limits.max_scan_files = 0;
+	f->ctx.limits.max_scan_bytes = 10;
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), 0);
+	EXPECT_HAS(r, "--max-scan-bytes");
+	tool_result_release(&r);
+	f->ctx.limits.max_scan_bytes = 0;
+	size_t n = TOOLS_MAX_FILE_BYTES + 1;
+	char *big = xmalloc(n);
+	memset(big, 'r', n);
+	memcpy(big, "return\n", 7);
+	tt_filen(f->dir, "w/src/huge.txt", big, n);
+	free(big);
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), 0);
+	EXPECT_HAS(r, "(skipped 1 file over 2 MiB)");
+	EXPECT_NOT(r, "huge.txt:");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+/* The hook runs after the size check on the open handle and before the
+ * read: swap the file for a large one there.  What is read is the file
+ * that was checked. */
+static void swap_hook(void *arg, const char *event, const char *path)
+{
+	struct tfx *f = arg;
+	if (strcmp(event, "checked") != 0 || !strstr(path, "main.c"))
+		return;
+	size_t n = TOOLS_MAX_FILE_BYTES * 2;
+	char *big = xmalloc(n);
+	memset(big, '\n', n);
+	memcpy(big, "return swapped\n", 15);
+	tt_filen(f->dir, "w/src/main.c.new", big, n);
+	free(big);
+	char *a = tt_path(f->dir, "w/src/main.c.new"), *b = tt_path(f->dir, "w/src/main.c");
+	assert_int_equal(rename(a, b), 0);
+	free(a);
+	free(b);
+	f->hook_n++;
+}
+
+static void tool_grep_swap_after_check(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	f->ctx.hook = swap_hook;
+	f->ctx.hook_arg = f;
+	assert_int_equal(run(f, "grep", "{\"path\":\"src/main.c\",\"pattern\":\"return\"}", &r), 0);
+	assert_int_equal(f->hook_n, 1);
+	assert_string_equal(r.content, "src/main.c:3:\treturn 0;\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void stop_hook(void *arg, const char *event, const char *path)
+{
+	struct tfx *f = arg;
+	if (strcmp(event, "entry") == 0 && ++f->hook_n == 2)
+		f->stop = 1;
+}
+
+static void tool_cancellation(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	f->stop = 1;
+	assert_int_equal(run(f, "read", "{\"path\":\"five.txt\"}", &r), -1);
+	assert_string_equal(r.content, "cancelled");
+	tool_result_release(&r);
+	f->stop = 0;
+	f->ctx.hook = stop_hook;
+	f->ctx.hook_arg = f;
+	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"return\"}", &r), -1);
+	assert_string_equal(r.content, "cancelled");
+	tool_result_release(&r);
+	f->stop = 0;
+	f->hook_n = 0;
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*\"}", &r), -1);
+	assert_string_equal(r.content, "cancelled");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_write_atomic(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct stat st;
+	assert_int_equal(run(f, "write", "{\"path\":\"new/dir/x.txt\",\"content\":\"hello\\n\"}", &r), 0);
+	EXPECT_HAS(r, "created 'new/dir/x.txt' (6 bytes)");
+	tool_result_release(&r);
+	char *s = tt_slurp(f->dir, "w/new/dir/x.txt");
+	assert_string_equal(s, "hello\n");
+	free(s);
+	char *p = tt_path(f->dir, "w/five.txt");
+	assert_int_equal(chmod(p, 0600), 0);
+	assert_int_equal(run(f, "write", "{\"path\":\"five.txt\",\"content\":\"new\"}", &r), 0);
+	EXPECT_HAS(r, "replaced");
+	tool_result_release(&r);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	free(p);
+	/* no temp file left behind */
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*sandbx-*\"}", &r), 0);
+	assert_string_equal(r.content, "(no matches)\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_write_symlink_refused(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct stat st;
+	assert_int_equal(run(f, "write", "{\"path\":\"out.txt\",\"content\":\"pwned\"}", &r), -1);
+	EXPECT_HAS(r, "not found");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "write", "{\"path\":\"src/loop/escape.txt\",\"content\":\"pwned\"}", &r), -1);
+	tool_result_release(&r);
+	assert_int_equal(run(f, "write", "{\"path\":\"../outside.txt\",\"content\":\"pwned\"}", &r), -1);
+	tool_result_release(&r);
+	assert_int_equal(run(f, "edit", "{\"path\":\"out.txt\",\"old\":\"secret\",\"new\":\"pwned\"}", &r), -1);
+	tool_result_release(&r);
+	char *s = tt_slurp(f->dir, "outside.txt");
+	assert_string_equal(s, "return secret\n");
+	free(s);
+	char *l = tt_path(f->dir, "w/out.txt");
+	assert_int_equal(lstat(l, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	free(l);
+	tfx_free(f);
+}
+
+static void tool_edit_unique(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	tt_file(f->dir, "w/e.txt", "a x b x c x\n");
+	assert_int_equal(run(f, "edit", "{\"path\":\"e.txt\",\"old\":\"x\",\"new\":\"y\"}", &r), -1);
+	EXPECT_HAS(r, "matches 3 times");
+	tool_result_release(&r);
+	char *s = tt_slurp(f->dir, "w/e.txt");
+	assert_string_equal(s, "a x b x c x\n");
+	free(s);
+	assert_int_equal(run(f, "edit", "{\"path\":\"e.txt\",\"old\":\"b x\",\"new\":\"B\"}", &r), 0);
+	EXPECT_HAS(r, "replaced 1 occurrence in 'e.txt'");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "edit", "{\"path\":\"e.txt\",\"old\":\"x\",\"new\":\"yy\",\"replace_all\":true}", &r), 0);
+	EXPECT_HAS(r, "replaced 2 occurrences");
+	tool_result_release(&r);
+	s = tt_slurp(f->dir, "w/e.txt");
+	assert_string_equal(s, "a yy B c yy\n");
+	free(s);
+	assert_int_equal(run(f, "edit", "{\"path\":\"e.txt\",\"old\":\"zzz\",\"new\":\"y\"}", &r), -1);
+	EXPECT_HAS(r, "not found in 'e.txt'");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "edit", "{\"path\":\"blob.bin\",\"old\":\"ret\",\"new\":\"y\"}", &r), -1);
+	EXPECT_HAS(r, "binary");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+static void tool_readonly_root(void **state)
+{
+	char *dir = tt_setup(), *err = NULL;
+	struct policy p;
+	struct fsguard *g;
+	struct tool_result r;
+	tt_file(dir, "f.txt", "x\n");
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, dir, POL_READ, &err), 0);
+	assert_int_equal(fsguard_new(&p, dir, 0, &g, &err), 0);
+	struct tool_ctx ctx = { .guard = g, .policy = &p };
+	cJSON *in = cJSON_Parse("{\"path\":\"f.txt\",\"content\":\"y\"}");
+	assert_int_equal(tools_run(&ctx, "write", in, &r), -1);
+	assert_non_null(strstr(r.content, "--allow-write"));
+	tool_result_release(&r);
+	cJSON_Delete(in);
+	char *s = tt_slurp(dir, "f.txt");
+	assert_string_equal(s, "x\n");
+	free(s);
+	fsguard_free(g);
+	policy_release(&p);
+	tt_teardown(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(tools_table_schema_risk),
+		cmocka_unit_test(tools_bad_input),
+		cmocka_unit_test(tool_read_lines_paging),
+		cmocka_unit_test(tool_read_binary_and_caps),
+		cmocka_unit_test(tool_ls_sorted),
+		cmocka_unit_test(tool_find_glob_no_follow),
+		cmocka_unit_test(tool_grep_matches),
+		cmocka_unit_test(tool_grep_limits),
+		cmocka_unit_test(tool_grep_swap_after_check),
+		cmocka_unit_test(tool_cancellation),
+		cmocka_unit_test(tool_write_atomic),
+		cmocka_unit_test(tool_write_symlink_refused),
+		cmocka_unit_test(tool_edit_unique),
+		cmocka_unit_test(tool_readonly_root),
+	};
+	log_set_level(LOG_OFF);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
