@@ -203,7 +203,6 @@ for n in $(hostname 2>/dev/null) $(awk '!/^#/ { for (i = 2; i <= NF; i++) print 
 	[ "$n" = localhost ] && continue
 	if "$RES" "$n" >/dev/null 2>&1; then other=$n; break; fi
 done
-[ -n "$other" ] || other=sandbx-no-such-name.invalid
 
 t_start net-dns-allowed "dns: an allowed name resolves in the sandbox to what the host resolves"
 host=$("$RES" localhost 2>/dev/null)
@@ -211,12 +210,17 @@ out=$(runtools --allow-network 80 --allow-dns localhost -- "$RES" localhost)
 if [ "${host%% *}" = ok ] && [ "$out" = "$host" ]; then t_pass; else t_fail "host='$host' sandbox='$out' $(cat "$TMP/err")"; fi
 
 t_start net-dns-other-fails "dns: another name (one the host resolves) fails at once, without a hang"
+if [ -z "$other" ]; then
+	t_skip "no name besides localhost resolves on this host (hostname, /etc/hosts)"
+	other=sandbx-no-such-name.invalid
+else
 start=$(date +%s)
 out=$(runtools --allow-network 80 --allow-dns localhost -- "$RES" "$other")
 end=$(date +%s)
 ms=$(sed -n 's/^elapsed_ms //p' "$TMP/err")
 if [ "${out%% *}" = err ] && [ -n "$ms" ] && [ "$ms" -lt 1000 ] && [ $((end - start)) -le 3 ]; then t_pass
 else t_fail "name='$other' out='$out' getaddrinfo_ms='$ms' run_s=$((end - start))"; fi
+fi
 
 t_start net-dns-files "dns: the view holds a hosts file of the answers, nsswitch 'hosts: files', no nameserver, all read-only"
 out=$(run --allow-network 80 --allow-dns localhost -- /bin/sh -c '
