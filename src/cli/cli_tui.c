@@ -1,9 +1,238 @@
-/* PENDING: `sandbx tui` is built by its own issue; until then it says so. */
+/*
+ * cli_tui.c — `sandbx tui`: build the policy and the agent from the
+ * options, run the screen (src/tui), and give the normal screen back with
+ * the session's transcript and the audit records held meanwhile.
+ *
+ * Exit: 0 when the user quits, 1 on an error (no key, no terminal), 3 when
+ * the terminal went away (nobody is left to approve), 125 when the policy
+ * is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent/gate.h"
+#include "agent/turn.h"
 #include "cli/cli.h"
+#include "store/credentials.h"
+#include "tui/tui.h"
 #include "util/log.h"
+
+/* stderr written while the screen is up is kept (this much) and shown
+ * after it, instead of tearing the screen */
+#define TUI_MAX_HELD_STDERR (1u << 20)
+
+/* The agent's turn loop lands in src/agent/agent.c; until it is in the
+ * tree these resolve to NULL and the tui says the agent is not built. */
+#pragma weak agent_new
+#pragma weak agent_turn
+#pragma weak agent_free
+#pragma weak agent_session_id
+
+static int drv_turn(void *ud, const char *prompt, const struct turn_io *io, struct turn_outcome *out)
+{
+	return agent_turn(ud, prompt, io, out);
+}
+
+static int is_floor(const char *path)
+{
+	static const char *const floor[] = { "/usr", "/bin", "/lib", "/lib64", "/sbin", NULL };
+	for (int i = 0; floor[i]; i++)
+		if (strcmp(path, floor[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* "rw /work/proj, ro /data" — the grants beyond the system floor. */
+static char *describe_grants(const struct policy *p)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		if (is_floor(g->path) || g->link)
+			continue;
+		const char *mode = (g->access & POL_WRITE) ? "rw" : (g->access & POL_EXEC) ? "rx" : "ro";
+		char *n = xasprintf("%s%s%s %s", s, *s ? ", " : "", mode, g->path);
+		free(s);
+		s = n;
+	}
+	if (!*s) {
+		free(s);
+		s = xstrdup("no paths");
+	}
+	return s;
+}
+
+static unsigned allowed_tools(const struct cli_opts *o)
+{
+	unsigned bits = GATE_READONLY_MASK;
+	if (o->allow_tool_all)
+		return GATE_ALL_MASK;
+	for (size_t i = 0; i < o->allow_tools.n; i++) {
+		int t = gate_tool_index(o->allow_tools.v[i]);
+		if (t >= 0)
+			bits |= 1u << t;
+	}
+	return bits;
+}
+
+static char *describe_tools(unsigned bits)
+{
+	char *s = xstrdup("");
+	for (int i = 0; cli_tool_names[i]; i++) {
+		int t = gate_tool_index(cli_tool_names[i]);
+		if (t < 0 || !(bits & (1u << t)))
+			continue;
+		char *n = xasprintf("%s%s%s", s, *s ? " " : "", cli_tool_names[i]);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* While the screen is up, fd 2 goes to an anonymous file; returns the saved
+ * real stderr (or -1 when nothing was redirected). */
+static int hold_stderr(int *memfd)
+{
+	*memfd = memfd_create("sandbx-stderr", MFD_CLOEXEC);
+	if (*memfd < 0)
+		return -1;
+	int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (saved < 0 || dup2(*memfd, 2) < 0) {
+		if (saved >= 0)
+			close(saved);
+		close(*memfd);
+		*memfd = -1;
+		return -1;
+	}
+	return saved;
+}
+
+static void release_stderr(int saved, int memfd)
+{
+	char buf[8192];
+	size_t total = 0;
+	if (saved < 0)
+		return;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (lseek(memfd, 0, SEEK_SET) == 0) {
+		ssize_t r;
+		while (total < TUI_MAX_HELD_STDERR && (r = read(memfd, buf, sizeof(buf))) > 0) {
+			if (write_all(2, buf, (size_t)r) < 0)
+				break;
+			total += (size_t)r;
+		}
+	}
+	close(memfd);
+}
 
 int cli_tui(struct cli_opts *o)
 {
-	sbx_err("'tui' is not built yet in this version — see the open issues");
-	return EXIT_ERROR;
+	struct policy p;
+	struct agent *a = NULL;
+	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL;
+	int rc = EXIT_ERROR, r;
+
+	if (cli_build_policy(o, 1, &p, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_REFUSED;
+	}
+	r = cred_load_api_key(&key, &source, &err);
+	if (r == -ENOENT) {
+		sbx_err("no API key is configured — run 'sandbx auth login', or set ANTHROPIC_API_KEY");
+		free(err);
+		goto out;
+	}
+	if (r < 0) {
+		sbx_err("%s", err ? err : "cannot load the API key");
+		free(err);
+		goto out;
+	}
+	cred_key_free(key);
+	free(source);
+	if (!isatty(0) || !isatty(1)) {
+		sbx_err("tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
+		goto out;
+	}
+	if (!agent_new || !agent_turn) {
+		sbx_err("the agent's turn loop is not built in this version — see the open issues");
+		goto out;
+	}
+
+	struct agent_config cfg = {
+		.policy = &p,
+		.model = o->model,
+		.base_url = o->base_url,
+		.system = o->system,
+		.max_tokens = o->max_tokens ? o->max_tokens : 4096,
+		.max_rounds = o->max_rounds ? (int)o->max_rounds : 8,
+		.wrap_up = 0,		/* the tui asks the user instead of wrapping up */
+		.allowed_tools = allowed_tools(o),
+		.approve_call = o->approve != APPROVE_RUN,
+		.session_id = o->session_id,
+		.new_session = o->session_set && !o->session_id,
+		.resume_latest = o->cont,
+		.max_scan_files = o->max_scan_files,
+		.max_scan_bytes = o->max_scan_bytes,
+		.max_results = o->max_results,
+	};
+	if (agent_new(&cfg, &a, &err) < 0) {
+		sbx_err("%s", err ? err : "cannot start the agent");
+		free(err);
+		goto out;
+	}
+
+	char *grants = describe_grants(&p), *net = policy_describe_net(&p);
+	char *tools = describe_tools(cfg.allowed_tools);
+	const char *sid = agent_session_id ? agent_session_id(a) : NULL;
+	char *banner = xasprintf("sandbx %s%s%s — tools run confined to: %s; ctrl-d on an empty prompt quits", SBX_VERSION,
+				 sid ? " · session " : "", sid ? sid : "", grants);
+	struct tui_config tc = {
+		.drv = { drv_turn, a },
+		.model = o->model ? o->model : (getenv("ANTHROPIC_MODEL") ? getenv("ANTHROPIC_MODEL") : "default model"),
+		.grants = grants,
+		.net = net,
+		.tools = tools,
+		.banner = banner,
+	};
+
+	/* audit records and stray stderr wait until the screen is given back,
+	 * unless stderr is not a terminal (then they cannot tear it) */
+	int held = isatty(2), memfd = -1, saved = -1;
+	if (held) {
+		log_hold(1);
+		saved = hold_stderr(&memfd);
+	}
+	r = tui_run(&tc, &transcript, &err);
+	if (held)
+		release_stderr(saved, memfd);
+	if (transcript) {
+		fputs(transcript, stdout);
+		fflush(stdout);
+		free(transcript);
+	}
+	if (held)
+		log_hold(0);
+	if (r < 0) {
+		sbx_err("%s", err ? err : "the screen could not start");
+		free(err);
+		rc = EXIT_ERROR;
+	} else {
+		rc = r == TUI_END_HANGUP ? EXIT_NO_CONSENT : EXIT_OK;
+	}
+	free(grants);
+	free(net);
+	free(tools);
+	free(banner);
+	agent_free(a);
+out:
+	policy_release(&p);
+	return rc;
 }

@@ -1,0 +1,48 @@
+/*
+ * keys.h — what a key does to the screen model.  Pure: render.c turns the
+ * terminal's keys into struct tui_key, tui_keys_apply() edits the model and
+ * says what the screen thread must do next (send a prompt, stop the turn,
+ * answer the question, quit).
+ *
+ * Ownership: the strings of struct tui_act (prompt, reason) are malloc'd
+ * and belong to the caller.
+ */
+#ifndef SBX_TUI_KEYS_H
+#define SBX_TUI_KEYS_H
+
+#include <stdint.h>
+
+#include "agent/turn.h"
+#include "tui/model.h"
+
+enum tui_keycode {
+	TK_NONE = 0, TK_CHAR, TK_CTRL, TK_ENTER, TK_NEWLINE, TK_ESC, TK_BACKSPACE, TK_DELETE,
+	TK_LEFT, TK_RIGHT, TK_UP, TK_DOWN, TK_HOME, TK_END, TK_PGUP, TK_PGDN,
+	TK_WHEEL_UP, TK_WHEEL_DOWN, TK_PASTE_START, TK_PASTE_END, TK_RESIZE,
+};
+
+struct tui_key {
+	enum tui_keycode code;
+	uint32_t ch;		/* TK_CHAR: the character; TK_CTRL: 'a'..'z' */
+};
+
+enum tui_action {
+	TACT_NONE = 0,
+	TACT_SEND,		/* prompt: the text to send */
+	TACT_QUIT,		/* leave the screen (stop a running turn first) */
+	TACT_STOP,		/* stop the running turn */
+	TACT_ANSWER,		/* answer (and reason) for the waiting question */
+	TACT_REDRAW,		/* repaint everything */
+};
+
+struct tui_act {
+	enum tui_action act;
+	enum approval_answer answer;
+	int stop;		/* TACT_ANSWER: also stop the turn */
+	char *prompt;
+	char *reason;
+};
+
+void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act *out);
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * render.c — draws struct tui_frame with ncursesw and reads keys (see
+ * render.h).  Coordinates are the frame's: row 0 at the top.  Each row of
+ * the previous frame is kept; a row whose text and attributes did not
+ * change is not touched, and ncurses' own diff sends only changed cells,
+ * so streamed text costs one row per frame, not a repaint.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "tui/render.h"
+
+/* Keys ncurses does not know, taught with define_key(). */
+#define K_PASTE_START (KEY_MAX + 1)
+#define K_PASTE_END (KEY_MAX + 2)
+#define K_ALT_ENTER (KEY_MAX + 3)
+
+static SCREEN *scr;
+static attr_t attrs[TA__COUNT];
+static struct {
+	char *buf;
+	size_t len;
+	size_t plen;
+	uint8_t pattr, attr;
+	int valid;
+} *prev;
+static int prev_h;
+
+static void setup_attrs(void)
+{
+	int colour = has_colors() && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	attrs[TA_NORMAL] = A_NORMAL;
+	attrs[TA_USER] = A_BOLD;
+	attrs[TA_HEADING] = A_BOLD | A_UNDERLINE;
+	attrs[TA_CODE] = A_NORMAL;
+	attrs[TA_DIM] = A_DIM;
+	attrs[TA_TOOL] = A_BOLD;
+	attrs[TA_OK] = A_NORMAL;
+	attrs[TA_ERROR] = A_BOLD;
+	attrs[TA_RETRY] = A_NORMAL;
+	attrs[TA_QUESTION] = A_BOLD;
+	attrs[TA_STATUS] = A_REVERSE;
+	attrs[TA_ADD] = A_NORMAL;
+	attrs[TA_DEL] = A_NORMAL;
+	if (!colour)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(1, COLOR_CYAN, -1);
+	init_pair(2, COLOR_YELLOW, -1);
+	init_pair(3, COLOR_GREEN, -1);
+	init_pair(4, COLOR_MAGENTA, -1);
+	init_pair(5, COLOR_RED, -1);
+	attrs[TA_USER] |= COLOR_PAIR(1);
+	attrs[TA_HEADING] |= COLOR_PAIR(2);
+	attrs[TA_CODE] |= COLOR_PAIR(3);
+	attrs[TA_TOOL] |= COLOR_PAIR(4);
+	attrs[TA_OK] |= COLOR_PAIR(3);
+	attrs[TA_ERROR] |= COLOR_PAIR(5);
+	attrs[TA_RETRY] |= COLOR_PAIR(2);
+	attrs[TA_QUESTION] |= COLOR_PAIR(2);
+	attrs[TA_ADD] |= COLOR_PAIR(3);
+	attrs[TA_DEL] |= COLOR_PAIR(5);
+}
+
+int render_init(char **err)
+{
+	if (!isatty(0) || !isatty(1)) {
+		*err = xstrdup("the terminal is missing: tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
+		return -1;
+	}
+	set_escdelay(25);
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		*err = xasprintf("cannot start the screen on terminal type '%s' — set TERM to your terminal (e.g. xterm-256color)",
+				 getenv("TERM") ? getenv("TERM") : "");
+		return -1;
+	}
+	set_term(scr);
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	intrflush(stdscr, FALSE);
+	scrollok(stdscr, FALSE);
+	define_key("\033[200~", K_PASTE_START);
+	define_key("\033[201~", K_PASTE_END);
+	define_key("\033\r", K_ALT_ENTER);
+	define_key("\033\n", K_ALT_ENTER);
+	mousemask(BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
+	setup_attrs();
+	/* bracketed paste: pasted text arrives between markers, so an Enter
+	 * inside it is a newline, not "send" */
+	fputs("\033[?2004h", stdout);
+	fflush(stdout);
+	return 0;
+}
+
+void render_size(int *w, int *h)
+{
+	*w = COLS;
+	*h = LINES;
+}
+
+void render_resize(int *w, int *h)
+{
+	struct winsize ws;
+	if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+		resize_term(ws.ws_row, ws.ws_col);
+	render_size(w, h);
+}
+
+static void prev_resize(int h)
+{
+	if (h == prev_h)
+		return;
+	for (int i = 0; i < prev_h; i++)
+		free(prev[i].buf);
+	free(prev);
+	prev = xcalloc((size_t)h, sizeof(*prev));
+	prev_h = h;
+}
+
+int render_frame(const struct tui_frame *f, int force)
+{
+	int n = 0;
+	prev_resize(f->h);
+	if (force)
+		clearok(curscr, TRUE);
+	for (int y = 0; y < f->h && y < LINES; y++) {
+		const struct tui_frow *r = &f->rows[y];
+		if (!force && prev[y].valid && prev[y].len == r->len && prev[y].plen == r->plen &&
+		    prev[y].pattr == r->pattr && prev[y].attr == r->attr && memcmp(prev[y].buf, r->buf, r->len) == 0)
+			continue;
+		move(y, 0);
+		attrset(attrs[r->pattr]);
+		if (r->plen)
+			addnstr(r->buf, (int)r->plen);
+		attrset(attrs[r->attr]);
+		if (r->len > r->plen)
+			addnstr(r->buf + r->plen, (int)(r->len - r->plen));
+		attrset(A_NORMAL);
+		int cy, cx;
+		getyx(stdscr, cy, cx);
+		if (cy == y && cx < COLS)
+			clrtoeol();
+		free(prev[y].buf);
+		prev[y].buf = xstrndup(r->buf, r->len);
+		prev[y].len = r->len;
+		prev[y].plen = r->plen;
+		prev[y].pattr = r->pattr;
+		prev[y].attr = r->attr;
+		prev[y].valid = 1;
+		n++;
+	}
+	move(f->cy, f->cx);
+	refresh();
+	return n;
+}
+
+int render_key(struct tui_key *k)
+{
+	wint_t c;
+	int r = get_wch(&c);
+	memset(k, 0, sizeof(*k));
+	if (r == ERR)
+		return 0;
+	if (r == OK) {
+		if (c == 13)
+			k->code = TK_ENTER;
+		else if (c == 10)
+			k->code = TK_NEWLINE;
+		else if (c == 27)
+			k->code = TK_ESC;
+		else if (c == 127 || c == 8)
+			k->code = TK_BACKSPACE;
+		else if (c == 9) {
+			k->code = TK_CHAR;
+			k->ch = '\t';
+		} else if (c < 32) {
+			k->code = TK_CTRL;
+			k->ch = (uint32_t)c + 96;
+		} else {
+			k->code = TK_CHAR;
+			k->ch = (uint32_t)c;
+		}
+		return 1;
+	}
+	switch (c) {
+	case KEY_ENTER: k->code = TK_ENTER; break;
+	case K_ALT_ENTER: k->code = TK_NEWLINE; break;
+	case K_PASTE_START: k->code = TK_PASTE_START; break;
+	case K_PASTE_END: k->code = TK_PASTE_END; break;
+	case KEY_BACKSPACE: k->code = TK_BACKSPACE; break;
+	case KEY_DC: k->code = TK_DELETE; break;
+	case KEY_LEFT: k->code = TK_LEFT; break;
+	case KEY_RIGHT: k->code = TK_RIGHT; break;
+	case KEY_UP: k->code = TK_UP; break;
+	case KEY_DOWN: k->code = TK_DOWN; break;
+	case KEY_HOME: k->code = TK_HOME; break;
+	case KEY_END: k->code = TK_END; break;
+	case KEY_PPAGE: k->code = TK_PGUP; break;
+	case KEY_NPAGE: k->code = TK_PGDN; break;
+	case KEY_RESIZE: k->code = TK_RESIZE; break;
+	case KEY_MOUSE: {
+		MEVENT ev;
+		if (getmouse(&ev) == OK) {
+			if (ev.bstate & BUTTON4_PRESSED)
+				k->code = TK_WHEEL_UP;
+			else if (ev.bstate & BUTTON5_PRESSED)
+				k->code = TK_WHEEL_DOWN;
+		}
+		break;
+	}
+	default:
+		k->code = TK_NONE;
+		break;
+	}
+	return 1;
+}
+
+void render_flush_input(void)
+{
+	flushinp();
+}
+
+void render_end(void)
+{
+	if (!scr)
+		return;
+	fputs("\033[?2004l", stdout);
+	fflush(stdout);
+	endwin();
+	delscreen(scr);
+	scr = NULL;
+	for (int i = 0; i < prev_h; i++)
+		free(prev[i].buf);
+	free(prev);
+	prev = NULL;
+	prev_h = 0;
+}

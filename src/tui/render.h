@@ -1,0 +1,34 @@
+/*
+ * render.h — the terminal side of the TUI: the only code that calls
+ * ncursesw.  Called from the screen thread only (ncurses is not
+ * thread-safe).
+ *
+ * Life cycle:
+ *   1. render_init(&err)            newterm on stdin/stdout, raw keys,
+ *                                   bracketed paste, wheel, colours
+ *                                   unless NO_COLOR is set
+ *   2. render_frame() for each frame (only rows that changed since the
+ *      previous frame are written); render_key() while keys are waiting;
+ *      render_resize() after SIGWINCH
+ *   3. render_end()                 the normal screen is back
+ */
+#ifndef SBX_TUI_RENDER_H
+#define SBX_TUI_RENDER_H
+
+#include "tui/keys.h"
+#include "tui/model.h"
+
+int render_init(char **err);
+void render_size(int *w, int *h);
+/* Read the new size from the terminal and tell ncurses. */
+void render_resize(int *w, int *h);
+/* Draw f; force: repaint every row (after a resize or ctrl-l).  Returns
+ * the number of rows written. */
+int render_frame(const struct tui_frame *f, int force);
+/* One key if one is waiting (1), else 0; never blocks. */
+int render_key(struct tui_key *k);
+/* Discard keys typed but not read yet (before a question). */
+void render_flush_input(void);
+void render_end(void);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * tui.h — the interactive screen: a screen thread (this one: keys and
+ * drawing, the only caller of ncurses) and a worker thread running turns,
+ * talking through a queue woken by a pipe.  An approval question is a
+ * message to the screen thread; the worker waits for its answer.
+ *
+ * Life cycle:
+ *   1. struct tui_config c = { ... driver: the turn function ... };
+ *   2. tui_run(&c, &transcript, &err)   blocks until the user quits or the
+ *                                       terminal goes away
+ *   3. the caller prints transcript (malloc'd) and frees it
+ */
+#ifndef SBX_TUI_H
+#define SBX_TUI_H
+
+#include "agent/turn.h"
+
+/* Runs one turn on the worker thread (agent_turn, or a test's fake). */
+struct tui_driver {
+	int (*turn)(void *ud, const char *prompt, const struct turn_io *io, struct turn_outcome *out);
+	void *ud;
+};
+
+struct tui_config {
+	struct tui_driver drv;
+	const char *model;	/* status line */
+	const char *grants;	/* "rw /work/proj" */
+	const char *net;	/* "none", "any", "ports 443" */
+	const char *tools;	/* "read ls find grep" */
+	const char *banner;	/* a note shown first, or NULL */
+};
+
+enum tui_end {
+	TUI_END_QUIT = 0,	/* ctrl-c / ctrl-d on an empty prompt */
+	TUI_END_HANGUP,		/* SIGHUP, SIGTERM, or the terminal failed */
+};
+
+/* The queue between the threads holds at most this many bytes; a worker
+ * that streams faster than the screen draws waits. */
+#define TUI_QUEUE_MAX_BYTES (4u << 20)
+/* Frames are drawn at most this often while text streams (coalescing). */
+#define TUI_FRAME_MS 16
+
+/*
+ * Run the screen.  Returns enum tui_end with *transcript (malloc'd: the
+ * session as plain text, for the normal screen), or -1 with *err when the
+ * screen could not start (no terminal, unknown TERM).
+ */
+int tui_run(const struct tui_config *c, char **transcript, char **err);
+
+#endif
