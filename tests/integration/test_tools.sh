@@ -1,0 +1,201 @@
+# test_tools.sh — the agent's tools through `sandbx tool` (issue 6): FsGuard
+# refusals answer like an absent path, swaps during a call do not lead
+# out, writes never go through links, output is bounded, bash runs in the
+# sandbox.
+. "$(dirname "$0")/lib.sh"
+
+W="$TMP/work"
+O="$TMP/outside"
+mkdir -p "$W/src/deep" "$O"
+chmod 755 "$W" "$O"
+echo secret > "$O/secret"
+printf 'int main(void)\n{\n\treturn 0;\n}\n' > "$W/src/main.c"
+printf 'one\ntwo\nthree\n' > "$W/three.txt"
+printf 'ab\000cd return\n' > "$W/blob.bin"
+ln -s "$O/secret" "$W/link_out"
+ln -s three.txt "$W/link_in"
+ln -s "$O" "$W/dirlink"
+ln -s src "$W/srclink"
+
+# tool NAME JSON [ARGS...]: stdout in $out, exit status in $rc, stderr in $TMP/err
+tool() {
+	out=$(sbx tool "$@")
+	rc=$?
+}
+# has TEXT: the last output contains TEXT (fixed string)
+has() { printf '%s' "$out" | grep -qF -- "$1"; }
+NF="not found — no such file or directory beneath the granted paths (symlinks are not followed)"
+
+t_start tl-read "read shows a granted file with line numbers; stdout is the JSON result only"
+tool read '{"path":"three.txt"}'
+if [ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"     1\tone\n     2\ttwo\n     3\tthree\n"}' ]; then
+	t_pass; else t_fail "rc=$rc out=$out"; fi
+
+t_start tl-absent "an absent path inside a root is reported not found (exit 1)"
+tool read '{"path":"nope.txt"}'
+if [ $rc -eq 1 ] && has "'nope.txt' $NF"; then t_pass; else t_fail "rc=$rc out=$out"; fi
+
+t_start tl-dotdot "a '..' escape answers exactly like an absent path"
+tool read "{\"path\":\"../outside/secret\"}"
+if [ $rc -eq 1 ] && has "'../outside/secret' $NF" && ! has secret\\n; then t_pass; else t_fail "rc=$rc out=$out"; fi
+
+t_start tl-abs-outside "an absolute path outside every grant answers like an absent one"
+tool read "{\"path\":\"$O/secret\"}"
+a=$out
+tool read "{\"path\":\"$O/absent\"}"
+b=$(printf '%s' "$out" | sed "s|$O/absent|X|")
+a=$(printf '%s' "$a" | sed "s|$O/secret|X|")
+if [ "$a" = "$b" ] && has "$NF"; then t_pass; else t_fail "outside: $a / absent: $b"; fi
+
+t_start tl-symlink-middle "a symlink in the middle of a path is refused, wherever it points"
+tool read '{"path":"dirlink/secret"}'
+o1=$out r1=$rc
+tool read '{"path":"srclink/main.c"}'
+if [ $r1 -eq 1 ] && [ $rc -eq 1 ] && printf '%s' "$o1" | grep -qF "$NF" && has "$NF"; then t_pass
+else t_fail "out-link: $o1 in-link: $out"; fi
+
+t_start tl-symlink-last "a symlink as the last component is refused, pointing out or in"
+tool read '{"path":"link_out"}'
+o1=$out r1=$rc
+tool read '{"path":"link_in"}'
+if [ $r1 -eq 1 ] && [ $rc -eq 1 ] && printf '%s' "$o1" | grep -qF "$NF" && has "$NF"; then t_pass
+else t_fail "link out: $o1 link in: $out"; fi
+
+t_start tl-grep-no-follow "grep and find walk beneath the root without following links"
+tool grep '{"path":".","pattern":"secret|return"}'
+o1=$out
+tool find '{"path":".","name":"secret"}'
+if printf '%s' "$o1" | grep -qF 'src/main.c:3:\treturn 0;' && ! printf '%s' "$o1" | grep -q 'secret\\n' \
+	&& [ "$out" = '{"is_error":false,"content":"(no matches)\n"}' ]; then t_pass; else t_fail "grep: $o1 find: $out"; fi
+
+t_start tl-root-swapped "a granted directory renamed away and replaced while the guard is held is not followed"
+if [ -x "$TESTTOOLS/toolhold" ]; then
+	R="$TMP/rootswap"; mkdir -p "$R"; echo original > "$R/f.txt"
+	"$TESTTOOLS/toolhold" root "$R" read '{"path":"f.txt"}' "$TMP/ready1" "$TMP/go1" >"$TMP/hold1" 2>/dev/null &
+	pid=$!
+	i=0; while [ ! -e "$TMP/ready1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	mv "$R" "$R.old"; mkdir "$R"; echo impostor > "$R/f.txt"
+	touch "$TMP/go1"; wait $pid
+	res=$(cat "$TMP/hold1")
+	case "$res" in
+	*original*|*"$NF"*) if ! printf '%s' "$res" | grep -q impostor; then t_pass; else t_fail "$res"; fi ;;
+	*) t_fail "reached: $res" ;;
+	esac
+else t_skip "toolhold test tool not built (TESTTOOLS=$TESTTOOLS)"; fi
+
+t_start tl-size-swap "a file swapped between the size check and the read: the checked file is what is read"
+if [ -x "$TESTTOOLS/toolhold" ]; then
+	R="$TMP/sizeswap"; mkdir -p "$R"; echo 'small return' > "$R/f.txt"
+	"$TESTTOOLS/toolhold" checked "$R" grep '{"path":"f.txt","pattern":"return"}' "$TMP/ready2" "$TMP/go2" >"$TMP/hold2" 2>/dev/null &
+	pid=$!
+	i=0; while [ ! -e "$TMP/ready2" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	{ echo 'swapped return'; head -c 4194304 /dev/zero | tr '\0' 'x'; echo; } > "$R/g.txt"
+	mv "$R/g.txt" "$R/f.txt"
+	touch "$TMP/go2"; wait $pid
+	res=$(cat "$TMP/hold2")
+	if [ "$res" = '{"is_error":false,"content":"f.txt:1:small return\n"}' ]; then t_pass; else t_fail "$res"; fi
+else t_skip "toolhold test tool not built (TESTTOOLS=$TESTTOOLS)"; fi
+
+t_start tl-write-symlink "write and edit through a symlink are refused; the link and its target are untouched"
+tool write '{"path":"link_out","content":"pwned"}'
+r1=$rc
+tool edit '{"path":"link_out","old":"secret","new":"pwned"}'
+r2=$rc
+tool write '{"path":"dirlink/new","content":"pwned"}'
+if [ $r1 -eq 1 ] && [ $r2 -eq 1 ] && [ $rc -eq 1 ] && [ -L "$W/link_out" ] && [ "$(cat "$O/secret")" = secret ] \
+	&& [ ! -e "$O/new" ]; then t_pass; else t_fail "rc=$r1/$r2/$rc secret=$(cat "$O/secret")"; fi
+
+t_start tl-write-atomic "write creates and replaces files (parents created), leaving no temp file"
+tool write '{"path":"a/b/new.txt","content":"hello\n"}'
+r1=$rc
+tool write '{"path":"a/b/new.txt","content":"again\n"}'
+if [ $r1 -eq 0 ] && [ $rc -eq 0 ] && [ "$(cat "$W/a/b/new.txt")" = again ] && [ "$(ls -A "$W/a/b")" = new.txt ]; then
+	t_pass; else t_fail "rc=$r1/$rc $(ls -A "$W/a/b")"; fi
+
+t_start tl-readonly-grant "a read-only grant refuses write, naming the flag to add"
+tool write "{\"path\":\"$O/secret\",\"content\":\"x\"}" --allow-read "$O"
+if [ $rc -eq 1 ] && has "--allow-write" && [ "$(cat "$O/secret")" = secret ]; then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start tl-edit-not-unique "edit refuses a non-unique old text and says how many matched"
+printf 'x = 1\nx = 1\nx = 1\n' > "$W/e.txt"
+tool edit '{"path":"e.txt","old":"x = 1","new":"x = 2"}'
+r1=$rc o1=$out
+tool edit '{"path":"e.txt","old":"x = 1","new":"x = 2","replace_all":true}'
+if [ $r1 -eq 1 ] && printf '%s' "$o1" | grep -qF "matches 3 times" && [ $rc -eq 0 ] && [ "$(grep -c 'x = 2' "$W/e.txt")" -eq 3 ]; then
+	t_pass; else t_fail "$o1 / $out"; fi
+
+t_start tl-truncation "a cut result ends with the line saying what was cut"
+i=0; while [ $i -lt 30 ]; do echo "match $i" >> "$W/many.txt"; i=$((i + 1)); done
+tool grep '{"path":"many.txt","pattern":"match"}' --max-results 5
+o1=$out
+tool read '{"path":"many.txt","limit":10}'
+if has "more follows — read again with offset=11" && printf '%s' "$o1" | grep -qF "(showing 5 of 30 matching lines"; then
+	t_pass; else t_fail "grep: $o1 read: $out"; fi
+
+t_start tl-empty "empty output says so"
+tool grep '{"path":".","pattern":"zzz_absent_zzz"}'
+o1=$out
+mkdir -p "$W/emptydir"
+tool ls '{"path":"emptydir"}'
+if printf '%s' "$o1" | grep -qF "(no matches in" && has "(empty directory)"; then t_pass; else t_fail "$o1 / $out"; fi
+
+t_start tl-binary "a binary file is reported by read and skipped by grep"
+tool read '{"path":"blob.bin"}'
+o1=$out
+tool grep '{"path":".","pattern":"return","glob":"*.bin"}'
+if printf '%s' "$o1" | grep -qF "is a binary file" && has "(skipped 1 binary file)" && ! has "blob.bin:"; then
+	t_pass; else t_fail "$o1 / $out"; fi
+
+t_start tl-bad-input "bad input is a tool error (exit 1); bad JSON or an unknown tool is a usage error (exit 64)"
+tool read '{"pth":"x"}'
+r1=$rc o1=$out
+tool read 'not json'
+r2=$rc o2=$out
+tool frob '{}'
+if [ $r1 -eq 1 ] && printf '%s' "$o1" | grep -qF "has no field 'pth'" && [ $r2 -eq 64 ] && [ -z "$o2" ] \
+	&& [ $rc -eq 64 ] && [ -z "$out" ]; then t_pass; else t_fail "$r1 $o1 / $r2 $o2 / $rc $out"; fi
+
+t_start tl-policy-refused "a policy the CLI refuses exits 125 with nothing on stdout"
+tool read '{"path":"x"}' --allow-read "$TMP/does-not-exist"
+if [ $rc -eq 125 ] && [ -z "$out" ]; then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start tl-audit-stderr "refusals leave audit records on stderr, never on stdout"
+tool read '{"path":"link_out"}'
+if grep -q '^sandbx audit denied' "$TMP/err" && ! has "sandbx audit"; then t_pass; else t_fail "$(cat "$TMP/err")"; fi
+
+# ---- bash: in the sandbox ----
+t_start tl-bash-works "bash runs in the sandbox on this kernel"
+if ! sandbox_works; then
+	t_skip "sandbox-run cannot run here: $(cd "$TMP" && "$SANDBX" sandbox-run -- /bin/true 2>&1 | tail -1)"
+	t_done; exit 0
+fi
+tool bash '{"command":"echo hi; echo err >&2"}'
+if [ $rc -eq 0 ] && has 'hi\n[stderr]\nerr\n[exit status 0]'; then t_pass; else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
+t_start tl-bash-confined "bash cannot read a file outside the grants; the exit status is reported"
+tool bash "{\"command\":\"cat $O/secret; exit 7\"}"
+if [ $rc -eq 1 ] && has '[exit status 7]' && ! has 'secret\n'; then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start tl-bash-timeout "bash is killed at its timeout"
+start=$(date +%s)
+tool bash '{"command":"sleep 30","timeout":1}'
+end=$(date +%s)
+if [ $rc -eq 1 ] && has "killed after the timeout of 1 s" && [ $((end - start)) -lt 10 ]; then t_pass
+else t_fail "rc=$rc $((end - start))s $out"; fi
+
+t_start tl-bash-output-cap "bash output is cut at the cap with a marker, and a chatty command does not stall"
+tool bash '{"command":"head -c 2000000 /dev/zero | tr \"\\\\0\" a; echo"}'
+if [ $rc -eq 0 ] && has "[stdout cut: showing the first" && [ ${#out} -lt 300000 ]; then t_pass
+else t_fail "rc=$rc len=${#out} $(printf '%s' "$out" | tail -c 200)"; fi
+
+t_start tl-bash-cancel "an interrupt cancels a running call, which reports cancelled"
+( cd "$W" && exec "$SANDBX" tool bash '{"command":"sleep 30"}' ) >"$TMP/cancel.out" 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT $pid
+i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait $pid; rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$TMP/cancel.out")" = '{"is_error":true,"content":"cancelled"}' ]; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/cancel.out")"; fi
+
+t_done
