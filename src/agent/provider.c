@@ -131,12 +131,12 @@ int prov_messages_url(const char *base, char **url, char **err)
 	query = url_part(c, u, CURLUPART_QUERY);
 	frag = url_part(c, u, CURLUPART_FRAGMENT);
 	path = url_part(c, u, CURLUPART_PATH);
-	if (!scheme || !host || !*host) {
-		*err = xasprintf("base URL '%s' has no scheme or host — give https://HOST[:PORT][/PATH]", base);
+	if (scheme && strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
+		*err = xasprintf("base URL '%s' uses '%s' — only https (or http to a loopback host) is allowed", base, scheme);
 		goto out;
 	}
-	if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
-		*err = xasprintf("base URL '%s' uses '%s' — only https (or http to a loopback host) is allowed", base, scheme);
+	if (!scheme || !host || !*host) {
+		*err = xasprintf("base URL '%s' has no scheme or host — give https://HOST[:PORT][/PATH]", base);
 		goto out;
 	}
 	if (strcmp(scheme, "http") == 0 && !prov_host_is_loopback(host)) {

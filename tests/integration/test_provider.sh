@@ -1,0 +1,321 @@
+#!/bin/sh
+# test_provider.sh — the streaming provider end to end, before agent-run
+# exists: $TESTTOOLS/provcat runs one round against $TESTTOOLS/mockprov (a
+# scripted loopback server) and prints the folded message as JSON.
+. "$(dirname "$0")/lib.sh"
+
+FX=$(cd "${FIXTURES:-$(dirname "$0")/../fixtures}/sse" && pwd)
+MOCK=${TESTTOOLS:+$TESTTOOLS/mockprov}
+PC=${TESTTOOLS:+$TESTTOOLS/provcat}
+N=0
+
+have_tools() { [ -n "$TESTTOOLS" ] && [ -x "$MOCK" ] && [ -x "$PC" ]; }
+
+# mock_start < SCRIPT: start a mock serving SCRIPT; sets D, PORT, MOCKPID.
+mock_start() {
+	N=$((N + 1))
+	D=$TMP/m$N
+	mkdir -p "$D"
+	cat > "$D/script"
+	"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t "${MOCK_T:-30}" 2>"$D/mock.err" &
+	MOCKPID=$!
+	i=0
+	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	PORT=$(cat "$D/port" 2>/dev/null)
+}
+mock_stop() { kill "$MOCKPID" 2>/dev/null; wait "$MOCKPID" 2>/dev/null; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# pc ARGS...: provcat against the current mock; out, err, rc, ms in $D.
+pc() {
+	t0=$(now_ms)
+	ANTHROPIC_API_KEY=${KEY:-sk-test-key} "$PC" --base-url "http://127.0.0.1:$PORT" --prompt "${PROMPT:-hi}" "$@" \
+		>"$D/out" 2>"$D/err"
+	echo $? > "$D/rc"
+	echo $(( $(now_ms) - t0 )) > "$D/ms"
+}
+rc() { cat "$D/rc"; }
+ms() { cat "$D/ms"; }
+out_has() { grep -qF -- "$1" "$D/out"; }
+err_has() { grep -qF -- "$1" "$D/err"; }
+nreq() { ls "$D" | grep -c '^req-.*\.json$'; }
+
+if ! have_tools; then
+	for id in prov-plain prov-tool-use; do t_start $id; t_skip "TESTTOOLS lacks mockprov/provcat"; done
+	t_done
+	exit 0
+fi
+
+printf '{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}' > "$TMP/e429.json"
+printf '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' > "$TMP/e529.json"
+printf '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}' > "$TMP/e503.json"
+printf '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: field required"}}' > "$TMP/e400.json"
+# An error event before any content: retried like a 529.
+{
+	printf 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_x","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
+	printf 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+} > "$TMP/early_error.sse"
+
+t_start prov-plain "a plain answer streams, folds and is sent with the API's headers"
+mock_start <<EOF2
+sse $FX/text.sse
+EOF2
+pc --system "be brief" --model claude-test --max-tokens 77
+mock_stop
+if [ "$(rc)" = 0 ] && out_has '"stop_reason":"end_turn"' && out_has '"streamed":"Hello, world' &&
+	out_has '"output_tokens":15' && grep -q '^POST /v1/messages HTTP/1.1' "$D/req-1.head" &&
+	grep -qi '^x-api-key: sk-test-key' "$D/req-1.head" && grep -qi '^anthropic-version: 2023-06-01' "$D/req-1.head" &&
+	grep -qi '^content-type: application/json' "$D/req-1.head" &&
+	grep -qF '"model":"claude-test","max_tokens":77,"stream":true,"system":"be brief","messages":[{"role":"user","content":"hi"}]' "$D/req-1.json"; then
+	t_pass
+else
+	t_fail "rc=$(rc) out=$(cat "$D/out") err=$(cat "$D/err")"
+fi
+
+t_start prov-tool-use "tool_use input fragments are joined; the request carries tools and the tool_result history"
+cat > "$TMP/msgs.json" <<'EOF2'
+[{"role":"user","content":"read it"},
+ {"role":"assistant","content":[{"type":"tool_use","id":"toolu_01ReadFile","name":"read","input":{"path":"a"}}]},
+ {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01ReadFile","content":"hello"}]}]
+EOF2
+cat > "$TMP/tools.json" <<'EOF2'
+[{"name":"read","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]
+EOF2
+mock_start <<EOF2
+sse $FX/tool_use.sse 37 0
+EOF2
+pc --messages "$TMP/msgs.json" --tools "$TMP/tools.json"
+mock_stop
+if [ "$(rc)" = 0 ] && out_has '"stop_reason":"tool_use"' &&
+	out_has '{"type":"tool_use","id":"toolu_01ReadFile","name":"read","input":{"path":"src/main.c","limit":40,"note":"café"}}' &&
+	out_has '{"type":"tool_use","id":"toolu_02ListDir","name":"ls","input":{}}' &&
+	grep -qF '"tool_use_id":"toolu_01ReadFile"' "$D/req-1.json" && grep -qF '"tools":[{"name":"read"' "$D/req-1.json" &&
+	! grep -qF tool_choice "$D/req-1.json"; then
+	t_pass
+else
+	t_fail "rc=$(rc) out=$(cat "$D/out") err=$(cat "$D/err")"
+fi
+
+t_start prov-wrap-up "a wrap-up round sends tool_choice none"
+mock_start <<EOF2
+sse $FX/text.sse
+EOF2
+pc --messages "$TMP/msgs.json" --tools "$TMP/tools.json" --wrap-up
+mock_stop
+if [ "$(rc)" = 0 ] && grep -qF '"tool_choice":{"type":"none"}' "$D/req-1.json"; then t_pass; else t_fail "rc=$(rc) $(cat "$D/req-1.json")"; fi
+
+t_start prov-max-tokens-tool "a tool call cut by max_tokens is dropped, not offered to run"
+mock_start <<EOF2
+sse $FX/max_tokens_tool.sse
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 0 ] && out_has '"stop_reason":"max_tokens"' && ! out_has '"id":"toolu_01CutOff"' &&
+	out_has '"dropped":[{"index":1,"type":"tool_use"'; then t_pass; else t_fail "rc=$(rc) out=$(cat "$D/out")"; fi
+
+t_start prov-retry-429 "429 with retry-after: 1 is retried after about a second, and the retry is reported"
+mock_start <<EOF2
+status 429 $TMP/e429.json retry-after=1
+sse $FX/text.sse
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 0 ] && out_has '"retries":1' && err_has 'retry: rate limited — retrying in 1 s, attempt 1 of 4' &&
+	[ "$(ms)" -ge 950 ] && [ "$(ms)" -lt 5000 ] && cmp -s "$D/req-1.json" "$D/req-2.json"; then
+	t_pass
+else
+	t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"
+fi
+
+t_start prov-retry-529 "529 overloaded is retried with backoff until the answer comes"
+mock_start <<EOF2
+status 529 $TMP/e529.json
+status 529 $TMP/e529.json
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 100
+mock_stop
+if [ "$(rc)" = 0 ] && out_has '"retries":2' && err_has 'retry: overloaded — retrying in' && err_has 'attempt 2 of 4' &&
+	[ "$(nreq)" = 3 ]; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
+t_start prov-retry-ms-header "retry-after-ms is honoured over retry-after"
+mock_start <<EOF2
+status 503 $TMP/e503.json retry-after=30 retry-after-ms=200
+sse $FX/text.sse
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 0 ] && err_has 'server error 503 — retrying in 200 ms, attempt 1 of 4' && [ "$(ms)" -lt 5000 ]; then
+	t_pass
+else
+	t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"
+fi
+
+t_start prov-retry-exhausted "retries are bounded: the round fails after the last one"
+mock_start <<EOF2
+status 503 $TMP/e503.json
+status 503 $TMP/e503.json
+status 503 $TMP/e503.json
+status 503 $TMP/e503.json
+EOF2
+pc --retries 2 --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 3 ] && err_has 'gave up after 2 retries' && err_has 'api_error: Internal server error'; then
+	t_pass
+else
+	t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"
+fi
+
+t_start prov-no-retry-400 "a 400 is not retried and its error reaches the user"
+mock_start <<EOF2
+status 400 $TMP/e400.json
+sse $FX/text.sse
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && err_has 'HTTP 400 invalid_request_error: max_tokens: field required' &&
+	err_has 'request-id req_mock_err'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
+t_start prov-should-retry-header "x-should-retry overrides the status both ways"
+mock_start <<EOF2
+status 400 $TMP/e400.json x-should-retry=true
+status 529 $TMP/e529.json x-should-retry=false
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 2 ] && err_has 'HTTP 529 overloaded_error'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
+t_start prov-midstream-error "an overloaded error after content fails the round, not retried"
+mock_start <<EOF2
+sse $FX/error_midstream.sse
+sse $FX/text.sse
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && out_has '"streamed":"Partial answer"' &&
+	err_has 'overloaded_error: Overloaded'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
+t_start prov-early-error-retried "an overloaded error event before any content is retried"
+mock_start <<EOF2
+sse $TMP/early_error.sse
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && err_has 'retry: overloaded — retrying'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
+t_start prov-idle-stall "a stream that goes silent fails the round within the idle limit"
+mock_start <<EOF2
+stall-headers 20
+EOF2
+pc --idle-ms 1500
+mock_stop
+if [ "$(rc)" = 4 ] && [ "$(ms)" -ge 1400 ] && [ "$(ms)" -lt 4500 ] && err_has 'sent nothing for 1 s' && [ "$(nreq)" = 1 ]; then
+	t_pass
+else
+	t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"
+fi
+
+t_start prov-idle-no-headers "a server that accepts and answers nothing fails the round within the idle limit"
+mock_start <<EOF2
+stall 20
+EOF2
+pc --idle-ms 1500
+mock_stop
+if [ "$(rc)" = 4 ] && [ "$(ms)" -lt 4500 ]; then t_pass; else t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"; fi
+
+t_start prov-pings-keep-alive "pings arriving inside the idle limit keep a slow stream alive"
+mock_start <<EOF2
+sse $FX/ping.sse 200 600
+EOF2
+pc --idle-ms 1500
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(ms)" -ge 2500 ] && out_has '"streamed":"pong"'; then t_pass; else t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"; fi
+
+t_start prov-total-cap "the per-round cap ends a stream that never stops trickling"
+mock_start <<EOF2
+sse $FX/ping.sse 20 300
+EOF2
+pc --idle-ms 1500 --total-ms 2000
+mock_stop
+if [ "$(rc)" = 4 ] && [ "$(ms)" -lt 4500 ] && err_has 'longer than its 2 s cap'; then t_pass; else t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"; fi
+
+t_start prov-disconnect-mid "a connection cut after content arrived fails the round with a clear error"
+mock_start <<EOF2
+disconnect $FX/text.sse 700
+sse $FX/text.sse
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && err_has 'broke mid-answer' && out_has '"streamed":"Hello'; then
+	t_pass
+else
+	t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"
+fi
+
+t_start prov-disconnect-early "a connection cut before any content is retried"
+mock_start <<EOF2
+disconnect $FX/text.sse 0
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && err_has 'retry: connection lost'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
+t_start prov-connect-refused "a refused connection is retried, then fails with the reason"
+mock_start <<EOF2
+sse $FX/text.sse
+EOF2
+mock_stop	# nothing listens on $PORT now
+pc --retries 1 --backoff-ms 50
+if [ "$(rc)" = 1 ] && err_has 'retry: connection failed' && err_has 'gave up after 1 retry;'; then t_pass; else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
+
+t_start prov-stop-flag "the stop flag ends a stalled round promptly"
+mock_start <<EOF2
+stall-headers 20
+EOF2
+pc --idle-ms 30000 --stop-after-ms 400
+mock_stop
+if [ "$(rc)" = 5 ] && [ "$(ms)" -lt 2500 ] && err_has 'stopped'; then t_pass; else t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"; fi
+
+t_start prov-url-policy "plain http to a host that is not loopback is refused before any connection"
+mock_start <<EOF2
+sse $FX/text.sse
+EOF2
+ANTHROPIC_API_KEY=k "$PC" --base-url "http://example.invalid:$PORT" --prompt hi >"$D/out" 2>"$D/err"
+r=$?
+mock_stop
+if [ "$r" = 1 ] && err_has 'is plain http to a host that is not loopback' && [ "$(nreq)" = 0 ]; then t_pass; else t_fail "rc=$r err=$(cat "$D/err")"; fi
+
+t_start prov-no-redirect "a redirect is not followed (the key would go along)"
+mock_start <<EOF2
+sse $FX/text.sse
+EOF2
+D2=$D
+P2=$PORT
+M2=$MOCKPID
+mock_start <<EOF2
+status 307 - location=http://127.0.0.1:$P2/v1/messages
+EOF2
+pc
+mock_stop
+kill "$M2" 2>/dev/null
+wait "$M2" 2>/dev/null
+if [ "$(rc)" = 1 ] && err_has 'HTTP 307' && [ "$(ls "$D2" | grep -c '^req-')" = 0 ]; then t_pass; else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
+
+t_start prov-debug-redacts-key "SANDBX_LOG=debug logs the exchange but never the API key"
+mock_start <<EOF2
+status 429 $TMP/e429.json retry-after-ms=10
+sse $FX/text.sse
+EOF2
+KEY=sk-ant-secret-0123456789 PROMPT="echo of sk-ant-secret-0123456789" SANDBX_LOG=debug pc
+mock_stop
+if [ "$(rc)" = 0 ] && err_has 'sandbx debug provider > x-api-key: [redacted]' && err_has 'sandbx debug provider > POST http://127.0.0.1' &&
+	err_has 'sandbx debug provider < HTTP/1.1 429' && err_has 'sandbx debug provider < event: message_start' &&
+	err_has '"content":"echo of [redacted]"' && ! err_has 'sk-ant-secret-0123456789'; then
+	t_pass
+else
+	t_fail "rc=$(rc) err=$(head -c 2000 "$D/err")"
+fi
+
+t_done

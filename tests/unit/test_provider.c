@@ -1,0 +1,265 @@
+/* test_provider.c — the pure parts of the provider: the request body, the
+ * base URL policy, and the retry decisions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent/provider.h"
+#include "util/util.h"
+
+static cJSON *parse(const char *s)
+{
+	cJSON *j = cJSON_Parse(s);
+	assert_non_null(j);
+	return j;
+}
+
+static void test_prov_body_fields(void **state)
+{
+	cJSON *msgs = parse("[{\"role\":\"user\",\"content\":\"hi\"}]");
+	cJSON *tools = parse("[{\"name\":\"read\",\"description\":\"Read a file\",\"input_schema\":{\"type\":\"object\"}}]");
+	struct prov_request rq = { .model = "claude-x", .max_tokens = 4096, .system = "be brief",
+				   .messages = msgs, .tools = tools };
+	char *err = NULL;
+	cJSON *b = prov_body(&rq, &err);
+	assert_non_null(b);
+	char *s = cJSON_PrintUnformatted(b);
+	assert_string_equal(s, "{\"model\":\"claude-x\",\"max_tokens\":4096,\"stream\":true,\"system\":\"be brief\","
+			       "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+			       "\"tools\":[{\"name\":\"read\",\"description\":\"Read a file\",\"input_schema\":{\"type\":\"object\"}}]}");
+	free(s);
+	cJSON_Delete(b);
+
+	/* Wrap-up round: tool_choice none; no system when empty. */
+	rq.tool_choice_none = 1;
+	rq.system = "";
+	b = prov_body(&rq, &err);
+	assert_null(cJSON_GetObjectItem(b, "system"));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "tool_choice"), "type")->valuestring, "none");
+	cJSON_Delete(b);
+
+	/* No tools: neither tools nor tool_choice. */
+	rq.tools = NULL;
+	b = prov_body(&rq, &err);
+	assert_null(cJSON_GetObjectItem(b, "tools"));
+	assert_null(cJSON_GetObjectItem(b, "tool_choice"));
+	cJSON_Delete(b);
+
+	/* The body references the caller's arrays: they survive it. */
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "content")->valuestring, "hi");
+	cJSON_Delete(msgs);
+	cJSON_Delete(tools);
+}
+
+static void test_prov_body_refuses_bad_requests(void **state)
+{
+	cJSON *msgs = parse("[{\"role\":\"user\",\"content\":\"hi\"}]");
+	cJSON *empty = parse("[]");
+	cJSON *obj = parse("{}");
+	struct prov_request ok = { .model = "m", .max_tokens = 1, .messages = msgs };
+	struct {
+		struct prov_request rq;
+		const char *needle;
+	} bad[] = {
+		{ { .model = NULL, .max_tokens = 1, .messages = msgs }, "--model" },
+		{ { .model = "", .max_tokens = 1, .messages = msgs }, "--model" },
+		{ { .model = "m", .max_tokens = 0, .messages = msgs }, "--max-tokens" },
+		{ { .model = "m", .max_tokens = 1, .messages = empty }, "no messages" },
+		{ { .model = "m", .max_tokens = 1, .messages = NULL }, "no messages" },
+		{ { .model = "m", .max_tokens = 1, .messages = msgs, .tools = obj }, "not a JSON array" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *err = NULL;
+		assert_null(prov_body(&bad[i].rq, &err));
+		assert_non_null(err);
+		assert_non_null(strstr(err, bad[i].needle));
+		free(err);
+	}
+	char *err = NULL;
+	cJSON *b = prov_body(&ok, &err);
+	assert_non_null(b);
+	cJSON_Delete(b);
+	cJSON_Delete(msgs);
+	cJSON_Delete(empty);
+	cJSON_Delete(obj);
+}
+
+static void test_prov_url_policy(void **state)
+{
+	struct {
+		const char *base, *want;
+	} good[] = {
+		{ "https://api.anthropic.com", "https://api.anthropic.com/v1/messages" },
+		{ "https://api.anthropic.com/", "https://api.anthropic.com/v1/messages" },
+		{ "https://gw.example.com:8443/anthropic/", "https://gw.example.com:8443/anthropic/v1/messages" },
+		{ "http://127.0.0.1:8080", "http://127.0.0.1:8080/v1/messages" },
+		{ "http://127.45.6.7:1", "http://127.45.6.7:1/v1/messages" },
+		{ "http://localhost:9", "http://localhost:9/v1/messages" },
+		{ "http://LocalHost:9", NULL },
+		{ "http://[::1]:8080", "http://[::1]:8080/v1/messages" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(good); i++) {
+		char *url = NULL, *err = NULL;
+		if (prov_messages_url(good[i].base, &url, &err) != 0)
+			fail_msg("'%s' refused: %s", good[i].base, err);
+		if (good[i].want)
+			assert_string_equal(url, good[i].want);
+		free(url);
+	}
+	struct {
+		const char *base, *needle;
+	} bad[] = {
+		{ "http://example.com", "not loopback" },
+		{ "http://10.0.0.1:80", "not loopback" },
+		{ "http://127.0.0.1.nip.io", "not loopback" },
+		{ "http://localhost.example.com", "not loopback" },
+		{ "http://[::2]:80", "not loopback" },
+		{ "http://localhost@evil.example", "not loopback" },
+		{ "ftp://127.0.0.1", "only https" },
+		{ "file:///etc/passwd", "only https" },
+		{ "https://user:pw@api.anthropic.com", "password" },
+		{ "http://user@127.0.0.1", "password" },
+		{ "https://api.anthropic.com/?x=1", "query" },
+		{ "https://api.anthropic.com/#f", "fragment" },
+		{ "api.anthropic.com", "not a valid URL" },
+		{ "", "not a valid URL" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *url = NULL, *err = NULL;
+		if (prov_messages_url(bad[i].base, &url, &err) == 0)
+			fail_msg("'%s' accepted as '%s'", bad[i].base, url);
+		assert_non_null(err);
+		if (!strstr(err, bad[i].needle))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].base, err, bad[i].needle);
+		free(err);
+	}
+}
+
+static void test_prov_loopback_hosts(void **state)
+{
+	assert_true(prov_host_is_loopback("127.0.0.1"));
+	assert_true(prov_host_is_loopback("127.255.255.254"));
+	assert_true(prov_host_is_loopback("localhost"));
+	assert_true(prov_host_is_loopback("[::1]"));
+	assert_true(prov_host_is_loopback("::1"));
+	assert_true(prov_host_is_loopback("[::ffff:127.0.0.1]"));
+	assert_false(prov_host_is_loopback("128.0.0.1"));
+	assert_false(prov_host_is_loopback("0.0.0.0"));
+	assert_false(prov_host_is_loopback("[::]"));
+	assert_false(prov_host_is_loopback("[::ffff:10.0.0.1]"));
+	assert_false(prov_host_is_loopback("localhost.evil"));
+	assert_false(prov_host_is_loopback(""));
+}
+
+static void test_prov_retry_statuses(void **state)
+{
+	long yes[] = { 408, 409, 429, 500, 502, 503, 504, 529 };
+	long no[] = { 200, 400, 401, 403, 404, 413, 422 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(yes); i++)
+		assert_true(prov_status_retryable(yes[i], NULL));
+	for (size_t i = 0; i < SBX_ARRAY_LEN(no); i++)
+		assert_false(prov_status_retryable(no[i], NULL));
+	/* x-should-retry overrides either way; other values do not. */
+	assert_true(prov_status_retryable(400, "true"));
+	assert_false(prov_status_retryable(529, "false"));
+	assert_false(prov_status_retryable(429, "FALSE"));
+	assert_true(prov_status_retryable(429, "maybe"));
+}
+
+static void test_prov_retry_after(void **state)
+{
+	time_t now = 1700000000;
+	assert_int_equal(prov_retry_after_ms("2", NULL, now), 2000);
+	assert_int_equal(prov_retry_after_ms("1.5", NULL, now), 1500);
+	assert_int_equal(prov_retry_after_ms("60", NULL, now), 60000);
+	assert_int_equal(prov_retry_after_ms("61", NULL, now), -1);	/* too long: backoff */
+	assert_int_equal(prov_retry_after_ms("0", NULL, now), -1);
+	assert_int_equal(prov_retry_after_ms("-3", NULL, now), -1);
+	assert_int_equal(prov_retry_after_ms("soon", NULL, now), -1);
+	assert_int_equal(prov_retry_after_ms(NULL, NULL, now), -1);
+	assert_int_equal(prov_retry_after_ms("30", "150", now), 150);	/* -ms wins */
+	assert_int_equal(prov_retry_after_ms("3", "junk", now), 3000);
+	assert_int_equal(prov_retry_after_ms(NULL, "60001", now), -1);
+	/* An HTTP date 20 s ahead of now (1700000000 = Tue, 14 Nov 2023 22:13:20 GMT). */
+	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:13:40 GMT", NULL, now), 20000);
+	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:23:20 GMT", NULL, now), -1);
+}
+
+static void test_prov_backoff(void **state)
+{
+	assert_int_equal(prov_backoff_ms(1, 500, 8000, 0), 500);
+	assert_int_equal(prov_backoff_ms(2, 500, 8000, 0), 1000);
+	assert_int_equal(prov_backoff_ms(3, 500, 8000, 0), 2000);
+	assert_int_equal(prov_backoff_ms(5, 500, 8000, 0), 8000);
+	assert_int_equal(prov_backoff_ms(40, 500, 8000, 0), 8000);
+	assert_int_equal(prov_backoff_ms(1, 500, 8000, 1), 375);	/* 25 % jitter at most */
+	assert_int_equal(prov_backoff_ms(3, 500, 8000, 0.5), 1750);
+	for (unsigned a = 1; a < 10; a++)
+		for (double j = 0; j <= 1; j += 0.125) {
+			unsigned d = prov_backoff_ms(a, 500, 8000, j);
+			assert_true(d >= 375 && d <= 8000);
+		}
+}
+
+static void test_prov_retry_text(void **state)
+{
+	struct prov_retry r = { .attempt = 2, .max = 4, .delay_ms = 4000, .status = 529, .what = "overloaded", .detail = "" };
+	char *t = prov_retry_text(&r);
+	assert_string_equal(t, "overloaded — retrying in 4 s, attempt 2 of 4");
+	free(t);
+	r.delay_ms = 1500;
+	r.what = "rate limited";
+	t = prov_retry_text(&r);
+	assert_string_equal(t, "rate limited — retrying in 1.5 s, attempt 2 of 4");
+	free(t);
+	r.delay_ms = 375;
+	t = prov_retry_text(&r);
+	assert_string_equal(t, "rate limited — retrying in 375 ms, attempt 2 of 4");
+	free(t);
+}
+
+static void test_prov_new_checks(void **state)
+{
+	struct prov *p = NULL;
+	char *err = NULL;
+	struct prov_opts o = { .base_url = "http://example.com", .api_key = "k" };
+	assert_int_equal(prov_new(&o, &p, &err), -1);
+	assert_non_null(strstr(err, "not loopback"));
+	free(err);
+	err = NULL;
+	o.base_url = "http://127.0.0.1:1";
+	o.api_key = "";
+	assert_int_equal(prov_new(&o, &p, &err), -1);
+	assert_non_null(strstr(err, "no API key"));
+	free(err);
+	err = NULL;
+	o.api_key = "k\r\nx-evil: 1";
+	assert_int_equal(prov_new(&o, &p, &err), -1);
+	assert_non_null(strstr(err, "line break"));
+	free(err);
+	err = NULL;
+	o.api_key = "k";
+	assert_int_equal(prov_new(&o, &p, &err), 0);
+	prov_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prov_body_fields),
+		cmocka_unit_test(test_prov_body_refuses_bad_requests),
+		cmocka_unit_test(test_prov_url_policy),
+		cmocka_unit_test(test_prov_loopback_hosts),
+		cmocka_unit_test(test_prov_retry_statuses),
+		cmocka_unit_test(test_prov_retry_after),
+		cmocka_unit_test(test_prov_backoff),
+		cmocka_unit_test(test_prov_retry_text),
+		cmocka_unit_test(test_prov_new_checks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
