@@ -1,0 +1,543 @@
+/*
+ * Unit tests of the TUI's pure screen model (src/tui/model.c) and key
+ * bindings (src/tui/keys.c): wrapping with wide and combining characters,
+ * sanitizing, markdown, tool rows, question rows, scrolling, the input box
+ * and its keys, and the bounded transcript window.
+ */
+#include <locale.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tui/keys.h"
+#include "tui/model.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!setlocale(LC_ALL, "C.UTF-8"))
+		return -1;
+	return 0;
+}
+
+static void text(struct tui_model *m, const char *s)
+{
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TEXT;
+	ev.text = s;
+	ev.len = strlen(s);
+	tui_model_event(m, &ev, 0);
+}
+
+/* The frame as lines of text (without trailing spaces), "\n" joined. */
+static char *screen(struct tui_model *m)
+{
+	struct tui_frame f = { 0 };
+	tui_model_frame(m, &f);
+	size_t cap = 1, len = 0;
+	for (int i = 0; i < f.h; i++)
+		cap += f.rows[i].len + 1;
+	char *o = malloc(cap);
+	for (int i = 0; i < f.h; i++) {
+		size_t n = f.rows[i].len;
+		while (n > 0 && f.rows[i].buf[n - 1] == ' ')
+			n--;
+		memcpy(o + len, f.rows[i].buf, n);
+		len += n;
+		o[len++] = '\n';
+	}
+	o[len] = '\0';
+	tui_frame_release(&f);
+	return o;
+}
+
+static char *row(struct tui_model *m, int y)
+{
+	struct tui_frame f = { 0 };
+	tui_model_frame(m, &f);
+	char *s = strdup(f.rows[y].buf);
+	tui_frame_release(&f);
+	return s;
+}
+
+static void test_tui_wrap_words(void **state)
+{
+	struct tui_seg s[8];
+	const char *t = "the quick brown fox jumps";
+	int n = tui_wrap(t, strlen(t), 10, 10, s, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(s[0].end - s[0].start, 9);	/* "the quick" */
+	assert_memory_equal(t + s[1].start, "brown fox", 9);
+	assert_memory_equal(t + s[2].start, "jumps", 5);
+	/* a word longer than the row is cut hard */
+	t = "abcdefghijklmnop";
+	n = tui_wrap(t, strlen(t), 5, 5, s, 8);
+	assert_int_equal(n, 4);
+	assert_int_equal(s[3].end - s[3].start, 1);
+	/* empty text is still one row */
+	assert_int_equal(tui_wrap("", 0, 5, 5, s, 8), 1);
+}
+
+static void test_tui_wrap_wide_combining(void **state)
+{
+	struct tui_seg s[8];
+	/* five CJK characters, two columns each, in rows of 5 columns */
+	const char *t = "\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2\xe5\xad\x97\xe6\xbc\xa2";
+	assert_int_equal(tui_width(t, strlen(t)), 10);
+	int n = tui_wrap(t, strlen(t), 5, 5, s, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(tui_width(t + s[0].start, s[0].end - s[0].start), 4);
+	/* e + combining acute is one column and stays on its row */
+	const char *c = "abcde\xcc\x81" "f";
+	assert_int_equal(tui_width(c, strlen(c)), 6);
+	n = tui_wrap(c, strlen(c), 5, 5, s, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].end, 7);	/* "abcde" + U+0301 */
+	assert_string_equal(c + s[1].start, "f");
+	/* a wide character never straddles: width 1 rows still progress */
+	n = tui_wrap(t, strlen(t), 1, 1, s, 8);
+	assert_int_equal(n, 5);
+}
+
+static void test_tui_sanitize_controls(void **state)
+{
+	char *o = NULL;
+	size_t len = 0, cap = 0;
+	int col = 0;
+	const char in[] = "a\x1b[31mb\xe2\x80\xae" "c\xff\t|\xc2\x85";
+	tui_sanitize(in, sizeof(in) - 1, 0, &o, &len, &cap, &col);
+	assert_string_equal(o, "a^[[31mb<U+202E>c\xef\xbf\xbd  |<U+0085>");	/* tab to column 20 */
+	assert_null(strchr(o, 0x1b));
+	free(o);
+	o = NULL;
+	len = cap = 0;
+	col = 0;
+	tui_sanitize("x\ny", 3, 0, &o, &len, &cap, &col);
+	assert_string_equal(o, "x^Jy");
+	free(o);
+}
+
+static void test_tui_stream_split_utf8(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 40, 10, 0);
+	text(&m, "caf\xc3");
+	text(&m, "\xa9 ok\n");
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.lines[m.head].text, "caf\xc3\xa9 ok");
+	/* a model cannot write an escape sequence to the terminal */
+	text(&m, "\x1b]0;title\x07\n");
+	assert_null(strchr(m.lines[m.head + 1].text, 0x1b));
+	tui_model_release(&m);
+}
+
+static void test_tui_markdown(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 40, 12, 1);
+	text(&m, "## Title\n- item one\n```sh\nls -la\n```\nplain\n");
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "Title\n"));
+	assert_null(strstr(s, "## Title"));
+	assert_non_null(strstr(s, "* item one\n"));
+	assert_non_null(strstr(s, "  ,- sh\n"));
+	assert_non_null(strstr(s, "  | ls -la\n"));
+	assert_non_null(strstr(s, "  `-\n"));
+	assert_non_null(strstr(s, "\nplain\n"));
+	free(s);
+	tui_model_release(&m);
+}
+
+static void tool(struct tui_model *m, const char *out, int nlines_check)
+{
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TOOL_CALL;
+	ev.id = "t1";
+	ev.tool = "bash";
+	ev.subject = "seq 6";
+	tui_model_event(m, &ev, 1000);
+	ev.kind = TEV_TOOL_RESULT;
+	ev.text = out;
+	ev.elapsed_ms = 250;
+	tui_model_event(m, &ev, 1250);
+}
+
+static void test_tui_tool_fold(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 50, 14, 1);
+	tool(&m, "1\n2\n3\n4\n5\n6\n", 6);
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "* bash seq 6 | ok 0.2 s\n"));
+	assert_non_null(strstr(s, "  | 1\n    2\n    3\n    4\n"));
+	assert_null(strstr(s, "    5\n"));
+	assert_non_null(strstr(s, "... 2 more lines (ctrl-o shows them)"));
+	free(s);
+	tui_model_toggle_tools(&m);
+	s = screen(&m);
+	assert_non_null(strstr(s, "    5\n    6\n"));
+	assert_null(strstr(s, "more lines"));
+	free(s);
+	tui_model_release(&m);
+}
+
+static void question(struct tui_model *m, int difflines)
+{
+	char diff[4096] = "";
+	for (int i = 0; i < difflines; i++) {
+		char l[32];
+		snprintf(l, sizeof(l), "+line %d\n", i);
+		strcat(diff, l);
+	}
+	struct approval_question q = { "write", "/w/a.txt", "{\"path\":\"/w/a.txt\"}", difflines ? diff : NULL };
+	tui_model_question(m, &q);
+}
+
+static void test_tui_question_rows(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 80, 24, 1);
+	question(&m, 2);
+	assert_true(tui_model_question_fits(&m));
+	char *s = screen(&m);
+	assert_non_null(strstr(s, ", write wants to run: /w/a.txt\n| arguments:"));
+	assert_non_null(strstr(s, "| +line 1\n` y yes, n no"));
+	free(s);
+	tui_model_release(&m);
+}
+
+static void test_tui_question_first_last(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 80, 8, 1);
+	question(&m, 30);	/* 33 rows in a pane of 8 */
+	assert_true(tui_model_question_fits(&m));
+	char *s = screen(&m);
+	/* 7 rows above the status line: 3 first, "...", 3 last */
+	assert_non_null(strstr(s, ", write wants to run: /w/a.txt\n| arguments: {\"path\":\"/w/a.txt\"}\n| +line 0\n| ...\n| +line 28\n| +line 29\n` y yes"));
+	free(s);
+	/* too small even for first, "...", last: the question cannot be asked */
+	tui_model_resize(&m, 80, 3);
+	assert_false(tui_model_question_fits(&m));
+	tui_model_resize(&m, 80, 4);
+	assert_true(tui_model_question_fits(&m));
+	s = screen(&m);
+	assert_non_null(strstr(s, ", write wants to run: /w/a.txt\n| ...\n` y yes"));
+	free(s);
+	tui_model_release(&m);
+}
+
+static void test_tui_scroll_anchor(void **state)
+{
+	struct tui_model m;
+	char b[32];
+	tui_model_init(&m, 30, 10, 1);
+	for (int i = 0; i < 40; i++) {
+		snprintf(b, sizeof(b), "line %d\n", i);
+		text(&m, b);
+	}
+	char *s = row(&m, 7);
+	assert_string_equal(s, "line 39");	/* follows the bottom */
+	free(s);
+	tui_model_scroll_page(&m, -1);		/* 8 rows, 7 per page */
+	s = row(&m, 0);
+	assert_string_equal(s, "line 25");
+	free(s);
+	text(&m, "line 40\nline 41\n");		/* new text does not move the view */
+	s = row(&m, 0);
+	assert_string_equal(s, "line 25");
+	free(s);
+	s = row(&m, 9);
+	assert_non_null(strstr(s, "scrolled"));
+	free(s);
+	for (int i = 0; i < 5; i++)
+		tui_model_scroll_page(&m, 1);
+	assert_int_equal(m.follow, 1);
+	s = row(&m, 7);
+	assert_string_equal(s, "line 41");
+	free(s);
+	/* the top is a stop */
+	for (int i = 0; i < 20; i++)
+		tui_model_scroll_page(&m, -1);
+	s = row(&m, 0);
+	assert_string_equal(s, "line 0");
+	free(s);
+	tui_model_release(&m);
+}
+
+static void test_tui_resize_rewraps(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 40, 6, 1);
+	text(&m, "aaaa bbbb cccc dddd eeee ffff\n");
+	char *s = row(&m, 0);
+	assert_string_equal(s, "aaaa bbbb cccc dddd eeee ffff");
+	free(s);
+	tui_model_resize(&m, 10, 6);
+	s = screen(&m);
+	assert_non_null(strstr(s, "aaaa bbbb\ncccc dddd\neeee ffff\n"));
+	free(s);
+	tui_model_release(&m);
+}
+
+static void test_tui_input_editing(void **state)
+{
+	struct tui_input in;
+	tui_input_init(&in);
+	tui_input_insert(&in, "hello world", 11);
+	tui_input_kill_word(&in);
+	assert_string_equal(in.buf, "hello ");
+	tui_input_home(&in);
+	tui_input_insert(&in, ">", 1);
+	assert_string_equal(in.buf, ">hello ");
+	tui_input_end(&in);
+	tui_input_insert(&in, "\xe6\xbc\xa2" "e\xcc\x81", 6);
+	tui_input_left(&in);			/* over e + combining as one */
+	assert_int_equal(in.cur, strlen(">hello \xe6\xbc\xa2"));
+	tui_input_left(&in);
+	tui_input_delete(&in);			/* the CJK character */
+	assert_string_equal(in.buf, ">hello e\xcc\x81");
+	tui_input_kill_start(&in);
+	assert_string_equal(in.buf, "e\xcc\x81");
+	tui_input_set(&in, "one\ntwo\nthree");
+	tui_input_home(&in);
+	tui_input_kill_end(&in);
+	assert_string_equal(in.buf, "one\ntwo\n");
+	tui_input_kill_end(&in);		/* at the line end: joins */
+	tui_input_kill_end(&in);
+	assert_string_equal(in.buf, "one\ntwo\n");
+	/* up and down move between rows, keeping the column */
+	tui_input_set(&in, "abcdef\nxy\nlonger line");
+	assert_int_equal(tui_input_vmove(&in, 40, 2, -1), 1);
+	assert_int_equal(in.cur, strlen("abcdef\nxy"));
+	assert_int_equal(tui_input_vmove(&in, 40, 2, -1), 1);
+	assert_int_equal(in.cur, 2);
+	assert_int_equal(tui_input_vmove(&in, 40, 2, -1), 0);
+	/* a long line wraps into rows; the cursor at the end of a full row
+	 * goes to the next row */
+	tui_input_set(&in, "0123456789");
+	int cr, cc;
+	struct tui_seg s[4];
+	assert_int_equal(tui_input_layout(&in, 7, 2, s, 4, &cr, &cc), 3);
+	assert_int_equal(cr, 2);
+	assert_int_equal(cc, 0);
+	/* control characters typed or pasted are made visible */
+	tui_input_set(&in, "a\x1b" "b");
+	assert_string_equal(in.buf, "a^[b");
+	tui_input_release(&in);
+}
+
+static void key(struct tui_model *m, enum tui_keycode c, uint32_t ch, struct tui_act *a)
+{
+	struct tui_key k = { c, ch };
+	tui_keys_apply(m, &k, a);
+}
+
+static void type(struct tui_model *m, const char *s)
+{
+	struct tui_act a;
+	for (; *s; s++)
+		key(m, TK_CHAR, (unsigned char)*s, &a);
+}
+
+static void test_tui_keys_send_history(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 40, 10, 1);
+	type(&m, "first");
+	key(&m, TK_NEWLINE, 0, &a);		/* ctrl-j / alt-Enter: newline */
+	type(&m, "x");
+	assert_string_equal(m.in.buf, "first\nx");
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	assert_string_equal(a.prompt, "first\nx");
+	free(a.prompt);
+	assert_int_equal(m.in.len, 0);
+	type(&m, "second");
+	key(&m, TK_ENTER, 0, &a);
+	free(a.prompt);
+	key(&m, TK_UP, 0, &a);
+	assert_string_equal(m.in.buf, "second");
+	key(&m, TK_UP, 0, &a);			/* moves to the earlier prompt's last row? no: one row, history */
+	assert_string_equal(m.in.buf, "first\nx");
+	key(&m, TK_DOWN, 0, &a);
+	assert_string_equal(m.in.buf, "second");
+	key(&m, TK_DOWN, 0, &a);
+	assert_string_equal(m.in.buf, "");
+	/* Enter while a turn runs does not send */
+	m.busy = 1;
+	type(&m, "later");
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	key(&m, TK_ESC, 0, &a);
+	assert_int_equal(a.act, TACT_STOP);
+	key(&m, TK_CTRL, 'c', &a);
+	assert_int_equal(a.act, TACT_STOP);
+	tui_model_release(&m);
+}
+
+static void test_tui_keys_quit(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 40, 10, 1);
+	type(&m, "ab");
+	key(&m, TK_CTRL, 'd', &a);		/* not empty: no quit */
+	assert_int_equal(a.act, TACT_NONE);
+	key(&m, TK_CTRL, 'c', &a);		/* clears */
+	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.in.len, 0);
+	key(&m, TK_CTRL, 'd', &a);
+	assert_int_equal(a.act, TACT_QUIT);
+	key(&m, TK_CTRL, 'c', &a);
+	assert_int_equal(a.act, TACT_QUIT);
+	tui_model_release(&m);
+}
+
+static void test_tui_keys_paste(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 40, 10, 1);
+	key(&m, TK_PASTE_START, 0, &a);
+	type(&m, "line1");
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);	/* Enter in a paste is text */
+	type(&m, "line2");
+	key(&m, TK_PASTE_END, 0, &a);
+	assert_string_equal(m.in.buf, "line1\nline2");
+	/* a paste never answers a question */
+	question(&m, 0);
+	key(&m, TK_PASTE_START, 0, &a);
+	type(&m, "y");
+	assert_int_equal(a.act, TACT_NONE);
+	key(&m, TK_PASTE_END, 0, &a);
+	assert_int_equal(m.q, TQ_ASK);
+	tui_model_release(&m);
+}
+
+static void test_tui_keys_question(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 60, 12, 1);
+	question(&m, 0);
+	type(&m, "x");				/* not an answer */
+	assert_int_equal(m.q, TQ_ASK);
+	key(&m, TK_CHAR, 'y', &a);
+	assert_int_equal(a.act, TACT_ANSWER);
+	assert_int_equal(a.answer, APPROVE_YES);
+	key(&m, TK_CHAR, 'a', &a);
+	assert_int_equal(a.answer, APPROVE_ALWAYS);
+	key(&m, TK_CHAR, 'n', &a);
+	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.q, TQ_REASON);
+	type(&m, "use a temp dir");
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "reason> use a temp dir"));
+	free(s);
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_ANSWER);
+	assert_int_equal(a.answer, APPROVE_NO);
+	assert_string_equal(a.reason, "use a temp dir");
+	assert_int_equal(a.stop, 0);
+	free(a.reason);
+	/* escape refuses and stops the turn */
+	question(&m, 0);
+	key(&m, TK_ESC, 0, &a);
+	assert_int_equal(a.act, TACT_ANSWER);
+	assert_int_equal(a.answer, APPROVE_NO);
+	assert_int_equal(a.stop, 1);
+	/* n then an empty reason: no reason */
+	question(&m, 0);
+	key(&m, TK_CHAR, 'n', &a);
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.answer, APPROVE_NO);
+	assert_null(a.reason);
+	tui_model_release(&m);
+}
+
+static void test_tui_bounded_window(void **state)
+{
+	struct tui_model m;
+	char *chunk = malloc(100001);
+	memset(chunk, 'x', 100000);
+	for (int i = 0; i < 100000; i += 80)
+		chunk[i] = '\n';
+	chunk[100000] = '\0';
+	tui_model_init(&m, 80, 24, 1);
+	for (int i = 0; i < 60; i++)		/* 6 MB streamed */
+		text(&m, chunk);
+	assert_true(m.bytes <= TUI_MAX_BYTES);
+	assert_true(m.n <= TUI_MAX_LINES);
+	assert_true(m.dropped > 0);
+	char *t = tui_model_transcript(&m);
+	assert_non_null(strstr(t, "earlier lines are not kept"));
+	free(t);
+	/* one endless line is split into bounded logical lines */
+	tui_model_release(&m);
+	tui_model_init(&m, 80, 24, 1);
+	memset(chunk, 'y', 100000);
+	text(&m, chunk);
+	assert_true(m.n >= 100000 / TUI_MAX_LINE_BYTES);
+	for (size_t i = 0; i < m.n; i++)
+		assert_true(m.lines[m.head + i].len <= TUI_MAX_LINE_BYTES);
+	tui_model_release(&m);
+	free(chunk);
+}
+
+static void test_tui_status_and_transcript(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 120, 8, 1);
+	tui_model_set_info(&m, "claude-x", "rw /w", "denied", "read ls bash");
+	tui_model_user(&m, "do it", 0);
+	text(&m, "done\n");
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_ROUND_END;
+	ev.round = 2;
+	ev.usage.input_tokens = 1500;
+	ev.usage.output_tokens = 42;
+	tui_model_event(&m, &ev, 0);
+	char *s = row(&m, 7);
+	assert_non_null(strstr(s, "working"));
+	assert_non_null(strstr(s, "claude-x | round 2 | in 1.5k out 42 | rw /w | net denied | tools read ls bash"));
+	free(s);
+	tui_model_turn_done(&m);
+	s = row(&m, 7);
+	assert_non_null(strstr(s, " ready |"));
+	free(s);
+	char *t = tui_model_transcript(&m);
+	assert_string_equal(t, "> do it\n\ndone\n");
+	free(t);
+	tui_model_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tui_wrap_words),
+		cmocka_unit_test(test_tui_wrap_wide_combining),
+		cmocka_unit_test(test_tui_sanitize_controls),
+		cmocka_unit_test(test_tui_stream_split_utf8),
+		cmocka_unit_test(test_tui_markdown),
+		cmocka_unit_test(test_tui_tool_fold),
+		cmocka_unit_test(test_tui_question_rows),
+		cmocka_unit_test(test_tui_question_first_last),
+		cmocka_unit_test(test_tui_scroll_anchor),
+		cmocka_unit_test(test_tui_resize_rewraps),
+		cmocka_unit_test(test_tui_input_editing),
+		cmocka_unit_test(test_tui_keys_send_history),
+		cmocka_unit_test(test_tui_keys_quit),
+		cmocka_unit_test(test_tui_keys_paste),
+		cmocka_unit_test(test_tui_keys_question),
+		cmocka_unit_test(test_tui_bounded_window),
+		cmocka_unit_test(test_tui_status_and_transcript),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
