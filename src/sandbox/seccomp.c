@@ -22,6 +22,9 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -326,4 +329,54 @@ int seccomp_filter_install(const struct policy *p)
 	r = seccomp_load(ctx);
 	seccomp_release(ctx);
 	return r;
+}
+
+int seccomp_filter_export(const struct policy *p, int fd)
+{
+	scmp_filter_ctx ctx;
+	int r = seccomp_filter_build(p, &ctx);
+	if (r < 0)
+		return r;
+	r = seccomp_export_bpf(ctx, fd);
+	seccomp_release(ctx);
+	return r;
+}
+
+int seccomp_filter_read(int fd, struct seccomp_bpf *out)
+{
+	char *buf = (char *)out->insns;
+	const size_t cap = sizeof(out->insns);
+	size_t n = 0;
+
+	for (;;) {
+		char extra;
+		/* One byte past the cap tells an oversized program from a full one. */
+		ssize_t r = n < cap ? read(fd, buf + n, cap - n) : read(fd, &extra, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		if (n == cap)
+			return -EINVAL;
+		n += (size_t)r;
+	}
+	if (n == 0 || n % sizeof(struct sock_filter) != 0)
+		return -EINVAL;
+	out->len = (unsigned short)(n / sizeof(struct sock_filter));
+	return 0;
+}
+
+int seccomp_filter_load_bpf(const struct seccomp_bpf *bpf)
+{
+	struct sock_fprog prog = {
+		.len = bpf->len,
+		.filter = (struct sock_filter *)bpf->insns,
+	};
+	if (bpf->len == 0)
+		return -EINVAL;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return -errno;
+	return 0;
 }

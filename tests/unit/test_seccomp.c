@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -461,6 +463,89 @@ static void test_seccomp_x32_killed(void **state)
 #endif
 }
 
+/* The split path: export to a pipe, read back, same program. */
+static void test_seccomp_export_read_roundtrip(void **state)
+{
+	static struct seccomp_bpf bpf;
+	struct policy p;
+	int fds[2];
+
+	policy_init(&p);
+	p.net = POL_NET_PORTS;
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_int_equal(seccomp_filter_export(&p, fds[1]), 0);
+	close(fds[1]);
+	assert_int_equal(seccomp_filter_read(fds[0], &bpf), 0);
+	close(fds[0]);
+	policy_release(&p);
+
+	assert_int_equal(bpf.len, progs[F_PORTS].len);
+	assert_memory_equal(bpf.insns, progs[F_PORTS].insns, bpf.len * sizeof(struct sock_filter));
+}
+
+static int read_bytes(const void *data, size_t n, struct seccomp_bpf *out)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	/* Small enough for the pipe buffer: no writer thread needed. */
+	assert_true(n <= 65536);
+	assert_int_equal(write(fds[1], data, n), (ssize_t)n);
+	close(fds[1]);
+	int r = seccomp_filter_read(fds[0], out);
+	close(fds[0]);
+	return r;
+}
+
+static void test_seccomp_read_rejects_bad_programs(void **state)
+{
+	static struct seccomp_bpf bpf;
+	static char big[(SECCOMP_BPF_MAX_INSNS + 1) * sizeof(struct sock_filter)];
+	assert_int_equal(read_bytes("", 0, &bpf), -EINVAL);		/* empty */
+	assert_int_equal(read_bytes("12345", 5, &bpf), -EINVAL);	/* torn */
+	assert_int_equal(read_bytes(big, sizeof(big), &bpf), -EINVAL);	/* too long */
+	assert_int_equal(read_bytes(big, sizeof(big) - sizeof(struct sock_filter), &bpf), 0);
+	assert_int_equal(bpf.len, SECCOMP_BPF_MAX_INSNS);
+}
+
+/* A read program loaded with seccomp(2) refuses for real (in a child). */
+static void test_seccomp_load_bpf_kernel(void **state)
+{
+	static struct seccomp_bpf bpf;
+	struct policy p;
+	int fds[2];
+
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+		skip();
+	policy_init(&p);
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_int_equal(seccomp_filter_export(&p, fds[1]), 0);
+	close(fds[1]);
+	assert_int_equal(seccomp_filter_read(fds[0], &bpf), 0);
+	close(fds[0]);
+	policy_release(&p);
+
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_filter_load_bpf(&bpf) < 0)
+			_exit(10);
+		if (syscall(SYS_unshare, CLONE_NEWUSER) != -1 || errno != EPERM)
+			_exit(11);
+		if (syscall(SYS_memfd_create, "x", 0) != -1 || errno != EPERM)
+			_exit(12);
+		if (syscall(__NR_clone3, NULL, 0) != -1 || errno != ENOSYS)
+			_exit(13);
+		if (syscall(SYS_getpid) <= 0)
+			_exit(14);
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* Building the filter stays cheap: it runs in every command stage. */
 static void test_seccomp_build_is_cheap(void **state)
 {
@@ -504,6 +589,9 @@ int main(void)
 		cmocka_unit_test(test_seccomp_personality_allowed),
 		cmocka_unit_test(test_seccomp_foreign_arch_killed),
 		cmocka_unit_test(test_seccomp_x32_killed),
+		cmocka_unit_test(test_seccomp_export_read_roundtrip),
+		cmocka_unit_test(test_seccomp_read_rejects_bad_programs),
+		cmocka_unit_test(test_seccomp_load_bpf_kernel),
 		cmocka_unit_test(test_seccomp_build_is_cheap),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
