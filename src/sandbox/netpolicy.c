@@ -20,8 +20,9 @@
  * the staging name: the view then holds the text at /etc only.
  *
  * The target is opened beneath the view's root with RESOLVE_NO_SYMLINKS:
- * when the user granted the host's /etc, a symlinked etc/<file> there
- * would be a file we cannot cover, and the run is refused (ELOOP).
+ * when the user granted the host's /etc, a symlinked etc/hosts or
+ * etc/nsswitch.conf there would be a file we cannot cover, and the run is
+ * refused (ELOOP); resolv.conf, which decides nothing, is then left as is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,9 +115,9 @@ char *netpol_refusal_message(int e)
 {
 	switch (e) {
 	case ELOOP:
-		return xstrdup("/etc/hosts or /etc/nsswitch.conf (on the host, or /etc/resolv.conf in a granted /etc) "
-			       "is a symbolic link, which the --allow-dns files cannot cover — replace the link with "
-			       "a regular file, or run without --allow-dns; nothing was run");
+		return xstrdup("/etc/hosts or /etc/nsswitch.conf is a symbolic link on the host, which the "
+			       "--allow-dns files cannot cover — replace the link with a regular file, or run "
+			       "without --allow-dns; nothing was run");
 	case ENXIO:
 		return xstrdup("an --allow-dns name does not resolve on the host — check the name (the host's "
 			       "resolver must answer it before the command starts); nothing was run");
@@ -124,7 +125,7 @@ char *netpol_refusal_message(int e)
 		return xstrdup("the host's resolver could not answer an --allow-dns name for now — retry when the "
 			       "host's DNS works; nothing was run");
 	case ENOENT:
-		return xstrdup("the granted /etc has no hosts, nsswitch.conf or resolv.conf to cover with the "
+		return xstrdup("the granted /etc has no hosts or nsswitch.conf to cover with the "
 			       "--allow-dns files, and sandbx adds no file to the host — create it on the host or "
 			       "grant a narrower path than /etc; nothing was run");
 	case EINVAL:
@@ -416,6 +417,28 @@ out:
 	return r;
 }
 
+/*
+ * resolv.conf in a granted host /etc that is a symlink (systemd-resolved's
+ * stub link) or absent cannot be covered and is left as it is: with
+ * "hosts: files" glibc never reads it, and whatever nameserver it names is
+ * unreachable (UDP is denied in port mode and port 53 is refused with
+ * --allow-dns).  hosts and nsswitch.conf are what decide; they must be
+ * covered or the run is refused.
+ */
+static int host_resolv_uncoverable(int etc, dev_t tmpfs_dev)
+{
+	if (on_tmpfs(etc, tmpfs_dev))
+		return 0;
+	struct stat st;
+	/* O_PATH|O_NOFOLLOW: a trailing symlink is opened, not refused */
+	int fd = open_beneath(etc, "resolv.conf", O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT;
+	int link = fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+	close(fd);
+	return link;
+}
+
 int netpol_bind_files(int root, const struct netpol_files *f, dev_t tmpfs_dev)
 {
 	if (!f->active)
@@ -432,6 +455,8 @@ int netpol_bind_files(int root, const struct netpol_files *f, dev_t tmpfs_dev)
 	if (etc < 0)
 		return -1;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(files); i++) {
+		if (strcmp(files[i].name, "resolv.conf") == 0 && host_resolv_uncoverable(etc, tmpfs_dev))
+			continue;
 		if (files[i].fd < 0 || bind_one(root, etc, files[i].name, files[i].fd, tmpfs_dev) < 0) {
 			int e = files[i].fd < 0 ? EBADF : errno;
 			close(etc);

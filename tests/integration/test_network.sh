@@ -10,6 +10,8 @@ NET="$PROBES/net"
 NL="$TESTTOOLS/netlisten"
 RES="$TESTTOOLS/resolve"
 LISTEN_SECS=30
+NL_='
+'
 
 # run POLICY... -- CMD...: stdout in $TMP/out (returned), stderr in $TMP/err, exit code in $RC.
 run() {
@@ -287,6 +289,26 @@ else
 		[ $rc = 125 ] && grep -q 'allow-dns' "$TMP/err" || bad="$bad [$f: rc=$rc $(cat "$TMP/err")]"
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
+t_start net-dns-granted-etc-resolv-link "dns: a granted /etc whose resolv.conf is a symlink (systemd-resolved) still runs, names limited to the list"
+if ! $ns true 2>/dev/null; then
+	t_skip "cannot create a mount namespace with unshare(1) to stage a symlinked resolv.conf"
+else
+	E="$TMP/etc-resolv"; mkdir -p "$E"
+	for c in ld.so.cache nsswitch.conf hosts passwd group; do cp /etc/$c "$E/" 2>/dev/null; done
+	printf 'nameserver 127.0.0.53\n' > "$TMP/stub-resolv.conf"; ln -s "$TMP/stub-resolv.conf" "$E/resolv.conf"
+	chmod -R a+rX "$E"
+	( cd "$W" && $ns sh -c 'mount --bind "$1" /etc && shift && exec "$@"' sh "$E" \
+		"$SANDBX" sandbox-run --allow-exec "$TESTTOOLS" --allow-write "$W" --allow-read /etc \
+		--allow-network 80 --allow-dns localhost -- /bin/sh -c "
+		grep -c '^hosts: *files\$' /etc/nsswitch.conf; \"$RES\" localhost; \"$RES\" '${other:-sandbx-no-such-name.invalid}'" ) >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	out=$(cat "$TMP/out")
+	case "$rc|$out" in
+	"1|1${NL_}ok "*"${NL_}err "*) t_pass ;;
+	*) t_fail "rc=$rc out=$out $(cat "$TMP/err")" ;;
+	esac
 fi
 
 # ---- unix sockets -------------------------------------------------------------
