@@ -1,0 +1,204 @@
+# test_store.sh — the store (issue 7) through the CLI: `sandbx auth
+# login|logout|status` and `sandbx sessions` with HOME and XDG_* in a private
+# tree, and the policy's refusal of any grant reaching the session store or
+# the credential file.
+. "$(dirname "$0")/lib.sh"
+
+H="$TMP/home"
+CFG="$TMP/cfg"
+ST="$TMP/state"
+CRED="$CFG/sandbx/credentials.toml"
+SESS="$ST/sandbx/sessions"
+mkdir -p "$H" "$TMP/work"
+KEY="sk-ant-test-KEY0123456789"
+
+# st ARGS...: sandbx with the private tree; stdout in $out, stderr in $err, status in $rc
+st() {
+	out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+		"$SANDBX" "$@" 2>"$TMP/err")
+	rc=$?
+	err=$(cat "$TMP/err")
+}
+mode() { stat -c %a "$1"; }
+both() { printf '%s\n%s\n' "$out" "$err"; }
+
+t_start st-status-none "auth status without a key exits 1 and says how to add one"
+st auth status
+if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "sandbx auth login"; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_start st-login-pipe "auth login reads the key from a pipe, stores it 0600 in a 0700 directory, never prints it"
+out=$(printf '  %s\n' "$KEY" | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+	"$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+if [ $rc -eq 0 ] && [ "$(mode "$CRED")" = 600 ] && [ "$(mode "$CFG/sandbx")" = 700 ] && [ "$(mode "$CFG")" = 700 ] &&
+	grep -qF "api_key = \"$KEY\"" "$CRED" && ! both | grep -qF "$KEY" &&
+	[ -z "$(find "$CFG/sandbx" -name '.credentials*')" ]; then t_pass
+else t_fail "rc=$rc modes $(mode "$CRED" 2>&1) $(mode "$CFG/sandbx" 2>&1) out=$out err=$err"; fi
+
+t_start st-status-file "auth status names the file as the source and never prints the key"
+st auth status
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "from the file '$CRED'" && ! both | grep -qF "$KEY"; then t_pass
+else t_fail "rc=$rc $(both)"; fi
+
+t_start st-status-env "auth status names the environment when ANTHROPIC_API_KEY is set, without printing it"
+out=$(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-ant-ENVKEY42 HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+	"$SANDBX" auth status 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "from the environment (ANTHROPIC_API_KEY)" &&
+	! both | grep -qF ENVKEY42 && ! both | grep -qF "$KEY"; then t_pass; else t_fail "rc=$rc $(both)"; fi
+
+t_start st-wide-file "a credential file with a group/other bit is refused (path, mode, rotate) and not chmod'ed"
+ok=1
+for m in 640 604 660 620; do
+	chmod "$m" "$CRED"
+	st auth status
+	if [ $rc -ne 1 ] || ! printf '%s' "$err" | grep -qF "'$CRED' has mode 0$m" ||
+		! printf '%s' "$err" | grep -q rotate || [ "$(mode "$CRED")" != "$m" ] || both | grep -qF "$KEY"; then
+		ok=0; t_fail "mode $m: rc=$rc $err"; break
+	fi
+done
+[ $ok = 1 ] && t_pass
+chmod 600 "$CRED"
+
+t_start st-wide-dir "a credential directory with a group/other bit is refused and not chmod'ed"
+chmod 750 "$CFG/sandbx"
+st auth status
+if [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$CFG/sandbx' has mode 0750" && printf '%s' "$err" | grep -q rotate &&
+	[ "$(mode "$CFG/sandbx")" = 750 ]; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_start st-login-narrows "auth login narrows sandbx's own config directory to 0700 and says so"
+printf '%s\n' "$KEY" | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+	"$SANDBX" auth login >/dev/null 2>"$TMP/err"; rc=$?
+if [ $rc -eq 0 ] && [ "$(mode "$CFG/sandbx")" = 700 ] && grep -q "narrowed '$CFG/sandbx' from mode 0750" "$TMP/err"; then
+	t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
+t_start st-parse-no-echo "a credentials file that does not parse is refused naming the line, never its content"
+printf '# mine\napi_key = "sk-ant-TOPSECRET999\n' > "$CRED"
+chmod 600 "$CRED"
+st auth status
+if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "line 2" && ! both | grep -q TOPSECRET; then t_pass
+else t_fail "rc=$rc $(both)"; fi
+
+t_start st-symlink "a credentials file that is a symbolic link is refused"
+mv "$CRED" "$TMP/elsewhere.toml"
+ln -s "$TMP/elsewhere.toml" "$CRED"
+st auth status
+if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "symbolic link"; then t_pass; else t_fail "rc=$rc $err"; fi
+rm -f "$CRED"
+
+t_start st-logout-wide "auth logout removes the key, also from a file whose mode is too wide"
+printf 'api_key = "%s"\n' "$KEY" > "$CRED"
+chmod 644 "$CRED"
+st auth logout
+r1=$rc
+st auth logout
+if [ $r1 -eq 0 ] && [ ! -e "$CRED" ] && [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "no stored key"; then t_pass
+else t_fail "rc=$r1/$rc $(both)"; fi
+
+t_start st-login-tty "auth login on a terminal reads the key with echo off"
+if ! command -v script >/dev/null 2>&1; then
+	t_skip "script(1) from util-linux is not installed"
+else
+	TTYKEY=sk-ant-TTYKEY-77
+	tout=$( (sleep 1; printf '%s\n' "$TTYKEY") | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" \
+		XDG_STATE_HOME="$ST" TERM=dumb script -qec "$SANDBX auth login" /dev/null 2>&1); rc=$?
+	if [ $rc -eq 0 ] && printf '%s' "$tout" | grep -q "input hidden" && ! printf '%s' "$tout" | grep -qF "$TTYKEY" &&
+		grep -qF "$TTYKEY" "$CRED"; then t_pass; else t_fail "rc=$rc out=$tout"; fi
+fi
+
+# ---- sessions ----
+
+t_start st-sessions-empty "sandbx sessions with no store lists nothing and exits 0"
+st sessions
+if [ $rc -eq 0 ] && [ -z "$out" ] && printf '%s' "$err" | grep -q "no stored sessions"; then t_pass
+else t_fail "rc=$rc $(both)"; fi
+
+# mksession ID CREATED MTIME PROMPT: a session file as the agent writes it
+mksession() {
+	mkdir -p "$SESS"
+	chmod 700 "$ST/sandbx" "$SESS"
+	{
+		printf '{"type":"header","version":1,"id":"%s","created":%s}\n' "$1" "$2"
+		printf '{"type":"message","role":"user","content":[{"type":"text","text":"%s\\nsecond line"}]}\n' "$4"
+		printf '{"type":"message","role":"assistant","content":[{"type":"text","text":"ok"}]}\n'
+		printf '{"type":"turn","stop_reason":"end_turn","rounds":1}\n'
+	} > "$SESS/$1.jsonl"
+	chmod 600 "$SESS/$1.jsonl"
+	touch -d "@$3" "$SESS/$1.jsonl"
+}
+
+t_start st-sessions-list "sandbx sessions lists id, start, turns and the first prompt line, most recent first"
+mksession aaaa1111 1700000000 1700000100 "fix the build"
+mksession bbbb2222 1700000500 1700009000 "write the docs"
+printf '{"type":"message","role":"user","content":[{"type":"text","text":"more"}]}\n' >> "$SESS/aaaa1111.jsonl"
+touch -d @1700000200 "$SESS/aaaa1111.jsonl"
+st sessions
+l2=$(printf '%s\n' "$out" | sed -n 2p)
+l3=$(printf '%s\n' "$out" | sed -n 3p)
+if [ $rc -eq 0 ] && printf '%s' "$l2" | grep -qE '^bbbb2222 +[0-9-]+ [0-9:]+ +1  +write the docs$' &&
+	printf '%s' "$l3" | grep -qE '^aaaa1111 +[0-9-]+ [0-9:]+ +2\* +fix the build$' &&
+	! printf '%s' "$out" | grep -q "second line"; then t_pass; else t_fail "rc=$rc $(both)"; fi
+
+t_start st-sessions-damaged "a damaged session is listed as unreadable with its line, the others still listed"
+printf '{"type":"header","version":9,"id":"cccc3333","created":1}\n' > "$SESS/cccc3333.jsonl"
+chmod 600 "$SESS/cccc3333.jsonl"
+st sessions
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^cccc3333 .*unreadable: .*line 1: session version 9" &&
+	printf '%s' "$out" | grep -q "^bbbb2222"; then t_pass; else t_fail "rc=$rc $(both)"; fi
+rm -f "$SESS/cccc3333.jsonl"
+
+t_start st-sessions-wide-dir "a group/other-writable session directory is refused, naming it and its mode"
+chmod 777 "$SESS"
+st sessions
+if [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$SESS' has mode 0777"; then t_pass; else t_fail "rc=$rc $(both)"; fi
+chmod 700 "$SESS"
+
+t_start st-sessions-readable "a group/other-readable session directory is listed with a note"
+chmod 755 "$SESS"
+st sessions
+if [ $rc -eq 0 ] && printf '%s' "$err" | grep -q "other users can read it" && printf '%s' "$out" | grep -q "^bbbb2222"; then
+	t_pass; else t_fail "rc=$rc $(both)"; fi
+chmod 700 "$SESS"
+
+# ---- the policy keeps grants away from the store (cli_owned_check) ----
+
+# pol ARGS...: sandbox-run with the private tree and the given grants
+pol() { st sandbox-run "$@" -- /bin/true; }
+
+t_start st-grant-state "a grant holding the session store is refused (125) naming the store"
+pol --allow-read "$ST"
+if [ $rc -eq 125 ] && printf '%s' "$err" | grep -q "reaches sandbx's own session store"; then t_pass
+else t_fail "rc=$rc $err"; fi
+
+t_start st-grant-inside "a grant inside the session store is refused too"
+pol --allow-write "$SESS"
+if [ $rc -eq 125 ] && printf '%s' "$err" | grep -q "session store"; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_start st-grant-config "a grant holding the credential file is refused naming the credential directory"
+pol --allow-read "$CFG"
+r1=$rc e1=$err
+pol --allow-exec "$CFG/sandbx"
+if [ $r1 -eq 125 ] && printf '%s' "$e1" | grep -q "credential directory" && [ $rc -eq 125 ]; then t_pass
+else t_fail "rc=$r1/$rc $e1 $err"; fi
+
+t_start st-grant-link "a grant reaching the store through a symlink is refused"
+ln -s "$ST/sandbx" "$TMP/innocent"
+pol --allow-read "$TMP/innocent"
+if [ $rc -eq 125 ] && printf '%s' "$err" | grep -q "session store"; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_start st-grant-home "--allow-read ~ is refused when the store lives under the home (XDG defaults)"
+mkdir -p "$H/.local/state/sandbx" "$H/.config"
+out=$(cd "$TMP/work" && env -u XDG_STATE_HOME -u XDG_CONFIG_HOME HOME="$H" "$SANDBX" sandbox-run --allow-read "$H" \
+	-- /bin/true 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+if [ $rc -eq 125 ] && printf '%s' "$err" | grep -qF "$H/.local/state/sandbx"; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_start st-grant-root "--allow-read / is refused: it reaches the store"
+pol --allow-read /
+if [ $rc -eq 125 ] && printf '%s' "$err" | grep -q "sandbx's own"; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_start st-grant-sibling "a grant beside the store (not reaching it) is not refused for the store's sake"
+mkdir -p "$TMP/project"
+pol --allow-read "$TMP/project"
+if printf '%s' "$err" | grep -q "sandbx's own"; then t_fail "refused: $err"
+elif ! sandbox_works; then t_skip "the sandbox cannot run here (user namespaces or Landlock missing)"
+elif [ $rc -eq 0 ]; then t_pass; else t_fail "rc=$rc $err"; fi
+
+t_done
