@@ -12,6 +12,7 @@
  *   result ID ok|error MS OUTPUT
  *   ask TOOL SUBJECT     an approval question; the answer is written to
  *                        $TUIFAKE_LOG and shown as a note
+ *   askdiff N TOOL SUBJECT  the same with an N-line diff
  *   child SECS           run /bin/sleep SECS as a child, pid to $TUIFAKE_LOG;
  *                        a stop kills it (as the bash watcher does)
  *   note|retry|error STRING
@@ -135,12 +136,23 @@ static int fake_turn(void *ud, const char *prompt, const struct turn_io *io, str
 				io->on_event(io->ud, &ev);
 				free(t);
 			}
-		} else if (strncmp(l, "ask ", 4) == 0) {
-			char tool[64];
-			int n = 0;
+		} else if (strncmp(l, "ask ", 4) == 0 || strncmp(l, "askdiff ", 8) == 0) {
+			char tool[64], *diff = NULL;
+			int n = 0, nd = 0;
+			if (l[3] == 'd') {
+				nd = atoi(arg);
+				arg = strchr(arg, ' ');
+				arg = arg ? arg + 1 : l + strlen(l);
+				diff = xstrdup("@@ -0,0 +1 @@\n");
+				for (int i = 0; i < nd; i++) {
+					char *d = xasprintf("%s+added line %d\n", diff, i + 1);
+					free(diff);
+					diff = d;
+				}
+			}
 			if (sscanf(arg, "%63s %n", tool, &n) < 1)
 				continue;
-			struct approval_question q = { tool, arg + n, "{\"command\":\"...\"}", NULL };
+			struct approval_question q = { tool, arg + n, "{\"command\":\"...\"}", diff };
 			char *why = NULL;
 			enum approval_answer a = io->ask(io->ud, &q, &why);
 			static const char *const names[] = { "no", "yes", "always", "abort" };
@@ -149,6 +161,7 @@ static int fake_turn(void *ud, const char *prompt, const struct turn_io *io, str
 			emit(io, TEV_NOTE, note);
 			free(note);
 			free(why);
+			free(diff);
 			if (a == APPROVE_ABORT) {
 				reason = "no_consent";
 				break;

@@ -1,0 +1,250 @@
+#!/bin/sh
+# test_tui.sh — the interactive screen driven in tmux: keys in with
+# send-keys, the screen out with capture-pane.
+#
+# Two drivers:
+#   - $TESTTOOLS/tuifake runs the real screen (src/tui: threads, ncursesw,
+#     keys, model) with a scripted turn, so every screen behaviour is
+#     tested without a model;
+#   - the real `sandbx tui` against $TESTTOOLS/mockprov (a loopback
+#     Anthropic stand-in) for the scenarios that need the agent's turn loop
+#     (skipped, with the reason, while the loop is not in the build).
+# Screenshots of the main states are compared with tests/fixtures/tui/*.txt
+# (UPDATE_SHOTS=1 rewrites them).
+. "$(dirname "$0")/lib.sh"
+
+FIX=$(cd "${FIXTURES:-$(dirname "$0")/../fixtures}" 2>/dev/null && pwd)/tui
+FAKE=${TESTTOOLS:+$TESTTOOLS/tuifake}
+MOCK=${TESTTOOLS:+$TESTTOOLS/mockprov}
+SOCK=sbxtest$$
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$TMP" 2>/dev/null; }
+trap cleanup EXIT
+
+# run NAME W H CMD: CMD in a new W x H session; its exit status lands in
+# $TMP/NAME.rc, then the pane stays (the normal screen can be captured).
+run() {
+	n=$1 w=$2 h=$3
+	shift 3
+	rm -f "$TMP/$n.rc"
+	tm new-session -d -s "$n" -x "$w" -y "$h" \
+		"trap '' HUP; cd '$TMP' && env LANG=C.UTF-8 $*; echo \$? > '$TMP/$n.rc'; trap - HUP; sleep 30"
+}
+shot() { tm capture-pane -p -t "$1"; }
+# has NAME TEXT [TENTHS]: wait until the pane shows TEXT
+has() {
+	i=0
+	while [ $i -lt "${3:-50}" ]; do
+		shot "$1" | grep -qF -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# rc NAME [TENTHS]: wait for the exit status and print it
+rc() {
+	i=0
+	while [ ! -s "$TMP/$1.rc" ] && [ $i -lt "${2:-50}" ]; do sleep 0.1; i=$((i + 1)); done
+	cat "$TMP/$1.rc" 2>/dev/null || echo none
+}
+# same NAME FIXTURE: the pane equals tests/fixtures/tui/FIXTURE
+same() {
+	shot "$1" > "$TMP/$2"
+	if [ "${UPDATE_SHOTS:-0}" = 1 ]; then cp "$TMP/$2" "$FIX/$2"; return 0; fi
+	diff -u "$FIX/$2" "$TMP/$2" > "$TMP/$2.diff"
+}
+fake() { # NAME W H SCRIPT-FILE [ENV...]
+	n=$1 w=$2 h=$3 s=$4
+	shift 4
+	run "$n" "$w" "$h" "TUIFAKE_LOG='$TMP/$n.log' $* '$FAKE' '$s'"
+}
+logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
+
+if ! command -v tmux >/dev/null 2>&1; then
+	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-80x24; do
+		t_start $id; t_skip "tmux is not installed"
+	done
+	t_done
+	exit 0
+fi
+
+# ---------------------------------------------------------------- tuifake
+if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
+	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-80x24; do
+		t_start $id; t_skip "TESTTOOLS lacks tuifake"
+	done
+else
+# (a backslash-n is the fake's newline escape; octal 314 201 is U+0301, a combining accent)
+{
+	printf '%s\n' 'text Here is the answer, streamed in parts.\n'
+	printf '%s\n' 'sleep 100'
+	printf '%s\n' 'text ## Steps\n\n- first step, long enough to wrap at the edge of this pane when it is narrower than the text\n- second step\n\n```sh\necho hi\n```\n'
+	printf 'text Wide: \346\274\242\345\255\227\343\201\213\343\201\252, combining: cafe\314\201.\\n\n'
+	printf '%s\n' 'call t1 bash ls -la'
+	printf '%s\n' 'result t1 ok 320 total 8\nfile-a\nfile-b\nfile-c\nfile-d\nfile-e'
+	printf '%s\n' 'text Done.\n'
+	printf '%s\n' 'audit spawned'
+	printf '%s\n' 'end end_turn'
+} > "$TMP/stream.s"
+
+t_start tui-stream "a prompt is sent, the answer streams in with markdown and a folded tool row"
+fake s1 100 30 "$TMP/stream.s"
+if has s1 "type a prompt"; then
+	tm send-keys -t s1 "hello there" Enter
+	if has s1 "Done." && has s1 " ready " && same s1 stream.txt; then t_pass
+	else t_fail "the streamed screen differs: $(cat "$TMP/stream.txt.diff" 2>/dev/null | head -20)"; fi
+else t_fail "no first screen"; fi
+
+t_start tui-audit-held "audit records are held while the screen is up and printed when it ends"
+if shot s1 | grep -q "sandbx audit"; then t_fail "an audit record tore the screen"
+else
+	tm send-keys -t s1 C-d
+	r=$(rc s1)
+	if [ "$r" = 0 ] && has s1 "sandbx audit spawned source=tuifake" 20; then t_pass
+	else t_fail "rc=$r; after the screen: $(shot s1 | tail -5)"; fi
+fi
+
+t_start tui-quit-ctrl-d "ctrl-d on an empty prompt quits with 0 and the transcript stays on the normal screen"
+if [ "$(rc s1)" = 0 ] && shot s1 | grep -q "^> hello there" && shot s1 | grep -q "^    file-e"; then t_pass
+else t_fail "rc=$(rc s1); normal screen: $(shot s1 | head -5)"; fi
+
+printf 'text Let me check.\\n\naskdiff 2 bash rm -f build.log\ntext after\\n\nend end_turn\n' > "$TMP/ask.s"
+t_start tui-approve-yes "a question is answered with y and the call runs"
+fake s2 100 30 "$TMP/ask.s"
+if has s2 "type a prompt"; then
+	tm send-keys -t s2 "clean up" Enter
+	if has s2 "y yes, n no" && same s2 question.txt; then
+		tm send-keys -t s2 y
+		if has s2 "answer: yes" && logged s2 "answer: yes"; then t_pass
+		else t_fail "the answer did not reach the turn"; fi
+	else t_fail "the question differs: $(head -20 "$TMP/question.txt.diff")"; fi
+else t_fail "no first screen"; fi
+tm send-keys -t s2 C-d
+
+t_start tui-approve-no "n takes a reason, which goes back to the turn"
+fake s3 100 30 "$TMP/ask.s"
+has s3 "type a prompt" && tm send-keys -t s3 "clean up" Enter
+if has s3 "y yes, n no"; then
+	tm send-keys -t s3 n
+	has s3 "reason>" 20
+	tm send-keys -t s3 "keep the log" Enter
+	if has s3 "answer: no reason=keep the log" && logged s3 "answer: no reason=keep the log"; then t_pass
+	else t_fail "no refusal with its reason: $(cat "$TMP/s3.log" 2>/dev/null)"; fi
+else t_fail "no question"; fi
+tm send-keys -t s3 C-d
+
+printf 'askdiff 30 write notes.txt\nend end_turn\n' > "$TMP/long.s"
+t_start tui-resize-question "a resize redraws within 0.1 s while a question waits; a short pane shows first and last rows"
+fake s4 100 40 "$TMP/long.s"
+has s4 "type a prompt" && tm send-keys -t s4 "write it" Enter
+if has s4 "+added line 30"; then
+	tm resize-window -t s4 -x 70 -y 10
+	sleep 0.1
+	shot s4 > "$TMP/s4.after"
+	if grep -q "^│ …" "$TMP/s4.after" && grep -q "+added line 30" "$TMP/s4.after" && grep -q "write wants to run" "$TMP/s4.after" \
+		&& same s4 question-small.txt; then
+		tm send-keys -t s4 y
+		if has s4 "answer: yes"; then t_pass; else t_fail "no answer after the resize"; fi
+	else t_fail "not redrawn 0.1 s after the resize: $(cat "$TMP/s4.after")"; fi
+else t_fail "no question"; fi
+tm send-keys -t s4 C-d
+
+printf 'text starting a long command\\n\nchild 30\nend end_turn\n' > "$TMP/child.s"
+t_start tui-stop-escape "escape during a turn stops it; the running child process is gone"
+fake s5 100 30 "$TMP/child.s"
+has s5 "type a prompt" && tm send-keys -t s5 "go" Enter
+i=0
+while ! logged s5 "child " && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+pid=$(sed -n 's/^child //p' "$TMP/s5.log" 2>/dev/null)
+if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+	tm send-keys -t s5 Escape
+	if has s5 "the turn was stopped" && has s5 " ready " && ! kill -0 "$pid" 2>/dev/null; then t_pass
+	else t_fail "pid $pid still there or no stop shown"; fi
+else t_fail "the child did not start"; fi
+tm send-keys -t s5 C-d
+
+printf 'text waiting\\n\nsleep 700\nask bash echo hi\nend end_turn\n' > "$TMP/ahead.s"
+t_start tui-typeahead "keys typed before a question is drawn do not answer it"
+fake s6 100 30 "$TMP/ahead.s"
+has s6 "type a prompt" && tm send-keys -t s6 "go" Enter
+has s6 "waiting" 20
+tm send-keys -t s6 y y a
+if has s6 "y yes, n no"; then
+	sleep 0.5
+	if logged s6 "answer:"; then t_fail "typeahead answered the question: $(cat "$TMP/s6.log")"
+	else
+		tm send-keys -t s6 y
+		if has s6 "answer: yes"; then t_pass; else t_fail "no answer after the question showed"; fi
+	fi
+else t_fail "no question"; fi
+tm send-keys -t s6 C-d
+
+t_start tui-hangup "a hung-up terminal refuses the waiting question and exits 3"
+fake s7 100 30 "$TMP/ask.s"
+has s7 "type a prompt" && tm send-keys -t s7 "x" Enter
+if has s7 "y yes, n no"; then
+	tm kill-session -t s7
+	r=$(rc s7)
+	if [ "$r" = 3 ] && logged s7 "answer: abort"; then t_pass
+	else t_fail "rc=$r, log: $(cat "$TMP/s7.log" 2>/dev/null)"; fi
+else t_fail "no question"; fi
+
+t_start tui-no-color "NO_COLOR turns colours off (attributes stay)"
+fake s8 100 30 "$TMP/stream.s" NO_COLOR=1
+fake s9 100 30 "$TMP/stream.s"
+if has s8 "type a prompt" && has s9 "type a prompt"; then
+	tm send-keys -t s8 "hi" Enter
+	tm send-keys -t s9 "hi" Enter
+	has s8 "Done." && has s9 "Done."
+	c8=$(tm capture-pane -e -p -t s8 | grep -c '\[[0-9;]*3[1-7]m')
+	c9=$(tm capture-pane -e -p -t s9 | grep -c '\[[0-9;]*3[1-7]m')
+	if [ "$c8" -eq 0 ] && [ "$c9" -gt 0 ]; then t_pass; else t_fail "colour rows: NO_COLOR=$c8, default=$c9"; fi
+else t_fail "no first screen"; fi
+tm send-keys -t s8 C-d
+tm send-keys -t s9 C-d
+
+t_start tui-paste "a bracketed paste with newlines fills the input box and sends nothing"
+fake s10 100 30 "$TMP/stream.s"
+if has s10 "type a prompt"; then
+	tm set-buffer -b p "$(printf 'first pasted line\nsecond pasted line')"
+	tm paste-buffer -p -b p -t s10
+	if has s10 "> first pasted line" && has s10 "  second pasted line" && ! logged s10 "prompt"; then
+		tm send-keys -t s10 Enter
+		if has s10 "Done." && logged s10 "second pasted line"; then t_pass; else t_fail "Enter did not send the pasted prompt"; fi
+	else t_fail "paste: $(shot s10 | tail -4)"; fi
+else t_fail "no first screen"; fi
+tm send-keys -t s10 C-d
+
+t_start tui-80x24 "the screen works in an 80x24 terminal"
+fake s11 80 24 "$TMP/stream.s"
+if has s11 "type a prompt"; then
+	tm send-keys -t s11 "small" Enter
+	if has s11 "Done." && has s11 " ready " && same s11 small-80x24.txt; then t_pass
+	else t_fail "80x24 screen differs: $(head -20 "$TMP/small-80x24.txt.diff")"; fi
+else t_fail "no first screen"; fi
+tm send-keys -t s11 C-d
+fi
+
+# ---------------------------------------------------------------- sandbx tui
+t_start tui-no-key "with no API key configured, tui says how to set one and exits 1 before the screen"
+mkdir -p "$TMP/home" "$TMP/work"
+out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" \
+	"$SANDBX" tui 2>&1 </dev/null)
+r=$?
+if [ $r -eq 1 ] && echo "$out" | grep -q "sandbx auth login" && echo "$out" | grep -q ANTHROPIC_API_KEY; then t_pass
+else t_fail "rc=$r: $out"; fi
+
+REAL_IDS="tui-real-answer tui-real-approve-yes tui-real-approve-no tui-real-stop-bash tui-real-hangup"
+agent_missing() {
+	(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-test "$SANDBX" agent-run -- hi 2>&1 </dev/null) | grep -q "not built yet"
+}
+if agent_missing; then
+	for id in $REAL_IDS; do t_start $id; t_skip "the agent's turn loop (src/agent/agent.c) is not in this build yet"; done
+elif [ -z "$MOCK" ] || [ ! -x "$MOCK" ]; then
+	for id in $REAL_IDS; do t_start $id; t_skip "TESTTOOLS lacks mockprov"; done
+else
+	. "$(dirname "$0")/tui_real.sh"
+fi
+t_done
