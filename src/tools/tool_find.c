@@ -66,7 +66,7 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		return tool_fail(out, "'%s' is not a directory — find searches beneath a directory", path);
 	}
 	struct findst f = { .glob = glob, .max_visit = tlim_files(c), .max_shown = tlim_results(c) };
-	struct walk w = { .ctx = c, .visit = find_visit, .arg = &f, .sorted = 0 };
+	struct walk w = { .ctx = c, .visit = find_visit, .arg = &f };
 	char *base = tdisplay_base(path);
 	walk_tree(&w, fd, base);
 	free(base);

@@ -68,7 +68,8 @@ char *tdisplay_base(const char *path);
 char *tsize_words(uint64_t n);
 
 /*
- * Tree walker: visits every entry beneath a directory, depth first, never
+ * Tree walker: visits every entry beneath a directory, depth first, in
+ * directory order (callers sort what they show), never
  * following a link (entries are opened with O_NOFOLLOW relative to their
  * directory's descriptor), skipping .git/.hg/.svn, at most TOOLS_MAX_DEPTH
  * deep.  w->path holds the entry's display path while visit runs.
@@ -81,7 +82,6 @@ struct walk {
 	 * Return 0 to go on, 1 to stop the walk (set w->stop yourself). */
 	int (*visit)(struct walk *w, int dfd, const char *name, unsigned char type);
 	void *arg;
-	int sorted;		/* visit each directory's entries by name */
 	enum walk_stop stop;
 	uint64_t deep_skipped;	/* directories past TOOLS_MAX_DEPTH */
 	char path[PATH_MAX + 256];

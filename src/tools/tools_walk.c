@@ -18,16 +18,6 @@ static int skipped_dir(const char *name)
 	return strcmp(name, ".git") == 0 || strcmp(name, ".hg") == 0 || strcmp(name, ".svn") == 0;
 }
 
-struct ent {
-	char *name;
-	unsigned char type;
-};
-
-static int cmp_ents(const void *a, const void *b)
-{
-	return strcmp(((const struct ent *)a)->name, ((const struct ent *)b)->name);
-}
-
 static void walk_dir(struct walk *w, DIR *d, int depth);
 
 /* Visit one entry and descend into it when it is a directory. */
@@ -71,48 +61,17 @@ static void walk_dir(struct walk *w, DIR *d, int depth)
 	int dfd = dirfd(d);
 	struct dirent *de;
 
-	if (!w->sorted) {
-		while (w->stop == WALK_DONE && (de = readdir(d))) {
-			if (tool_stopped(w->ctx)) {
-				w->stop = WALK_CANCELLED;
-				break;
-			}
-			const char *n = de->d_name;
-			if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
-				continue;
-			if (walk_entry(w, dfd, n, de->d_type, depth))
-				break;
-		}
-		closedir(d);
-		return;
-	}
-	struct ent *v = NULL;
-	size_t n = 0, alloc = 0;
-	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
-		v[n].name = xstrdup(nm);
-		v[n].type = de->d_type;
-		n++;
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_ents);
-	for (size_t i = 0; i < n && w->stop == WALK_DONE; i++) {
+	while (w->stop == WALK_DONE && (de = readdir(d))) {
 		if (tool_stopped(w->ctx)) {
 			w->stop = WALK_CANCELLED;
 			break;
 		}
-		if (walk_entry(w, dfd, v[i].name, v[i].type, depth))
+		const char *n = de->d_name;
+		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+			continue;
+		if (walk_entry(w, dfd, n, de->d_type, depth))
 			break;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
 	closedir(d);
 }
 
