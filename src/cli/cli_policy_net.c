@@ -67,9 +67,33 @@ static int dns_check(const struct cli_opts *o, char **err)
 	return 0;
 }
 
+/*
+ * A grant of exactly one of the files --allow-dns renders would be covered
+ * in the view by the rendered file, and the helper would then find the
+ * grant "replaced" and refuse with a misleading message: say it here.
+ * (A grant of /etc itself is fine: the files are bound over it.)
+ */
+static int dns_grant_check(const struct cli_opts *o, const struct policy *p, char **err)
+{
+	static const char *const rendered[] = { "/etc/hosts", "/etc/nsswitch.conf", "/etc/resolv.conf" };
+	if (o->dns.n == 0)
+		return 0;
+	for (size_t i = 0; i < p->ngrants; i++) {
+		for (size_t j = 0; j < SBX_ARRAY_LEN(rendered); j++) {
+			if (p->grants[i].link || strcmp(p->grants[i].path, rendered[j]) != 0)
+				continue;
+			*err = xasprintf("--allow-dns cannot be combined with a grant of '%s': the command sees the "
+					 "rendered file there — drop that grant (or grant /etc to read the rest)",
+					 rendered[j]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cli_policy_network(const struct cli_opts *o, struct policy *p, char **err)
 {
-	if (dns_check(o, err) < 0)
+	if (dns_check(o, err) < 0 || dns_grant_check(o, p, err) < 0)
 		return -1;
 	if (o->net_any) {
 		p->net = POL_NET_ANY;

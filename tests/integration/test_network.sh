@@ -259,6 +259,7 @@ check_refused "bare --allow-network" --allow-dns localhost --allow-network
 check_refused "--allow-unix-sockets" --allow-dns localhost --allow-network 80 --allow-unix-sockets
 check_refused "port 53" --allow-dns localhost --allow-network 80,53
 check_refused "without --allow-network" --allow-dns localhost
+check_refused "'/etc/hosts'" --allow-dns localhost --allow-network 80 --allow-read /etc/hosts --allow-write "$W"
 # --dns-over-tcp without port 53: refused at parse time
 ( cd "$W" && "$SANDBX" sandbox-run --dns-over-tcp --allow-network 80 -- /bin/true ) >/dev/null 2>"$TMP/err"
 rc=$?; [ $rc = 64 ] && grep -q -- "--dns-over-tcp" "$TMP/err" || bad="$bad [dns-over-tcp without 53: rc=$rc]"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "cli/cli_policy.h"
@@ -332,6 +333,23 @@ static void clinet_dns_refusals(void **state)
 	strv_push(&o.dns, "-oops");
 	expect_refused(&o, "not a host name");
 	strv_free(&o.dns);
+
+	/* a grant of a file --allow-dns renders (here: /etc/hosts) */
+	struct stat st;
+	if (lstat("/etc/hosts", &st) == 0 && S_ISREG(st.st_mode)) {
+		struct policy p;
+		char *err = NULL;
+		opts_ports(&o, p80, 1);
+		strv_push(&o.dns, "localhost");
+		policy_init(&p);
+		assert_int_equal(policy_add_grant(&p, "/etc/hosts", POL_READ, &err), 0);
+		assert_int_equal(cli_policy_network(&o, &p, &err), -1);
+		assert_non_null(strstr(err, "--allow-dns"));
+		assert_non_null(strstr(err, "'/etc/hosts'"));
+		free(err);
+		policy_release(&p);
+		strv_free(&o.dns);
+	}
 
 	/* the same flags without --allow-dns are accepted */
 	opts_ports(&o, p53, 2);
