@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "store/fsutil.h"
@@ -517,6 +518,12 @@ const char *session_path(const struct session *s) { return s->path; }
 int session_turns(const struct session *s) { return s->turns; }
 int session_cut_short(const struct session *s) { return s->cut_short; }
 
+char *session_resume_line(const struct session *s)
+{
+	return xasprintf("resumed session '%s': %d turn%s loaded%s", s->id, s->turns, s->turns == 1 ? "" : "s",
+			 s->cut_short ? ", the last was cut short (stopped or interrupted)" : "");
+}
+
 cJSON *session_take_history(struct session *s)
 {
 	cJSON *h = s->history;
@@ -691,6 +698,7 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 		close(dir);
 		return -1;
 	}
+	flock(fd, LOCK_EX | LOCK_NB);	/* a new file: nobody else holds it */
 	struct session *s = session_alloc(dir, fd, x, id);
 	cJSON *h = cJSON_CreateObject();
 	cJSON_AddNumberToObject(h, "version", SESSION_VERSION);
@@ -808,6 +816,22 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	}
 	if (check_mode(&st, "the session file", display, notes, err) < 0)
 		goto out;
+	/* Reopen for appending and make sure it is the same file we checked. */
+	wfd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (wfd < 0 || fstat(wfd, &wst) < 0 || wst.st_dev != st.st_dev || wst.st_ino != st.st_ino) {
+		*err = xasprintf("cannot open '%s' for appending%s%s", display, wfd < 0 ? ": " : " — it changed while being read",
+				 wfd < 0 ? strerror(errno) : "");
+		goto out;
+	}
+	/* One writer per session: two interleaved conversations would make
+	 * the history unreplayable, and the cut-back of a failed append
+	 * assumes nobody else appended.  Held until session_close. */
+	if (flock(wfd, LOCK_EX | LOCK_NB) < 0) {
+		*err = xasprintf("session '%s' is in use by another sandbx — finish that one first, or start a new "
+				 "session with --session", id);
+		r = -EBUSY;
+		goto out;
+	}
 	p = session_parser_new(0);
 	if (parse_fd(rfd, p, display, err) < 0) {
 		char *e = *err;
@@ -815,11 +839,8 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 		free(e);
 		goto out;
 	}
-	/* Reopen for appending and make sure it is the same file we read. */
-	wfd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (wfd < 0 || fstat(wfd, &wst) < 0 || wst.st_dev != st.st_dev || wst.st_ino != st.st_ino) {
-		*err = xasprintf("cannot open '%s' for appending%s%s", display, wfd < 0 ? ": " : " — it changed while being read",
-				 wfd < 0 ? strerror(errno) : "");
+	if (fstat(wfd, &wst) < 0) {
+		*err = xasprintf("cannot stat '%s': %s", display, strerror(errno));
 		goto out;
 	}
 	for (size_t i = 0; i < session_parser_notes(p)->n; i++)

@@ -37,7 +37,8 @@
  *      or session_resume_latest(x, &s, ...)          --continue
  *   2. cJSON *msgs = session_take_history(s)         the Messages API
  *      "messages" array so far (caller owns; empty for a new session);
- *      session_turns(s), session_cut_short(s) for the "resumed" line
+ *      session_resume_line(s) is the "resumed ... N turns" line for stderr
+ *      (session_turns, session_cut_short give the parts)
  *   3. per finished round: session_append_round(s, prompt_or_NULL,
  *      assistant_msg, tool_results_msg_or_NULL, &err); the prompt is given
  *      with the first finished round of a turn only, so a turn stopped
@@ -124,7 +125,8 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
  * are owned by another user, group/other-writable, a symlink, not a regular
  * file, or the file does not parse; group/other-readable resumes with a
  * note.  A torn tail is cut off the file (noted); a dangling tool_use is
- * repaired (noted).  -ENOENT when no such session.
+ * repaired (noted).  -ENOENT when no such session; -EBUSY when another
+ * sandbx has it open (an exclusive flock is held until session_close).
  */
 int session_resume(const struct xdg_paths *x, const char *id, struct session **out, struct strv *notes,
 		   char **err);
@@ -135,6 +137,9 @@ const char *session_id(const struct session *s);
 const char *session_path(const struct session *s);
 int session_turns(const struct session *s);
 int session_cut_short(const struct session *s);
+/* "resumed session 'ID': N turns loaded[, the last was cut short ...]"
+ * for stderr (malloc'd), so agent-run and tui say it the same way. */
+char *session_resume_line(const struct session *s);
 /* The messages loaded (a cJSON array, caller owns, cJSON_Delete); once. */
 cJSON *session_take_history(struct session *s);
 

@@ -601,6 +601,29 @@ static void test_session_full_disk_append(void **state)
 	free(path);
 }
 
+static void test_session_one_writer_at_a_time(void **state)
+{
+	struct session *s = NULL, *t = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	char *id = xstrdup(session_id(s));
+	assert_int_equal(session_resume(&T.x, id, &t, &notes, &err), -EBUSY);
+	assert_null(t);
+	assert_non_null(strstr(err, "in use by another sandbx"));
+	free(err);
+	err = NULL;
+	session_close(s);
+	assert_int_equal(session_resume(&T.x, id, &t, &notes, &err), 0);
+	char *line = session_resume_line(t);
+	assert_non_null(strstr(line, "0 turns loaded"));
+	free(line);
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), -EBUSY);
+	free(err);
+	session_close(t);
+	free(id);
+}
+
 static void set_mtime(const char *id, time_t t)
 {
 	char *p = session_file(id);
@@ -668,6 +691,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_stop_before_first_round_stores_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_full_disk_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
