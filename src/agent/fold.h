@@ -142,6 +142,14 @@ int fold_tool_ready(const struct fold_msg *m, size_t i);
  */
 cJSON *fold_content_json(const struct fold_msg *m);
 
+/*
+ * The same array, but the text and thinking strings are moved into the
+ * tree instead of copied (m's blocks are left with empty text): a long
+ * answer is then held once, in the history, not twice.  Relies on cJSON's
+ * default allocator (malloc/free), which sandbx never replaces.
+ */
+cJSON *fold_content_take(struct fold_msg *m);
+
 /* {"id","model","stop_reason","stop_sequence","usage":{..},"content":[..],
  *  "dropped":[{"index","type","reason"}..]} */
 cJSON *fold_msg_json(const struct fold_msg *m);

@@ -115,11 +115,13 @@ static size_t event_size(const struct sse_parser *p)
 	return p->line.len + p->data.len + p->event.len;
 }
 
-static int add_line_bytes(struct sse_parser *p, const void *s, size_t n, char **err)
+/* Would n more bytes of the current line take the event past the cap? */
+static int over_cap(struct sse_parser *p, size_t n, char **err)
 {
-	if (n > p->max || event_size(p) + n > p->max)
-		return fail(p, xasprintf("stream event is larger than the %zu-byte cap — the server sent an oversized event", p->max), err);
-	sbuf_add(&p->line, s, n);
+	if (n > p->max || event_size(p) + n > p->max) {
+		fail(p, xasprintf("stream event is larger than the %zu-byte cap — the server sent an oversized event", p->max), err);
+		return 1;
+	}
 	return 0;
 }
 
@@ -150,13 +152,11 @@ static int is_field(const char *f, size_t n, const char *name)
 	return strlen(name) == n && memcmp(f, name, n) == 0;
 }
 
-static int process_line(struct sse_parser *p)
+/* One whole line, l[0..n), either in the input slice or in p->line. */
+static int process_line(struct sse_parser *p, const char *l, size_t n)
 {
-	const char *l = p->line.p;
-	size_t n = p->line.len;
 	if (n == 0)
 		return dispatch(p);
-	p->line.len = 0;
 	if (l[0] == ':')
 		return 0;
 	const char *colon = memchr(l, ':', n);
@@ -167,14 +167,12 @@ static int process_line(struct sse_parser *p)
 		v++;
 		vlen--;
 	}
-	if (is_field(l, flen, "event")) {
-		sbuf_set(&p->event, v, vlen);
-	} else if (is_field(l, flen, "data")) {
-		/* The line buffer already counted these bytes against the cap;
-		 * moving them to data keeps the sum, plus the joining '\n'. */
+	if (is_field(l, flen, "data")) {
 		sbuf_add(&p->data, v, vlen);
 		sbuf_add(&p->data, "\n", 1);
 		p->have_data = 1;
+	} else if (is_field(l, flen, "event")) {
+		sbuf_set(&p->event, v, vlen);
 	} else if (is_field(l, flen, "id")) {
 		if (!memchr(v, '\0', vlen))
 			sbuf_set(&p->id, v, vlen);
@@ -192,6 +190,10 @@ static int process_line(struct sse_parser *p)
 int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 {
 	const unsigned char *s = buf, *end = s + n;
+	/* The next LF and CR at or after s, found with memchr and kept until
+	 * passed, so a slice is scanned once whatever its line ends. */
+	const unsigned char *nl = NULL, *cr = NULL;
+	int nl_known = 0, cr_known = 0;
 	if (p->failed) {
 		if (err)
 			*err = xstrdup(p->fail_msg);
@@ -206,10 +208,13 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 				continue;
 			}
 			/* Not a BOM after all: the matched bytes are line text. */
-			int matched = p->bom;
+			size_t matched = (size_t)p->bom;
 			p->bom = -1;
-			if (matched && add_line_bytes(p, bom_bytes, (size_t)matched, err) < 0)
-				return -1;
+			if (matched) {
+				if (over_cap(p, matched, err))
+					return -1;
+				sbuf_add(&p->line, bom_bytes, matched);
+			}
 		}
 		if (p->after_cr) {
 			p->after_cr = 0;
@@ -218,16 +223,35 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 				continue;
 			}
 		}
-		const unsigned char *e = s;
-		while (e < end && *e != '\n' && *e != '\r')
-			e++;
-		if (e > s && add_line_bytes(p, s, (size_t)(e - s), err) < 0)
+		if (!nl_known || (nl && nl < s)) {
+			nl = memchr(s, '\n', (size_t)(end - s));
+			nl_known = 1;
+		}
+		if (!cr_known || (cr && cr < s)) {
+			cr = memchr(s, '\r', (size_t)(end - s));
+			cr_known = 1;
+		}
+		const unsigned char *e = nl ? nl : end;
+		if (cr && cr < e)
+			e = cr;
+		size_t len = (size_t)(e - s);
+		if (len && over_cap(p, len, err))
 			return -1;
-		if (e == end)
+		if (e == end) {
+			sbuf_add(&p->line, s, len);	/* the rest of the line comes later */
 			break;
+		}
 		p->after_cr = (*e == '\r');
+		int r;
+		if (p->line.len == 0) {
+			r = process_line(p, (const char *)s, len);	/* whole in this slice: no copy */
+		} else {
+			sbuf_add(&p->line, s, len);
+			size_t whole = p->line.len;
+			p->line.len = 0;
+			r = process_line(p, p->line.p, whole);
+		}
 		s = e + 1;
-		int r = process_line(p);
 		if (r) {
 			p->failed = 1;
 			p->fail_msg = xstrdup("the stream was stopped by its event handler");

@@ -45,6 +45,8 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,14 +203,33 @@ static const char sse_head[] = "HTTP/1.1 200 OK\r\n"
 			       "request-id: req_mock\r\n"
 			       "Connection: close\r\n\r\n";
 
+/* One chunk of the chunked body in one writev: several small writes would
+ * meet Nagle and delayed ACKs and stall the stream for 40 ms each. */
 static int send_chunk(int fd, const char *s, size_t n)
 {
 	char h[32];
 	int hl = snprintf(h, sizeof(h), "%zx\r\n", n);
 	if (n == 0)
 		return 0;
-	if (write_all(fd, h, (size_t)hl) < 0 || write_all(fd, s, n) < 0 || write_all(fd, "\r\n", 2) < 0)
-		return -1;
+	struct iovec iov[3] = { { h, (size_t)hl }, { (void *)s, n }, { (void *)"\r\n", 2 } };
+	size_t left = (size_t)hl + n + 2;
+	int i = 0;
+	while (left > 0) {
+		ssize_t w = writev(fd, iov + i, 3 - i);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		left -= (size_t)w;
+		while (i < 3 && (size_t)w >= iov[i].iov_len) {
+			w -= (ssize_t)iov[i].iov_len;
+			i++;
+		}
+		if (i < 3) {
+			iov[i].iov_base = (char *)iov[i].iov_base + w;
+			iov[i].iov_len -= (size_t)w;
+		}
+	}
 	return 0;
 }
 
@@ -348,6 +369,8 @@ int main(int argc, char **argv)
 				i--;
 			continue;
 		}
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		char *head = NULL, *body = NULL;
 		size_t blen = 0;
 		if (read_request(fd, &head, &body, &blen) < 0) {

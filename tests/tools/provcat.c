@@ -5,12 +5,15 @@
  *   provcat --base-url URL [--key KEY] [--model M] [--max-tokens N]
  *           [--system TEXT] (--prompt TEXT | --messages FILE) [--tools FILE]
  *           [--wrap-up] [--drop-text] [--retries N] [--idle-ms N]
- *           [--total-ms N] [--backoff-ms N] [--stop-after-ms N]
+ *           [--total-ms N] [--backoff-ms N] [--stop-after-ms N] [--stream-out]
  *
  * The key defaults to $ANTHROPIC_API_KEY.  stdout gets one line:
  *   {"rc":N,"error":STR|null,"streamed":STR,"retries":N,"message":{...}}
  * where streamed is the text the hooks saw and message is fold_msg_json.
- * stderr gets "retry: <prov_retry_text>" for each retry.  Exit status: 0
+ * stderr gets "retry: <prov_retry_text>" for each retry.  With
+ * --stream-out the text deltas go to stdout as they arrive (as agent-run
+ * prints them), are not gathered into "streamed", and the JSON line goes
+ * to stderr instead: for throughput and memory measurements.  Exit status: 0
  * answered, 1 failed, 4 timed out, 5 stopped.
  */
 #include <signal.h>
@@ -32,6 +35,7 @@ static void on_alarm(int sig)
 }
 
 struct out {
+	int stream_out;
 	char *text;
 	size_t len, cap;
 	int retries;
@@ -40,6 +44,10 @@ struct out {
 static void on_text(void *ctx, size_t index, const char *s, size_t n)
 {
 	struct out *o = ctx;
+	if (o->stream_out) {
+		fwrite(s, 1, n, stdout);
+		return;
+	}
 	if (o->len + n + 1 > o->cap) {
 		o->cap = (o->len + n + 1) * 2;
 		o->text = xrealloc(o->text, o->cap);
@@ -147,6 +155,8 @@ int main(int argc, char **argv)
 			stop_after = num(v);
 		else if (strcmp(a, "--wrap-up") == 0)
 			rq.tool_choice_none = 1;
+		else if (strcmp(a, "--stream-out") == 0)
+			out.stream_out = 1;
 		else if (strcmp(a, "--drop-text") == 0)
 			flags |= FOLD_DROP_TEXT;
 		else {
@@ -185,7 +195,9 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(o, "retries", out.retries);
 	cJSON_AddItemToObject(o, "message", fold_msg_json(&m));
 	char *s = cJSON_PrintUnformatted(o);
-	puts(s);
+	fflush(stdout);
+	fputs(s, out.stream_out ? stderr : stdout);
+	fputc('\n', out.stream_out ? stderr : stdout);
 	free(s);
 	cJSON_Delete(o);
 	if (err)

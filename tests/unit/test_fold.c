@@ -356,6 +356,60 @@ static void test_fold_text_grows_by_doubling(void **state)
 	fold_release(&m);
 }
 
+/* The compact text_delta fast path and the general path agree, and the
+ * fast path leaves every odd case to the general one. */
+static void test_fold_compact_and_spaced_agree(void **state)
+{
+	const char *start = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}";
+	const char *compact = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"caf\\u00e9 \\\"q\\\"\\n\\ud83d\\ude42\"}}";
+	const char *spaced = "{\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {\"type\": \"text_delta\", \"text\": \"caf\\u00e9 \\\"q\\\"\\n\\ud83d\\ude42\"}}";
+	const char *stop = "{\"type\":\"content_block_stop\",\"index\":0}";
+	struct fold_msg a, b;
+	fold_init(&a, 0, NULL);
+	fold_init(&b, 0, NULL);
+	assert_int_equal(fold_event(&a, NULL, start, strlen(start), NULL), 0);
+	assert_int_equal(fold_event(&b, NULL, start, strlen(start), NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(fold_event(&a, NULL, compact, strlen(compact), NULL), 0);
+		assert_int_equal(fold_event(&b, NULL, spaced, strlen(spaced), NULL), 0);
+	}
+	assert_string_equal(a.blocks[0].text, b.blocks[0].text);
+	assert_int_equal(a.blocks[0].text_len, 3 * strlen("caf\xc3\xa9 \"q\"\n\xf0\x9f\x99\x82"));
+	/* After the stop, a compact delta is refused like a spaced one. */
+	assert_int_equal(fold_event(&a, NULL, stop, strlen(stop), NULL), 0);
+	char *err = NULL;
+	assert_int_equal(fold_event(&a, NULL, compact, strlen(compact), &err), -1);
+	assert_non_null(strstr(err, "after it stopped"));
+	free(err);
+	/* Trailing junk after the compact form: the general path rejects it. */
+	const char *junk = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}}";
+	err = NULL;
+	assert_int_equal(fold_event(&b, "content_block_delta", junk, strlen(junk), &err), -1);
+	assert_non_null(strstr(err, "malformed"));
+	free(err);
+	fold_release(&a);
+	fold_release(&b);
+}
+
+static void test_fold_content_take_moves_text(void **state)
+{
+	struct run r;
+	run_fixture(&r, "thinking.sse", FX_WHOLE, 0, 0);
+	cJSON *copy = fold_content_json(&r.m);
+	char *text = r.m.blocks[1].text;
+	cJSON *taken = fold_content_take(&r.m);
+	char *a = cJSON_PrintUnformatted(copy), *b = cJSON_PrintUnformatted(taken);
+	assert_string_equal(a, b);
+	/* The very buffer moved into the tree; the block is left empty. */
+	assert_ptr_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(taken, 1), "text")->valuestring, text);
+	assert_string_equal(r.m.blocks[1].text, "");
+	free(a);
+	free(b);
+	cJSON_Delete(copy);
+	run_done(&r);
+	cJSON_Delete(taken);	/* outlives the message */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +425,8 @@ int main(void)
 		cmocka_unit_test(test_fold_malformed_fails),
 		cmocka_unit_test(test_fold_drop_text_still_hooks),
 		cmocka_unit_test(test_fold_text_grows_by_doubling),
+		cmocka_unit_test(test_fold_compact_and_spaced_agree),
+		cmocka_unit_test(test_fold_content_take_moves_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
