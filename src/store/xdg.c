@@ -60,3 +60,30 @@ void xdg_paths_release(struct xdg_paths *p)
 	free(p->config_home);
 	memset(p, 0, sizeof(*p));
 }
+
+static void push_unique(struct strv *v, char *s)
+{
+	if (strv_has(v, s))
+		free(s);
+	else
+		strv_push_own(v, s);
+}
+
+void xdg_protected_dirs(const struct xdg_paths *p, struct strv *state, struct strv *config)
+{
+	if (p->state_dir)
+		push_unique(state, xstrdup(p->state_dir));
+	if (p->config_dir)
+		push_unique(config, xstrdup(p->config_dir));
+	const char *homes[2] = { getenv("HOME"), NULL };
+	struct passwd *pw = getpwuid(getuid());
+	homes[1] = pw ? pw->pw_dir : NULL;
+	for (int i = 0; i < 2; i++) {
+		const char *h = homes[i];
+		if (!h || h[0] != '/')
+			continue;
+		const char *sep = strcmp(h, "/") == 0 ? "" : h;
+		push_unique(state, xasprintf("%s/.local/state/sandbx", sep));
+		push_unique(config, xasprintf("%s/.config/sandbx", sep));
+	}
+}

@@ -13,6 +13,8 @@
 #ifndef SBX_XDG_H
 #define SBX_XDG_H
 
+#include "util/util.h"
+
 struct xdg_paths {
 	char *home;		/* $HOME or the passwd entry; may be NULL */
 	char *state_dir;	/* .../sandbx under the state home */
@@ -22,6 +24,17 @@ struct xdg_paths {
 	char *state_home;	/* the XDG state base (state_dir's parent) */
 	char *config_home;	/* the XDG config base (config_dir's parent) */
 };
+
+/*
+ * Every directory holding sandbx's own state that no grant may reach, for
+ * the policy's owned-path refusal: the current state_dir (onto *state) and
+ * config_dir (onto *config), and also the default ones under the home
+ * ($HOME and the passwd entry's home: ~/.local/state/sandbx and
+ * ~/.config/sandbx) when the XDG variables point elsewhere — a store
+ * written under another setting still holds sessions and a key.  Paths are
+ * absolute, not resolved, without duplicates; strv_free both.
+ */
+void xdg_protected_dirs(const struct xdg_paths *p, struct strv *state, struct strv *config);
 
 /* 0, or -1 with *err set (malloc'd) when no home can be found. */
 int xdg_paths_get(struct xdg_paths *p, char **err);
