@@ -84,6 +84,26 @@ st auth status
 if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "symbolic link"; then t_pass; else t_fail "rc=$rc $err"; fi
 rm -f "$CRED"
 
+t_start st-other-owner "a credential file owned by another user is refused, naming the owner"
+printf 'api_key = "%s"\n' "$KEY" > "$CRED"
+chmod 600 "$CRED"
+if is_root; then
+	chown 4242:4242 "$CRED"
+	st auth status
+	chown 0:0 "$CRED"
+elif command -v unshare >/dev/null 2>&1 && unshare -Urm true 2>/dev/null; then
+	# In a user namespace a root-owned file bound over ours shows an owner
+	# that is not us; nothing else changes.
+	out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+		unshare -Urm sh -c 'mount --bind /etc/passwd "$1" && exec "$2" auth status' sh "$CRED" "$SANDBX" \
+		2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+else
+	rc=skip
+fi
+if [ "$rc" = skip ]; then t_skip "not root and no user namespaces to show another owner"
+elif [ "$rc" -eq 1 ] && printf '%s' "$err" | grep -qF "'$CRED' is owned by uid"; then t_pass
+else t_fail "rc=$rc $err"; fi
+
 t_start st-logout-wide "auth logout removes the key, also from a file whose mode is too wide"
 printf 'api_key = "%s"\n' "$KEY" > "$CRED"
 chmod 644 "$CRED"
