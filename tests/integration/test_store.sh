@@ -221,4 +221,25 @@ if printf '%s' "$err" | grep -q "sandbx's own"; then t_fail "refused: $err"
 elif ! sandbox_works; then t_skip "the sandbox cannot run here (user namespaces or Landlock missing)"
 elif [ $rc -eq 0 ]; then t_pass; else t_fail "rc=$rc $err"; fi
 
+# ---- the key stays with the harness ----
+
+t_start st-env-key-agent "agent-run and tui refuse --allow-env ANTHROPIC_API_KEY (64, stdout empty, sandbox-run named)"
+st agent-run --allow-env ANTHROPIC_API_KEY -- hello
+r1=$rc o1=$out e1=$err
+st tui --allow-env ANTHROPIC_API_KEY
+if [ $r1 -eq 64 ] && [ -z "$o1" ] && printf '%s' "$e1" | grep -q "sandbx sandbox-run" && [ $rc -eq 64 ] && [ -z "$out" ]
+then t_pass; else t_fail "agent-run rc=$r1 $e1 / tui rc=$rc $err"; fi
+
+t_start st-env-key-sandbox-run "sandbox-run passes ANTHROPIC_API_KEY on purpose with --allow-env"
+if ! sandbox_works; then t_skip "the sandbox cannot run here (user namespaces or Landlock missing)"
+else
+	out=$(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-ant-PASSED HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+		"$SANDBX" sandbox-run --allow-env ANTHROPIC_API_KEY -- /bin/sh -c 'echo "k=$ANTHROPIC_API_KEY"' 2>"$TMP/err")
+	rc=$?
+	o2=$(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-ant-PASSED HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+		"$SANDBX" sandbox-run -- /bin/sh -c 'echo "k=$ANTHROPIC_API_KEY"' 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "$out" = "k=sk-ant-PASSED" ] && [ "$o2" = "k=" ]; then t_pass
+	else t_fail "rc=$rc out=$out without flag: $o2 $(cat "$TMP/err")"; fi
+fi
+
 t_done
