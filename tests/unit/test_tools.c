@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "sandbox/helper.h"
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
 #include "util/log.h"
@@ -468,8 +469,79 @@ static void tool_readonly_root(void **state)
 	tt_teardown(dir);
 }
 
-int main(void)
+/* The system directories /bin/sh needs, as the CLI floor grants them. */
+static void add_floor(struct policy *p)
 {
+	const char *floor[] = { "/usr", "/bin", "/lib", "/lib64" };
+	char *err = NULL, target[4096];
+	struct stat st;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(floor); i++) {
+		if (lstat(floor[i], &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(floor[i], target, sizeof(target) - 1);
+			assert_true(n > 0);
+			target[n] = '\0';
+			policy_add_link(p, floor[i], target);
+		} else {
+			assert_int_equal(policy_add_grant(p, floor[i], POL_READ | POL_EXEC, &err), 0);
+		}
+	}
+	strv_push(&p->env, "PATH");
+	policy_sort(p);
+}
+
+/* bash through the real helper (this test binary re-executed: main
+ * dispatches HELPER_ARGV1 like sandbx's main does). */
+static void tool_bash_sandboxed(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	add_floor(&f->p);
+	f->p.cwd = tt_path(f->dir, "w");
+	run(f, "bash", "{\"command\":\"true\"}", &r);
+	if (strstr(r.content, "refused")) {
+		const char *must = getenv("SANDBX_MUST_WORK");
+		char *why = xstrdup(r.content);
+		tool_result_release(&r);
+		tfx_free(f);
+		if (must && strcmp(must, "1") == 0)
+			fail_msg("sandbox refused with SANDBX_MUST_WORK=1: %s", why);
+		free(why);
+		skip();
+	}
+	tool_result_release(&r);
+	assert_int_equal(run(f, "bash", "{\"command\":\"cat five.txt | wc -l; echo oops >&2; exit 3\"}", &r), -1);
+	assert_string_equal(r.content, "5\n[stderr]\noops\n[exit status 3]\n");
+	tool_result_release(&r);
+	char *cmd = xasprintf("{\"command\":\"cat %s/outside.txt\"}", f->dir);
+	assert_int_equal(run(f, "bash", cmd, &r), -1);
+	EXPECT_NOT(r, "secret");
+	EXPECT_HAS(r, "[exit status 1]");
+	tool_result_release(&r);
+	free(cmd);
+	assert_int_equal(run(f, "bash", "{\"command\":\"echo > made.txt\"}", &r), 0);
+	assert_string_equal(r.content, "(no output)\n[exit status 0]\n");
+	tool_result_release(&r);
+	char *made = tt_slurp(f->dir, "w/made.txt");
+	assert_non_null(made);
+	free(made);
+	assert_int_equal(run(f, "bash", "{\"command\":\"sleep 20\",\"timeout\":1}", &r), -1);
+	EXPECT_HAS(r, "[killed after the timeout of 1 s");
+	EXPECT_HAS(r, "[exit status 124]");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "bash", "{\"command\":\"head -c 1000000 /dev/zero | tr '\\\\0' a\"}", &r), 0);
+	EXPECT_HAS(r, "[stdout cut: showing the first");
+	assert_true(strlen(r.content) <= TOOLS_MAX_OUTPUT + 256);
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], HELPER_ARGV1) == 0)
+		return helper_main(argc, argv);
+
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tools_table_schema_risk),
 		cmocka_unit_test(tools_bad_input),
@@ -485,6 +557,7 @@ int main(void)
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_readonly_root),
+		cmocka_unit_test(tool_bash_sandboxed),
 	};
 	log_set_level(LOG_OFF);
 	return cmocka_run_group_tests(tests, NULL, NULL);
