@@ -22,7 +22,9 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
@@ -331,40 +333,93 @@ int seccomp_filter_install(const struct policy *p)
 	return r;
 }
 
-int seccomp_filter_export(const struct policy *p, int fd)
+/* Read fd to end of file into buf (at most cap bytes); the byte count, or
+ * -errno (-EINVAL when there is more than cap). */
+static ssize_t read_to_eof(int fd, char *buf, size_t cap)
 {
-	scmp_filter_ctx ctx;
-	int r = seccomp_filter_build(p, &ctx);
-	if (r < 0)
-		return r;
-	r = seccomp_export_bpf(ctx, fd);
-	seccomp_release(ctx);
-	return r;
-}
-
-int seccomp_filter_read(int fd, struct seccomp_bpf *out)
-{
-	char *buf = (char *)out->insns;
-	const size_t cap = sizeof(out->insns);
 	size_t n = 0;
-
 	for (;;) {
 		char extra;
-		/* One byte past the cap tells an oversized program from a full one. */
+		/* One byte past the cap tells an oversized input from a full one. */
 		ssize_t r = n < cap ? read(fd, buf + n, cap - n) : read(fd, &extra, 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -errno;
 		if (r == 0)
-			break;
+			return (ssize_t)n;
 		if (n == cap)
 			return -EINVAL;
 		n += (size_t)r;
 	}
-	if (n == 0 || n % sizeof(struct sock_filter) != 0)
+}
+
+/*
+ * The stream is a 32-bit instruction count, then the instructions.  The
+ * program is compiled into a private memfd first and written in one go,
+ * so a failure half-way leaves a count the reader finds unmatched rather
+ * than a shorter program that might still load.
+ */
+int seccomp_filter_export(const struct policy *p, int fd)
+{
+	struct seccomp_bpf *bpf = NULL;
+	scmp_filter_ctx ctx;
+	int tmp = -1, r;
+
+	if ((r = seccomp_filter_build(p, &ctx)) < 0)
+		return r;
+	tmp = memfd_create("sandbx-seccomp", MFD_CLOEXEC);
+	if (tmp < 0) {
+		r = -errno;
+		goto out;
+	}
+	if ((r = seccomp_export_bpf(ctx, tmp)) < 0)
+		goto out;
+	if (lseek(tmp, 0, SEEK_SET) < 0) {
+		r = -errno;
+		goto out;
+	}
+	bpf = xmalloc(sizeof(*bpf));
+	ssize_t n = read_to_eof(tmp, (char *)bpf->insns, sizeof(bpf->insns));
+	if (n < 0) {
+		r = (int)n;
+		goto out;
+	}
+	if (n == 0 || n % (ssize_t)sizeof(struct sock_filter) != 0) {
+		r = -EINVAL;
+		goto out;
+	}
+	uint32_t count = (uint32_t)((size_t)n / sizeof(struct sock_filter));
+	r = write_all(fd, &count, sizeof(count)) < 0 || write_all(fd, bpf->insns, (size_t)n) < 0 ? -errno : 0;
+out:
+	free(bpf);
+	if (tmp >= 0)
+		close(tmp);
+	seccomp_release(ctx);
+	return r;
+}
+
+int seccomp_filter_read(int fd, struct seccomp_bpf *out)
+{
+	uint32_t count;
+	size_t got = 0;
+
+	while (got < sizeof(count)) {
+		ssize_t r = read(fd, (char *)&count + got, sizeof(count) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EINVAL;
+		got += (size_t)r;
+	}
+	ssize_t n = read_to_eof(fd, (char *)out->insns, sizeof(out->insns));
+	if (n < 0)
+		return (int)n;
+	if (count == 0 || count > SECCOMP_BPF_MAX_INSNS || (size_t)n != count * sizeof(struct sock_filter))
 		return -EINVAL;
-	out->len = (unsigned short)(n / sizeof(struct sock_filter));
+	out->len = (unsigned short)count;
 	return 0;
 }
 

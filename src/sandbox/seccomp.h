@@ -44,12 +44,17 @@ struct seccomp_bpf {
 	unsigned short len;
 };
 
-/* Build p's filter and write the compiled program to fd; 0 or -errno. */
+/*
+ * Build p's filter and write the compiled program to fd, in one write
+ * after it is complete: a 32-bit native-endian instruction count, then
+ * the instructions.  0 or -errno.
+ */
 int seccomp_filter_export(const struct policy *p, int fd);
 
 /*
  * Read one program written by seccomp_filter_export from fd, up to end
- * of file; 0, or -errno (-EINVAL: empty, torn or oversized program).
+ * of file; 0, or -errno (-EINVAL: empty, oversized, or the count does not
+ * match what followed, e.g. the writer failed half-way).
  */
 int seccomp_filter_read(int fd, struct seccomp_bpf *out);
 

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -500,11 +501,28 @@ static int read_bytes(const void *data, size_t n, struct seccomp_bpf *out)
 static void test_seccomp_read_rejects_bad_programs(void **state)
 {
 	static struct seccomp_bpf bpf;
-	static char big[(SECCOMP_BPF_MAX_INSNS + 1) * sizeof(struct sock_filter)];
+	static char buf[sizeof(uint32_t) + (SECCOMP_BPF_MAX_INSNS + 1) * sizeof(struct sock_filter)];
+	const size_t insn = sizeof(struct sock_filter);
+	uint32_t count;
+
 	assert_int_equal(read_bytes("", 0, &bpf), -EINVAL);		/* empty */
-	assert_int_equal(read_bytes("12345", 5, &bpf), -EINVAL);	/* torn */
-	assert_int_equal(read_bytes(big, sizeof(big), &bpf), -EINVAL);	/* too long */
-	assert_int_equal(read_bytes(big, sizeof(big) - sizeof(struct sock_filter), &bpf), 0);
+	assert_int_equal(read_bytes("\2\0", 2, &bpf), -EINVAL);	/* torn count */
+	count = 0;
+	memcpy(buf, &count, 4);
+	assert_int_equal(read_bytes(buf, 4, &bpf), -EINVAL);		/* no program */
+	count = 2;
+	memcpy(buf, &count, 4);
+	assert_int_equal(read_bytes(buf, 4 + insn, &bpf), -EINVAL);	/* one short */
+	assert_int_equal(read_bytes(buf, 4 + 3 * insn, &bpf), -EINVAL);	/* one too many */
+	assert_int_equal(read_bytes(buf, 4 + 2 * insn + 3, &bpf), -EINVAL);	/* torn */
+	assert_int_equal(read_bytes(buf, 4 + 2 * insn, &bpf), 0);
+	assert_int_equal(bpf.len, 2);
+	count = SECCOMP_BPF_MAX_INSNS + 1;
+	memcpy(buf, &count, 4);
+	assert_int_equal(read_bytes(buf, sizeof(buf), &bpf), -EINVAL);	/* too long */
+	count = SECCOMP_BPF_MAX_INSNS;
+	memcpy(buf, &count, 4);
+	assert_int_equal(read_bytes(buf, sizeof(buf) - insn, &bpf), 0);	/* the longest */
 	assert_int_equal(bpf.len, SECCOMP_BPF_MAX_INSNS);
 }
 
