@@ -1,0 +1,179 @@
+/*
+ * ptytime — run a full-screen program on a pseudo-terminal and time it,
+ * for bench/tui.sh.
+ *
+ *   ptytime [-s COLSxROWS] [-f TEXT] [-i SECS] [-k KEYS -d TEXT] [-q KEYS] -- PROGRAM [ARG...]
+ *
+ *   -f TEXT   the first screen is drawn when TEXT appears in the output
+ *             (default "ready"); prints first_ms
+ *   -i SECS   then stay idle SECS seconds (output drained); prints idle_rss_kib
+ *   -k KEYS   then type KEYS (\r is Enter) and wait for -d TEXT; prints
+ *             done_ms, rss_kib and peak_rss_kib (VmHWM)
+ *   -q KEYS   finally type KEYS (default ctrl-d) and wait for the exit
+ *
+ * Every wait is bounded (60 s); a timeout prints "timeout" and exits 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#define WINDOW 4096		/* bytes of output kept to match TEXT across reads */
+
+static int mfd;
+static pid_t child;
+static char win[WINDOW * 2];
+static size_t wlen;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Read output until text appears (text NULL: for ms milliseconds). */
+static int pump(const char *text, double ms)
+{
+	double end = now_ms() + ms;
+	for (;;) {
+		double left = end - now_ms();
+		if (left <= 0)
+			return text ? -1 : 0;
+		struct pollfd p = { mfd, POLLIN, 0 };
+		if (poll(&p, 1, (int)left + 1) <= 0)
+			continue;
+		char buf[65536];
+		ssize_t r = read(mfd, buf, sizeof(buf));
+		if (r <= 0)
+			return -1;
+		for (ssize_t i = 0; i < r; i++) {
+			if (wlen == sizeof(win)) {
+				memmove(win, win + WINDOW, WINDOW);
+				wlen = WINDOW;
+			}
+			win[wlen++] = buf[i];
+		}
+		if (text && memmem(win, wlen, text, strlen(text))) {
+			wlen = 0;
+			return 0;
+		}
+	}
+}
+
+static long status_kib(const char *field)
+{
+	char path[64], line[256];
+	long v = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)child);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, strlen(field)) == 0)
+			v = strtol(line + strlen(field) + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static void type(const char *keys)
+{
+	for (const char *k = keys; *k; k++) {
+		char c = *k;
+		if (c == '\\' && k[1] == 'r') {
+			c = '\r';
+			k++;
+		} else if (c == '\\' && k[1] == 'd') {
+			c = 4;
+			k++;
+		}
+		if (write(mfd, &c, 1) != 1)
+			return;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct winsize ws = { .ws_row = 50, .ws_col = 200 };
+	const char *first = "ready", *keys = NULL, *done = NULL, *quit = "\\d";
+	double idle = 0;
+	int o;
+
+	while ((o = getopt(argc, argv, "s:f:i:k:d:q:")) != -1) {
+		switch (o) {
+		case 's': {
+			unsigned c, r;
+			if (sscanf(optarg, "%ux%u", &c, &r) == 2) {
+				ws.ws_col = (unsigned short)c;
+				ws.ws_row = (unsigned short)r;
+			}
+			break;
+		}
+		case 'f': first = optarg; break;
+		case 'i': idle = atof(optarg); break;
+		case 'k': keys = optarg; break;
+		case 'd': done = optarg; break;
+		case 'q': quit = optarg; break;
+		default: return 64;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: ptytime [-s CxR] [-f TEXT] [-i SECS] [-k KEYS -d TEXT] -- PROGRAM [ARG...]\n");
+		return 64;
+	}
+	double t0 = now_ms();
+	child = forkpty(&mfd, NULL, NULL, &ws);
+	if (child < 0) {
+		perror("ptytime: forkpty");
+		return 1;
+	}
+	if (child == 0) {
+		execvp(argv[optind], argv + optind);
+		_exit(127);
+	}
+	if (pump(first, 60000) < 0) {
+		printf("timeout waiting for '%s'\n", first);
+		kill(child, SIGKILL);
+		return 1;
+	}
+	printf("first_ms=%.1f\n", now_ms() - t0);
+	if (idle > 0) {
+		pump(NULL, idle * 1000);
+		printf("idle_rss_kib=%ld\n", status_kib("VmRSS"));
+	}
+	if (keys && done) {
+		double t1 = now_ms();
+		type(keys);
+		if (pump(done, 120000) < 0) {
+			printf("timeout waiting for '%s'\n", done);
+			kill(child, SIGKILL);
+			return 1;
+		}
+		printf("done_ms=%.1f\n", now_ms() - t1);
+		pump(NULL, 300);
+		printf("rss_kib=%ld\npeak_rss_kib=%ld\n", status_kib("VmRSS"), status_kib("VmHWM"));
+	}
+	type(quit);
+	double end = now_ms() + 10000;
+	int st = 0;
+	while (waitpid(child, &st, WNOHANG) == 0) {
+		pump(NULL, 50);
+		if (now_ms() > end) {
+			kill(child, SIGKILL);
+			waitpid(child, &st, 0);
+			break;
+		}
+	}
+	printf("exit=%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
