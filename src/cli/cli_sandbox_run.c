@@ -114,8 +114,16 @@ int cli_sandbox_run(struct cli_opts *o)
 		env = t;
 	}
 	char *pin = o->pin_hex ? xasprintf("sha256:%s", o->pin_hex) : NULL;
-	audit(LOG_INFO, "spawned", "command", cmd, "paths", paths, "network", net, "env", env ? env : "",
-	      "cwd", p.cwd ? p.cwd : "/", pin ? "pin" : NULL, pin, NULL);
+	char *dns = NULL;
+	for (size_t i = 0; i < p.dns.n; i++) {
+		char *t = dns ? xasprintf("%s,%s", dns, p.dns.v[i]) : xstrdup(p.dns.v[i]);
+		free(dns);
+		dns = t;
+	}
+	audit(LOG_INFO, "spawned", "command", cmd, "paths", paths, "network", net, "dns", dns ? dns : "none",
+	      "unix", p.allow_unix ? "allowed" : "denied", "env", env ? env : "", "cwd", p.cwd ? p.cwd : "/",
+	      pin ? "pin" : NULL, pin, NULL);
+	free(dns);
 	free(paths);
 	free(net);
 	free(env);

@@ -453,7 +453,14 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	if (r < 0)
 		refuse(ACH_REF_SECCOMP, -r);
 	int label = 0, arg = 0;
-	if (landlock_apply(p, abi, dev_rules, SBX_ARRAY_LEN(dev_rules), &label, &arg) < 0)
+	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + NETPOL_NRULES];
+	size_t nrules = SBX_ARRAY_LEN(dev_rules);
+	memcpy(rules, dev_rules, sizeof(dev_rules));
+	if (dns->active) {
+		memcpy(rules + nrules, netpol_landlock_rules, sizeof(netpol_landlock_rules));
+		nrules += NETPOL_NRULES;
+	}
+	if (landlock_apply(p, abi, rules, nrules, &label, &arg) < 0)
 		refuse((enum auditch_label)label, arg);
 
 	if (have_pin)

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "sandbox/helper.h"
+#include "sandbox/netpolicy.h"
 #include "util/log.h"
 
 #define HIGH_FD 16
@@ -279,8 +280,7 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 		return xasprintf("the %s limit could not be set; nothing was run",
 				 (unsigned)arg < LIM__COUNT ? limit_words[arg] : "resource");
 	case ACH_REF_DNS:
-		return xasprintf("the --allow-dns files could not be prepared (%s); nothing was run",
-				 strerror(arg));
+		return netpol_refusal_message(arg);
 	default:
 		return xasprintf("the sandbox refused to run the command (%s)", auditch_name(label));
 	}
