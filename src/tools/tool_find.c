@@ -31,7 +31,7 @@ static int find_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		w->stop = WALK_CAP;
 		return 1;
 	}
-	if (fnmatch(f->glob, name, 0) != 0)
+	if (!tglob_match(f->glob, name, w->path + w->base_len))
 		return 0;
 	f->matched++;
 	if (f->shown.n < f->max_shown && !f->out_full) {

@@ -248,7 +248,7 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 	struct grepst *g = w->arg;
 	if (type != DT_REG)
 		return 0;
-	if (g->glob && fnmatch(g->glob, name, 0) != 0)
+	if (g->glob && !tglob_match(g->glob, name, w->path + w->base_len))
 		return 0;
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {

@@ -4,6 +4,7 @@
  * input accessors, limits).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,12 +38,13 @@ static const struct tool_def table[TOOL__COUNT] = {
 	},
 	[TOOL_FIND] = {
 		"find",
-		"Find files and directories whose name matches a glob (* ? [abc], matched against the last "
-		"component) anywhere beneath path. Returns matching paths, directories ending in '/'. "
+		"Find files and directories whose name matches a glob (* ? [abc]) anywhere beneath path; a "
+		"glob with '/' (e.g. src/*/*.h) is matched against the path below path instead, and a leading "
+		"**/ is ignored. Returns matching paths, directories ending in '/'. "
 		"Symlinks are not followed; .git, .hg and .svn are skipped.",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"directory to search beneath\"},"
-		"\"name\":{\"type\":\"string\",\"description\":\"glob on the name, e.g. *.c\"}},"
+		"\"name\":{\"type\":\"string\",\"description\":\"glob on the name, e.g. *.c, or on the path when it has a slash\"}},"
 		"\"required\":[\"path\",\"name\"]}",
 		TOOL_RISK_READ, tool_find_run,
 	},
@@ -55,7 +57,7 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"file or directory to search\"},"
 		"\"pattern\":{\"type\":\"string\",\"description\":\"PCRE2 regular expression\"},"
-		"\"glob\":{\"type\":\"string\",\"description\":\"only files whose name matches this glob\"},"
+		"\"glob\":{\"type\":\"string\",\"description\":\"only files whose name (or, with a slash, path) matches this glob\"},"
 		"\"ignore_case\":{\"type\":\"boolean\",\"description\":\"case-insensitive match\"}},"
 		"\"required\":[\"path\",\"pattern\"]}",
 		TOOL_RISK_READ, tool_grep_run,
@@ -445,6 +447,24 @@ char *tdisplay_base(const char *path)
 	if ((n == 1 && path[0] == '.') || (n == 2 && path[0] == '.' && path[1] == '/'))
 		return xstrdup("");
 	return xstrndup(path, n);
+}
+
+int tglob_match(const char *glob, const char *name, const char *rel)
+{
+	int any = 0;
+	while (strncmp(glob, "**/", 3) == 0) {
+		glob += 3;
+		any = 1;
+	}
+	if (!strchr(glob, '/'))
+		return fnmatch(glob, name, 0) == 0;
+	if (fnmatch(glob, rel, 0) == 0)
+		return 1;
+	/* "**" + "/" before: the rest may match at any directory below */
+	for (const char *p = strchr(rel, '/'); any && p; p = strchr(p + 1, '/'))
+		if (fnmatch(glob, p + 1, 0) == 0)
+			return 1;
+	return 0;
 }
 
 char *tsize_words(uint64_t n)

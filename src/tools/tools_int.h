@@ -86,7 +86,16 @@ struct walk {
 	uint64_t deep_skipped;	/* directories past TOOLS_MAX_DEPTH */
 	char path[PATH_MAX + 256];
 	size_t plen;
+	size_t base_len;	/* path + base_len: the entry relative to the start */
 };
+
+/*
+ * Glob match as find's name and grep's glob use it: a glob without '/'
+ * matches the entry's name, one with '/' its path relative to the search
+ * start ('*' then also matches '/'); a leading "**" + "/" lets the rest
+ * match from any directory down.
+ */
+int tglob_match(const char *glob, const char *name, const char *rel);
 
 /* Walk the directory open as dfd (O_RDONLY|O_DIRECTORY; consumed). */
 void walk_tree(struct walk *w, int dfd, const char *base);

@@ -83,6 +83,7 @@ void walk_tree(struct walk *w, int dfd, const char *base)
 	memcpy(w->path, base, bl);
 	w->path[bl] = '\0';
 	w->plen = bl;
+	w->base_len = bl ? bl + 1 : 0;
 	w->stop = WALK_DONE;
 	DIR *d = fdopendir(dfd);
 	if (!d) {

@@ -223,6 +223,13 @@ static void tool_find_glob_no_follow(void **state)
 	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*.zzz\"}", &r), 0);
 	assert_string_equal(r.content, "(no matches)\n");
 	tool_result_release(&r);
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"**/deep/*.txt\"}", &r), 0);
+	assert_string_equal(r.content, "src/deep/notes.txt\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\",\"glob\":\"**/*.c\"}", &r), 0);
+	EXPECT_HAS(r, "src/main.c:3:");
+	EXPECT_NOT(r, "notes.txt");
+	tool_result_release(&r);
 	f->ctx.limits.max_results = 1;
 	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*.c\"}", &r), 0);
 	EXPECT_HAS(r, "showing 1 of 2 matches");
