@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
