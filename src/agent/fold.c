@@ -319,20 +319,34 @@ static int fast_text_delta(struct fold_msg *m, const char *data, size_t len)
 		return 0;
 	if (i >= m->nblocks || m->blocks[i].type != FOLD_TEXT || m->blocks[i].stopped)
 		return 0;
-	const char *q = data + k + nmid, *end = NULL;
-	cJSON *str = cJSON_ParseWithLengthOpts(q, len - (size_t)(q - data), &end, 0);
-	if (!cJSON_IsString(str) || !end || (size_t)(data + len - end) != 2 || memcmp(end, "}}", 2) != 0) {
-		cJSON_Delete(str);
+	const char *q = data + k + nmid;
+	if ((size_t)(data + len - q) < 4 || *q != '"' || memcmp(data + len - 3, "\"}}", 3) != 0)
 		return 0;
+	/* Most deltas hold no escape: their bytes are the text itself. */
+	const char *t = q + 1;
+	size_t tn = (size_t)(data + len - 3 - t);
+	int plain = 1;
+	for (size_t j = 0; j < tn && plain; j++)
+		if (t[j] == '\\' || t[j] == '"' || (unsigned char)t[j] < 0x20)
+			plain = 0;
+	cJSON *str = NULL;
+	if (!plain) {
+		const char *end = NULL;
+		str = cJSON_ParseWithLengthOpts(q, len - (size_t)(q - data), &end, 0);
+		if (!cJSON_IsString(str) || !end || (size_t)(data + len - end) != 2) {
+			cJSON_Delete(str);
+			return 0;
+		}
+		t = str->valuestring;
+		tn = strlen(t);
 	}
 	struct fold_block *b = &m->blocks[i];
-	size_t n = strlen(str->valuestring);
-	if (!(m->flags & FOLD_DROP_TEXT) && block_add(b, str->valuestring, n, FOLD_MAX_TEXT) < 0) {
+	if (!(m->flags & FOLD_DROP_TEXT) && block_add(b, t, tn, FOLD_MAX_TEXT) < 0) {
 		cJSON_Delete(str);
 		return 0;	/* the general path reports the cap */
 	}
 	if (m->hooks.text)
-		m->hooks.text(m->hooks.ctx, i, str->valuestring, n);
+		m->hooks.text(m->hooks.ctx, i, t, tn);
 	cJSON_Delete(str);
 	return 1;
 }

@@ -410,6 +410,8 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 			free(err);
 		return 0;	/* abort the transfer: CURLE_WRITE_ERROR */
 	}
+	if (a->p->o.on_flush)
+		a->p->o.on_flush(a->p->o.ctx);
 	return n;
 }
 
@@ -458,6 +460,7 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 	c->easy_setopt(h, CURLOPT_USERAGENT, "sandbx");
 	c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)p->o.connect_ms);
 	c->easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	c->easy_setopt(h, CURLOPT_BUFFERSIZE, PROV_RECV_BUFFER);
 	c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	c->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	c->easy_setopt(h, CURLOPT_HEADERDATA, a);

@@ -68,6 +68,7 @@
 #define PROV_DEFAULT_BACKOFF_MAX_MS 8000u
 #define PROV_MAX_RETRY_AFTER_MS 60000u	/* a longer retry-after is not honoured */
 #define PROV_MAX_ERROR_BODY (64u << 10)	/* bytes of an HTTP error body kept */
+#define PROV_RECV_BUFFER (128L << 10)	/* libcurl's receive buffer: fewer reads */
 
 struct prov_retry {
 	unsigned attempt;	/* this retry's number, 1..max */
@@ -90,7 +91,11 @@ struct prov_opts {
 	unsigned backoff_ms;
 	unsigned backoff_max_ms;
 	void (*on_retry)(void *ctx, const struct prov_retry *r);
-	void *ctx;
+	/* Called after each piece read from the network was folded (so after
+	 * a batch of hook calls): flush printed deltas here, not per delta.
+	 * May be NULL. */
+	void (*on_flush)(void *ctx);
+	void *ctx;		/* for on_retry and on_flush */
 	volatile sig_atomic_t *stop;	/* may be NULL */
 };
 

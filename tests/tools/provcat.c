@@ -67,6 +67,12 @@ static void on_retry(void *ctx, const struct prov_retry *r)
 	o->retries++;
 }
 
+static void on_flush(void *ctx)
+{
+	if (((struct out *)ctx)->stream_out)
+		fflush(stdout);
+}
+
 static cJSON *read_json(const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -168,6 +174,7 @@ int main(int argc, char **argv)
 	rq.messages = messages;
 	rq.tools = tools;
 	po.on_retry = on_retry;
+	po.on_flush = on_flush;
 	po.ctx = &out;
 
 	char *err = NULL;
