@@ -86,7 +86,7 @@ static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, ch
 	cJSON *out = cJSON_CreateObject(), *blocks = cJSON_CreateArray();
 	cJSON_AddStringToObject(out, "role", role);
 	cJSON_AddItemToObject(out, "content", blocks);
-	int texts = 0, results = 0;
+	int results = 0;
 	const cJSON *b;
 	cJSON_ArrayForEach(b, content) {
 		const char *t = str_field(b, "type");
@@ -100,7 +100,6 @@ static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, ch
 			}
 			cJSON_AddStringToObject(nb, "type", "text");
 			cJSON_AddStringToObject(nb, "text", text);
-			texts++;
 		} else if (t && strcmp(t, "tool_use") == 0 && !user) {
 			const char *id = str_field(b, "id"), *name = str_field(b, "name");
 			const cJSON *input = cJSON_GetObjectItemCaseSensitive(b, "input");
@@ -138,7 +137,6 @@ static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, ch
 		}
 	}
 	*kind = !user ? 0 : results ? 2 : 1;
-	(void)texts;
 	return out;
 bad:
 	cJSON_Delete(out);
@@ -250,7 +248,8 @@ uint64_t session_parser_good_end(const struct session_parser *p) { return p->goo
 const struct strv *session_parser_dangling(const struct session_parser *p) { return &p->dangling; }
 
 /* The first line of a prompt, cut at SESSION_TITLE_MAX bytes on a UTF-8
- * boundary, control characters made '?' (it is printed to a terminal). */
+ * boundary, C0, DEL and C1 controls (U+0080..U+009F, e.g. a one-byte CSI
+ * to some terminals) made '?': it is printed to a terminal. */
 static char *title_of(const cJSON *msg)
 {
 	const cJSON *b;
@@ -266,10 +265,16 @@ static char *title_of(const cJSON *msg)
 			while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
 				n--;
 		}
-		char *out = xstrndup(text, n);
-		for (char *c = out; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
+		char *out = xstrndup(text, n), *w = out;
+		for (const unsigned char *r = (const unsigned char *)out; *r; r++) {
+			if (*r == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {
+				*w++ = '?';
+				r++;
+			} else {
+				*w++ = (*r < 0x20 || *r == 0x7f) ? '?' : (char)*r;
+			}
+		}
+		*w = '\0';
 		return out;
 	}
 	return xstrdup("");
@@ -300,7 +305,7 @@ static int record(struct session_parser *p, uint64_t ln, const cJSON *o)
 						     "use the sandbx that wrote it", v->valuedouble, SESSION_VERSION));
 		const char *id = str_field(o, "id");
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "created");
-		if (!id || !session_id_valid(id) || !cJSON_IsNumber(c))
+		if (!id || !session_id_valid(id) || !cJSON_IsNumber(c) || !(c->valuedouble >= 0 && c->valuedouble < 1e15))
 			return fail(p, ln, xstrdup("the header lacks a valid id or created time"));
 		snprintf(p->info.id, sizeof(p->info.id), "%s", id);
 		p->info.created = (int64_t)c->valuedouble;
@@ -993,10 +998,6 @@ int session_append_round(struct session *s, const char *prompt, const cJSON *ass
 		memcpy(buf + len, line, n + 1);
 		len += n;
 		free(line);
-	}
-	if (len + 1 > SESSION_MAX_LINE * 3u) {
-		*err = xstrdup("the round is too large to store");
-		goto out;
 	}
 	if (append_lines(s, buf, len, err) < 0)
 		goto out;

@@ -103,6 +103,18 @@ static void test_session_parse_unknown_fields_dropped(void **state)
 	session_parser_free(p);
 }
 
+static void test_session_title_is_terminal_safe(void **state)
+{
+	const char *t = HDR "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\","
+			"\"text\":\"  \\u001b[31mred\\u009b2J\\u007fok\\nline two\"}]}\n";
+	struct session_parser *p = session_parser_new(SESSION_PARSE_SUMMARY);
+	assert_int_equal(session_parser_feed(p, t, strlen(t)), 0);
+	assert_int_equal(session_parser_finish(p), 0);
+	assert_string_equal(session_parser_info(p)->first_prompt, "?[31mred?2J?ok");
+	assert_null(session_parser_take_messages(p));	/* summary mode keeps none */
+	session_parser_free(p);
+}
+
 static void expect_error(const char *text, const char *needle)
 {
 	for (int mode = 0; mode <= 2; mode++) {
@@ -673,6 +685,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_parse_any_split),
 		cmocka_unit_test(test_session_parse_unknown_fields_dropped),
+		cmocka_unit_test(test_session_title_is_terminal_safe),
 		cmocka_unit_test(test_session_parse_unknown_version),
 		cmocka_unit_test(test_session_parse_unknown_record_type),
 		cmocka_unit_test(test_session_parse_no_header),
