@@ -19,12 +19,17 @@
 #include "agent/turn.h"
 #include "cli/cli.h"
 #include "store/credentials.h"
+#include "store/session.h"
+#include "store/xdg.h"
 #include "tui/tui.h"
 #include "util/log.h"
 
 /* stderr written while the screen is up is kept (this much) and shown
  * after it, instead of tearing the screen */
 #define TUI_MAX_HELD_STDERR (1u << 20)
+/* a resumed session larger than this is not replayed on the screen (the
+ * agent still has all of it); the screen keeps a bounded window anyway */
+#define TUI_MAX_REPLAY_FILE (64u << 20)
 
 /* The agent's turn loop lands in src/agent/agent.c; until it is in the
  * tree these resolve to NULL and the tui says the agent is not built. */
@@ -92,6 +97,45 @@ static char *describe_tools(unsigned bits)
 		s = n;
 	}
 	return s;
+}
+
+/* The stored messages of session id, read (not locked: the agent holds
+ * it) for the screen to show; NULL when they cannot be read. */
+static cJSON *load_history(const char *id, char **note)
+{
+	struct xdg_paths x;
+	char *err = NULL, buf[65536];
+	cJSON *msgs = NULL;
+	ssize_t r;
+	uint64_t total = 0;
+
+	if (xdg_paths_get(&x, &err) < 0) {
+		free(err);
+		return NULL;
+	}
+	char *path = xasprintf("%s/%s.jsonl", x.sessions_dir, id);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct session_parser *p = session_parser_new(0);
+	if (fd < 0)
+		goto out;
+	while ((r = read(fd, buf, sizeof(buf))) > 0 && total <= TUI_MAX_REPLAY_FILE) {
+		total += (uint64_t)r;
+		if (session_parser_feed(p, buf, (size_t)r) < 0)
+			break;
+	}
+	if (total > TUI_MAX_REPLAY_FILE) {
+		*note = xasprintf("session %s is too long to show here; its history is still sent to the model", id);
+		goto out;
+	}
+	if (r == 0 && session_parser_finish(p) == 0)
+		msgs = session_parser_take_messages(p);
+out:
+	if (fd >= 0)
+		close(fd);
+	session_parser_free(p);
+	free(path);
+	xdg_paths_release(&x);
+	return msgs;
 }
 
 /* While the screen is up, fd 2 goes to an anonymous file; returns the saved
@@ -194,6 +238,13 @@ int cli_tui(struct cli_opts *o)
 	const char *sid = agent_session_id ? agent_session_id(a) : NULL;
 	char *banner = xasprintf("sandbx %s%s%s — tools run confined to: %s; ctrl-d on an empty prompt quits", SBX_VERSION,
 				 sid ? " · session " : "", sid ? sid : "", grants);
+	cJSON *history = NULL;
+	char *resumed = NULL;
+	if (sid && (o->session_id || o->cont)) {
+		history = load_history(sid, &resumed);
+		if (history && !resumed)
+			resumed = xasprintf("resumed session %s: the history above; type to continue", sid);
+	}
 	struct tui_config tc = {
 		.drv = { drv_turn, a },
 		.model = o->model ? o->model : (getenv("ANTHROPIC_MODEL") ? getenv("ANTHROPIC_MODEL") : "default model"),
@@ -201,6 +252,8 @@ int cli_tui(struct cli_opts *o)
 		.net = net,
 		.tools = tools,
 		.banner = banner,
+		.history = history,
+		.resumed = resumed,
 	};
 
 	/* audit records and stray stderr wait until the screen is given back,
@@ -231,6 +284,8 @@ int cli_tui(struct cli_opts *o)
 	free(net);
 	free(tools);
 	free(banner);
+	free(resumed);
+	cJSON_Delete(history);
 	agent_free(a);
 out:
 	policy_release(&p);

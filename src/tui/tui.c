@@ -6,7 +6,8 @@
  * below, which copy each event into the queue and write one byte to the
  * wake pipe.  Text deltas are merged in the queue, so a fast stream costs
  * one model update per drained batch, and a frame is drawn at most every
- * TUI_FRAME_MS.  Signals (SIGWINCH, SIGHUP, SIGTERM) may land on either
+ * TUI_FRAME_MS.  Signals (SIGWINCH, SIGHUP, SIGTERM, SIGINT from another
+ * process: the keyboard's ctrl-c is a key in raw mode) may land on either
  * thread: the handler only sets a flag and writes to the same pipe.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/render.h"
+#include "tui/replay.h"
 #include "tui/tui.h"
 
 enum msg_kind { M_EVENT, M_QUESTION, M_DONE };
@@ -316,7 +318,7 @@ int tui_run(const struct tui_config *c, char **transcript, char **err)
 	struct tui t;
 	struct tui_model m;
 	struct tui_frame f = { 0 };
-	struct sigaction sa, old_winch, old_hup, old_term;
+	struct sigaction sa, old_winch, old_hup, old_term, old_int;
 	pthread_t th;
 	int w, h, rc = TUI_END_QUIT, quitting = 0, dirty = 1, force = 1;
 	uint64_t last_draw = 0, last_tick = 0;
@@ -357,12 +359,18 @@ int tui_run(const struct tui_config *c, char **transcript, char **err)
 	sigaction(SIGWINCH, &sa, &old_winch);
 	sigaction(SIGHUP, &sa, &old_hup);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
 
 	render_size(&w, &h);
 	tui_model_init(&m, w, h, ascii);
 	tui_model_set_info(&m, c->model, c->grants, c->net, c->tools);
 	if (c->banner)
 		tui_model_note(&m, TL_NOTE, c->banner);
+	if (c->history) {
+		tui_replay(&m, c->history);
+		if (c->resumed)
+			tui_model_note(&m, TL_NOTE, c->resumed);
+	}
 
 	if (pthread_create(&th, NULL, worker_main, &t) != 0) {
 		render_end();
@@ -502,6 +510,7 @@ out_nothread:
 	sigaction(SIGWINCH, &old_winch, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
 	sig_fd = -1;
 	if (rc >= 0)
 		*transcript = tui_model_transcript(&m);

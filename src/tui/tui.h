@@ -13,6 +13,8 @@
 #ifndef SBX_TUI_H
 #define SBX_TUI_H
 
+#include <cjson/cJSON.h>
+
 #include "agent/turn.h"
 
 /* Runs one turn on the worker thread (agent_turn, or a test's fake). */
@@ -28,11 +30,13 @@ struct tui_config {
 	const char *net;	/* "none", "any", "ports 443" */
 	const char *tools;	/* "read ls find grep" */
 	const char *banner;	/* a note shown first, or NULL */
+	const cJSON *history;	/* a resumed session's messages, or NULL */
+	const char *resumed;	/* the note shown after the history, or NULL */
 };
 
 enum tui_end {
 	TUI_END_QUIT = 0,	/* ctrl-c / ctrl-d on an empty prompt */
-	TUI_END_HANGUP,		/* SIGHUP, SIGTERM, or the terminal failed */
+	TUI_END_HANGUP,		/* SIGHUP, SIGTERM, SIGINT, or the terminal failed */
 };
 
 /* The queue between the threads holds at most this many bytes; a worker

@@ -15,6 +15,7 @@
 
 #include "tui/keys.h"
 #include "tui/model.h"
+#include "tui/replay.h"
 
 static int setup(void **state)
 {
@@ -518,6 +519,28 @@ static void test_tui_status_and_transcript(void **state)
 	tui_model_release(&m);
 }
 
+static void test_tui_replay_history(void **state)
+{
+	struct tui_model m;
+	cJSON *msgs = cJSON_Parse(
+		"[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"list files\"}]},"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Sure.\"},"
+		"{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"bash\",\"input\":{\"command\":\"ls\"}}]},"
+		"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"tu1\","
+		"\"content\":\"a.c\\nb.c\",\"is_error\":false}]},"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Two files.\"}]},"
+		"{\"role\":\"user\",\"content\":\"thanks\"}]");
+	assert_non_null(msgs);
+	tui_model_init(&m, 60, 20, 1);
+	assert_int_equal(tui_replay(&m, msgs), 2);
+	assert_int_equal(m.busy, 0);
+	char *t = tui_model_transcript(&m);
+	assert_string_equal(t, "> list files\n\nSure.\n\n* bash ls | ok 0.0 s\n  | a.c\n    b.c\n\nTwo files.\n\n> thanks\n");
+	free(t);
+	cJSON_Delete(msgs);
+	tui_model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_status_and_transcript),
+		cmocka_unit_test(test_tui_replay_history),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

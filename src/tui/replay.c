@@ -1,0 +1,102 @@
+/*
+ * replay.c — a stored history into the screen model (see replay.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/replay.h"
+
+static const char *str(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
+}
+
+/* A tool_result's content: a string, or text blocks joined. */
+static char *result_text(const cJSON *c)
+{
+	if (cJSON_IsString(c))
+		return xstrdup(c->valuestring);
+	char *s = xstrdup("");
+	const cJSON *b;
+	cJSON_ArrayForEach(b, c) {
+		const char *t = str(b, "text");
+		if (!t)
+			continue;
+		char *n = xasprintf("%s%s%s", s, *s ? "\n" : "", t);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+int tui_replay(struct tui_model *m, const cJSON *msgs)
+{
+	const cJSON *msg;
+	int prompts = 0;
+
+	cJSON_ArrayForEach(msg, msgs) {
+		const char *role = str(msg, "role");
+		const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+		const cJSON *b;
+		if (!role)
+			continue;
+		if (strcmp(role, "user") == 0) {
+			char *prompt = NULL;
+			if (cJSON_IsString(content))
+				prompt = xstrdup(content->valuestring);
+			const cJSON *blocks = cJSON_IsArray(content) ? content : NULL;
+			cJSON_ArrayForEach(b, blocks) {
+				const char *type = str(b, "type");
+				if (!type)
+					continue;
+				if (strcmp(type, "text") == 0 && str(b, "text")) {
+					char *n = xasprintf("%s%s%s", prompt ? prompt : "", prompt ? "\n" : "", str(b, "text"));
+					free(prompt);
+					prompt = n;
+				} else if (strcmp(type, "tool_result") == 0) {
+					char *t = result_text(cJSON_GetObjectItemCaseSensitive(b, "content"));
+					struct turn_event ev = { 0 };
+					ev.kind = TEV_TOOL_RESULT;
+					ev.id = str(b, "tool_use_id");
+					ev.text = t;
+					ev.len = strlen(t);
+					ev.is_error = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "is_error"));
+					tui_model_event(m, &ev, m->now_ms);
+					free(t);
+				}
+			}
+			if (prompt) {
+				if (prompts)
+					tui_model_turn_done(m);
+				tui_model_user(m, prompt, m->now_ms);
+				prompts++;
+				free(prompt);
+			}
+		} else if (strcmp(role, "assistant") == 0 && cJSON_IsArray(content)) {
+			cJSON_ArrayForEach(b, content) {
+				const char *type = str(b, "type");
+				struct turn_event ev = { 0 };
+				if (!type)
+					continue;
+				if (strcmp(type, "text") == 0 && str(b, "text")) {
+					char *t = xasprintf("%s\n", str(b, "text"));
+					ev.kind = TEV_TEXT;
+					ev.text = t;
+					ev.len = strlen(t);
+					tui_model_event(m, &ev, m->now_ms);
+					free(t);
+				} else if (strcmp(type, "tool_use") == 0) {
+					const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
+					ev.kind = TEV_TOOL_CALL;
+					ev.id = str(b, "id");
+					ev.tool = str(b, "name");
+					ev.subject = str(in, "command") ? str(in, "command") : str(in, "path");
+					tui_model_event(m, &ev, m->now_ms);
+				}
+			}
+		}
+	}
+	tui_model_turn_done(m);
+	return prompts;
+}
