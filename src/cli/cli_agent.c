@@ -1,9 +1,287 @@
-/* PENDING: `sandbx agent-run` is built by its own issue; until then it says so. */
+/*
+ * cli_agent.c — `sandbx agent-run`: one prompt, headless.  The answer
+ * streams to stdout (text, or one JSON object per line with --output
+ * jsonl); notes, retries, tool summaries and audit records go to stderr.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent/gate.h"
+#include "agent/turn.h"
 #include "cli/cli.h"
+#include "cli/cli_agent.h"
+#include "tools/tools.h"
 #include "util/log.h"
+
+#define PROMPT_MAX (1u << 20)	/* bytes of a prompt read from stdin */
+
+unsigned cli_allowed_tools(const struct cli_opts *o)
+{
+	if (o->allow_tool_all)
+		return TOOLS_MASK_ALL;
+	unsigned m = TOOLS_MASK_READONLY;
+	for (size_t i = 0; i < o->allow_tools.n; i++)
+		m |= tools_bit(o->allow_tools.v[i]);
+	return m;
+}
+
+void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct agent_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->policy = p;
+	cfg->model = o->model;
+	cfg->base_url = o->base_url;
+	cfg->system = o->system;
+	cfg->max_tokens = o->max_tokens;
+	cfg->max_rounds = (int)o->max_rounds;
+	cfg->wrap_up = !o->no_wrap_up;
+	cfg->allowed_tools = cli_allowed_tools(o);
+	cfg->approve_call = o->approve == APPROVE_CALL;
+	cfg->session_id = o->session_id;
+	cfg->new_session = o->session_set && !o->session_id;
+	cfg->resume_latest = o->cont;
+	cfg->max_scan_files = o->max_scan_files;
+	cfg->max_scan_bytes = o->max_scan_bytes;
+	cfg->max_results = o->max_results;
+}
+
+static char *read_prompt(const struct cli_opts *o, char **err)
+{
+	if (!o->prompt_stdin) {
+		char *s = NULL;
+		for (int i = 0; i < o->nrest; i++) {
+			char *t = s ? xasprintf("%s %s", s, o->rest[i]) : xstrdup(o->rest[i]);
+			free(s);
+			s = t;
+		}
+		return s;
+	}
+	size_t cap = 4096, len = 0;
+	char *s = xmalloc(cap);
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap >= PROMPT_MAX) {
+				free(s);
+				*err = xasprintf("the prompt on stdin is longer than %u bytes", PROMPT_MAX);
+				return NULL;
+			}
+			cap *= 2;
+			s = xrealloc(s, cap);
+		}
+		ssize_t n = read(0, s + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = xasprintf("cannot read the prompt from stdin: %s", strerror(errno));
+			free(s);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	s[len] = '\0';
+	return s;
+}
+
+struct run_state {
+	int jsonl;
+	int text_open;		/* text printed without a final newline */
+};
+
+static void jprint(cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	free(s);
+	cJSON_Delete(o);
+}
+
+static void on_event(void *ud, const struct turn_event *ev)
+{
+	struct run_state *st = ud;
+	if (st->jsonl) {
+		cJSON *o = cJSON_CreateObject();
+		switch (ev->kind) {
+		case TEV_TEXT: {
+			char *t = xstrndup(ev->text, ev->len);
+			cJSON_AddStringToObject(o, "type", "text");
+			cJSON_AddStringToObject(o, "text", t);
+			free(t);
+			break;
+		}
+		case TEV_THINKING:
+			cJSON_Delete(o);
+			return;
+		case TEV_TOOL_CALL: {
+			cJSON_AddStringToObject(o, "type", "tool_call");
+			cJSON_AddStringToObject(o, "tool", ev->tool);
+			cJSON_AddStringToObject(o, "id", ev->id);
+			cJSON *in = cJSON_Parse(ev->input);
+			cJSON_AddItemToObject(o, "input", in ? in : cJSON_CreateObject());
+			break;
+		}
+		case TEV_TOOL_RESULT:
+			cJSON_AddStringToObject(o, "type", "tool_result");
+			cJSON_AddStringToObject(o, "tool", ev->tool);
+			cJSON_AddStringToObject(o, "id", ev->id);
+			cJSON_AddStringToObject(o, "content", ev->text);
+			cJSON_AddBoolToObject(o, "is_error", ev->is_error);
+			cJSON_AddNumberToObject(o, "elapsed_ms", (double)ev->elapsed_ms);
+			break;
+		case TEV_RETRY:
+			cJSON_AddStringToObject(o, "type", "retry");
+			cJSON_AddStringToObject(o, "message", ev->text);
+			break;
+		case TEV_NOTE:
+			cJSON_AddStringToObject(o, "type", "note");
+			cJSON_AddStringToObject(o, "message", ev->text);
+			break;
+		case TEV_ERROR:
+			cJSON_AddStringToObject(o, "type", "error");
+			cJSON_AddStringToObject(o, "message", ev->text);
+			break;
+		case TEV_ROUND_END: {
+			cJSON_AddStringToObject(o, "type", "usage");
+			cJSON_AddNumberToObject(o, "round", ev->round);
+			cJSON *u = cJSON_AddObjectToObject(o, "usage");
+			cJSON_AddNumberToObject(u, "input_tokens", (double)ev->usage.input_tokens);
+			cJSON_AddNumberToObject(u, "output_tokens", (double)ev->usage.output_tokens);
+			break;
+		}
+		case TEV_TURN_END:
+			cJSON_Delete(o);
+			return;
+		}
+		jprint(o);
+		return;
+	}
+	switch (ev->kind) {
+	case TEV_TEXT:
+		fwrite(ev->text, 1, ev->len, stdout);
+		fflush(stdout);
+		st->text_open = ev->len > 0 && ev->text[ev->len - 1] != '\n';
+		break;
+	case TEV_TOOL_CALL:
+		if (st->text_open) {
+			fputc('\n', stdout);
+			fflush(stdout);
+			st->text_open = 0;
+		}
+		fprintf(stderr, "sandbx: %s %s\n", ev->tool, ev->subject ? ev->subject : "");
+		break;
+	case TEV_TOOL_RESULT: {
+		const char *nl = strchr(ev->text, '\n');
+		int first = nl ? (int)(nl - ev->text) : (int)strlen(ev->text);
+		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %.*s%s\n", ev->tool, ev->subject ? ev->subject : "",
+			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, first > 120 ? 120 : first,
+			ev->text, nl || first > 120 ? " …" : "");
+		break;
+	}
+	case TEV_RETRY:
+	case TEV_NOTE:
+		fprintf(stderr, "sandbx: %s\n", ev->text);
+		break;
+	case TEV_ERROR:
+		if (st->text_open) {
+			fputc('\n', stdout);
+			fflush(stdout);
+			st->text_open = 0;
+		}
+		fprintf(stderr, "sandbx: %s\n", ev->text);
+		break;
+	case TEV_TURN_END:
+		if (st->text_open) {
+			fputc('\n', stdout);
+			fflush(stdout);
+			st->text_open = 0;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static enum approval_answer ask_tty(void *ud, const struct approval_question *q, char **reason)
+{
+	return gate_tty_ask(q, reason);
+}
 
 int cli_agent_run(struct cli_opts *o)
 {
-	sbx_err("'agent-run' is not built yet in this version — see the open issues");
-	return EXIT_ERROR;
+	struct policy p;
+	struct agent_config cfg;
+	struct agent *a = NULL;
+	struct turn_outcome out;
+	struct run_state st = { .jsonl = o->output_jsonl };
+	char *err = NULL, *prompt;
+
+	if (cli_build_policy(o, 1, &p, &err) < 0) {
+		audit(LOG_INFO, "refused", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_REFUSED;
+	}
+	prompt = read_prompt(o, &err);
+	if (!prompt) {
+		sbx_err("%s", err);
+		free(err);
+		policy_release(&p);
+		return EXIT_ERROR;
+	}
+	if (strspn(prompt, " \t\r\n") == strlen(prompt)) {
+		sbx_err("the prompt is empty — write something after '--' or on stdin");
+		free(prompt);
+		policy_release(&p);
+		return EXIT_USAGE;
+	}
+	if (o->approve == APPROVE_CALL && !gate_tty_available()) {
+		sbx_err("--approve call needs a terminal to ask on, and there is none — use --approve run, "
+			"or run from a terminal");
+		free(prompt);
+		policy_release(&p);
+		return EXIT_NO_CONSENT;
+	}
+	cli_agent_config(o, &p, &cfg);
+	if (agent_new(&cfg, &a, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		free(prompt);
+		policy_release(&p);
+		return EXIT_ERROR;
+	}
+	if (o->session_set && !o->session_id && agent_session_id(a))
+		fprintf(stderr, "sandbx: session %s\n", agent_session_id(a));
+	struct turn_io io = { .on_event = on_event, .ask = ask_tty, .ud = &st, .stop = NULL };
+	agent_turn(a, prompt, &io, &out);
+	if (st.jsonl) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "type", "result");
+		cJSON_AddStringToObject(r, "stop_reason", out.stop_reason);
+		cJSON_AddNumberToObject(r, "rounds", out.rounds);
+		cJSON *u = cJSON_AddObjectToObject(r, "usage");
+		cJSON_AddNumberToObject(u, "input_tokens", (double)out.usage.input_tokens);
+		cJSON_AddNumberToObject(u, "output_tokens", (double)out.usage.output_tokens);
+		cJSON_AddBoolToObject(r, "is_error", out.is_error);
+		if (agent_session_id(a))
+			cJSON_AddStringToObject(r, "session", agent_session_id(a));
+		else
+			cJSON_AddNullToObject(r, "session");
+		jprint(r);
+	}
+	if (out.exit_code == 2)
+		sbx_err("the turn ended early (%s) — raise --max-rounds or --max-tokens to let it finish", out.stop_reason);
+	else if (out.exit_code == 3)
+		sbx_err("a call needed approval and nobody could answer — the remaining calls were refused");
+	agent_free(a);
+	free(prompt);
+	policy_release(&p);
+	return out.exit_code;
 }

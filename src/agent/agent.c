@@ -1,0 +1,545 @@
+/*
+ * agent.c — the turn loop (turn.h): rounds of request, streamed answer,
+ * gate, tools and stored history, shared by agent-run and tui.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent/fold.h"
+#include "agent/gate.h"
+#include "agent/provider.h"
+#include "agent/turn.h"
+#include "store/credentials.h"
+#include "store/session.h"
+#include "store/xdg.h"
+#include "tools/tools.h"
+#include "util/log.h"
+
+#define AGENT_DEFAULT_MODEL "claude-sonnet-4-5"
+#define AGENT_DEFAULT_MAX_TOKENS 4096
+#define AGENT_DEFAULT_MAX_ROUNDS 8
+
+struct agent {
+	struct agent_config cfg;
+	char *model;
+	char *system;
+	char *key;
+	char *base_url;
+	struct fsguard *guard;
+	struct gate gate;
+	struct session *sess;	/* NULL: nothing is stored */
+	cJSON *history;		/* messages so far */
+	struct xdg_paths xdg;
+	int have_xdg;
+};
+
+static char *build_system(const struct agent_config *cfg, const char *cwd)
+{
+	char *tools = NULL, *roots = NULL, *s;
+	for (int i = 0; i < TOOL__COUNT; i++) {
+		if (!(cfg->allowed_tools & (1u << i)))
+			continue;
+		char *t = tools ? xasprintf("%s, %s", tools, tools_table()[i].name) : xstrdup(tools_table()[i].name);
+		free(tools);
+		tools = t;
+	}
+	for (size_t i = 0; i < cfg->policy->ngrants; i++) {
+		const struct policy_grant *g = &cfg->policy->grants[i];
+		if (g->link || (g->access & POL_EXEC))
+			continue;
+		const char *mode = (g->access & POL_WRITE) ? ((g->access & POL_READ) ? "read+write" : "write")
+							      : "read";
+		char *t = roots ? xasprintf("%s\n- %s (%s)", roots, g->path, mode) : xasprintf("- %s (%s)", g->path, mode);
+		free(roots);
+		roots = t;
+	}
+	s = xasprintf("You are a coding agent running inside sandbx, a sandboxed harness.\n"
+		      "Tools you may use: %s.\n"
+		      "You can reach only these paths (anything else does not exist for you):\n%s\n"
+		      "The working directory is %s.\n"
+		      "The bash tool runs /bin/sh -c in a sandbox with no network unless granted; "
+		      "/usr, /bin and /lib are read-only and executable there. "
+		      "Write and edit calls, and bash, may need the user's approval; a refused call "
+		      "comes back as an error that says why.%s%s",
+		      tools ? tools : "none", roots ? roots : "(none)", cwd,
+		      cfg->system ? "\n\n" : "", cfg->system ? cfg->system : "");
+	free(tools);
+	free(roots);
+	return s;
+}
+
+int agent_new(const struct agent_config *cfg, struct agent **out, char **err)
+{
+	struct agent *a = xcalloc(1, sizeof(*a));
+	char *source = NULL, cwd[PATH_MAX];
+	struct strv notes = { 0 };
+	int r;
+
+	a->cfg = *cfg;
+	a->model = xstrdup(cfg->model ? cfg->model : getenv("SANDBX_MODEL") ? getenv("SANDBX_MODEL")
+										: AGENT_DEFAULT_MODEL);
+	if (!a->cfg.max_tokens)
+		a->cfg.max_tokens = AGENT_DEFAULT_MAX_TOKENS;
+	if (!a->cfg.max_rounds)
+		a->cfg.max_rounds = AGENT_DEFAULT_MAX_ROUNDS;
+	gate_init(&a->gate, cfg->allowed_tools, cfg->approve_call);
+
+	if (cred_load_api_key(&a->key, &source, err) < 0)
+		goto fail;
+	free(source);
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, "/");
+	a->system = build_system(cfg, cfg->policy->cwd ? cfg->policy->cwd : cwd);
+
+	const char *base = cfg->base_url ? cfg->base_url : getenv("ANTHROPIC_BASE_URL");
+	if (base && *base) {
+		char *url = NULL;
+		if (prov_messages_url(base, &url, err) < 0)
+			goto fail;	/* http to a non-loopback host, not a URL... */
+		free(url);
+		a->base_url = xstrdup(base);
+	}
+	if (fsguard_new(cfg->policy, NULL, 0, &a->guard, err) < 0)
+		goto fail;
+
+	a->have_xdg = xdg_paths_get(&a->xdg, err) == 0;
+	if (cfg->session_id || cfg->new_session || cfg->resume_latest) {
+		if (!a->have_xdg)
+			goto fail;
+		if (cfg->session_id)
+			r = session_resume(&a->xdg, cfg->session_id, &a->sess, &notes, err);
+		else if (cfg->resume_latest)
+			r = session_resume_latest(&a->xdg, &a->sess, &notes, err);
+		else
+			r = session_create(&a->xdg, &a->sess, &notes, err);
+		for (size_t i = 0; i < notes.n; i++)
+			sbx_err("%s", notes.v[i]);
+		strv_free(&notes);
+		if (r < 0)
+			goto fail;
+		a->history = session_take_history(a->sess);
+		if (cfg->session_id || cfg->resume_latest)
+			sbx_err("resumed session %s: %d turn%s loaded%s", session_id(a->sess), session_turns(a->sess),
+				session_turns(a->sess) == 1 ? "" : "s",
+				session_cut_short(a->sess) ? "; the last one was cut short" : "");
+	} else {
+		free(*err);
+		*err = NULL;
+	}
+	if (!a->history)
+		a->history = cJSON_CreateArray();
+	*out = a;
+	return 0;
+fail:
+	agent_free(a);
+	return -1;
+}
+
+const char *agent_session_id(const struct agent *a)
+{
+	return a->sess ? session_id(a->sess) : NULL;
+}
+
+void agent_free(struct agent *a)
+{
+	if (!a)
+		return;
+	if (a->sess)
+		session_close(a->sess);
+	if (a->guard)
+		fsguard_free(a->guard);
+	free(a->base_url);
+	if (a->key)
+		cred_key_free(a->key);
+	if (a->have_xdg)
+		xdg_paths_release(&a->xdg);
+	cJSON_Delete(a->history);
+	free(a->model);
+	free(a->system);
+	free(a);
+}
+
+/* ---- one turn ------------------------------------------------------------ */
+
+struct round_ctx {
+	struct agent *a;
+	const struct turn_io *io;
+	int round;
+	struct turn_usage usage;
+};
+
+static void emit(const struct round_ctx *rc, struct turn_event *ev)
+{
+	ev->round = rc->round;
+	ev->usage = rc->usage;
+	if (rc->io && rc->io->on_event)
+		rc->io->on_event(rc->io->ud, ev);
+}
+
+static void on_text(void *ctx, size_t index, const char *s, size_t n)
+{
+	struct turn_event ev = { .kind = TEV_TEXT, .text = s, .len = n };
+	emit(ctx, &ev);
+}
+
+static void on_thinking(void *ctx, size_t index, const char *s, size_t n)
+{
+	struct turn_event ev = { .kind = TEV_THINKING, .text = s, .len = n };
+	emit(ctx, &ev);
+}
+
+static void on_retry(void *ctx, const struct prov_retry *r)
+{
+	char *message = prov_retry_text(r);
+	struct turn_event ev = { .kind = TEV_RETRY, .text = message, .len = strlen(message) };
+	emit(ctx, &ev);
+	free(message);
+}
+
+static void note(const struct round_ctx *rc, const char *text)
+{
+	struct turn_event ev = { .kind = TEV_NOTE, .text = text, .len = strlen(text) };
+	emit(rc, &ev);
+}
+
+static int stopped(const struct turn_io *io)
+{
+	return io && io->stop && *io->stop;
+}
+
+/* What a call is about, for the user: the path or the command. */
+static char *call_subject(const char *tool, const cJSON *input)
+{
+	const char *keys[] = { "command", "path" };
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(input, keys[i]);
+		if (cJSON_IsString(v))
+			return gate_visible(v->valuestring, GATE_MAX_SHOWN);
+	}
+	return xstrdup("");
+}
+
+/* Unified diff of what a write or edit would change (NULL otherwise). */
+static char *call_diff(struct agent *a, const char *tool, const cJSON *input)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(input, "path");
+	if (!cJSON_IsString(path) || (strcmp(tool, "write") && strcmp(tool, "edit")))
+		return NULL;
+	/* The current content, read through the same guard the tool uses. */
+	char *old = NULL;
+	{
+		char *err = NULL, *abs = NULL;
+		int fd = fsguard_open(a->guard, path->valuestring, O_RDONLY, POL_READ, &abs, &err);
+		if (fd >= 0) {
+			size_t cap = 65536, len = 0;
+			old = xmalloc(cap + 1);
+			for (;;) {
+				if (len == cap) {
+					if (cap >= (4u << 20))
+						break;
+					cap *= 2;
+					old = xrealloc(old, cap + 1);
+				}
+				ssize_t n = read(fd, old + len, cap - len);
+				if (n <= 0)
+					break;
+				len += (size_t)n;
+			}
+			old[len] = '\0';
+			close(fd);
+		}
+		free(err);
+		free(abs);
+	}
+	char *new_text = NULL;
+	if (!strcmp(tool, "write")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(input, "content");
+		new_text = xstrdup(cJSON_IsString(c) ? c->valuestring : "");
+	} else if (old) {
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(input, "old");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(input, "new");
+		const char *hit = cJSON_IsString(o) && *o->valuestring ? strstr(old, o->valuestring) : NULL;
+		if (hit && cJSON_IsString(n)) {
+			size_t pre = (size_t)(hit - old), ol = strlen(o->valuestring);
+			new_text = xasprintf("%.*s%s%s", (int)pre, old, n->valuestring, hit + ol);
+		}
+	}
+	char *d = NULL;
+	if (new_text) {
+		char *vis = gate_visible(path->valuestring, GATE_MAX_SHOWN);
+		d = gate_diff(vis, old, new_text, 200);
+		free(vis);
+	}
+	free(old);
+	free(new_text);
+	return d;
+}
+
+static cJSON *tool_result_block(const char *id, const char *content, int is_error)
+{
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "tool_result");
+	cJSON_AddStringToObject(b, "tool_use_id", id);
+	cJSON_AddStringToObject(b, "content", content);
+	if (is_error)
+		cJSON_AddBoolToObject(b, "is_error", 1);
+	return b;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * Run the tool calls of one assistant message; returns the user message of
+ * tool_results (NULL when the message asked for none).  *no_consent is set
+ * when nobody could answer a question: every later call is refused.
+ */
+static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_consent)
+{
+	struct agent *a = rc->a;
+	cJSON *content = NULL;
+	for (size_t i = 0; i < m->nblocks; i++) {
+		const struct fold_block *b = &m->blocks[i];
+		if (b->type != FOLD_TOOL_USE || !fold_tool_ready(m, i))
+			continue;
+		if (!content)
+			content = cJSON_CreateArray();
+		char *input = cJSON_PrintUnformatted(b->input);
+		char *subject = call_subject(b->name, b->input);
+		struct turn_event call = { .kind = TEV_TOOL_CALL, .tool = b->name, .id = b->id,
+					   .subject = subject, .input = input };
+		emit(rc, &call);
+
+		struct tool_result res = { 0 };
+		long t0 = now_ms();
+		enum gate_verdict v = gate_decide(&a->gate, b->name);
+		if (*no_consent && v == GATE_ASK)
+			v = GATE_REFUSE;
+		if (v == GATE_ASK) {
+			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
+			char *diff = call_diff(a, b->name, b->input);
+			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff };
+			enum approval_answer ans = rc->io && rc->io->ask ? rc->io->ask(rc->io->ud, &q, &reason) : APPROVE_ABORT;
+			free(args);
+			free(diff);
+			if (ans == APPROVE_ALWAYS) {
+				gate_remember_always(&a->gate, b->name);
+				v = GATE_RUN;
+			} else if (ans == APPROVE_YES) {
+				v = GATE_RUN;
+			} else {
+				if (ans == APPROVE_ABORT)
+					*no_consent = 1;
+				res.is_error = 1;
+				res.content = ans == APPROVE_ABORT
+					? xasprintf("not run: nobody was there to approve this %s call", b->name)
+					: gate_refusal_text(b->name, 1, reason);
+			}
+			free(reason);
+		}
+		if (v == GATE_REFUSE && !res.content) {
+			res.is_error = 1;
+			res.content = *no_consent && gate_decide(&a->gate, b->name) == GATE_ASK
+				? xasprintf("not run: nobody was there to approve this %s call", b->name)
+				: gate_refusal_text(b->name, 0, NULL);
+		}
+		if (v == GATE_RUN && !res.content) {
+			struct tool_ctx ctx = {
+				.guard = a->guard, .policy = a->cfg.policy,
+				.limits = { a->cfg.max_scan_files, a->cfg.max_scan_bytes, a->cfg.max_results },
+				.stop = rc->io ? rc->io->stop : NULL,
+			};
+			tools_run(&ctx, b->name, b->input, &res);
+		}
+		struct turn_event done = { .kind = TEV_TOOL_RESULT, .tool = b->name, .id = b->id,
+					   .subject = subject, .text = res.content, .len = strlen(res.content),
+					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(now_ms() - t0) };
+		emit(rc, &done);
+		cJSON_AddItemToArray(content, tool_result_block(b->id, res.content, res.is_error));
+		tool_result_release(&res);
+		free(input);
+		free(subject);
+		if (stopped(rc->io))
+			break;
+	}
+	if (!content)
+		return NULL;
+	cJSON *msg = cJSON_CreateObject();
+	cJSON_AddStringToObject(msg, "role", "user");
+	cJSON_AddItemToObject(msg, "content", content);
+	return msg;
+}
+
+static cJSON *text_message(const char *role, const char *text)
+{
+	cJSON *msg = cJSON_CreateObject(), *content = cJSON_CreateArray(), *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	cJSON_AddItemToArray(content, b);
+	cJSON_AddStringToObject(msg, "role", role);
+	cJSON_AddItemToObject(msg, "content", content);
+	return msg;
+}
+
+static void finish(struct round_ctx *rc, struct turn_outcome *out, const char *reason, int code, int is_error)
+{
+	out->stop_reason = reason;
+	out->exit_code = code;
+	out->is_error = is_error;
+	out->rounds = rc->round;
+	out->usage = rc->usage;
+	struct turn_event ev = { .kind = TEV_TURN_END, .text = reason, .len = strlen(reason) };
+	emit(rc, &ev);
+}
+
+int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, struct turn_outcome *out)
+{
+	struct round_ctx rc = { .a = a, .io = io };
+	int prompt_stored = 0, stored_rounds = 0, no_consent = 0;
+	char *err = NULL;
+	size_t hist_len = (size_t)cJSON_GetArraySize(a->history);
+
+	memset(out, 0, sizeof(*out));
+	/* One provider per turn: it polls this turn's stop flag and reports
+	 * retries into this turn's events. */
+	struct prov *prov = NULL;
+	struct prov_opts po = { .base_url = a->base_url, .api_key = a->key, .on_retry = on_retry, .ctx = &rc,
+				.stop = io ? io->stop : NULL };
+	if (prov_new(&po, &prov, &err) < 0) {
+		struct turn_event ev = { .kind = TEV_ERROR, .text = err };
+		ev.len = strlen(err);
+		emit(&rc, &ev);
+		free(err);
+		finish(&rc, out, "error", 1, 1);
+		return out->exit_code;
+	}
+	cJSON_AddItemToArray(a->history, text_message("user", prompt));
+
+	for (rc.round = 1;; rc.round++) {
+		int wrap = rc.round > a->cfg.max_rounds;
+		if (wrap && !a->cfg.wrap_up) {
+			rc.round--;
+			finish(&rc, out, "max_rounds", 2, 0);
+			break;
+		}
+		struct fold_hooks hooks = { .text = on_text, .thinking = on_thinking, .ctx = &rc };
+		struct fold_msg m;
+		fold_init(&m, 0, &hooks);
+		struct prov_request req = {
+			.model = a->model, .max_tokens = (unsigned)a->cfg.max_tokens, .system = a->system,
+			.messages = a->history, .tools = NULL, .tool_choice_none = wrap,
+		};
+		cJSON *tools = tools_schema_json(a->cfg.allowed_tools);
+		req.tools = tools;
+		int r = prov_round(prov, &req, &m, &err);
+		cJSON_Delete(tools);
+		rc.usage.input_tokens += (uint64_t)(m.usage.input_tokens > 0 ? m.usage.input_tokens : 0);
+		rc.usage.output_tokens += (uint64_t)(m.usage.output_tokens > 0 ? m.usage.output_tokens : 0);
+		if (r < 0 || stopped(io)) {
+			fold_release(&m);
+			if (stopped(io)) {
+				note(&rc, "the turn was stopped; the round in progress was dropped");
+				free(err);
+				err = NULL;
+				rc.round--;
+				finish(&rc, out, "stopped", 2, 0);
+			} else {
+				struct turn_event ev = { .kind = TEV_ERROR, .text = err ? err : "the request failed" };
+				ev.len = strlen(ev.text);
+				emit(&rc, &ev);
+				rc.round--;
+				finish(&rc, out, "error", 1, 1);
+			}
+			break;
+		}
+		cJSON *assistant = cJSON_CreateObject();
+		cJSON_AddStringToObject(assistant, "role", "assistant");
+		cJSON_AddItemToObject(assistant, "content", fold_content_json(&m));
+		cJSON *results = wrap ? NULL : run_tools(&rc, &m, &no_consent);
+		if (stopped(io)) {
+			/* The round in progress is dropped whole: its answer and
+			 * any tool results never reach the history. */
+			cJSON_Delete(assistant);
+			cJSON_Delete(results);
+			fold_release(&m);
+			note(&rc, "the turn was stopped; the round in progress was dropped");
+			rc.round--;
+			finish(&rc, out, "stopped", 2, 0);
+			break;
+		}
+		cJSON *acontent = cJSON_GetObjectItem(assistant, "content");
+		if (cJSON_GetArraySize(acontent) == 0) {
+			/* The API refuses an empty assistant message in the history. */
+			cJSON *b = cJSON_CreateObject();
+			cJSON_AddStringToObject(b, "type", "text");
+			cJSON_AddStringToObject(b, "text", "(no answer)");
+			cJSON_AddItemToArray(acontent, b);
+		}
+		if (a->sess) {
+			if (session_append_round(a->sess, prompt_stored ? NULL : prompt, assistant, results, &err) < 0) {
+				sbx_err("cannot store the round in session %s: %s", session_id(a->sess), err);
+				free(err);
+				err = NULL;
+			} else {
+				prompt_stored = 1;
+				stored_rounds++;
+			}
+		}
+		cJSON_AddItemToArray(a->history, assistant);
+		if (results)
+			cJSON_AddItemToArray(a->history, results);
+		struct turn_event ev = { .kind = TEV_ROUND_END };
+		emit(&rc, &ev);
+		const char *sr = m.stop_reason ? m.stop_reason : "end_turn";
+		int asked_tools = results != NULL;
+		char reason[32];
+		snprintf(reason, sizeof(reason), "%s", sr);
+		fold_release(&m);
+		if (no_consent) {
+			finish(&rc, out, "no_consent", 3, 1);
+			break;
+		}
+		if (wrap) {
+			finish(&rc, out, "max_rounds", 2, 0);
+			break;
+		}
+		if (!asked_tools) {
+			int cut = strcmp(reason, "max_tokens") == 0;
+			finish(&rc, out, cut ? "max_tokens" : strcmp(reason, "refusal") == 0 ? "refusal" : "end_turn",
+			       cut ? 2 : 0, 0);
+			break;
+		}
+	}
+	if (a->sess) {
+		struct session_turn_end end = {
+			.stop_reason = out->stop_reason, .rounds = out->rounds,
+			.input_tokens = out->usage.input_tokens, .output_tokens = out->usage.output_tokens,
+			.stopped = strcmp(out->stop_reason, "stopped") == 0,
+		};
+		if (session_end_turn(a->sess, &end, &err) < 0) {
+			sbx_err("cannot close the turn in session %s: %s", session_id(a->sess), err);
+			free(err);
+			err = NULL;
+		}
+	}
+	if (!prompt_stored && !stored_rounds && strcmp(out->stop_reason, "stopped") == 0) {
+		/* a stop before the first round: the prompt is not kept either */
+		while ((size_t)cJSON_GetArraySize(a->history) > hist_len)
+			cJSON_DeleteItemFromArray(a->history, cJSON_GetArraySize(a->history) - 1);
+	}
+	free(err);
+	prov_free(prov);
+	return out->exit_code;
+}

@@ -1,0 +1,350 @@
+# test_agent.sh — `sandbx agent-run` end to end against the mock provider
+# (issue 8): answers, tool calls, the gate, retries, failures, round caps,
+# jsonl output and stored sessions.
+. "$(dirname "$0")/lib.sh"
+
+FX=$(cd "${FIXTURES:-$(dirname "$0")/../fixtures}/sse" && pwd)
+MOCK="$TESTTOOLS/mockprov"
+W="$TMP/work"; mkdir -p "$W"; chmod 755 "$W"
+N=0
+
+# sse_tool ID NAME JSON: an answer asking for one tool.
+sse_tool() {
+	cat <<EOF
+event: message_start
+data: {"type":"message_start","message":{"id":"msg_$1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"$1","name":"$2","input":{}}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":$(printf '%s' "$3" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":7}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+EOF
+}
+# sse_text TEXT: a plain answer.
+sse_text() {
+	cat <<EOF
+event: message_start
+data: {"type":"message_start","message":{"id":"msg_t","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"$1"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+EOF
+}
+
+# mock_start < SCRIPT (lines may name files in $D): sets D, PORT, MOCKPID.
+mock_start() {
+	mkdir -p "$D"
+	cat > "$D/script"
+	"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t "${MOCK_T:-30}" 2>"$D/mock.err" &
+	MOCKPID=$!
+	i=0
+	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	PORT=$(cat "$D/port" 2>/dev/null)
+}
+new_mock_dir() { N=$((N + 1)); D=$TMP/m$N; mkdir -p "$D"; }
+mock_stop() { kill "$MOCKPID" 2>/dev/null; wait "$MOCKPID" 2>/dev/null; }
+# ar ARGS...: agent-run from $W against the mock; stdout in $D/out, stderr $D/err, rc in $RC.
+ar() {
+	( cd "$W" && "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" "$@" ) >"$D/out" 2>"$D/err" </dev/null
+	RC=$?
+}
+
+t_start ag-works "the mock provider and agent-run are here"
+if [ -x "$MOCK" ] && sandbox_works; then t_pass; else t_skip "no mock provider or no sandbox"; t_done; exit 0; fi
+export XDG_STATE_HOME="$TMP/state" XDG_CONFIG_HOME="$TMP/config"
+export ANTHROPIC_API_KEY=sk-test-key-0123456789
+unset ANTHROPIC_BASE_URL
+
+t_start ag-plain "a plain answer streams to stdout, exit 0"
+new_mock_dir
+mock_start <<EOF
+sse $FX/text.sse
+EOF
+ar -- hello
+mock_stop
+if [ $RC -eq 0 ] && grep -q 'Hello, world' "$D/out" && python3 -c "
+import json,sys; b=json.load(open('$D/req-1.json'))
+assert b['stream'] is True and b['messages'][0]['content'][0]['text']=='hello', b
+assert [t['name'] for t in b['tools']]==['read','ls','find','grep'], b['tools']
+assert '$W' in b['system']
+"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-headers "the request carries the key, the API version and JSON content type; the key is never logged"
+if grep -qi '^x-api-key: sk-test-key-0123456789' "$D/req-1.head" && grep -qi '^anthropic-version: 2023-06-01' "$D/req-1.head" \
+	&& grep -qi '^content-type: application/json' "$D/req-1.head"; then
+	new_mock_dir
+	mock_start <<EOF
+sse $FX/text.sse
+EOF
+	SANDBX_LOG=debug ar -- hello
+	mock_stop
+	if grep -q 'sk-test-key' "$D/err"; then t_fail "the key reached the debug log"; else t_pass; fi
+else t_fail "headers: $(cat "$D/req-1.head")"; fi
+
+t_start ag-tool-read "a read call runs in-process and its result goes back with the tool_use id"
+echo "secret-of-the-tree" > "$W/notes.txt"
+new_mock_dir
+sse_tool toolu_r1 read '{"path":"notes.txt"}' > "$D/r1.sse"
+sse_text "done" > "$D/r2.sse"
+mock_start <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+EOF
+ar -- read the notes
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+import json; b=json.load(open('$D/req-2.json'))
+m=b['messages']; assert m[1]['role']=='assistant' and m[1]['content'][0]['id']=='toolu_r1'
+r=m[2]['content'][0]; assert r['type']=='tool_result' and r['tool_use_id']=='toolu_r1', r
+assert 'secret-of-the-tree' in r['content'] and not r.get('is_error'), r
+"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-bash-sandboxed "an allowed bash call runs in the sandbox: it writes in the tree and cannot read outside"
+O="$TMP/outside"; mkdir -p "$O"; echo hidden > "$O/secret"; chmod 755 "$O"; chmod 644 "$O/secret"
+new_mock_dir
+sse_tool toolu_b1 bash "{\"command\":\"echo made > made.txt; cat $O/secret; echo rc=\$?\"}" > "$D/r1.sse"
+sse_text "ok" > "$D/r2.sse"
+mock_start <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+EOF
+ar --allow-tool bash --approve run -- run it
+mock_stop
+if [ $RC -eq 0 ] && [ "$(cat "$W/made.txt" 2>/dev/null)" = made ] && python3 -c "
+import json; b=json.load(open('$D/req-2.json'))
+r=b['messages'][2]['content'][0]['content']; assert 'hidden' not in r and 'rc=1' in r, r
+"; then t_pass; else t_fail "rc=$RC $(cat "$D/err") $(cat "$D/req-2.json" 2>/dev/null | head -c 600)"; fi
+
+t_start ag-refused-ceiling "a call beyond --allow-tool is refused back to the model naming the flag"
+new_mock_dir
+sse_tool toolu_x1 bash '{"command":"touch pwned"}' > "$D/r1.sse"
+sse_text "fine" > "$D/r2.sse"
+mock_start <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+EOF
+ar -- try bash
+mock_stop
+if [ $RC -eq 0 ] && [ ! -e "$W/pwned" ] && python3 -c "
+import json; b=json.load(open('$D/req-2.json'))
+r=b['messages'][2]['content'][0]; assert r['is_error'] is True and '--allow-tool bash' in r['content'], r
+"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-retry-429 "429 with retry-after is retried after the wait, visibly"
+new_mock_dir
+echo '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}' > "$D/e.json"
+mock_start <<EOF
+status 429 $D/e.json retry-after=1
+sse $FX/text.sse
+EOF
+t0=$(date +%s%N)
+ar -- hi
+el=$(( ($(date +%s%N) - t0) / 1000000 ))
+mock_stop
+if [ $RC -eq 0 ] && [ $el -ge 900 ] && grep -qi 'retrying in 1 s, attempt 1 of 4' "$D/err" && grep -q 'Hello' "$D/out"; then t_pass
+else t_fail "rc=$RC ${el}ms $(cat "$D/err")"; fi
+
+t_start ag-retry-529 "529 overloaded is retried"
+new_mock_dir
+echo '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' > "$D/e.json"
+mock_start <<EOF
+status 529 $D/e.json retry-after-ms=100
+sse $FX/text.sse
+EOF
+ar -- hi
+mock_stop
+if [ $RC -eq 0 ] && grep -qi 'overloaded' "$D/err"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-midstream-error "an overloaded error after content arrived fails the round, exit 1"
+new_mock_dir
+mock_start <<EOF
+sse $FX/error_midstream.sse
+EOF
+ar -- hi
+mock_stop
+if [ $RC -eq 1 ] && grep -qi 'overloaded' "$D/err" && [ ! -e "$D/req-2.json" ]; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-max-rounds "max_rounds with a wrap-up round (no tools offered) exits 2"
+new_mock_dir
+sse_tool toolu_m1 ls '{"path":"."}' > "$D/r1.sse"
+sse_text "summary" > "$D/r2.sse"
+mock_start <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+EOF
+ar --max-rounds 1 -- loop
+mock_stop
+if [ $RC -eq 2 ] && python3 -c "
+import json; b=json.load(open('$D/req-2.json')); assert b.get('tool_choice')=={'type':'none'}, b.get('tool_choice')
+" && grep -q summary "$D/out"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-max-rounds-nowrap "max_rounds with --no-wrap-up stops after the cap, exit 2"
+new_mock_dir
+sse_tool toolu_m2 ls '{"path":"."}' > "$D/r1.sse"
+mock_start <<EOF
+sse $D/r1.sse
+EOF
+ar --max-rounds 1 --no-wrap-up -- loop
+mock_stop
+if [ $RC -eq 2 ] && [ ! -e "$D/req-2.json" ] && grep -q 'max_rounds' "$D/err"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-jsonl "--output jsonl: one JSON object per line, ending with the result"
+new_mock_dir
+sse_tool toolu_j1 read '{"path":"notes.txt"}' > "$D/r1.sse"
+sse_text "bye" > "$D/r2.sse"
+mock_start <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+EOF
+ar --output jsonl -- go
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+import json
+rows=[json.loads(l) for l in open('$D/out')]
+types=[r['type'] for r in rows]
+assert 'tool_call' in types and 'tool_result' in types and 'text' in types and 'usage' in types, types
+last=rows[-1]; assert last['type']=='result' and last['stop_reason']=='end_turn' and last['rounds']==2 and last['is_error'] is False, last
+assert last['usage']['input_tokens']>0
+"; then t_pass; else t_fail "rc=$RC $(head -c 800 "$D/out")"; fi
+
+t_start ag-session "--session stores the rounds; resuming sends the history back"
+new_mock_dir
+mock_start <<EOF
+sse $FX/text.sse
+sse $FX/text.sse
+EOF
+ar --session -- first question
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+ar --session "$sid" -- second question
+mock_stop
+if [ -n "$sid" ] && [ $RC -eq 0 ] && python3 -c "
+import json; b=json.load(open('$D/req-2.json')); m=b['messages']
+assert [x['role'] for x in m]==['user','assistant','user'], m
+assert m[0]['content'][0]['text']=='first question' and m[2]['content'][0]['text']=='second question'
+" && grep -q "resumed session $sid: 1 turn loaded" "$D/err"; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-base-url-policy "http to a non-loopback host is refused before any request"
+( cd "$W" && "$SANDBX" agent-run --base-url http://example.com -- hi ) >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -qi 'loopback\|https' "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
+t_start ag-no-key "without a key agent-run says how to set one"
+( cd "$W" && env -u ANTHROPIC_API_KEY "$SANDBX" agent-run -- hi ) >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'auth login\|ANTHROPIC_API_KEY' "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
+t_start ag-approve-no-tty "--approve call with no terminal is refused before the first request"
+new_mock_dir
+mock_start <<EOF
+sse $FX/text.sse
+EOF
+( cd "$W" && setsid "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool --approve call -- hi ) >/dev/null 2>"$TMP/err" </dev/null
+rc=$?
+mock_stop
+if [ $rc -eq 3 ] && [ ! -e "$D/req-1.json" ]; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
+# --- the approval question on a terminal (python's pty drives it) ---
+# pty_run KEYS_SPEC: run agent-run under a pty; KEYS_SPEC is a python list of
+# (wait_for_text, send_bytes); prints the exit code.
+pty_run() {
+	python3 - "$@" <<'PY'
+import os, pty, sys, time, select, json
+argv = json.loads(sys.argv[1]); steps = json.loads(sys.argv[2]); early = sys.argv[3].encode()
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv)
+buf = b""
+def pump(t):
+    global buf
+    end = time.time() + t
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                d = os.read(fd, 4096)
+            except OSError:
+                return False
+            if not d:
+                return False
+            buf += d
+    return True
+if early:
+    os.write(fd, early)           # typeahead, before any question
+for wait, send in steps:
+    end = time.time() + 15
+    while wait.encode() not in buf and time.time() < end:
+        if not pump(0.1):
+            break
+    time.sleep(0.2)
+    if send == "EOF":
+        os.write(fd, b"\x04")
+    else:
+        os.write(fd, send.encode())
+pump(3)
+_, st = os.waitpid(pid, 0)
+sys.stderr.write(buf.decode(errors="replace"))
+print(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
+PY
+}
+approve_case() { # ID DESC STEPS EARLY EXPECT_RC CHECK
+	id=$1; desc=$2; steps=$3; early=$4; want=$5; check=$6
+	t_start "$id" "$desc"
+	new_mock_dir
+	rm -f "$W/approved.txt"
+	sse_tool toolu_w1 write '{"path":"approved.txt","content":"yes\n"}' > "$D/r1.sse"
+	sse_tool toolu_w2 write '{"path":"approved2.txt","content":"again\n"}' > "$D/r2.sse"
+	sse_text "end" > "$D/r3.sse"
+	mock_start <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+sse $D/r3.sse
+EOF
+	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool write --approve call -- write)
+	rc=$(cd "$W" && pty_run "$args" "$steps" "$early" 2>"$D/pty")
+	mock_stop
+	if [ "$rc" = "$want" ] && eval "$check"; then t_pass; else t_fail "rc=$rc $(tail -c 600 "$D/pty")"; fi
+	rm -f "$W/approved.txt" "$W/approved2.txt"
+}
+approve_case ag-approve-y "y runs this call only; the next call asks again" \
+	'[["allow?","y"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[ -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && grep -q "+yes" "$D/pty"'
+approve_case ag-approve-n-reason "n with a reason refuses and sends the reason to the model" \
+	'[["allow?","n"],["reason","not now\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[ ! -e "$W/approved.txt" ] && python3 -c "
+import json; b=json.load(open(\"$D/req-2.json\")); r=b[\"messages\"][2][\"content\"][0]
+assert r[\"is_error\"] and \"not now\" in r[\"content\"], r"'
+approve_case ag-approve-a "a approves this and every later call to the tool" \
+	'[["allow?","a"]]' "" 0 \
+	'[ -e "$W/approved.txt" ] && [ -e "$W/approved2.txt" ] && [ "$(grep -c "allow?" "$D/pty")" -eq 1 ]'
+approve_case ag-approve-eof "end of input at a question refuses and exits 3" \
+	'[["allow?","EOF"]]' "" 3 \
+	'[ ! -e "$W/approved.txt" ]'
+approve_case ag-approve-typeahead "keys typed before the question are discarded" \
+	'[["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
+	'[ ! -e "$W/approved.txt" ]'
+
+t_done
