@@ -32,6 +32,7 @@ struct prov {
 	CURL *h;
 	char *url;
 	char *key;
+	int plain_http;		/* http to loopback: never through a proxy */
 	struct prov_opts o;
 };
 
@@ -459,6 +460,8 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 	c->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	c->easy_setopt(h, CURLOPT_USERAGENT, "sandbx");
 	c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)p->o.connect_ms);
+	if (p->plain_http)
+		c->easy_setopt(h, CURLOPT_PROXY, "");	/* an http_proxy would see the key in clear */
 	c->easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	c->easy_setopt(h, CURLOPT_BUFFERSIZE, PROV_RECV_BUFFER);
 	c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -761,6 +764,7 @@ int prov_new(const struct prov_opts *o, struct prov **out, char **err)
 	p->h = h;
 	p->url = url;
 	p->key = xstrdup(o->api_key);
+	p->plain_http = strncmp(url, "http://", 7) == 0;
 	p->o = *o;
 	p->o.base_url = NULL;
 	p->o.api_key = NULL;

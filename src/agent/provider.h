@@ -37,7 +37,13 @@
  * else exponential backoff (backoff_ms doubling up to backoff_max_ms) with
  * up to 25 % jitter taken off.  Each retry is reported to on_retry first.
  * Once content arrived any failure fails the round.  Redirects are never
- * followed (the key would go along).
+ * followed (the key would go along).  Plain http (loopback only) never
+ * goes through a proxy from http_proxy/ALL_PROXY; https may (a CONNECT
+ * tunnel keeps TLS end to end).
+ *
+ * Signals: libcurl runs with CURLOPT_NOSIGNAL (no SIGALRM, safe with
+ * threads), so the program should ignore SIGPIPE, as libcurl asks of such
+ * callers; the stop flag is the way to interrupt a round.
  *
  * SANDBX_LOG=debug writes the request (URL, headers, body) and the
  * response (status, headers, body as it streams) to stderr, as lines

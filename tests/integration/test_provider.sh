@@ -71,6 +71,14 @@ else
 	t_fail "rc=$(rc) out=$(cat "$D/out") err=$(cat "$D/err")"
 fi
 
+t_start prov-http-no-proxy "plain http to loopback never goes through a proxy (it would see the key)"
+mock_start <<EOF2
+sse $FX/text.sse
+EOF2
+http_proxy=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 no_proxy= NO_PROXY= pc --retries 0
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 1 ]; then t_pass; else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
+
 t_start prov-tool-use "tool_use input fragments are joined; the request carries tools and the tool_result history"
 cat > "$TMP/msgs.json" <<'EOF2'
 [{"role":"user","content":"read it"},
