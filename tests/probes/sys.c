@@ -266,10 +266,14 @@ int main(int argc, char **argv)
 		r = syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0);
 	else if (!strcmp(n, "lookup_dcookie"))
 		r = syscall(SYS_lookup_dcookie, 0, NULL, 0);
+#ifdef SYS_uselib
 	else if (!strcmp(n, "uselib"))
 		r = syscall(SYS_uselib, "/nonexistent");
+#endif
+#ifdef SYS__sysctl
 	else if (!strcmp(n, "_sysctl"))
 		r = syscall(SYS__sysctl, NULL);
+#endif
 	else if (!strcmp(n, "syslog"))
 		r = syscall(SYS_syslog, 10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
 	else if (!strcmp(n, "add_key"))

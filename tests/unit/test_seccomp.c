@@ -169,8 +169,12 @@ static const struct { const char *name; int nr; } denied[] = {
 	{ "bpf", SYS_bpf },
 	{ "perf_event_open", SYS_perf_event_open },
 	{ "lookup_dcookie", SYS_lookup_dcookie },
+#ifdef SYS_uselib
 	{ "uselib", SYS_uselib },
+#endif
+#ifdef SYS__sysctl
 	{ "_sysctl", SYS__sysctl },
+#endif
 	{ "syslog", SYS_syslog },
 	{ "add_key", SYS_add_key },
 	{ "request_key", SYS_request_key },
