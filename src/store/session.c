@@ -100,6 +100,25 @@ static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, ch
 			}
 			cJSON_AddStringToObject(nb, "type", "text");
 			cJSON_AddStringToObject(nb, "text", text);
+		} else if (t && strcmp(t, "thinking") == 0 && !user) {
+			/* Extended thinking: the API wants it replayed with its
+			 * signature, unchanged, before the tool_use it led to. */
+			const char *th = str_field(b, "thinking"), *sig = str_field(b, "signature");
+			if (!th || !sig || !*sig) {
+				*why = xstrdup("a thinking block lacks its thinking or signature");
+				goto bad;
+			}
+			cJSON_AddStringToObject(nb, "type", "thinking");
+			cJSON_AddStringToObject(nb, "thinking", th);
+			cJSON_AddStringToObject(nb, "signature", sig);
+		} else if (t && strcmp(t, "redacted_thinking") == 0 && !user) {
+			const char *data = str_field(b, "data");
+			if (!data || !*data) {
+				*why = xstrdup("a redacted_thinking block lacks its data");
+				goto bad;
+			}
+			cJSON_AddStringToObject(nb, "type", "redacted_thinking");
+			cJSON_AddStringToObject(nb, "data", data);
 		} else if (t && strcmp(t, "tool_use") == 0 && !user) {
 			const char *id = str_field(b, "id"), *name = str_field(b, "name");
 			const cJSON *input = cJSON_GetObjectItemCaseSensitive(b, "input");

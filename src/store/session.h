@@ -12,6 +12,8 @@
  *        {"type":"tool_result","tool_use_id":"toolu_1","content":"...","is_error":false}]}
  *   {"type":"turn","stop_reason":"end_turn","rounds":1,
  *        "usage":{"input_tokens":10,"output_tokens":20},"stopped":false}
+ * Assistant messages may also hold thinking (thinking, signature) and
+ * redacted_thinking (data) blocks, kept verbatim for replay.
  * The header comes first.  A user message holding text is a prompt (it
  * starts a turn); a user message holding tool_result blocks answers the
  * assistant message before it.  A "turn" record closes a turn; "stopped":true

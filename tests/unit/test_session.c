@@ -31,6 +31,8 @@
 
 /* ---- parser helpers ---- */
 
+static void expect_error(const char *text, const char *needle);
+
 static struct session_parser *parse_split(const char *text, size_t len, int mode, unsigned seed)
 {
 	struct session_parser *p = session_parser_new(0);
@@ -101,6 +103,20 @@ static void test_session_parse_unknown_fields_dropped(void **state)
 			       "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"yo\"}]}]");
 	free(s);
 	session_parser_free(p);
+
+	/* thinking blocks are kept with their signature (the API wants them) */
+	const char *th = HDR PROMPT1
+		"{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"hmm\","
+		"\"signature\":\"c2ln\",\"x\":1},{\"type\":\"redacted_thinking\",\"data\":\"ZGF0\"},{\"type\":\"text\",\"text\":\"a\"}]}\n";
+	p = parse_split(th, strlen(th), 0, 0);
+	assert_null(session_parser_error(p));
+	s = messages_json(p);
+	assert_non_null(strstr(s, "{\"type\":\"thinking\",\"thinking\":\"hmm\",\"signature\":\"c2ln\"},"
+				 "{\"type\":\"redacted_thinking\",\"data\":\"ZGF0\"}"));
+	free(s);
+	session_parser_free(p);
+	expect_error(HDR PROMPT1 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\","
+		     "\"thinking\":\"hmm\"}]}\n", "line 3: a thinking block lacks");
 }
 
 static void test_session_title_is_terminal_safe(void **state)
