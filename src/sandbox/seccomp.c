@@ -24,14 +24,14 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <linux/seccomp.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 
 #include "sandbox/seccomp.h"
 #include "util/compat.h"
@@ -72,7 +72,7 @@ static const struct sc_mask non_stream_types[] = {
 	{ 0x1, 0x0 }, { 0x2, 0x2 }, { 0x4, 0x4 }, { 0x8, 0x8 },
 };
 
-/* IP protocols 1..6 other than IPPROTO_TCP (6): odd, 010, 10x.  At or
+/* IP protocols 1..5 (all but 0 and IPPROTO_TCP, 6, below 7): odd, 010, 10x.  At or
  * above 7 is a separate GE rule. */
 static const struct sc_mask non_tcp_protocols[] = {
 	{ 0x1, 0x1 }, { 0x6, 0x2 }, { 0x6, 0x4 },
