@@ -47,8 +47,24 @@ void fold_release(struct fold_msg *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * Error messages quote what the server sent (block types, the error
+ * event's text) and end up on a terminal: C0 and C1 controls become '?',
+ * so a stream cannot move the cursor or rewrite the screen.
+ */
+static void make_printable(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = '?';
+	}
+}
+
 static int failf(struct fold_msg *m, char **err, char *msg)
 {
+	make_printable(msg);
 	m->err = msg;
 	if (err)
 		*err = xstrdup(msg);
@@ -292,6 +308,8 @@ static int on_error(struct fold_msg *m, const cJSON *ev, char **err)
 	const char *t = jstr(e, "type"), *msg = jstr(e, "message");
 	set_str(&m->error_type, t ? t : "error");
 	set_str(&m->error_message, msg ? msg : "");
+	make_printable(m->error_type);
+	make_printable(m->error_message);
 	return failf(m, err, xasprintf("the model provider failed the round: %s%s%s", m->error_type,
 				       *m->error_message ? ": " : "", m->error_message));
 }

@@ -113,7 +113,8 @@ struct fold_msg {
 	int done;		/* message_stop seen */
 	char *error_type;	/* from an error event, e.g. "overloaded_error" */
 	char *error_message;
-	char *err;		/* sticky failure, NULL while all is well */
+	char *err;		/* sticky failure, NULL while all is well; this
+				 * and error_* have controls made '?' */
 	unsigned flags;
 	struct fold_hooks hooks;
 };

@@ -36,6 +36,8 @@ struct prov {
 	struct prov_opts o;
 };
 
+static void make_printable(char *s);
+
 /* ---- pure parts ----------------------------------------------------- */
 
 cJSON *prov_body(const struct prov_request *rq, char **err)
@@ -329,6 +331,7 @@ static void copy_hdr(char dst[HDR_CAP], const char *v, size_t n)
 		n = HDR_CAP - 1;
 	memcpy(dst, v, n);
 	dst[n] = '\0';
+	make_printable(dst);
 }
 
 static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
@@ -533,6 +536,18 @@ static const char *status_advice(long status)
 	}
 }
 
+/* What the server wrote goes into messages shown on a terminal: one
+ * line, C0 and C1 controls made '?'. */
+static void make_printable(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = '?';
+	}
+}
+
 /* The error type and message of an {"type":"error","error":{...}} body. */
 static char *error_body_text(const char *body, size_t len)
 {
@@ -550,9 +565,7 @@ static char *error_body_text(const char *body, size_t len)
 	else
 		r = xasprintf("%.200s", body);	/* not the API's shape: show its start */
 	cJSON_Delete(j);
-	for (char *s = r; *s; s++)	/* one line, no terminal controls */
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = ' ';
+	make_printable(r);
 	return r;
 }
 

@@ -410,6 +410,21 @@ static void test_fold_content_take_moves_text(void **state)
 	cJSON_Delete(taken);	/* outlives the message */
 }
 
+static void test_fold_error_text_made_printable(void **state)
+{
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	const char *ev = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\\u001b[2J\\u009b31m\\r\\ny\"}}";
+	char *err = NULL;
+	assert_int_equal(fold_event(&m, "error", ev, strlen(ev), &err), -1);
+	assert_null(strchr(err, '\x1b'));
+	assert_null(strchr(err, '\r'));
+	assert_null(strstr(err, "\xc2\x9b"));
+	assert_non_null(strstr(err, "overloaded_error: x?[2J??31m??y"));
+	free(err);
+	fold_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_fold_text_grows_by_doubling),
 		cmocka_unit_test(test_fold_compact_and_spaced_agree),
 		cmocka_unit_test(test_fold_content_take_moves_text),
+		cmocka_unit_test(test_fold_error_text_made_printable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
