@@ -156,7 +156,14 @@ killed() {
 	if [ "$rc" -eq 159 ] && [ -z "$out" ]; then t_pass; else t_fail "exit $rc, output '$out'"; fi
 }
 if [ "$(uname -m)" = x86_64 ]; then
-	killed sc-kill-int80 int80
+	# Without i386 emulation (ia32_emulation=0) int $0x80 never reaches
+	# seccomp: the probe dies by SIGSEGV even unconfined.
+	if "$SYS" int80 >/dev/null 2>&1; then
+		killed sc-kill-int80 int80
+	else
+		t_start sc-kill-int80
+		t_skip "this kernel has no i386 emulation: int \$0x80 fails before any filter"
+	fi
 	killed sc-kill-x32 x32
 fi
 
