@@ -652,6 +652,95 @@ static void test_session_one_writer_at_a_time(void **state)
 	free(id);
 }
 
+/* In a child with its own mount namespace (and user namespace when not
+ * root): a 64 KiB tmpfs as the state home, filled by appends until the
+ * disk is full.  Exit 0 when the failing append said so and left exactly
+ * the earlier lines, which resume reads back. */
+static int enospc_child(const char *dir)
+{
+	char map[64];
+	if (geteuid() != 0) {
+		uid_t uid = geteuid();
+		gid_t gid = getegid();
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			return 77;
+		snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+		if (write_id_map("/proc/self/uid_map", map) < 0)
+			return 77;
+		write_id_map("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+		if (write_id_map("/proc/self/gid_map", map) < 0)
+			return 77;
+	} else if (unshare(CLONE_NEWNS) < 0) {
+		return 77;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0700") < 0)
+		return 77;
+	setenv("XDG_STATE_HOME", dir, 1);
+	struct xdg_paths x;
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	if (xdg_paths_get(&x, &err) < 0 || session_create(&x, &s, &notes, &err) < 0)
+		return 21;
+	char *text = xmalloc(3001);
+	memset(text, 'q', 3000);
+	text[3000] = '\0';
+	cJSON *a = cJSON_CreateObject(), *cont = cJSON_CreateArray(), *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "role", "assistant");
+	cJSON_AddItemToObject(a, "content", cont);
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", text);
+	cJSON_AddItemToArray(cont, b);
+	struct stat st;
+	off_t good = 0;
+	int turns = 0, r = 0;
+	for (int i = 0; i < 100 && r == 0; i++) {
+		if (stat(session_path(s), &st) < 0)
+			return 22;
+		good = st.st_size;
+		r = session_append_round(s, "fill", a, NULL, &err);
+		if (r == 0) {
+			struct session_turn_end end = { .stop_reason = "end_turn", .rounds = 1 };
+			r = session_end_turn(s, &end, &err);
+			if (r == 0)
+				turns++;
+		}
+	}
+	if (r == 0)
+		return 23;	/* 64 KiB never filled? */
+	if (!strstr(err, "No space left") || !strstr(err, "the disk is full"))
+		return 24;
+	if (stat(session_path(s), &st) < 0 || st.st_size != good)
+		return 25;
+	char *id = xstrdup(session_id(s));
+	session_close(s);
+	if (session_resume(&x, id, &s, &notes, &err) < 0 || notes.n != 0)
+		return 26;
+	/* the round whose turn record did not fit is there, its turn open */
+	if (session_turns(s) < turns || session_turns(s) > turns + 1)
+		return 27;
+	return 0;
+}
+
+static void test_session_disk_full_tmpfs(void **state)
+{
+	char *dir = xasprintf("%s/tmpfs", T.root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(enospc_child(dir));
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	free(dir);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void set_mtime(const char *id, time_t t)
 {
 	char *p = session_file(id);
@@ -719,6 +808,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_append_validates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_stop_before_first_round_stores_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_full_disk_append, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_disk_full_tmpfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
 	};
