@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,26 @@
 void fsu_mode_str(mode_t m, char out[8])
 {
 	snprintf(out, 8, "%04o", (unsigned)(m & 07777));
+}
+
+void fsu_xfsz_block(sigset_t *old)
+{
+	sigset_t x;
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &x, old);
+}
+
+void fsu_xfsz_restore(const sigset_t *old)
+{
+	sigset_t x;
+	struct timespec zero = { 0, 0 };
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	if (!sigismember(old, SIGXFSZ))
+		while (sigtimedwait(&x, NULL, &zero) == SIGXFSZ)
+			;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 void fsu_random_name(char *buf, size_t n)
@@ -159,7 +181,13 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
 		return -1;
 	}
 	const char *what = "write";
-	if (write_all(fd, buf, n) < 0)
+	sigset_t mask;
+	fsu_xfsz_block(&mask);
+	int wr = write_all(fd, buf, n);
+	int we = errno;
+	fsu_xfsz_restore(&mask);
+	errno = we;
+	if (wr < 0)
 		goto fail;
 	what = "fsync";
 	if (fsync(fd) < 0)

@@ -22,6 +22,7 @@
 #ifndef SBX_FSUTIL_H
 #define SBX_FSUTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -75,6 +76,17 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
  * 0 with *out and *n set, or -1 with *err (EFBIG when longer than cap).
  */
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err);
+
+/*
+ * Around a write that may pass RLIMIT_FSIZE: the kernel answers EFBIG and
+ * also sends SIGXFSZ, whose default action kills the process.  Block it in
+ * the calling thread (fsu_xfsz_block), write, then fsu_xfsz_restore: it
+ * takes any SIGXFSZ that arrived off the thread's pending set before
+ * restoring the mask, so a hit limit is an error, not a dead harness.
+ * Nothing process-wide changes and children inherit nothing.
+ */
+void fsu_xfsz_block(sigset_t *old);
+void fsu_xfsz_restore(const sigset_t *old);
 
 /* Fill buf with n random lowercase letters and digits (getrandom). */
 void fsu_random_name(char *buf, size_t n);
