@@ -223,17 +223,18 @@ fail:;
 
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err)
 {
-	size_t len = 0, size = 4096;
+	/* Room for cap + 1 bytes: reading the extra one means too large. */
+	size_t len = 0, size = cap + 1 < 4096 ? cap + 1 : 4096;
 	char *b = xmalloc(size + 1);
 	for (;;) {
+		if (len > cap) {
+			free(b);
+			*err = xasprintf("'%s' is larger than %zu bytes — it is not a file sandbx wrote", display, cap);
+			errno = EFBIG;
+			return -1;
+		}
 		if (len == size) {
-			if (size >= cap) {
-				free(b);
-				*err = xasprintf("'%s' is larger than %zu bytes — it is not a file sandbx wrote", display, cap);
-				errno = EFBIG;
-				return -1;
-			}
-			size = size * 2 > cap ? cap : size * 2;
+			size = size * 2 > cap + 1 ? cap + 1 : size * 2;
 			b = xrealloc(b, size + 1);
 		}
 		ssize_t k = read(fd, b + len, size - len);

@@ -72,7 +72,8 @@ int fsu_check_owner(const struct stat *st, const char *display, char **err);
 int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
 
 /*
- * Read all of fd into a malloc'd NUL-terminated buffer of at most cap bytes.
+ * Read all of fd into a malloc'd NUL-terminated buffer of at most cap bytes
+ * (a file of exactly cap bytes is read; one byte more is refused).
  * 0 with *out and *n set, or -1 with *err (EFBIG when longer than cap).
  */
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err);

@@ -291,6 +291,33 @@ static void test_cred_env_precedence(void **state)
 	free(err);
 }
 
+static void test_cred_file_size_cap(void **state)
+{
+	char *key = NULL, *err = NULL;
+	store_key("sk-ant-x");
+	/* exactly CRED_MAX_FILE bytes: comment lines, then the key */
+	const char *tail = "api_key = \"sk-ant-cap\"\n";
+	size_t n = CRED_MAX_FILE, t = strlen(tail);
+	char *buf = xmalloc(n + 2);
+	memset(buf, '#', n - t);
+	for (size_t i = 99; i < n - t; i += 100)
+		buf[i] = '\n';
+	buf[n - t - 1] = '\n';
+	memcpy(buf + n - t, tail, t + 1);
+	assert_int_equal(strlen(buf), n);
+	write_file(T.x.credentials, buf, 0600);
+	assert_int_equal(cred_load_file(&T.x, &key, &err), 0);
+	assert_string_equal(key, "sk-ant-cap");
+	cred_key_free(key);
+	memmove(buf + 1, buf, n + 1);
+	buf[0] = '\n';
+	write_file(T.x.credentials, buf, 0600);
+	assert_int_not_equal(cred_load_file(&T.x, &key, &err), 0);
+	assert_non_null(strstr(err, "larger than 65536 bytes"));
+	free(err);
+	free(buf);
+}
+
 static void test_cred_file_parse_error_never_echoes(void **state)
 {
 	char *key = NULL, *err = NULL;
@@ -315,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cred_refuses_other_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_env_precedence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_file_parse_error_never_echoes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_file_size_cap, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
