@@ -16,7 +16,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		why = "cannot load libcurl.so.4 — install libcurl4 (Debian: apt-get install libcurl4)";
 		state = -1;

@@ -340,13 +340,11 @@ static int fast_text_delta(struct fold_msg *m, const char *data, size_t len)
 	const char *q = data + k + nmid;
 	if ((size_t)(data + len - q) < 4 || *q != '"' || memcmp(data + len - 3, "\"}}", 3) != 0)
 		return 0;
-	/* Most deltas hold no escape: their bytes are the text itself. */
+	/* Most deltas hold no escape: their bytes are the text itself.  (A
+	 * raw control byte passes as cJSON would pass it.) */
 	const char *t = q + 1;
 	size_t tn = (size_t)(data + len - 3 - t);
-	int plain = 1;
-	for (size_t j = 0; j < tn && plain; j++)
-		if (t[j] == '\\' || t[j] == '"' || (unsigned char)t[j] < 0x20)
-			plain = 0;
+	int plain = !memchr(t, '\\', tn) && !memchr(t, '"', tn);
 	cJSON *str = NULL;
 	if (!plain) {
 		const char *end = NULL;
