@@ -30,7 +30,10 @@
  * A history that ends in an assistant tool_use without its tool_result
  * (the process died between two lines) is repaired on resume: a tool_result
  * marked is_error ("not run: the session was interrupted") is appended for
- * each missing id, in memory and in the file.
+ * each missing id, in memory and in the file.  Consecutive messages of one
+ * role (a stopped turn's tool results, then the next prompt) are merged in
+ * the replay array, as the API wants the roles to alternate.  One writer
+ * per session: resume and create hold an exclusive flock until close.
  *
  * Life cycle (the agent loop):
  *   1. session_create(x, &s, &notes, &err)          new id, file O_EXCL 0600
