@@ -18,7 +18,12 @@ FAKE=${TESTTOOLS:+$TESTTOOLS/tuifake}
 MOCK=${TESTTOOLS:+$TESTTOOLS/mockprov}
 SOCK=sbxtest$$
 tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
-cleanup() { tm kill-server 2>/dev/null; rm -rf "$TMP" 2>/dev/null; }
+MOCKPIDS=""
+cleanup() {
+	tm kill-server 2>/dev/null
+	for p in $MOCKPIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$TMP" 2>/dev/null
+}
 trap cleanup EXIT
 
 # run NAME W H CMD: CMD in a new W x H session; its exit status lands in

@@ -1,0 +1,113 @@
+# tui_real.sh — sourced by test_tui.sh when the agent's turn loop is built:
+# the real `sandbx tui` in tmux against $MOCK (loopback Anthropic stand-in).
+# Uses run/has/rc/shot/tm from test_tui.sh.
+
+N=0
+# mock_start STEP...: a mock serving the steps (one per word); sets D and PORT.
+mock_start() {
+	N=$((N + 1))
+	D=$TMP/m$N
+	mkdir -p "$D"
+	for f in "$@"; do printf 'sse %s\n' "$f"; done > "$D/script"
+	"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t 60 2>"$D/mock.err" &
+	MOCKPIDS="$MOCKPIDS $!"
+	i=0
+	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	PORT=$(cat "$D/port" 2>/dev/null)
+}
+# sse_text FILE TEXT / sse_bash FILE ID COMMAND: one answer each
+sse_head() {
+	printf 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_t","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":20,"output_tokens":1}}}\n\n'
+}
+sse_text() {
+	{
+		sse_head
+		printf 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+		printf 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"%s"}}\n\n' "$2"
+		printf 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+		printf 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":9}}\n\n'
+		printf 'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+	} > "$1"
+}
+sse_bash() {
+	{
+		sse_head
+		printf 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"%s","name":"bash","input":{}}}\n\n' "$2"
+		printf 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"command\\": \\"%s\\"}"}}\n\n' "$3"
+		printf 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+		printf 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}\n\n'
+		printf 'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+	} > "$1"
+}
+# real NAME ARGS...: sandbx tui in a 100x30 session from $TMP/rw (fresh)
+real() {
+	n=$1
+	shift
+	rm -rf "$TMP/rw" && mkdir -p "$TMP/rw" "$TMP/rhome"
+	run "$n" 100 30 "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test sh -c 'cd \"$TMP/rw\" && exec \"$SANDBX\" tui --base-url http://127.0.0.1:$PORT $*'"
+}
+
+sse_text "$TMP/hello.sse" 'Hello from the **mock**.\n\n- a list item\n'
+t_start tui-real-answer "sandbx tui sends the typed prompt and shows the streamed answer"
+mock_start "$TMP/hello.sse"
+real r1
+if has r1 "type a prompt"; then
+	tm send-keys -t r1 "say hello" Enter
+	if has r1 "Hello from the **mock**." && has r1 "• a list item" && has r1 " ready " \
+		&& grep -q "say hello" "$D/req-1.json"; then
+		tm send-keys -t r1 C-d
+		if [ "$(rc r1)" = 0 ]; then t_pass; else t_fail "exit $(rc r1)"; fi
+	else t_fail "no answer: $(shot r1 | grep -v '^$' | tail -6)"; fi
+else t_fail "no first screen: $(shot r1 | head -5)"; fi
+
+sse_bash "$TMP/bash1.sse" toolu_w1 "echo approved > made.txt"
+sse_text "$TMP/after.sse" 'All done.'
+t_start tui-real-approve-yes "y at the question runs the bash call in the sandbox and the turn goes on"
+mock_start "$TMP/bash1.sse" "$TMP/after.sse"
+real r2 --allow-tool bash
+has r2 "type a prompt" && tm send-keys -t r2 "make a file" Enter
+if has r2 "y yes, n no" && shot r2 | grep -q "bash wants to run: echo approved > made.txt"; then
+	tm send-keys -t r2 y
+	if has r2 "All done." && [ -f "$TMP/rw/made.txt" ] && grep -q toolu_w1 "$D/req-2.json"; then t_pass
+	else t_fail "the call did not run: $(shot r2 | grep -v '^$' | tail -6)"; fi
+else t_fail "no question naming the command: $(shot r2 | grep -v '^$' | tail -6)"; fi
+tm send-keys -t r2 C-d
+
+t_start tui-real-approve-no "n with a reason refuses the call; the reason goes back to the model"
+mock_start "$TMP/bash1.sse" "$TMP/after.sse"
+real r3 --allow-tool bash
+has r3 "type a prompt" && tm send-keys -t r3 "make a file" Enter
+if has r3 "y yes, n no"; then
+	tm send-keys -t r3 n
+	has r3 "reason>" 20
+	tm send-keys -t r3 "not in this directory" Enter
+	if has r3 "All done." && [ ! -e "$TMP/rw/made.txt" ] && grep -q "not in this directory" "$D/req-2.json"; then t_pass
+	else t_fail "refusal: file=$(ls "$TMP/rw"), req2=$(head -c 300 "$D/req-2.json" 2>/dev/null)"; fi
+else t_fail "no question"; fi
+tm send-keys -t r3 C-d
+
+sse_bash "$TMP/sleep.sse" toolu_s1 "sleep 313"
+t_start tui-real-stop-bash "escape while bash runs kills the command and the prompt returns"
+mock_start "$TMP/sleep.sse" "$TMP/after.sse"
+real r4 --allow-tool bash --approve run
+has r4 "type a prompt" && tm send-keys -t r4 "wait a while" Enter
+i=0
+while ! pgrep -u "$(id -u)" -f "sleep 313" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if pgrep -u "$(id -u)" -f "sleep 313" >/dev/null; then
+	tm send-keys -t r4 Escape
+	i=0
+	while pgrep -u "$(id -u)" -f "sleep 313" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	if ! pgrep -u "$(id -u)" -f "sleep 313" >/dev/null && has r4 " ready " 50; then t_pass
+	else t_fail "sleep 313 still runs or no prompt: $(shot r4 | grep -v '^$' | tail -4)"; fi
+else t_fail "bash did not start: $(shot r4 | grep -v '^$' | tail -6)"; fi
+tm send-keys -t r4 C-d
+
+t_start tui-real-hangup "a hang-up while a question waits ends sandbx tui with exit 3"
+mock_start "$TMP/bash1.sse" "$TMP/after.sse"
+real r5 --allow-tool bash
+has r5 "type a prompt" && tm send-keys -t r5 "make a file" Enter
+if has r5 "y yes, n no"; then
+	tm kill-session -t r5
+	r=$(rc r5)
+	if [ "$r" = 3 ] && [ ! -e "$TMP/rw/made.txt" ]; then t_pass; else t_fail "exit $r"; fi
+else t_fail "no question"; fi
