@@ -46,21 +46,26 @@ char *cli_resolve_prefix(const char *path)
 
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 {
-	const char *owned[2] = { x->state_dir, x->config_dir };
-	for (int i = 0; i < 2; i++) {
-		if (!owned[i])
-			continue;
-		char *o = cli_resolve_prefix(owned[i]);
-		int hit = path_within(grant, o) || path_within(o, grant);
-		if (hit) {
-			*err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that "
-					 "leaves it out", grant, i == 0 ? "session store" : "credential directory", o);
+	/* The current XDG locations and the defaults under $HOME and the
+	 * passwd home: a store written under another XDG setting is still
+	 * sandbx's own. */
+	struct strv lists[2] = { { 0 }, { 0 } };
+	int r = 0;
+	xdg_protected_dirs(x, &lists[0], &lists[1]);
+	for (int l = 0; l < 2 && r == 0; l++) {
+		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
+			char *o = cli_resolve_prefix(lists[l].v[i]);
+			if (path_within(grant, o) || path_within(o, grant)) {
+				*err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that "
+						 "leaves it out", grant, l == 0 ? "session store" : "credential directory", o);
+				r = -1;
+			}
 			free(o);
-			return -1;
 		}
-		free(o);
 	}
-	return 0;
+	strv_free(&lists[0]);
+	strv_free(&lists[1]);
+	return r;
 }
 
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, const struct xdg_paths *x,

@@ -242,4 +242,11 @@ else
 	else t_fail "rc=$rc out=$out without flag: $o2 $(cat "$TMP/err")"; fi
 fi
 
+t_start st-grant-default-store-other-xdg "a store under the default location stays refused when XDG_CONFIG_HOME points elsewhere"
+H="$TMP/althome"; mkdir -p "$H/.config/sandbx" "$H/proj"; chmod 700 "$H/.config/sandbx"
+echo 'api_key = "sk-ant-old-0000"' > "$H/.config/sandbx/credentials.toml"
+out=$( cd "$H/proj" && HOME="$H" XDG_CONFIG_HOME="$TMP/elsewhere" "$SANDBX" sandbox-run --allow-read "$H" -- /bin/cat "$H/.config/sandbx/credentials.toml" 2>"$TMP/err")
+rc=$?
+if [ $rc -eq 125 ] && ! echo "$out" | grep -q sk-ant && grep -q "credential directory" "$TMP/err"; then t_pass; else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
 t_done
