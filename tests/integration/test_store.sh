@@ -247,6 +247,6 @@ H="$TMP/althome"; mkdir -p "$H/.config/sandbx" "$H/proj"; chmod 700 "$H/.config/
 echo 'api_key = "sk-ant-old-0000"' > "$H/.config/sandbx/credentials.toml"
 out=$( cd "$H/proj" && HOME="$H" XDG_CONFIG_HOME="$TMP/elsewhere" "$SANDBX" sandbox-run --allow-read "$H" -- /bin/cat "$H/.config/sandbx/credentials.toml" 2>"$TMP/err")
 rc=$?
-if [ $rc -eq 125 ] && ! echo "$out" | grep -q sk-ant && grep -q "credential directory" "$TMP/err"; then t_pass; else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+if [ $rc -eq 125 ] && ! echo "$out" | grep -q sk-ant && grep -q "reaches sandbx.s own" "$TMP/err"; then t_pass; else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 
 t_done
