@@ -260,23 +260,38 @@ static int debugging(void)
 	return log_level() >= LOG_DEBUG;
 }
 
-/* One debug line per call; the key, wherever it appears, is masked. */
+/* One debug line per line of s (blank lines and CRs dropped), each with
+ * the prefix; the key, wherever it appears in a line, is masked. */
 static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size_t n)
 {
 	size_t kl = p->key ? strlen(p->key) : 0;
 	flockfile(stderr);
-	fprintf(stderr, "sandbx debug provider %s ", dir);
 	while (n > 0) {
-		const char *k = kl ? memmem(s, n, p->key, kl) : NULL;
-		size_t upto = k ? (size_t)(k - s) : n;
-		fwrite(s, 1, upto, stderr);
-		if (!k)
+		const char *nl = memchr(s, '\n', n);
+		size_t ll = nl ? (size_t)(nl - s) : n;
+		const char *l = s;
+		size_t rest = ll;
+		while (rest > 0 && l[rest - 1] == '\r')
+			rest--;
+		if (rest > 0) {
+			fprintf(stderr, "sandbx debug provider %s ", dir);
+			while (rest > 0) {
+				const char *k = kl ? memmem(l, rest, p->key, kl) : NULL;
+				size_t upto = k ? (size_t)(k - l) : rest;
+				fwrite(l, 1, upto, stderr);
+				if (!k)
+					break;
+				fputs("[redacted]", stderr);
+				l = k + kl;
+				rest -= upto + kl;
+			}
+			fputc('\n', stderr);
+		}
+		if (!nl)
 			break;
-		fputs("[redacted]", stderr);
-		s = k + kl;
-		n -= upto + kl;
+		n -= ll + 1;
+		s = nl + 1;
 	}
-	fputc('\n', stderr);
 	funlockfile(stderr);
 }
 

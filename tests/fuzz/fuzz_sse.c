@@ -41,6 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = cJSON_PrintUnformatted(j);
 	free(s);
 	cJSON_Delete(j);
+	for (size_t b = 0; b < m.nblocks; b++)
+		fold_tool_ready(&m, b);
+	cJSON_Delete(fold_content_take(&m));	/* the moving variant too */
 	sse_free(p);
 	fold_release(&m);
 	return 0;

@@ -320,6 +320,7 @@ KEY=sk-ant-secret-0123456789 PROMPT="echo of sk-ant-secret-0123456789" SANDBX_LO
 mock_stop
 if [ "$(rc)" = 0 ] && err_has 'sandbx debug provider > x-api-key: [redacted]' && err_has 'sandbx debug provider > POST http://127.0.0.1' &&
 	err_has 'sandbx debug provider < HTTP/1.1 429' && err_has 'sandbx debug provider < event: message_start' &&
+	err_has 'sandbx debug provider < event: message_stop' && ! grep -q '^event:' "$D/err" &&
 	err_has '"content":"echo of [redacted]"' && ! err_has 'sk-ant-secret-0123456789'; then
 	t_pass
 else
