@@ -67,6 +67,15 @@ int sandbox_start(struct sandbox_spawn *s, char **err);
 void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res);
 
+/*
+ * Fold one audit-channel record into res (for callers with their own wait
+ * loop, e.g. the bash tool draining output pipes).  Degradations are
+ * written as audit records; refusals and exec failures are printed too
+ * unless quiet (the caller reports them).
+ */
+void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec *rec,
+			 struct sandbox_result *res, int quiet);
+
 /* The message for a refusal label (what failed and what to change). */
 char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, int arg);
 

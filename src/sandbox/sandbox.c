@@ -116,8 +116,8 @@ static long now_ms(void)
 
 static const char *const limit_words[LIM__COUNT] = { "process", "memory", "CPU time", "file size", "open files" };
 
-static void handle_record(const struct sandbox_spawn *s, const struct auditch_rec *rec,
-			  struct sandbox_result *res)
+void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec *rec,
+			 struct sandbox_result *res, int quiet)
 {
 	enum auditch_label l = (enum auditch_label)rec->label;
 	char num[32];
@@ -128,6 +128,8 @@ static void handle_record(const struct sandbox_spawn *s, const struct auditch_re
 		res->refused = 1;
 		res->refusal = l;
 		res->refusal_arg = rec->arg;
+		if (quiet)
+			return;
 		char *m = sandbox_refusal_message(s->policy, l, rec->arg);
 		audit(LOG_INFO, "refused", "mechanism", auditch_name(l), "reason", m, NULL);
 		sbx_err("%s", m);
@@ -146,6 +148,8 @@ static void handle_record(const struct sandbox_spawn *s, const struct auditch_re
 		break;
 	case ACH_EXEC_FAILED:
 		res->exec_errno = rec->arg;
+		if (quiet)
+			break;
 		if (rec->arg == ENOENT || rec->arg == ENOTDIR)
 			sbx_err("cannot run '%s': not found in the sandbox — grant its directory with --allow-exec",
 				s->argv[0]);
@@ -194,7 +198,7 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 			while (have - off >= sizeof(struct auditch_rec)) {
 				struct auditch_rec rec;
 				memcpy(&rec, buf + off, sizeof(rec));
-				handle_record(s, &rec, res);
+				sandbox_take_record(s, &rec, res, 0);
 				off += sizeof(rec);
 			}
 			memmove(buf, buf + off, have - off);

@@ -64,36 +64,6 @@ static void cap_read(struct capture *k)
 	}
 }
 
-struct outcome {
-	int refused, refusal_arg, exec_errno, limit_hit;
-	enum auditch_label refusal;
-};
-
-static void on_record(const struct auditch_rec *rec, struct outcome *oc)
-{
-	enum auditch_label l = (enum auditch_label)rec->label;
-	char num[32];
-	snprintf(num, sizeof(num), "%d", rec->arg);
-	if (auditch_is_refusal(l)) {
-		if (!oc->refused) {
-			oc->refused = 1;
-			oc->refusal = l;
-			oc->refusal_arg = rec->arg;
-		}
-	} else if (l == ACH_EXEC_FAILED) {
-		oc->exec_errno = rec->arg;
-	} else if (l == ACH_LIMIT_HIT) {
-		oc->limit_hit = rec->arg + 1;
-	} else if (l == ACH_DEG_LIMIT) {
-		static const char *const words[LIM__COUNT] = { "process", "memory", "CPU time", "file size",
-							       "open files" };
-		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "limit",
-		      (unsigned)rec->arg < LIM__COUNT ? words[rec->arg] : num, NULL);
-	} else {
-		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "arg", num, NULL);
-	}
-}
-
 static void cap_show(struct tout *o, const char *label, const struct capture *k)
 {
 	if (k->total == 0)
@@ -117,7 +87,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	const char *cmd = tin_str(in, "command");
 	uint64_t secs = tin_uint(in, "timeout", TOOLS_BASH_TIMEOUT);
 	struct capture ko = { .max = TOOLS_MAX_OUTPUT - BASH_MAX_STDERR }, ke = { .max = BASH_MAX_STDERR };
-	struct outcome oc = { 0 };
+	struct sandbox_result oc = { 0 };
 	char *err = NULL;
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, devnull = -1;
 
@@ -186,7 +156,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 				while (have - off >= sizeof(struct auditch_rec)) {
 					struct auditch_rec rec;
 					memcpy(&rec, rbuf + off, sizeof(rec));
-					on_record(&rec, &oc);
+					sandbox_take_record(&s, &rec, &oc, 1);
 					off += sizeof(rec);
 				}
 				memmove(rbuf, rbuf + off, have - off);
