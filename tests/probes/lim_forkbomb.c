@@ -1,9 +1,10 @@
 /*
- * lim_forkbomb N [TAG] — fork up to N children that stay alive (each
- * blocks on a pipe until this process closes it), counting how many forks
- * succeed.  Prints "ok forks=K" when all N succeeded, else
- * "err ERRNO forks=K".  TAG is only carried in argv, so a test can look
- * for leftovers on the host by their command line.
+ * lim_forkbomb N [TAG [HOLD]] — fork up to N children that stay alive
+ * (each blocks on a pipe until this process closes it), counting how many
+ * forks succeed; with HOLD, keep them all alive HOLD seconds more, so a
+ * test can count them from the host.  Prints "ok forks=K" when all N
+ * succeeded, else "err ERRNO forks=K".  TAG is only carried in argv, so a
+ * test can find the processes (and leftovers) by their command line.
  */
 #include <signal.h>
 #include <unistd.h>
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
 		}
 		forks++;
 	}
+	if (argc > 3)
+		sleep((unsigned)strtoul(argv[3], NULL, 10));
 	close(p[1]);	/* every child sees EOF and exits */
 	while (wait(NULL) > 0 || errno == EINTR)
 		;

@@ -1,0 +1,263 @@
+# test_limits.sh — resource limits (issue 5) against the real kernel, as
+# root (a per-sandbox cgroup where one can be created) and as an
+# unprivileged user (no writable cgroup: the rlimit path, with its degraded
+# records).  Every probe is bounded: the fork bomb by its own count and the
+# limit, the spin by the CPU limit and --timeout, the allocation by the
+# limit (it never touches more than the limit allows).
+. "$(dirname "$0")/lib.sh"
+
+W="$TMP/work"
+mkdir -p "$W"; chmod 755 "$W"
+FB="$PROBES/lim_forkbomb"
+
+# run FLAGS... -- CMD...: stdout in $TMP/out (printed), stderr in $TMP/err, exit code in $RC.
+run() {
+	( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" ) >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	cat "$TMP/out"
+}
+# bg FLAGS... -- CMD...: the same in the background; BG_PID is the harness.
+bg() {
+	( cd "$W" && exec "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" ) >"$TMP/out" 2>"$TMP/err" &
+	BG_PID=$!
+}
+bgwait() { wait "$BG_PID"; RC=$?; }
+# tagged PROG TAG: host pids of processes whose argv[0] is PROG and whose
+# command line holds TAG (the harness and supervisor carry TAG too, but
+# their argv[0] is sandbx).
+tagged() {
+	for f in $(grep -l -a -F -- "$2" /proc/[0-9]*/cmdline 2>/dev/null); do
+		a0=$( { tr '\0' '\n' < "$f"; } 2>/dev/null | head -n 1)
+		[ "$a0" = "$1" ] && { d=${f%/cmdline}; echo "${d#/proc/}"; }
+	done
+}
+# wait_tagged PROG TAG N: until at least N such processes exist (5 s at most).
+wait_tagged() {
+	i=0
+	while [ "$(tagged "$1" "$2" | wc -l)" -lt "$3" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# limit_of PID NAME: the soft value of one line of /proc/PID/limits.
+limit_of() { sed -n "s/^$2 *\([^ ]*\) .*/\1/p" "/proc/$1/limits" 2>/dev/null; }
+# cg_line PID CONTROLLER: the cgroup path of PID (v1 hierarchy of CONTROLLER, or v2 with "").
+cg_line() {
+	if [ -z "$2" ]; then sed -n 's/^0:://p' "/proc/$1/cgroup"
+	else sed -n "s/^[0-9]*:\([^:]*,\)*$2\(,[^:]*\)*:\(.*\)/\3/p" "/proc/$1/cgroup"; fi
+}
+mnt_of() {	# mnt_of FSTYPE [SUPEROPT]: a mount point of that cgroup hierarchy
+	awk -v t="$1" -v o="${2:-}" '{ for (i = 1; $i != "-"; i++); if ($(i+1) != t) next;
+		if (o != "" && ("," $(i+3) ",") !~ ("," o ",")) next; print $5; exit }' /proc/self/mountinfo
+}
+# pids_cgroup_expected: 0 when this caller can give the sandbox a pids
+# cgroup (what limits_sys.c tries: v2 with pids enabled in the parent's
+# subtree_control, else a writable v1 pids hierarchy).
+pids_cgroup_expected() {
+	is_root || return 1
+	v2=$(mnt_of cgroup2)
+	if [ -n "$v2" ]; then
+		own=$(cg_line self "")
+		par=$v2; [ "$own" != / ] && par=$(dirname "$v2$own")
+		grep -qw pids "$par/cgroup.subtree_control" 2>/dev/null && return 0
+	fi
+	[ -n "$(mnt_of cgroup pids)" ]
+}
+memory_cgroup_expected() {
+	is_root || return 1
+	v2=$(mnt_of cgroup2)
+	[ -n "$v2" ] || return 1
+	own=$(cg_line self "")
+	par=$v2; [ "$own" != / ] && par=$(dirname "$v2$own")
+	grep -qw memory "$par/cgroup.subtree_control" 2>/dev/null
+}
+
+t_start limits-works "sandbox-run and the limit probes run here"
+if ! sandbox_works; then t_skip "sandbox-run cannot run here"; t_done; exit 0; fi
+for p in lim_forkbomb lim_alloc lim_spin lim_write lim_nofile; do
+	[ -x "$PROBES/$p" ] || { t_fail "missing probe $PROBES/$p"; t_done; exit 0; }
+done
+t_pass
+
+# ---- processes ---------------------------------------------------------------
+
+t_start limits-nproc-userns "RLIMIT_NPROC in a new user namespace counts only that namespace's processes (unprivileged), and does not bind uid 0"
+if [ ! -x "$TESTTOOLS/nproc_userns" ]; then t_fail "missing $TESTTOOLS/nproc_userns"
+else
+	out=$("$TESTTOOLS/nproc_userns" 30 20 2>&1)
+	if is_root; then
+		[ "$out" = "forks=70" ] && t_pass || t_fail "root: expected the limit not to bind (forks=70), got '$out'"
+	else
+		# 30 processes of ours outside the namespace are not charged:
+		# the namespace's first process plus 19 forks reach 20.
+		[ "$out" = "forks=19" ] && t_pass || t_fail "expected forks=19 with 30 host processes running, got '$out'"
+	fi
+fi
+
+t_start limits-forkbomb "a fork bomb trying 10,000 forks under --limit-procs 64 gets 64 processes at most, counted from the host, and none is left after the call"
+tag="fb$$x$(date +%s)"
+bg --limit-procs 64 --timeout 60 -- "$FB" 10000 "$tag" 2
+wait_tagged "$FB" "$tag" 64
+peak=$(tagged "$FB" "$tag" | wc -l)
+sleep 0.3
+peak2=$(tagged "$FB" "$tag" | wc -l)
+[ "$peak2" -gt "$peak" ] && peak=$peak2
+bgwait
+left=$(tagged "$FB" "$tag" | wc -l)
+out=$(cat "$TMP/out")
+if [ "$out" != "err EAGAIN forks=63" ]; then t_fail "expected 'err EAGAIN forks=63' (64 with the bomb itself), got '$out' rc=$RC: $(cat "$TMP/err")"
+elif [ "$peak" -ne 64 ]; then t_fail "the host saw $peak bomb processes at the peak, expected 64"
+elif [ "$left" -ne 0 ]; then t_fail "$left bomb processes left on the host after the call"
+else t_pass; fi
+
+t_start limits-procs-mechanism "the process limit is a pids cgroup (pids.max = N + the init) where the caller can create one, else RLIMIT_NPROC = N + 2 in the sandbox's own user namespace; the cgroup is removed after the call"
+tag="pm$$x$(date +%s)"
+bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 3
+wait_tagged "$FB" "$tag" 2
+pid=$(tagged "$FB" "$tag" | head -n 1)
+mech=none; dir=""
+if [ -n "$pid" ]; then
+	v1=$(cg_line "$pid" pids); v2p=$(cg_line "$pid" "")
+	case "$v1" in */sandbx-*) mech=cgroup; dir=$(mnt_of cgroup pids)$v1 ;; esac
+	case "$v2p" in */sandbx-*)
+		[ -f "$(mnt_of cgroup2)$v2p/pids.max" ] && { mech=cgroup; dir=$(mnt_of cgroup2)$v2p; } ;;
+	esac
+	[ $mech = cgroup ] && pmax=$(cat "$dir/pids.max" 2>/dev/null)
+	nproc=$(limit_of "$pid" "Max processes")
+fi
+bgwait
+if [ -z "$pid" ]; then t_fail "the command was not found on the host"
+elif pids_cgroup_expected && [ $mech != cgroup ]; then t_fail "a pids cgroup could be created here, but the command is in $(cat /proc/$pid/cgroup 2>/dev/null | tr '\n' ' ')"
+elif [ $mech = cgroup ] && [ "$pmax" != 65 ]; then t_fail "pids.max of $dir is '$pmax', expected 65"
+elif [ $mech = cgroup ] && [ -d "$dir" ]; then t_fail "the sandbox's cgroup $dir is still there after the call"
+elif [ $mech = none ] && [ "$nproc" != 66 ]; then t_fail "no pids cgroup, and Max processes is '$nproc', expected 66"
+elif [ $mech = none ] && grep -q 'limit-unenforced' "$TMP/err"; then t_fail "unprivileged RLIMIT_NPROC reported as unenforced"
+else t_pass; fi
+
+t_start limits-procs-default "sandbox-run with no flag caps processes (4096); --limit-procs none lifts the cap"
+tag="pd$$x$(date +%s)"
+bg --timeout 60 -- "$FB" 1 "$tag" 2
+wait_tagged "$FB" "$tag" 2
+pid=$(tagged "$FB" "$tag" | head -n 1)
+def_nproc=$(limit_of "$pid" "Max processes"); def_cg=$(cat "/proc/$pid/cgroup" 2>/dev/null)
+bgwait
+tag="pn$$x$(date +%s)"
+bg --limit-procs none --timeout 60 -- "$FB" 1 "$tag" 2
+wait_tagged "$FB" "$tag" 2
+pid=$(tagged "$FB" "$tag" | head -n 1)
+none_nproc=$(limit_of "$pid" "Max processes"); none_cg=$(cat "/proc/$pid/cgroup" 2>/dev/null)
+bgwait
+mine=$(limit_of $$ "Max processes")
+if pids_cgroup_expected; then
+	if ! echo "$def_cg" | grep -q 'sandbx-'; then t_fail "default run not in a sandbx cgroup: $def_cg"
+	elif echo "$none_cg" | grep -q 'sandbx-'; then t_fail "--limit-procs none still made a cgroup: $none_cg"
+	elif [ "$none_nproc" != "$mine" ]; then t_fail "--limit-procs none: Max processes '$none_nproc', the caller's is '$mine'"
+	else t_pass; fi
+else
+	if [ "$def_nproc" != 4098 ]; then t_fail "default Max processes '$def_nproc', expected 4098 (4096 + supervisor + init)"
+	elif [ "$none_nproc" != "$mine" ]; then t_fail "--limit-procs none: Max processes '$none_nproc', the caller's is '$mine'"
+	else t_pass; fi
+fi
+
+# ---- memory --------------------------------------------------------------------
+
+t_start limits-memory "an allocation of 2 GiB under --limit-memory 256M fails (rlimit) or is killed (cgroup) without ever holding more than 256 MiB"
+out=$(run --limit-memory 256M --timeout 60 -- "$PROBES/lim_alloc" 2048)
+mib=${out##*mib=}
+case "$out" in
+"err ENOMEM mib="*)
+	if [ "$mib" -ge 256 ]; then t_fail "reached $mib MiB before ENOMEM"
+	elif [ "$mib" -lt 128 ]; then t_fail "only $mib MiB before ENOMEM: the limit is tighter than asked"
+	else t_pass; fi ;;
+"")	if [ "$RC" -eq 137 ] && memory_cgroup_expected; then t_pass
+	else t_fail "no output, rc=$RC: $(cat "$TMP/err")"; fi ;;
+*)	t_fail "expected ENOMEM below 256 MiB, got '$out' rc=$RC" ;;
+esac
+
+t_start limits-memory-degraded "where no memory cgroup can be created (always for an unprivileged caller here), the memory limit is RLIMIT_AS and a degraded record names it"
+tag="md$$x$(date +%s)"
+bg --limit-memory 256M --timeout 60 -- "$FB" 1 "$tag" 2
+wait_tagged "$FB" "$tag" 2
+pid=$(tagged "$FB" "$tag" | head -n 1)
+as=$(limit_of "$pid" "Max address space")
+bgwait
+if memory_cgroup_expected; then
+	if grep -q 'limit=memory' "$TMP/err"; then t_fail "a memory cgroup was possible, yet degraded: $(cat "$TMP/err")"
+	else t_pass; fi
+elif ! grep -q 'sandbx audit degraded mechanism=limit-rlimit limit=memory' "$TMP/err"; then t_fail "no degraded record for memory: $(cat "$TMP/err")"
+elif [ "$as" != 268435456 ]; then t_fail "Max address space is '$as', expected 268435456"
+else t_pass; fi
+
+# ---- CPU -----------------------------------------------------------------------
+
+t_start limits-cpu "a spin under --limit-cpu 1 is killed by SIGXCPU (exit 152) after about a second of CPU"
+t0=$(now_ms)
+run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" >/dev/null
+ms=$(($(now_ms) - t0))
+if [ "$RC" -ne 152 ]; then t_fail "exit $RC, expected 152 (128 + SIGXCPU): $(cat "$TMP/err")"
+elif [ "$ms" -gt 6000 ]; then t_fail "took $ms ms of wall time"
+else t_pass; fi
+
+t_start limits-cpu-hard "a spin ignoring SIGXCPU under --limit-cpu 1 is killed (SIGKILL, exit 137) one second later"
+t0=$(now_ms)
+run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" ignore >/dev/null
+ms=$(($(now_ms) - t0))
+if [ "$RC" -ne 137 ]; then t_fail "exit $RC, expected 137: $(cat "$TMP/err")"
+elif [ "$ms" -gt 8000 ]; then t_fail "took $ms ms of wall time"
+else t_pass; fi
+
+t_start limits-cpu-message "a command killed by the CPU limit is reported: 'the command was killed: CPU time limit 1s reached'"
+run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" >/dev/null
+a=$(grep -c 'sandbx: the command was killed: CPU time limit 1s reached' "$TMP/err")
+run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" ignore >/dev/null
+b=$(grep -c 'sandbx: the command was killed: CPU time limit 1s reached' "$TMP/err")
+run --timeout 30 -- /bin/sh -c 'kill -9 $$' >/dev/null
+c=$(grep -c 'the command was killed' "$TMP/err")
+if [ "$a" -ne 1 ] || [ "$b" -ne 1 ]; then t_fail "message missing (SIGXCPU: $a, SIGKILL: $b): $(cat "$TMP/err")"
+elif [ "$c" -ne 0 ]; then t_fail "a SIGKILL with no limit involved was reported as a limit"
+else t_pass; fi
+
+# ---- file size -----------------------------------------------------------------
+
+t_start limits-fsize "a write past --limit-file-size 1M fails with EFBIG at 1 MiB"
+out=$(run --limit-file-size 1M -- "$PROBES/lim_write" "$W/big" 2048 ignore)
+size=$(wc -c < "$W/big" 2>/dev/null)
+if [ "$out" != "err EFBIG kib=1024" ]; then t_fail "expected 'err EFBIG kib=1024', got '$out' rc=$RC"
+elif [ "$size" -ne 1048576 ]; then t_fail "the file holds $size bytes"
+else t_pass; fi
+
+t_start limits-fsize-signal "a writer that does not ignore SIGXFSZ dies by it (exit 153) and is reported: 'file size limit 1M reached'"
+run --limit-file-size 1M -- "$PROBES/lim_write" "$W/big2" 2048 >/dev/null
+if [ "$RC" -ne 153 ]; then t_fail "exit $RC, expected 153"
+elif ! grep -q 'sandbx: the command was killed: file size limit 1M reached' "$TMP/err"; then t_fail "no message: $(cat "$TMP/err")"
+else t_pass; fi
+rm -f "$W/big" "$W/big2"
+
+# ---- open files ----------------------------------------------------------------
+
+t_start limits-nofile "--limit-open-files 50 stops the 48th open (0-2 are open) with EMFILE"
+out=$(run --limit-open-files 50 -- "$PROBES/lim_nofile" 1000)
+[ "$out" = "err EMFILE opened=47" ] && t_pass || t_fail "expected 'err EMFILE opened=47', got '$out' rc=$RC"
+
+# ---- cleanup after a timeout -----------------------------------------------------
+
+t_start limits-timeout-cleanup "a call killed by --timeout leaves no process behind, and no stale cgroup after the next call"
+tag="tc$$x$(date +%s)"
+run --limit-procs 64 --timeout 1 -- "$FB" 20 "$tag" 30 >/dev/null
+rc1=$RC
+sleep 0.2
+left=$(tagged "$FB" "$tag" | wc -l)
+run --limit-procs 64 -- /bin/true >/dev/null
+stale=""
+for m in "$(mnt_of cgroup2)" "$(mnt_of cgroup pids)"; do
+	[ -n "$m" ] || continue
+	for d in "$m"/sandbx-*; do
+		[ -d "$d" ] || continue
+		n=${d##*/sandbx-}
+		kill -0 "$n" 2>/dev/null || stale="$stale $d"
+	done
+done
+if [ "$rc1" -ne 124 ]; then t_fail "exit $rc1, expected 124"
+elif [ "$left" -ne 0 ]; then t_fail "$left processes left after the timeout"
+elif [ -n "$stale" ]; then t_fail "stale cgroups:$stale"
+else t_pass; fi
+
+t_done
