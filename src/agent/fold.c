@@ -103,11 +103,13 @@ static void read_usage(struct fold_usage *u, const cJSON *o)
 	}
 }
 
-/* Append to a block's text, doubling its capacity as needed; -1 past cap. */
-static int block_add(struct fold_block *b, const char *s, size_t n, size_t cap)
+/* Append to a block's text, doubling its capacity as needed; -1 past the
+ * block's cap or the message's. */
+static int block_add(struct fold_msg *m, struct fold_block *b, const char *s, size_t n, size_t cap)
 {
-	if (b->text_len + n > cap)
+	if (b->text_len + n > cap || m->kept + n > FOLD_MAX_MESSAGE)
 		return -1;
+	m->kept += n;
 	if (b->text_len + n + 1 > b->text_cap) {
 		size_t c = b->text_cap ? b->text_cap : 256;
 		while (c < b->text_len + n + 1)
@@ -194,8 +196,9 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, char **err)
 	} else {
 		b->type = FOLD_OTHER;
 	}
-	if (init && *init && block_add(b, init, strlen(init), cap) < 0)
-		return failf(m, err, xasprintf("content block %zu is larger than the %u-byte cap", i, FOLD_MAX_TEXT));
+	if (init && *init && block_add(m, b, init, strlen(init), cap) < 0)
+		return failf(m, err, xasprintf("content block %zu is larger than its %u-byte cap or the message's %u — lower --max-tokens",
+					       i, FOLD_MAX_TEXT, FOLD_MAX_MESSAGE));
 	m->content = 1;
 	if (m->hooks.block_start)
 		m->hooks.block_start(m->hooks.ctx, i, b);
@@ -244,20 +247,21 @@ static int on_block_delta(struct fold_msg *m, const cJSON *ev, char **err)
 		return failf(m, err, xasprintf("'%s' for content block %zu has no '%s' string — the stream is malformed", dt, i, key));
 	size_t n = strlen(s);
 	if (strcmp(key, "signature") == 0) {
-		if (b->signature) {
-			char *j = xasprintf("%s%s", b->signature, s);
-			free(b->signature);
-			b->signature = j;
-		} else {
-			b->signature = xstrdup(s);
-		}
+		size_t have = b->signature ? strlen(b->signature) : 0;
+		if (have + n > FOLD_MAX_SIGNATURE || m->kept + n > FOLD_MAX_MESSAGE)
+			return failf(m, err, xasprintf("the signature of content block %zu is larger than its %u-byte cap", i,
+						       FOLD_MAX_SIGNATURE));
+		m->kept += n;
+		b->signature = xrealloc(b->signature, have + n + 1);
+		memcpy(b->signature + have, s, n + 1);
 		return 0;
 	}
 	if (want == FOLD_TEXT && (m->flags & FOLD_DROP_TEXT)) {
 		/* printed by the hook, not kept */
-	} else if (block_add(b, s, n, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT) < 0) {
-		return failf(m, err, xasprintf("content block %zu ('%s') is larger than the %u-byte cap — lower --max-tokens",
-					       i, b->type_name, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT));
+	} else if (block_add(m, b, s, n, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT) < 0) {
+		return failf(m, err, xasprintf("content block %zu ('%s') is larger than its %u-byte cap or the message's %u — lower --max-tokens",
+					       i, b->type_name, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT,
+					       FOLD_MAX_MESSAGE));
 	}
 	if (want == FOLD_TEXT && m->hooks.text)
 		m->hooks.text(m->hooks.ctx, i, s, n);
@@ -357,7 +361,7 @@ static int fast_text_delta(struct fold_msg *m, const char *data, size_t len)
 		tn = strlen(t);
 	}
 	struct fold_block *b = &m->blocks[i];
-	if (!(m->flags & FOLD_DROP_TEXT) && block_add(b, t, tn, FOLD_MAX_TEXT) < 0) {
+	if (!(m->flags & FOLD_DROP_TEXT) && block_add(m, b, t, tn, FOLD_MAX_TEXT) < 0) {
 		cJSON_Delete(str);
 		return 0;	/* the general path reports the cap */
 	}

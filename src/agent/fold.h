@@ -48,11 +48,14 @@
 
 #include "agent/sse.h"
 
-/* Caps: blocks per message, bytes of one text or thinking block, bytes of
- * one tool call's joined input JSON. */
+/* Caps: blocks per message, bytes of one text or thinking block, of one
+ * tool call's joined input JSON, of one signature, and of all that a
+ * message keeps together. */
 #define FOLD_MAX_BLOCKS 1024
 #define FOLD_MAX_TEXT (32u << 20)
 #define FOLD_MAX_TOOL_INPUT (8u << 20)
+#define FOLD_MAX_SIGNATURE (1u << 20)
+#define FOLD_MAX_MESSAGE (64u << 20)
 
 enum fold_type {
 	FOLD_NONE = 0,		/* index never started */
@@ -113,6 +116,7 @@ struct fold_msg {
 	int done;		/* message_stop seen */
 	char *error_type;	/* from an error event, e.g. "overloaded_error" */
 	char *error_message;
+	size_t kept;		/* bytes of text, input and signatures kept */
 	char *err;		/* sticky failure, NULL while all is well; this
 				 * and error_* have controls made '?' */
 	unsigned flags;

@@ -425,6 +425,58 @@ static void test_fold_error_text_made_printable(void **state)
 	fold_release(&m);
 }
 
+static void test_fold_message_and_signature_caps(void **state)
+{
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	size_t chunk = 1u << 20;
+	char *ev = xmalloc(chunk + 256);
+	int rc = 0, blocks = 0;
+	size_t added = 0;
+	/* Text blocks of up to 30 MiB each until the 64 MiB message cap. */
+	for (int b = 0; b < 4 && rc == 0; b++) {
+		char *st = xasprintf("{\"type\":\"content_block_start\",\"index\":%d,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}", b);
+		assert_int_equal(fold_event(&m, NULL, st, strlen(st), NULL), 0);
+		free(st);
+		blocks++;
+		int n = snprintf(ev, 256, "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":\"text_delta\",\"text\":\"", b);
+		memset(ev + n, 'a', chunk);
+		memcpy(ev + n + chunk, "\"}}", 3);
+		for (int k = 0; k < 30 && rc == 0; k++) {
+			rc = fold_event(&m, NULL, ev, (size_t)n + chunk + 3, NULL);
+			if (rc == 0)
+				added += chunk;
+		}
+	}
+	assert_int_equal(rc, -1);
+	assert_int_equal(blocks, 3);
+	assert_int_equal(added, FOLD_MAX_MESSAGE);
+	assert_non_null(strstr(m.err, "cap"));
+	fold_release(&m);
+	free(ev);
+
+	/* Signature deltas past 1 MiB fail too. */
+	fold_init(&m, 0, NULL);
+	const char *st = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}";
+	assert_int_equal(fold_event(&m, NULL, st, strlen(st), NULL), 0);
+	size_t part = 64u << 10;
+	ev = xmalloc(part + 256);
+	int n = snprintf(ev, 256, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"");
+	memset(ev + n, 'S', part);
+	memcpy(ev + n + part, "\"}}", 3);
+	int ok = 0;
+	rc = 0;
+	while (rc == 0 && ok < 100) {
+		rc = fold_event(&m, NULL, ev, (size_t)n + part + 3, NULL);
+		ok += rc == 0;
+	}
+	assert_int_equal(rc, -1);
+	assert_int_equal(ok, (int)(FOLD_MAX_SIGNATURE / part));
+	assert_int_equal(strlen(m.blocks[0].signature), FOLD_MAX_SIGNATURE);
+	fold_release(&m);
+	free(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_fold_compact_and_spaced_agree),
 		cmocka_unit_test(test_fold_content_take_moves_text),
 		cmocka_unit_test(test_fold_error_text_made_printable),
+		cmocka_unit_test(test_fold_message_and_signature_caps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
