@@ -1,0 +1,118 @@
+/* fuzz_tui_model.c — the TUI's screen model on arbitrary input: the bytes
+ * are split into operations (text deltas at any split, tool rows, questions,
+ * keys, resizes, scrolling) and every frame is laid out.  It must never
+ * crash or leak, every row must fit the width, and no drawn row may hold a
+ * control character (the terminal would run it). */
+#include <locale.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/keys.h"
+#include "tui/model.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(struct tui_model *m)
+{
+	struct tui_frame f = { 0 };
+	tui_model_frame(m, &f);
+	for (int y = 0; y < f.h; y++) {
+		const struct tui_frow *r = &f.rows[y];
+		if (tui_width(r->buf, r->len) > f.w && f.w > 4)
+			abort();
+		for (size_t i = 0; i < r->len; i++)
+			if ((unsigned char)r->buf[i] < 0x20 || r->buf[i] == 0x7f)
+				abort();
+	}
+	if (f.cy < 0 || f.cy >= f.h || f.cx < 0 || f.cx >= f.w)
+		abort();
+	tui_frame_release(&f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int init;
+	struct tui_model m;
+	size_t i = 0;
+
+	if (!init) {
+		setlocale(LC_ALL, "C.UTF-8");
+		init = 1;
+	}
+	tui_model_init(&m, 40, 12, 0);
+	while (i < size) {
+		uint8_t op = data[i++];
+		size_t n = i < size ? data[i++] % 48 : 0;
+		if (n > size - i)
+			n = size - i;
+		char *s = malloc(n + 1);
+		memcpy(s, data + i, n);
+		s[n] = '\0';
+		i += n;
+		struct turn_event ev = { 0 };
+		struct tui_key k = { 0 };
+		struct tui_act a;
+		switch (op % 12) {
+		case 0: case 1: case 2:
+			ev.kind = op & 0x10 ? TEV_THINKING : TEV_TEXT;
+			ev.text = s;
+			ev.len = n;
+			if (n)
+				tui_model_event(&m, &ev, 0);
+			break;
+		case 3:
+			ev.kind = TEV_TOOL_CALL;
+			ev.id = op & 0x20 ? "a" : "b";
+			ev.tool = "bash";
+			ev.subject = s;
+			tui_model_event(&m, &ev, 0);
+			break;
+		case 4:
+			ev.kind = TEV_TOOL_RESULT;
+			ev.id = op & 0x20 ? "a" : "c";
+			ev.text = s;
+			ev.is_error = op & 0x40;
+			tui_model_event(&m, &ev, 5);
+			break;
+		case 5: {
+			struct approval_question q = { "write", s, s, op & 0x20 ? s : NULL };
+			tui_model_question(&m, &q);
+			break;
+		}
+		case 6:
+			tui_model_question_end(&m);
+			break;
+		case 7:
+			tui_model_resize(&m, 1 + (int)(op >> 4) * 9 % 120, 1 + (int)(n % 40));
+			break;
+		case 8:
+			tui_model_scroll(&m, (int)(int8_t)op);
+			break;
+		case 9:
+			for (size_t j = 0; j < n; j++) {
+				k.code = (enum tui_keycode)(s[j] % (TK_RESIZE + 1));
+				k.ch = (uint8_t)s[j];
+				tui_keys_apply(&m, &k, &a);
+				free(a.prompt);
+				free(a.reason);
+			}
+			break;
+		case 10:
+			ev.kind = op & 0x10 ? TEV_NOTE : TEV_ERROR;
+			ev.text = s;
+			tui_model_event(&m, &ev, 0);
+			break;
+		default:
+			tui_model_user(&m, s, 0);
+			tui_model_turn_done(&m);
+			break;
+		}
+		free(s);
+		check(&m);
+	}
+	char *t = tui_model_transcript(&m);
+	free(t);
+	tui_model_release(&m);
+	return 0;
+}
