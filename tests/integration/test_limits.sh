@@ -157,6 +157,32 @@ else
 	else t_pass; fi
 fi
 
+t_start limits-degraded-forced "with no writable cgroup the limits fall back to rlimits and say so: root (cgroupfs made read-only in a private mount namespace) gets 'limit-unenforced' for processes, since RLIMIT_NPROC never binds uid 0; an unprivileged caller gets no cgroup and a binding RLIMIT_NPROC"
+if is_root; then
+	( cd "$W" && unshare -m --propagation private sh -c '
+		for m in $(awk '"'"'{ for (i = 1; $i != "-"; i++); if ($(i+1) ~ /^cgroup2?$/) print $5 }'"'"' /proc/self/mountinfo); do
+			mount -o bind,remount,ro "$m" || exit 99
+		done
+		exec "$0" sandbox-run --limit-procs 64 --limit-memory 256M -- /bin/true' "$SANDBX" ) >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	if [ "$RC" -ne 0 ]; then t_fail "exit $RC: $(cat "$TMP/err")"
+	elif ! grep -q 'sandbx audit degraded mechanism=limit-unenforced' "$TMP/err"; then t_fail "no limit-unenforced record: $(cat "$TMP/err")"
+	elif ! grep -q 'sandbx audit degraded mechanism=limit-rlimit limit=memory' "$TMP/err"; then t_fail "no memory record: $(cat "$TMP/err")"
+	else t_pass; fi
+else
+	tag="dg$$x$(date +%s)"
+	bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 2
+	wait_tagged "$FB" "$tag" 2
+	pid=$(tagged "$FB" "$tag" | head -n 1)
+	cg=$(cat "/proc/$pid/cgroup" 2>/dev/null); nproc=$(limit_of "$pid" "Max processes")
+	bgwait
+	if [ -z "$pid" ]; then t_fail "the command was not found on the host"
+	elif echo "$cg" | grep -q 'sandbx-'; then t_fail "an unprivileged caller got a cgroup: $cg"
+	elif [ "$nproc" != 66 ]; then t_fail "Max processes '$nproc', expected 66"
+	elif grep -q 'limit-unenforced' "$TMP/err"; then t_fail "reported unenforced: $(cat "$TMP/err")"
+	else t_pass; fi
+fi
+
 # ---- memory --------------------------------------------------------------------
 
 t_start limits-memory "an allocation of 2 GiB under --limit-memory 256M fails (rlimit) or is killed (cgroup) without ever holding more than 256 MiB"
