@@ -327,4 +327,28 @@ else
 	t_fail "rc=$(rc) err=$(head -c 2000 "$D/err")"
 fi
 
+t_start prov-mock-textgen-loop "the mock's generated answer folds whole, and -l serves the script again"
+N=$((N + 1))
+D=$TMP/m$N
+mkdir -p "$D"
+echo "textgen 300000 30" > "$D/script"
+"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t 20 -l 2>"$D/mock.err" &
+MOCKPID=$!
+i=0
+while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$D/port")
+pc
+cp "$D/out" "$D/out1"
+pc --drop-text
+mock_stop
+# 30 characters a delta, each delta about 160 bytes of stream: some 1,800
+# deltas; the whole text is kept the first time, dropped the second.
+n1=$(grep -o 'The quick brown fox jumps over' "$D/out1" | wc -l)
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && [ "$n1" -gt 3000 ] && grep -qF '"stop_reason":"end_turn"' "$D/out1" &&
+	out_has '"content":[]' && out_has '"stop_reason":"end_turn"'; then
+	t_pass
+else
+	t_fail "rc=$(rc) n=$(nreq) n1=$n1 err=$(cat "$D/err")"
+fi
+
 t_done

@@ -1,7 +1,7 @@
 /*
  * mockprov — a scripted stand-in for the Anthropic Messages API, for tests.
  *
- *   mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS]
+ *   mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS] [-l]
  *
  * Binds 127.0.0.1 on an ephemeral port and prints the port on stdout (or
  * writes it to PORTFILE, atomically, when -p is given).  Then serves one
@@ -29,6 +29,14 @@
  *   disconnect FILE BYTES   send the 200 headers and the first BYTES of
  *                           FILE, then close without ending the chunked
  *                           body (the client sees a cut transfer)
+ *   textgen BYTES [CHARS]   a generated answer: one text block of
+ *                           text_delta events carrying CHARS characters
+ *                           each (default 48), about BYTES of stream in
+ *                           all, then end_turn (for benchmarks: no 20 MB
+ *                           fixture to keep)
+ *
+ * -l serves the script again and again (until -t): for demos and
+ * benchmarks that make many requests.
  *
  * Every response carries "Connection: close".
  */
@@ -290,12 +298,64 @@ static void step_disconnect(int fd, char **f, int nf)
 	free(data);
 }
 
+/* Stream a generated text answer of about total bytes, in 64 KiB chunks. */
+static void step_textgen(int fd, char **f, int nf)
+{
+	size_t total = strtoul(f[1], NULL, 10);
+	size_t chars = nf >= 3 ? strtoul(f[2], NULL, 10) : 48;
+	if (chars == 0 || chars > 4096)
+		chars = 48;
+	static const char words[] = "The quick brown fox jumps over the lazy dog while the sandbox holds. ";
+	char *text = xmalloc(chars + 1);
+	for (size_t i = 0; i < chars; i++)
+		text[i] = words[i % (sizeof(words) - 1)];
+	text[chars] = '\0';
+	char *delta = xasprintf("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+				"\"delta\":{\"type\":\"text_delta\",\"text\":\"%s\"}}\n\n", text);
+	size_t dl = strlen(delta);
+	static const char head[] =
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_gen\",\"type\":\"message\","
+		"\"role\":\"assistant\",\"content\":[],\"model\":\"mock\",\"stop_reason\":null,\"stop_sequence\":null,"
+		"\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n";
+	static const char tail[] =
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},"
+		"\"usage\":{\"output_tokens\":1000}}\n\n"
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+	size_t cap = 64 << 10, len = 0, sent = 0;
+	char *buf = xmalloc(cap + dl + sizeof(head) + sizeof(tail));
+	if (write_all(fd, sse_head, sizeof(sse_head) - 1) < 0)
+		goto out;
+	memcpy(buf, head, sizeof(head) - 1);
+	len = sizeof(head) - 1;
+	while (sent + len < total) {
+		memcpy(buf + len, delta, dl);
+		len += dl;
+		if (len >= cap) {
+			if (send_chunk(fd, buf, len) < 0)
+				goto out;
+			sent += len;
+			len = 0;
+		}
+	}
+	memcpy(buf + len, tail, sizeof(tail) - 1);
+	len += sizeof(tail) - 1;
+	if (send_chunk(fd, buf, len) == 0)
+		write_all(fd, "0\r\n\r\n", 5);
+out:
+	free(buf);
+	free(delta);
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	const char *script = NULL, *dir = NULL, *portfile = NULL;
 	long total = 60;
 	int opt;
-	while ((opt = getopt(argc, argv, "s:d:p:t:")) != -1) {
+	int loop = 0;
+	while ((opt = getopt(argc, argv, "s:d:p:t:l")) != -1) {
 		switch (opt) {
 		case 's':
 			script = optarg;
@@ -309,12 +369,15 @@ int main(int argc, char **argv)
 		case 't':
 			total = strtol(optarg, NULL, 10);
 			break;
+		case 'l':
+			loop = 1;
+			break;
 		default:
-			die("usage: mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS]");
+			die("usage: mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS] [-l]");
 		}
 	}
 	if (!script || !dir || total <= 0)
-		die("usage: mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS]");
+		die("usage: mockprov -s SCRIPT -d DIR [-p PORTFILE] [-t SECS] [-l]");
 	signal(SIGPIPE, SIG_IGN);
 	alarm((unsigned)total);	/* the default action ends the process: bounded */
 
@@ -338,7 +401,8 @@ int main(int argc, char **argv)
 		int ok = (strcmp(f[0], "sse") == 0 && (nf == 2 || nf == 4)) ||
 			 (strcmp(f[0], "status") == 0 && nf >= 3) ||
 			 ((strcmp(f[0], "stall") == 0 || strcmp(f[0], "stall-headers") == 0) && nf == 2) ||
-			 (strcmp(f[0], "disconnect") == 0 && nf == 3);
+			 (strcmp(f[0], "disconnect") == 0 && nf == 3) ||
+			 (strcmp(f[0], "textgen") == 0 && (nf == 2 || nf == 3));
 		if (!ok)
 			die("step %d of '%s' is not understood: '%s'", nsteps + 1, script, f[0]);
 		nfields[nsteps++] = nf;
@@ -362,6 +426,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
+	int served = 0;
 	for (int i = 0; i < nsteps; i++) {
 		int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
@@ -380,7 +445,7 @@ int main(int argc, char **argv)
 			i--;
 			continue;
 		}
-		record(dir, i + 1, head, body, blen);
+		record(dir, ++served, head, body, blen);
 		char **f = steps[i];
 		int nf = nfields[i];
 		if (strcmp(f[0], "sse") == 0) {
@@ -392,6 +457,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(f[0], "stall-headers") == 0) {
 			if (write_all(fd, sse_head, sizeof(sse_head) - 1) == 0)
 				stall(fd, strtol(f[1], NULL, 10));
+		} else if (strcmp(f[0], "textgen") == 0) {
+			step_textgen(fd, f, nf);
 		} else {
 			step_disconnect(fd, f, nf);
 		}
@@ -401,6 +468,8 @@ int main(int argc, char **argv)
 		close(fd);
 		free(head);
 		free(body);
+		if (loop && i == nsteps - 1)
+			i = -1;		/* again, until the -t limit */
 	}
 	close(ls);
 	free(text);
