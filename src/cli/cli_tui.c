@@ -31,13 +31,6 @@
  * agent still has all of it); the screen keeps a bounded window anyway */
 #define TUI_MAX_REPLAY_FILE (64u << 20)
 
-/* The agent's turn loop lands in src/agent/agent.c; until it is in the
- * tree these resolve to NULL and the tui says the agent is not built. */
-#pragma weak agent_new
-#pragma weak agent_turn
-#pragma weak agent_free
-#pragma weak agent_session_id
-
 static int drv_turn(void *ud, const char *prompt, const struct turn_io *io, struct turn_outcome *out)
 {
 	return agent_turn(ud, prompt, io, out);
@@ -205,10 +198,6 @@ int cli_tui(struct cli_opts *o)
 		sbx_err("tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
 		goto out;
 	}
-	if (!agent_new || !agent_turn) {
-		sbx_err("the agent's turn loop is not built in this version — see the open issues");
-		goto out;
-	}
 
 	struct agent_config cfg = {
 		.policy = &p,
@@ -235,7 +224,7 @@ int cli_tui(struct cli_opts *o)
 
 	char *grants = describe_grants(&p), *net = policy_describe_net(&p);
 	char *tools = describe_tools(cfg.allowed_tools);
-	const char *sid = agent_session_id ? agent_session_id(a) : NULL;
+	const char *sid = agent_session_id(a);
 	char *banner = xasprintf("sandbx %s%s%s — tools run confined to: %s; ctrl-d on an empty prompt quits", SBX_VERSION,
 				 sid ? " · session " : "", sid ? sid : "", grants);
 	cJSON *history = NULL;
