@@ -7,22 +7,28 @@
  * Life cycle and ownership:
  *   1. prov_new(&opts, &p, &err) — checks the base URL (https, or http to
  *      a loopback host only), loads libcurl (curl.h), copies the URL and
- *      the key; opts.on_retry/ctx/stop are kept as given (the caller keeps
- *      them alive until prov_free).
+ *      the key; opts.on_retry/on_flush/ctx/stop are kept as given (the
+ *      caller keeps them alive until prov_free).
  *   2. For each round:
  *        struct fold_msg m;
  *        fold_init(&m, flags, &hooks);          hooks print deltas live
  *        rc = prov_round(p, &req, &m, &err);    req and its cJSON borrowed
- *        ... read m (fold.h), fold_content_json(&m) for the history ...
+ *        ... m.stop_reason, m.usage; tool calls: blocks i with
+ *            fold_tool_ready(&m, i) (id, name, input) ...
+ *        content = fold_content_take(&m);       moved into the history as
+ *                                               {"role":"assistant","content":...}
  *        fold_release(&m);
+ *      prov_round resets m (keeping its flags and hooks) before each
+ *      attempt, so a retried attempt starts from an empty message.
  *      The connection is kept between rounds when the server allows it.
  *   3. prov_free(p).
  * One struct prov is used by one thread at a time.
  *
  * prov_round returns
  *   0             m is complete: message_stop seen, m.stop_reason set
- *   PROV_STOPPED  *opts.stop became non-zero (checked about every second
- *                 during a transfer and every 50 ms while waiting to retry)
+ *   PROV_STOPPED  *opts.stop became non-zero (checked from libcurl's
+ *                 progress callback — within tens of ms in practice, about
+ *                 a second at worst — and every 50 ms while waiting to retry)
  *   PROV_TIMEOUT  no byte for opts.idle_ms (pings count as bytes), or the
  *                 round went past opts.total_ms, retries and waits included
  *   -1            any other failure; *err says what, in sbx_err() form
