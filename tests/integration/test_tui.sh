@@ -241,7 +241,7 @@ r=$?
 if [ $r -eq 1 ] && echo "$out" | grep -q "sandbx auth login" && echo "$out" | grep -q ANTHROPIC_API_KEY; then t_pass
 else t_fail "rc=$r: $out"; fi
 
-REAL_IDS="tui-real-answer tui-real-approve-yes tui-real-approve-no tui-real-stop-bash tui-real-hangup"
+REAL_IDS="tui-real-answer tui-real-approve-yes tui-real-approve-no tui-real-stop-bash tui-real-hangup tui-real-resume"
 agent_missing() {
 	(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-test "$SANDBX" agent-run -- hi 2>&1 </dev/null) | grep -q "not built yet"
 }

@@ -111,3 +111,19 @@ if has r5 "y yes, n no"; then
 	r=$(rc r5)
 	if [ "$r" = 3 ] && [ ! -e "$TMP/rw/made.txt" ]; then t_pass; else t_fail "exit $r"; fi
 else t_fail "no question"; fi
+
+t_start tui-real-resume "--continue resumes into the screen with the stored history shown"
+mock_start "$TMP/hello.sse" "$TMP/hello.sse"
+real r6 --session
+has r6 "type a prompt" && tm send-keys -t r6 "remember this prompt" Enter
+if has r6 "Hello from the **mock**." && has r6 " ready "; then
+	tm send-keys -t r6 C-d
+	rc r6 >/dev/null
+	real r7 --continue
+	if has r7 "resumed session" && shot r7 | grep -q "^> remember this prompt" && shot r7 | grep -q "^Hello from the \*\*mock\*\*\."; then
+		tm send-keys -t r7 "and again" Enter
+		if has r7 "> and again" && grep -q "remember this prompt" "$D/req-2.json"; then t_pass
+		else t_fail "the resumed turn did not carry the history"; fi
+	else t_fail "no history on the screen: $(shot r7 | grep -v '^$' | head -8)"; fi
+	tm send-keys -t r7 C-d
+else t_fail "first session: $(shot r6 | grep -v '^$' | tail -5)"; fi
