@@ -132,6 +132,26 @@ elif [ $mech = none ] && [ "$nproc" != 66 ]; then t_fail "no pids cgroup, and Ma
 elif [ $mech = none ] && grep -q 'limit-unenforced' "$TMP/err"; then t_fail "unprivileged RLIMIT_NPROC reported as unenforced"
 else t_pass; fi
 
+t_start limits-cgroup-lifecycle "root: the command runs in a cgroup v2 sandbx-PID (PID = the supervisor, which itself steps back out) that is gone after the call; unprivileged: the command stays in the caller's cgroup"
+tag="lc$$x$(date +%s)"
+bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 2
+wait_tagged "$FB" "$tag" 2
+pid=$(tagged "$FB" "$tag" | head -n 1)
+v2p=$(cg_line "$pid" ""); mine=$(cg_line self "")
+sup=${v2p##*/sandbx-}; supcg=$(cg_line "$sup" "" 2>/dev/null)
+bgwait
+v2m=$(mnt_of cgroup2)
+if [ -z "$pid" ]; then t_fail "the command was not found on the host"
+elif is_root && [ -n "$v2m" ]; then
+	case "$v2p" in
+	*/sandbx-*)
+		if [ -d "$v2m$v2p" ]; then t_fail "$v2m$v2p is still there after the call"
+		else case "$supcg" in */sandbx-*) t_fail "the supervisor $sup stayed in the cgroup ($supcg)" ;; *) t_pass ;; esac; fi ;;
+	*) t_fail "the command is not in a sandbx cgroup v2: '$v2p'" ;;
+	esac
+elif [ "$v2p" != "$mine" ]; then t_fail "an unprivileged run moved the command to '$v2p' (caller: '$mine')"
+else t_pass; fi
+
 t_start limits-procs-default "sandbox-run with no flag caps processes (4096); --limit-procs none lifts the cap"
 tag="pd$$x$(date +%s)"
 bg --timeout 60 -- "$FB" 1 "$tag" 2
