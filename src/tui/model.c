@@ -485,11 +485,14 @@ static void tool_header(struct tui_model *m, struct tui_line *l)
 	uint64_t ms = t->status == TT_RUNNING ? (m->now_ms > t->start_ms ? m->now_ms - t->start_ms : 0)
 					      : t->elapsed_ms;
 	fmt_elapsed(el, sizeof(el), ms);
+	if (t->status == TT_ASKING)
+		el[0] = '\0';
 	const char *subj = t->subject ? t->subject : "";
 	size_t cut = tui_cut(subj, strlen(subj), 160);
 	h = xasprintf("%s %.*s%s%s%s %s", t->tool ? t->tool : "tool", (int)cut, subj,
 		      cut < strlen(subj) ? G(m)->ellipsis : "", G(m)->sep,
-		      t->status == TT_RUNNING ? "running" : t->status == TT_OK ? G(m)->ok : G(m)->bad, el);
+		      t->status == TT_RUNNING ? "running" : t->status == TT_ASKING ? "waiting for your answer"
+		      : t->status == TT_OK ? G(m)->ok : G(m)->bad, el);
 	line_set(m, l, h);
 	free(h);
 }
@@ -1264,6 +1267,8 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 
 /* ------------------------------------------------------------ question */
 
+static void tool_asking(struct tui_model *m, const char *tool, int asking);
+
 void tui_model_question(struct tui_model *m, const struct approval_question *q)
 {
 	question_free(m);
@@ -1310,10 +1315,34 @@ void tui_model_question(struct tui_model *m, const struct approval_question *q)
 	strv_free(&lines);
 	m->q = TQ_ASK;
 	tui_input_set(&m->reason, "");
+	tool_asking(m, q->tool, 1);
+}
+
+/* The newest tool row of this tool still running shows it waits for the
+ * user (and runs again after the answer). */
+static void tool_asking(struct tui_model *m, const char *tool, int asking)
+{
+	for (size_t i = m->n; i-- > 0 && i + 64 > m->n;) {
+		struct tui_line *l = L(m, i);
+		if (l->kind != TL_TOOL || !l->tool)
+			continue;
+		if (asking && l->tool->status == TT_RUNNING && tool && strcmp(l->tool->tool, tool) == 0) {
+			l->tool->status = TT_ASKING;
+			tool_header(m, l);
+			return;
+		}
+		if (!asking && l->tool->status == TT_ASKING) {
+			l->tool->status = TT_RUNNING;
+			l->tool->start_ms = m->now_ms;
+			tool_header(m, l);
+			return;
+		}
+	}
 }
 
 void tui_model_question_end(struct tui_model *m)
 {
+	tool_asking(m, NULL, 0);
 	question_free(m);
 	m->q = TQ_NONE;
 	tui_input_set(&m->reason, "");

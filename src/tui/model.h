@@ -61,7 +61,7 @@ enum tui_line_kind {
 	TL_TOOLMORE, TL_NOTE, TL_RETRY, TL_ERROR
 };
 
-enum tui_tool_status { TT_RUNNING = 0, TT_OK, TT_ERROR };
+enum tui_tool_status { TT_RUNNING = 0, TT_OK, TT_ERROR, TT_ASKING };
 
 struct tui_tool {
 	char *id, *tool, *subject;

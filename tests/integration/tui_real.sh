@@ -122,6 +122,8 @@ if has r6 "Hello from the **mock**." && has r6 " ready "; then
 	real r7 --continue
 	if has r7 "resumed session" && shot r7 | grep -q "^> remember this prompt" && shot r7 | grep -q "^Hello from the \*\*mock\*\*\."; then
 		tm send-keys -t r7 "and again" Enter
+		i=0
+		while [ ! -s "$D/req-2.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		if has r7 "> and again" && grep -q "remember this prompt" "$D/req-2.json"; then t_pass
 		else t_fail "the resumed turn did not carry the history"; fi
 	else t_fail "no history on the screen: $(shot r7 | grep -v '^$' | head -8)"; fi

@@ -211,6 +211,27 @@ static void test_tui_question_rows(void **state)
 	tui_model_release(&m);
 }
 
+static void test_tui_question_marks_tool_row(void **state)
+{
+	struct tui_model m;
+	struct turn_event ev = { 0 };
+	tui_model_init(&m, 80, 24, 1);
+	ev.kind = TEV_TOOL_CALL;
+	ev.id = "w1";
+	ev.tool = "write";
+	ev.subject = "/w/a.txt";
+	tui_model_event(&m, &ev, 0);
+	question(&m, 0);
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "* write /w/a.txt | waiting for your answer"));
+	free(s);
+	tui_model_question_end(&m);
+	s = screen(&m);
+	assert_non_null(strstr(s, "* write /w/a.txt | running"));
+	free(s);
+	tui_model_release(&m);
+}
+
 static void test_tui_question_first_last(void **state)
 {
 	struct tui_model m;
@@ -551,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_tui_markdown),
 		cmocka_unit_test(test_tui_tool_fold),
 		cmocka_unit_test(test_tui_question_rows),
+		cmocka_unit_test(test_tui_question_marks_tool_row),
 		cmocka_unit_test(test_tui_question_first_last),
 		cmocka_unit_test(test_tui_scroll_anchor),
 		cmocka_unit_test(test_tui_resize_rewraps),
