@@ -215,6 +215,25 @@ static void test_seccomp_denylist_eperm(void **state)
 		}
 }
 
+/* No syscall beyond the table is refused: with all-zero arguments every
+ * number up to past the current table answers as the table says. */
+static void test_seccomp_nothing_else_denied(void **state)
+{
+	const int fs[] = { F_DEFAULT, F_UNIX, F_ANY };
+	char what[96];
+	for (size_t k = 0; k < SBX_ARRAY_LEN(fs); k++)
+		for (int nr = 0; nr < 1024; nr++) {
+			uint32_t want = R_ALLOW;
+			for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++)
+				if (denied[i].nr == nr)
+					want = R_EPERM;
+			if (nr == __NR_clone3)
+				want = R_ENOSYS;
+			snprintf(what, sizeof(what), "syscall %d (filter %d)", nr, fs[k]);
+			ASSERT_RET(run(fs[k], nr, 0, 0, 0, 0), want, what);
+		}
+}
+
 static void test_seccomp_ordinary_allowed(void **state)
 {
 	static const struct { const char *name; int nr; } ok[] = {
@@ -598,6 +617,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bpf_interp_basics),
 		cmocka_unit_test(test_seccomp_denylist_eperm),
+		cmocka_unit_test(test_seccomp_nothing_else_denied),
 		cmocka_unit_test(test_seccomp_ordinary_allowed),
 		cmocka_unit_test(test_seccomp_clone_namespaces),
 		cmocka_unit_test(test_seccomp_clone_plain_allowed),
