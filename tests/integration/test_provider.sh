@@ -327,6 +327,15 @@ else
 	t_fail "rc=$(rc) err=$(head -c 2000 "$D/err")"
 fi
 
+t_start prov-stream-out "text deltas reach the caller's hook in order, as they arrive, byte for byte"
+mock_start <<EOF2
+sse $FX/tool_use.sse 25 5
+EOF2
+pc --stream-out
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(cat "$D/out")" = "Okay, let me read that file." ] && err_has '"kept_bytes":' &&
+	err_has '"stop_reason":"tool_use"'; then t_pass; else t_fail "rc=$(rc) out=$(cat "$D/out") err=$(cat "$D/err")"; fi
+
 t_start prov-mock-textgen-loop "the mock's generated answer folds whole, and -l serves the script again"
 N=$((N + 1))
 D=$TMP/m$N
