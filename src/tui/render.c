@@ -176,8 +176,22 @@ int render_key(struct tui_key *k)
 			k->code = TK_ENTER;
 		else if (c == 10)
 			k->code = TK_NEWLINE;
-		else if (c == 27)
-			k->code = TK_ESC;
+		else if (c == 27) {
+			/* escape with a key right behind it (ncurses already
+			 * waited ESCDELAY for it) is alt+key, not a lone escape:
+			 * ignored, so alt-b in a turn does not stop it */
+			wint_t c2;
+			int r2 = get_wch(&c2);
+			if (r2 == ERR)
+				k->code = TK_ESC;
+			else if (r2 == KEY_CODE_YES) {
+				ungetch((int)c2);
+				k->code = TK_ESC;
+			} else if (c2 == 13 || c2 == 10)
+				k->code = TK_NEWLINE;
+			else
+				k->code = TK_NONE;
+		}
 		else if (c == 127 || c == 8)
 			k->code = TK_BACKSPACE;
 		else if (c == 9) {
