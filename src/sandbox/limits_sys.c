@@ -406,13 +406,18 @@ void limits_finish(struct policy *p, int audit_fd)
 	long long cpu_ms = st.shared ? st.shared->cpu_ms : 0;
 
 	state_init();
-	if ((st.by_cgroup & (1u << LIM_MEMORY)) && st.v2.dir_fd >= 0 && oom_kills(st.v2.dir_fd) > 0 &&
-	    (sig == SIGKILL || sig == 0))
-		/* sig 0: the init itself was the OOM killer's choice. */
+	if (sig == SIGKILL && (st.by_cgroup & (1u << LIM_MEMORY)) && st.v2.dir_fd >= 0 &&
+	    oom_kills(st.v2.dir_fd) > 0)
 		auditch_send(audit_fd, ACH_LIMIT_HIT, LIM_MEMORY);
 	else if (sig == SIGKILL && p->limits[LIM_CPU] && cpu_ms >= (long long)p->limits[LIM_CPU] * 1000)
-		/* Past the soft limit and killed: SIGXCPU was caught or
-		 * ignored and the hard limit (one second later) struck. */
+		/* Killed past the soft limit: SIGXCPU was caught or ignored
+		 * and the hard limit (a second later) struck.  The threshold
+		 * is the soft limit because the rusage figure (scaled to the
+		 * scheduler's runtime) may stay a little under the tick-based
+		 * sample the kernel checks the hard limit against.  The usage is the command's plus that of the
+		 * descendants it reaped, so a command killed by someone else
+		 * after its children burnt that much CPU is misattributed:
+		 * the exit status stays right, only the message is wrong. */
 		auditch_send(audit_fd, ACH_LIMIT_HIT, LIM_CPU);
 	cg_remove(&st.v2, 1, audit_fd);
 	cg_remove(&st.v1pids, 0, audit_fd);

@@ -285,23 +285,24 @@ out=$(run --limit-open-files 50 -- "$PROBES/lim_nofile" 1000)
 
 # ---- cleanup after a timeout -----------------------------------------------------
 
-t_start limits-timeout-cleanup "a call killed by --timeout leaves no process behind, and no stale cgroup after the next call"
+t_start limits-timeout-cleanup "a call killed by --timeout leaves no process behind, and the cgroup its killed supervisor left is removed by the next call"
 tag="tc$$x$(date +%s)"
-run --limit-procs 64 --timeout 1 -- "$FB" 20 "$tag" 30 >/dev/null
+bg --limit-procs 64 --timeout 2 -- "$FB" 20 "$tag" 30
+wait_tagged "$FB" "$tag" 21
+sup=$(tagged sandbx "$tag" | head -n 1)
+bgwait
 rc1=$RC
 sleep 0.2
 left=$(tagged "$FB" "$tag" | wc -l)
 run --limit-procs 64 -- /bin/true >/dev/null
 stale=""
-for m in "$(mnt_of cgroup2)" "$(mnt_of cgroup pids)"; do
-	[ -n "$m" ] || continue
-	for d in "$m"/sandbx-*; do
-		[ -d "$d" ] || continue
-		n=${d##*/sandbx-}
-		kill -0 "$n" 2>/dev/null || stale="$stale $d"
+if is_root && [ -n "$sup" ]; then
+	for m in "$(mnt_of cgroup2)" "$(mnt_of cgroup pids)"; do
+		[ -n "$m" ] && [ -d "$m/sandbx-$sup" ] && stale="$stale $m/sandbx-$sup"
 	done
-done
+fi
 if [ "$rc1" -ne 124 ]; then t_fail "exit $rc1, expected 124"
+elif [ -z "$sup" ]; then t_fail "the supervisor was not found on the host"
 elif [ "$left" -ne 0 ]; then t_fail "$left processes left after the timeout"
 elif [ -n "$stale" ]; then t_fail "stale cgroups:$stale"
 else t_pass; fi
