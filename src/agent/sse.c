@@ -26,6 +26,10 @@ struct sse_parser {
 	void *ctx;
 	struct sbuf line;	/* the line being read, without its end */
 	struct sbuf data;	/* data lines joined, each followed by '\n' */
+	const char *pend;	/* the event's only data line so far, still in
+				 * the caller's slice (not copied); never set
+				 * outside sse_feed */
+	size_t pend_len;
 	struct sbuf event;	/* the event field's value */
 	struct sbuf id;		/* the last event id */
 	long retry;
@@ -104,6 +108,8 @@ void sse_free(struct sse_parser *p)
 static int fail(struct sse_parser *p, char *msg, char **err)
 {
 	p->failed = 1;
+	p->pend = NULL;
+	p->pend_len = 0;
 	p->fail_msg = msg;
 	if (err)
 		*err = xstrdup(msg);
@@ -112,7 +118,18 @@ static int fail(struct sse_parser *p, char *msg, char **err)
 
 static size_t event_size(const struct sse_parser *p)
 {
-	return p->line.len + p->data.len + p->event.len;
+	return p->line.len + p->data.len + p->pend_len + p->event.len;
+}
+
+/* Copy a pending in-slice data line into the data buffer. */
+static void flush_pend(struct sse_parser *p)
+{
+	if (!p->pend)
+		return;
+	sbuf_add(&p->data, p->pend, p->pend_len);
+	sbuf_add(&p->data, "\n", 1);
+	p->pend = NULL;
+	p->pend_len = 0;
 }
 
 /* Would n more bytes of the current line take the event past the cap? */
@@ -131,16 +148,24 @@ static int dispatch(struct sse_parser *p)
 		p->event.len = 0;
 		return 0;
 	}
-	p->data.len--;		/* the '\n' after the last data line */
-	p->data.p[p->data.len] = '\0';
 	struct sse_event ev = {
 		.event = p->event.len ? p->event.p : "message",
-		.data = p->data.p,
-		.data_len = p->data.len,
 		.id = p->id.p,
 		.retry_ms = p->retry,
 	};
+	if (p->pend) {
+		/* One data line, still in the caller's slice: no copy. */
+		ev.data = p->pend;
+		ev.data_len = p->pend_len;
+	} else {
+		p->data.len--;		/* the '\n' after the last data line */
+		p->data.p[p->data.len] = '\0';
+		ev.data = p->data.p;
+		ev.data_len = p->data.len;
+	}
 	int r = p->fn ? p->fn(p->ctx, &ev) : 0;
+	p->pend = NULL;
+	p->pend_len = 0;
 	p->data.len = 0;
 	p->event.len = 0;
 	p->have_data = 0;
@@ -152,8 +177,8 @@ static int is_field(const char *f, size_t n, const char *name)
 	return strlen(name) == n && memcmp(f, name, n) == 0;
 }
 
-/* One whole line, l[0..n), either in the input slice or in p->line. */
-static int process_line(struct sse_parser *p, const char *l, size_t n)
+/* One whole line, l[0..n): in the input slice (in_slice) or in p->line. */
+static int process_line(struct sse_parser *p, const char *l, size_t n, int in_slice)
 {
 	if (n == 0)
 		return dispatch(p);
@@ -168,8 +193,14 @@ static int process_line(struct sse_parser *p, const char *l, size_t n)
 		vlen--;
 	}
 	if (is_field(l, flen, "data")) {
-		sbuf_add(&p->data, v, vlen);
-		sbuf_add(&p->data, "\n", 1);
+		if (!p->have_data && in_slice) {
+			p->pend = v;
+			p->pend_len = vlen;
+		} else {
+			flush_pend(p);
+			sbuf_add(&p->data, v, vlen);
+			sbuf_add(&p->data, "\n", 1);
+		}
 		p->have_data = 1;
 	} else if (is_field(l, flen, "event")) {
 		sbuf_set(&p->event, v, vlen);
@@ -238,26 +269,30 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 		if (len && over_cap(p, len, err))
 			return -1;
 		if (e == end) {
+			flush_pend(p);		/* the slice goes away: keep a copy */
 			sbuf_add(&p->line, s, len);	/* the rest of the line comes later */
 			break;
 		}
 		p->after_cr = (*e == '\r');
 		int r;
 		if (p->line.len == 0) {
-			r = process_line(p, (const char *)s, len);	/* whole in this slice: no copy */
+			r = process_line(p, (const char *)s, len, 1);	/* whole in this slice: no copy */
 		} else {
 			sbuf_add(&p->line, s, len);
 			size_t whole = p->line.len;
 			p->line.len = 0;
-			r = process_line(p, p->line.p, whole);
+			r = process_line(p, p->line.p, whole, 0);
 		}
 		s = e + 1;
 		if (r) {
 			p->failed = 1;
 			p->fail_msg = xstrdup("the stream was stopped by its event handler");
+			p->pend = NULL;
+			p->pend_len = 0;
 			return r;
 		}
 	}
+	flush_pend(p);
 	return 0;
 }
 

@@ -38,7 +38,9 @@
 
 struct sse_event {
 	const char *event;	/* the event type; "message" when none was given */
-	const char *data;	/* NUL-terminated; may hold NULs: use data_len */
+	const char *data;	/* data_len bytes, NOT NUL-terminated (a single
+				 * data line points into the slice given to
+				 * sse_feed, uncopied); may hold NULs */
 	size_t data_len;
 	const char *id;		/* last event id seen so far ("" when none) */
 	long retry_ms;		/* last retry field seen, -1 when none */

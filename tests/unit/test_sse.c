@@ -41,7 +41,6 @@ static int on_event(void *ctx, const struct sse_event *ev)
 	rec_add(r, head, strlen(head));
 	rec_add(r, ev->data, ev->data_len);
 	rec_add(r, "\n", 1);
-	assert_int_equal(ev->data[ev->data_len], '\0');
 	return r->stop_at && r->n == r->stop_at ? 7 : 0;
 }
 
@@ -53,7 +52,13 @@ static int feed_cb(void *ctx, const char *s, size_t n)
 {
 	struct feeder *f = ctx;
 	char *err = NULL;
-	int r = sse_feed(f->p, s, n, &err);
+	/* A fresh, exact copy freed at once: under ASan, a parser that kept a
+	 * pointer into a slice, or read past one, is caught. */
+	char *copy = xmalloc(n);
+	memcpy(copy, s, n);
+	int r = sse_feed(f->p, copy, n, &err);
+	memset(copy, 'Z', n);
+	free(copy);
 	free(err);
 	return r;
 }
