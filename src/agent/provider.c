@@ -490,7 +490,16 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 	c->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	c->easy_setopt(h, CURLOPT_XFERINFODATA, a);
 	c->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	return c->easy_perform(h);
+	CURLcode rc = c->easy_perform(h);
+	if (a->status == 0) {
+		long st = 0;
+		c->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &st);
+		a->status = st;
+	}
+	/* Forget the pointers to this stack frame (error buffer, callbacks'
+	 * data) before returning; live connections are kept. */
+	c->easy_reset(h);
+	return rc;
 }
 
 /* Connection-level failures that a new attempt may cure. */
@@ -651,11 +660,6 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 		a.deadline = deadline;
 		CURLcode cc = perform(p, &a, body, body_len, hdrs, errbuf);
 		const char *cerr = errbuf[0] ? errbuf : p->c->easy_strerror(cc);
-		if (a.status == 0) {
-			long st = 0;
-			p->c->easy_getinfo(p->h, CURLINFO_RESPONSE_CODE, &st);
-			a.status = st;
-		}
 
 		/* What the attempt came to: done, failed, or worth a retry. */
 		char whatbuf[64];
@@ -760,6 +764,8 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			break;
 		}
 	}
+	for (struct curl_slist *l = hdrs; l; l = l->next)	/* the key's copy */
+		explicit_bzero(l->data, strlen(l->data));
 	p->c->slist_free_all(hdrs);
 	free(body);
 	return rc;
