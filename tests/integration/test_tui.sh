@@ -67,7 +67,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-80x24; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-80x24; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -77,7 +77,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-80x24; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-80x24; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -225,6 +225,16 @@ if has s10 "type a prompt"; then
 	else t_fail "paste: $(shot s10 | tail -4)"; fi
 else t_fail "no first screen"; fi
 tm send-keys -t s10 C-d
+
+t_start tui-memory-bounded "a 20 MB answer leaves the screen's memory bounded (peak RSS under 32 MiB)"
+PT=$TESTTOOLS/ptytime
+if [ -x "$PT" ]; then
+	printf 'stream 20971520\ntext Done.\\n\nend end_turn\n' > "$TMP/big.s"
+	out=$(cd "$TMP" && LANG=C.UTF-8 TERM=xterm "$PT" -s 100x30 -k 'go\r' -d 'Done.' -- "$FAKE" "$TMP/big.s")
+	peak=$(echo "$out" | sed -n 's/^peak_rss_kib=//p')
+	if [ -n "$peak" ] && [ "$peak" -lt 32768 ] && echo "$out" | grep -q '^exit=0'; then t_pass
+	else t_fail "ptytime: $out"; fi
+else t_skip "TESTTOOLS lacks ptytime"; fi
 
 t_start tui-80x24 "the screen works in an 80x24 terminal"
 fake s11 80 24 "$TMP/stream.s"
