@@ -3,7 +3,7 @@
  *
  * A denylist: everything Landlock cannot see that would reshape the view or
  * the host (mounts, namespaces, io_uring, ptrace, memfd, keyrings, module
- * and kexec loading, TIOCSTI...), foreign ABIs killed, x32 refused, and the
+ * and kexec loading, TIOCSTI...), foreign ABIs (x32 included) killed, and the
  * socket rules of the policy's network mode.  Installed after no_new_privs
  * and before Landlock.
  *
@@ -18,7 +18,8 @@
  *          is idle meanwhile, writing the compiled program to a pipe
  *       2. seccomp_filter_read(fd, &bpf) in the thread to confine, before
  *          its descriptors are closed (struct seccomp_bpf is caller-owned,
- *          no allocation)
+ *          no allocation); it reads to end of file, so every copy of the
+ *          pipe's write end must be closed once the writer is done
  *       3. seccomp_filter_load_bpf(&bpf): one seccomp(2) call, no libseccomp
  */
 #ifndef SBX_SECCOMP_H
@@ -45,9 +46,9 @@ struct seccomp_bpf {
 };
 
 /*
- * Build p's filter and write the compiled program to fd, in one write
- * after it is complete: a 32-bit native-endian instruction count, then
- * the instructions.  0 or -errno.
+ * Build p's filter and write the compiled program to fd, only once it is
+ * complete: a 32-bit native-endian instruction count, then the
+ * instructions.  0 or -errno.
  */
 int seccomp_filter_export(const struct policy *p, int fd);
 
