@@ -177,6 +177,7 @@ int cli_tui(struct cli_opts *o)
 	int rc = EXIT_ERROR, r;
 
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
+		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
 		return EXIT_REFUSED;

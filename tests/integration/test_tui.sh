@@ -255,6 +255,11 @@ r=$?
 if [ $r -eq 1 ] && echo "$out" | grep -q "sandbx auth login" && echo "$out" | grep -q ANTHROPIC_API_KEY; then t_pass
 else t_fail "rc=$r: $out"; fi
 
+t_start tui-refused-policy "a refused policy (the working directory is /) exits 125 before the screen"
+out=$(cd / && ANTHROPIC_API_KEY=sk-test "$SANDBX" tui 2>&1 </dev/null)
+r=$?
+if [ $r -eq 125 ] && echo "$out" | grep -q "filesystem root"; then t_pass; else t_fail "rc=$r: $out"; fi
+
 REAL_IDS="tui-real-answer tui-real-approve-yes tui-real-approve-no tui-real-stop-bash tui-real-hangup tui-real-resume"
 agent_missing() {
 	(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-test "$SANDBX" agent-run -- hi 2>&1 </dev/null) | grep -q "not built yet"
