@@ -192,6 +192,32 @@ int prov_status_retryable(long status, const char *x_should_retry)
 	return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
+enum prov_verdict prov_judge(const struct prov_outcome *o)
+{
+	if (o->stopped)
+		return PROV_V_STOPPED;
+	if (o->idle || o->over_total)
+		return PROV_V_TIMEOUT;
+	if (o->bad_type)
+		return PROV_V_FAIL;
+	if (o->stream_failed) {
+		/* An error event before any content is the streamed form of a
+		 * 529 or 500: worth another attempt.  Anything else is not. */
+		if (o->error_event && !o->content &&
+		    (strcmp(o->error_event, "overloaded_error") == 0 || strcmp(o->error_event, "api_error") == 0))
+			return PROV_V_RETRY;
+		return PROV_V_FAIL;
+	}
+	if (o->status / 100 == 2) {
+		if (o->transfer_ok && o->done)
+			return PROV_V_DONE;
+		return o->content ? PROV_V_FAIL : PROV_V_RETRY;	/* cut: replay only what nobody saw */
+	}
+	if (o->status == 0)
+		return o->transfer_retryable ? PROV_V_RETRY : PROV_V_FAIL;
+	return prov_status_retryable(o->status, o->should_retry) ? PROV_V_RETRY : PROV_V_FAIL;
+}
+
 /* A non-negative decimal (fraction allowed); -1 otherwise. */
 static double parse_num(const char *s)
 {
@@ -662,67 +688,78 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 		const char *cerr = errbuf[0] ? errbuf : p->c->easy_strerror(cc);
 
 		/* What the attempt came to: done, failed, or worth a retry. */
+		struct prov_outcome o = {
+			.stopped = a.abort == AB_STOP,
+			.idle = a.abort == AB_IDLE,
+			.over_total = a.abort == AB_TOTAL,
+			.bad_type = a.bad_type,
+			.stream_failed = a.stream_failed,
+			.error_event = m->error_type,
+			.content = m->content,
+			.done = m->done,
+			.status = a.status,
+			.transfer_ok = cc == CURLE_OK,
+			.transfer_retryable = curl_retryable(cc),
+			.should_retry = a.have_should_retry ? a.should_retry : NULL,
+		};
+		enum prov_verdict v = prov_judge(&o);
 		char whatbuf[64];
 		const char *what = NULL;
 		char *detail = NULL;
-		int retry = 0;
-		if (a.abort == AB_STOP) {
+		switch (v) {
+		case PROV_V_DONE:
+			rc = 0;
+			break;
+		case PROV_V_STOPPED:
 			*err = xstrdup("the round was stopped");
 			rc = PROV_STOPPED;
-		} else if (a.abort == AB_IDLE) {
-			*err = xasprintf("the model provider sent nothing for %u s — the round failed; try again", p->o.idle_ms / 1000);
+			break;
+		case PROV_V_TIMEOUT:
+			if (o.idle)
+				*err = xasprintf("the model provider sent nothing for %u s — the round failed; try again", p->o.idle_ms / 1000);
+			else
+				*err = xasprintf("the round took longer than its %u s cap — the round failed; try again", p->o.total_ms / 1000);
 			rc = PROV_TIMEOUT;
-		} else if (a.abort == AB_TOTAL) {
-			*err = xasprintf("the round took longer than its %u s cap — the round failed; try again", p->o.total_ms / 1000);
-			rc = PROV_TIMEOUT;
-		} else if (a.bad_type) {
-			*err = xasprintf("the model provider answered with '%s', not an event stream — check --base-url",
-					 a.content_type[0] ? a.content_type : "no content type");
-		} else if (a.stream_failed) {
-			if (m->error_type && !m->content &&
-			    (strcmp(m->error_type, "overloaded_error") == 0 || strcmp(m->error_type, "api_error") == 0)) {
-				retry = 1;
-				what = strcmp(m->error_type, "overloaded_error") == 0 ? "overloaded" : "server error";
+			break;
+		case PROV_V_RETRY:
+			if (o.stream_failed) {
+				what = strcmp(o.error_event, "overloaded_error") == 0 ? "overloaded" : "server error";
 				detail = xstrdup(m->error_message ? m->error_message : "");
-			} else {
-				*err = xstrdup(a.stream_err ? a.stream_err : "the answer stream could not be read");
-			}
-		} else if (a.status / 100 == 2) {
-			if (cc == CURLE_OK && m->done) {
-				rc = 0;
-			} else if (m->content) {
-				if (cc != CURLE_OK)
-					*err = xasprintf("the connection to the model provider broke mid-answer (%s) — the round failed; try again", cerr);
-				else
-					*err = xstrdup("the answer stream ended before message_stop — the round failed; try again");
-			} else {
-				retry = 1;
+			} else if (o.status / 100 == 2) {
 				what = "connection lost";
-				detail = xstrdup(cc != CURLE_OK ? cerr : "the stream ended before the answer began");
-			}
-		} else if (a.status == 0) {
-			if (curl_retryable(cc)) {
-				retry = 1;
+				detail = xstrdup(!o.transfer_ok ? cerr : "the stream ended before the answer began");
+			} else if (o.status == 0) {
 				what = "connection failed";
 				detail = xstrdup(cerr);
 			} else {
+				what = status_what(o.status, whatbuf);
+				detail = error_body_text(a.body, a.body_len);
+			}
+			break;
+		case PROV_V_FAIL:
+		default:
+			if (o.bad_type) {
+				*err = xasprintf("the model provider answered with '%s', not an event stream — check --base-url",
+						 a.content_type[0] ? a.content_type : "no content type");
+			} else if (o.stream_failed) {
+				*err = xstrdup(a.stream_err ? a.stream_err : "the answer stream could not be read");
+			} else if (o.status / 100 == 2) {
+				if (!o.transfer_ok)
+					*err = xasprintf("the connection to the model provider broke mid-answer (%s) — the round failed; try again", cerr);
+				else
+					*err = xstrdup("the answer stream ended before message_stop — the round failed; try again");
+			} else if (o.status == 0) {
 				*err = xasprintf("cannot reach the model provider at '%s': %s — check --base-url and the network", p->url, cerr);
-			}
-		} else {
-			detail = error_body_text(a.body, a.body_len);
-			what = status_what(a.status, whatbuf);
-			if (prov_status_retryable(a.status, a.have_should_retry ? a.should_retry : NULL)) {
-				retry = 1;
 			} else {
-				*err = xasprintf("the model provider refused the request: HTTP %ld%s%s%s%s%s — %s", a.status,
-						 *detail ? " " : "", detail, a.request_id[0] ? " (request-id " : "", a.request_id,
-						 a.request_id[0] ? ")" : "", status_advice(a.status));
+				char *body_text = error_body_text(a.body, a.body_len);
+				*err = xasprintf("the model provider refused the request: HTTP %ld%s%s%s%s%s — %s", o.status,
+						 *body_text ? " " : "", body_text, a.request_id[0] ? " (request-id " : "", a.request_id,
+						 a.request_id[0] ? ")" : "", status_advice(o.status));
+				free(body_text);
 			}
+			break;
 		}
-		if (rc == 0 || !retry) {
-			if (rc == -1 && !*err)
-				*err = xstrdup("the round failed for an unknown reason");
-			free(detail);
+		if (v != PROV_V_RETRY) {
 			attempt_release(&a);
 			break;
 		}

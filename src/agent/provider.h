@@ -154,6 +154,35 @@ int prov_host_is_loopback(const char *host);
  * absent) overriding. */
 int prov_status_retryable(long status, const char *x_should_retry);
 
+/* What one attempt saw, for prov_judge. */
+struct prov_outcome {
+	int stopped;		/* the stop flag ended it */
+	int idle;		/* the idle limit ended it */
+	int over_total;		/* the round's total cap ended it */
+	int bad_type;		/* a 2xx that is not text/event-stream */
+	int stream_failed;	/* the SSE parser or the fold failed */
+	const char *error_event;	/* an error event's type, or NULL */
+	int content;		/* a content block had arrived */
+	int done;		/* message_stop was seen */
+	long status;		/* the final HTTP status; 0 when none came */
+	int transfer_ok;	/* libcurl ended without an error */
+	int transfer_retryable;	/* its error is a connection failure worth
+				 * another attempt (refused, reset, cut...) */
+	const char *should_retry;	/* x-should-retry, or NULL */
+};
+
+enum prov_verdict {
+	PROV_V_DONE,		/* the message is complete */
+	PROV_V_RETRY,		/* nothing was shown yet: another attempt may */
+	PROV_V_FAIL,		/* the round fails */
+	PROV_V_STOPPED,		/* the round fails as PROV_STOPPED */
+	PROV_V_TIMEOUT,		/* the round fails as PROV_TIMEOUT */
+};
+
+/* The retry rule of the header comment, as a pure function (whether a
+ * retry is left, and the wait, are decided after it). */
+enum prov_verdict prov_judge(const struct prov_outcome *o);
+
 /* The server's wait in ms from retry-after-ms / retry-after (either may
  * be NULL), or -1 when absent, unparsable, <= 0 or over 60 s. */
 long prov_retry_after_ms(const char *retry_after, const char *retry_after_ms, time_t now);

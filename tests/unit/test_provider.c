@@ -248,6 +248,46 @@ static void test_prov_new_checks(void **state)
 	prov_free(p);
 }
 
+static void test_prov_judge_attempts(void **state)
+{
+	struct {
+		struct prov_outcome o;
+		enum prov_verdict want;
+	} cases[] = {
+		/* a complete answer */
+		{ { .status = 200, .transfer_ok = 1, .done = 1, .content = 1 }, PROV_V_DONE },
+		/* limits and the stop flag win over everything */
+		{ { .stopped = 1, .status = 200, .transfer_ok = 1, .done = 1 }, PROV_V_STOPPED },
+		{ { .idle = 1, .status = 200 }, PROV_V_TIMEOUT },
+		{ { .over_total = 1, .status = 0 }, PROV_V_TIMEOUT },
+		/* error events: retried only before content, only server-side kinds */
+		{ { .status = 200, .stream_failed = 1, .error_event = "overloaded_error" }, PROV_V_RETRY },
+		{ { .status = 200, .stream_failed = 1, .error_event = "api_error" }, PROV_V_RETRY },
+		{ { .status = 200, .stream_failed = 1, .error_event = "overloaded_error", .content = 1 }, PROV_V_FAIL },
+		{ { .status = 200, .stream_failed = 1, .error_event = "invalid_request_error" }, PROV_V_FAIL },
+		{ { .status = 200, .stream_failed = 1 }, PROV_V_FAIL },	/* malformed stream */
+		/* a 2xx cut short: replayed only if nothing was shown */
+		{ { .status = 200, .transfer_ok = 0, .transfer_retryable = 1 }, PROV_V_RETRY },
+		{ { .status = 200, .transfer_ok = 1, .done = 0 }, PROV_V_RETRY },
+		{ { .status = 200, .transfer_ok = 0, .transfer_retryable = 1, .content = 1 }, PROV_V_FAIL },
+		{ { .status = 200, .transfer_ok = 1, .done = 0, .content = 1 }, PROV_V_FAIL },
+		{ { .status = 200, .bad_type = 1 }, PROV_V_FAIL },
+		/* no response at all */
+		{ { .status = 0, .transfer_retryable = 1 }, PROV_V_RETRY },
+		{ { .status = 0, .transfer_retryable = 0 }, PROV_V_FAIL },	/* e.g. a bad certificate */
+		/* HTTP errors */
+		{ { .status = 529 }, PROV_V_RETRY },
+		{ { .status = 429 }, PROV_V_RETRY },
+		{ { .status = 401 }, PROV_V_FAIL },
+		{ { .status = 307 }, PROV_V_FAIL },	/* redirects are not followed */
+		{ { .status = 400, .should_retry = "true" }, PROV_V_RETRY },
+		{ { .status = 503, .should_retry = "false" }, PROV_V_FAIL },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++)
+		if (prov_judge(&cases[i].o) != cases[i].want)
+			fail_msg("case %zu: verdict %d, want %d", i, (int)prov_judge(&cases[i].o), (int)cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_prov_url_policy),
 		cmocka_unit_test(test_prov_loopback_hosts),
 		cmocka_unit_test(test_prov_retry_statuses),
+		cmocka_unit_test(test_prov_judge_attempts),
 		cmocka_unit_test(test_prov_retry_after),
 		cmocka_unit_test(test_prov_backoff),
 		cmocka_unit_test(test_prov_retry_text),
