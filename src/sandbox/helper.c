@@ -427,9 +427,16 @@ static void drop_privileges(void)
 }
 
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
-				    const struct netpol_files *dns)
+				    const struct netpol_files *dns, int bpf_fd)
 {
+	static struct seccomp_bpf bpf;
 	struct rlimit zero = { 0, 0 };
+
+	/* The supervisor compiled the filter while the view was built. */
+	int sr = seccomp_filter_read(bpf_fd, &bpf);
+	if (sr < 0)
+		refuse(ACH_REF_SECCOMP, -sr);
+	close(bpf_fd);
 
 	if (setsid() < 0)
 		refuse(ACH_REF_PRIVS, errno);
@@ -449,7 +456,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	netpol_apply_env(p);
 	drop_privileges();
 
-	int r = seccomp_filter_install(p);
+	int r = seccomp_filter_load_bpf(&bpf);
 	if (r < 0)
 		refuse(ACH_REF_SECCOMP, -r);
 	int label = 0, arg = 0;
@@ -475,7 +482,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 /* ---- stage 2: the init ------------------------------------------------- */
 
 static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int abi, int alive_fd,
-				 const struct netpol_files *dns)
+				 const struct netpol_files *dns, int bpf_fd)
 {
 	struct pollfd pf = { .fd = alive_fd, .events = POLLIN };
 	sigset_t all;
@@ -493,7 +500,8 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	if (child < 0)
 		refuse(ACH_REF_FORK, errno);
 	if (child == 0)
-		command_stage(p, cmd, have_pin, abi, dns);
+		command_stage(p, cmd, have_pin, abi, dns, bpf_fd);
+	close(bpf_fd);
 
 	/* The init: nothing of ours is needed in the view any more. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -582,14 +590,23 @@ int helper_main(int argc, char **argv)
 
 	if (pipe2(alive, O_CLOEXEC) < 0)
 		refuse(ACH_REF_FORK, errno);
+	int bpf[2];
+	if (pipe2(bpf, O_CLOEXEC) < 0)
+		refuse(ACH_REF_FORK, errno);
 	pid_t init = fork();
 	if (init < 0)
 		refuse(ACH_REF_FORK, errno);
 	if (init == 0) {
 		close(alive[1]);
-		init_stage(&p, cmd, have_pin, abi, alive[0], &dns);
+		close(bpf[1]);
+		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf[0]);
 	}
 	close(alive[0]);
+	close(bpf[0]);
+	/* Compile the filter while the init builds the view; a failure
+	 * leaves the pipe empty and the command stage refuses the run. */
+	(void)seccomp_filter_export(&p, bpf[1]);
+	close(bpf[1]);
 	if (have_pin)
 		close(PIN_FD);
 	limits_attach(&p, init, AUDIT_FD);
