@@ -67,7 +67,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-80x24; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -77,7 +77,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-80x24; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -235,6 +235,31 @@ if [ -x "$PT" ]; then
 	if [ -n "$peak" ] && [ "$peak" -lt 32768 ] && echo "$out" | grep -q '^exit=0'; then t_pass
 	else t_fail "ptytime: $out"; fi
 else t_skip "TESTTOOLS lacks ptytime"; fi
+
+t_start tui-scroll "PgUp/PgDn and the mouse wheel scroll the transcript; new text does not move a scrolled view"
+printf 'stream 20000\nsleep 600\ntext Done.\\n\nend end_turn\n' > "$TMP/scroll.s"
+fake s12 80 20 "$TMP/scroll.s"
+has s12 "type a prompt" && tm send-keys -t s12 "go" Enter
+if has s12 "lorem"; then
+	top=""
+	tm send-keys -t s12 PPage
+	has s12 "scrolled (PgDn)" 20 && top=$(shot s12 | head -3)
+	has s12 " ready " 30
+	# the answer ended while scrolled: the view did not move
+	if [ "$(shot s12 | head -3)" = "$top" ] && ! shot s12 | grep -q "^Done\."; then
+		tm send-keys -t s12 NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage
+		if has s12 "Done." 20 && ! shot s12 | grep -q scrolled; then
+			# X10 mouse report of the wheel (button 4 = up, 5 = down)
+			tm send-keys -t s12 -l "$(printf '\033[M`!!')"
+			if has s12 "scrolled (PgDn)" 20; then
+				tm send-keys -t s12 -l "$(printf '\033[Ma!!')"
+				if has s12 "Done." 20 && ! shot s12 | grep -q scrolled; then t_pass
+				else t_fail "wheel down did not return to the bottom"; fi
+			else t_fail "wheel up did not scroll"; fi
+		else t_fail "PgDn did not return to the bottom"; fi
+	else t_fail "the scrolled view moved: $(shot s12 | head -3)"; fi
+else t_fail "no stream"; fi
+tm send-keys -t s12 C-d
 
 t_start tui-80x24 "the screen works in an 80x24 terminal"
 fake s11 80 24 "$TMP/stream.s"
