@@ -6,7 +6,7 @@ pass=0
 fail=0
 for t in "$@"; do
 	if [ "${VALGRIND:-0}" = 1 ]; then
-		out=$(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		out=$(SBX_UNDER_VALGRIND=1 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 			--error-exitcode=99 --trace-children=no "$t" 2>&1)
 	else
 		out=$("$t" 2>&1)
