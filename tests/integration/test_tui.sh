@@ -83,6 +83,7 @@ if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 else
 # (a backslash-n is the fake's newline escape; octal 314 201 is U+0301, a combining accent)
 {
+	printf '%s\n' 'retry overloaded — retrying in 1 s, attempt 1 of 4'
 	printf '%s\n' 'text Here is the answer, streamed in parts.\n'
 	printf '%s\n' 'sleep 100'
 	printf '%s\n' 'text ## Steps\n\n- first step, long enough to wrap at the edge of this pane when it is narrower than the text\n- second step\n\n```sh\necho hi\n```\n'
