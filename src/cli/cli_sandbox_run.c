@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "sandbox/helper.h"
+#include "sandbox/limits.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -143,6 +144,11 @@ int cli_sandbox_run(struct cli_opts *o)
 			audit(LOG_INFO, "timeout", "command", cmd, "after", t, NULL);
 			sbx_err("'%s' ran past --timeout %llus and was killed with everything it started",
 				o->rest[0], (unsigned long long)o->timeout);
+		}
+		if (res.limit_hit && !res.timed_out) {
+			char *m = limits_hit_message(&p, res.limit_hit - 1);
+			sbx_err("%s", m);
+			free(m);
 		}
 		char c[16];
 		snprintf(c, sizeof(c), "%d", rc);

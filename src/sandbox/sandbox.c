@@ -143,6 +143,7 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 		      strerror(rec->arg), NULL);
 		break;
 	case ACH_DEG_LIMIT:
+	case ACH_DEG_LIMIT_OFF:
 		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "limit",
 		      (unsigned)rec->arg < LIM__COUNT ? limit_words[rec->arg] : num, NULL);
 		break;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "sandbox/helper.h"
+#include "sandbox/limits.h"
 #include "tools/tools_int.h"
 #include "util/log.h"
 
@@ -222,8 +223,11 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		if (timed_out)
 			tout_note(&o, "[killed after the timeout of %llu s, with everything it started]\n",
 				  (unsigned long long)secs);
-		else if (oc.limit_hit)
-			tout_note(&o, "[killed: a resource limit of the sandbox was hit]\n");
+		else if (oc.limit_hit) {
+			char *m = limits_hit_message(c->policy, oc.limit_hit - 1);
+			tout_note(&o, "[%s]\n", m);
+			free(m);
+		}
 		tout_note(&o, "[exit status %d]\n", code);
 		out->content = tout_detach(&o);
 		rc = code == 0 ? 0 : -1;
