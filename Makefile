@@ -141,8 +141,13 @@ install: $(B)/sandbx
 	install -m 0755 $(B)/sandbx $(DESTDIR)$(BINDIR)/sandbx
 	if [ -f doc/sandbx.1 ]; then install -m 0644 doc/sandbx.1 $(DESTDIR)$(MANDIR)/man1/sandbx.1; fi
 
-run: $(B)/sandbx
-	$(B)/sandbx tui
+run: all
+	@$(B)/sandbx tui
+
+# The TUI against the bundled mock provider: a read, an approval question,
+# a sandboxed bash call and a refusal, with no key and no network.
+demo: all
+	@scripts/tui-demo.sh $(B)
 
 clean:
 	rm -rf $(B) sandbx

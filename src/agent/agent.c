@@ -143,6 +143,11 @@ fail:
 	return -1;
 }
 
+const char *agent_model(const struct agent *a)
+{
+	return a->model;
+}
+
 const char *agent_session_id(const struct agent *a)
 {
 	return a->sess ? session_id(a->sess) : NULL;

@@ -115,6 +115,8 @@ struct agent_config {
 int agent_new(const struct agent_config *cfg, struct agent **out, char **err);
 int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, struct turn_outcome *out);
 const char *agent_session_id(const struct agent *a);
+/* The model the requests name (--model, SANDBX_MODEL, or the default). */
+const char *agent_model(const struct agent *a);
 void agent_free(struct agent *a);
 
 #endif

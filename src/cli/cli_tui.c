@@ -237,7 +237,7 @@ int cli_tui(struct cli_opts *o)
 	}
 	struct tui_config tc = {
 		.drv = { drv_turn, a },
-		.model = o->model ? o->model : (getenv("SANDBX_MODEL") ? getenv("SANDBX_MODEL") : "default model"),
+		.model = agent_model(a),
 		.grants = grants,
 		.net = net,
 		.tools = tools,
