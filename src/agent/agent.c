@@ -209,6 +209,13 @@ static void on_retry(void *ctx, const struct prov_retry *r)
 	free(message);
 }
 
+static void on_flush(void *ctx)
+{
+	const struct round_ctx *rc = ctx;
+	if (rc->io && rc->io->on_flush)
+		rc->io->on_flush(rc->io->ud);
+}
+
 static void note(const struct round_ctx *rc, const char *text)
 {
 	struct turn_event ev = { .kind = TEV_NOTE, .text = text, .len = strlen(text) };
@@ -420,8 +427,8 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 	/* One provider per turn: it polls this turn's stop flag and reports
 	 * retries into this turn's events. */
 	struct prov *prov = NULL;
-	struct prov_opts po = { .base_url = a->base_url, .api_key = a->key, .on_retry = on_retry, .ctx = &rc,
-				.stop = io ? io->stop : NULL };
+	struct prov_opts po = { .base_url = a->base_url, .api_key = a->key, .on_retry = on_retry,
+				.on_flush = on_flush, .ctx = &rc, .stop = io ? io->stop : NULL };
 	if (prov_new(&po, &prov, &err) < 0) {
 		struct turn_event ev = { .kind = TEV_ERROR, .text = err };
 		ev.len = strlen(err);
@@ -471,7 +478,7 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		}
 		cJSON *assistant = cJSON_CreateObject();
 		cJSON_AddStringToObject(assistant, "role", "assistant");
-		cJSON_AddItemToObject(assistant, "content", fold_content_json(&m));
+		cJSON_AddItemToObject(assistant, "content", fold_content_take(&m));
 		cJSON *results = wrap ? NULL : run_tools(&rc, &m, &no_consent);
 		if (stopped(io)) {
 			/* The round in progress is dropped whole: its answer and

@@ -85,6 +85,9 @@ struct turn_io {
 	enum approval_answer (*ask)(void *ud, const struct approval_question *q, char **reason);
 	void *ud;
 	volatile sig_atomic_t *stop;
+	/* optional: a network read ended; a good moment to flush what the
+	 * text events printed (once per read, not once per delta) */
+	void (*on_flush)(void *ud);
 };
 
 struct turn_outcome {

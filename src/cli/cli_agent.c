@@ -4,6 +4,7 @@
  * jsonl); notes, retries, tool summaries and audit records go to stderr.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,8 +166,8 @@ static void on_event(void *ud, const struct turn_event *ev)
 	}
 	switch (ev->kind) {
 	case TEV_TEXT:
-		fwrite(ev->text, 1, ev->len, stdout);
-		fflush(stdout);
+		/* flushed once per network read (on_flush), not per delta */
+		fwrite_unlocked(ev->text, 1, ev->len, stdout);
 		st->text_open = ev->len > 0 && ev->text[ev->len - 1] != '\n';
 		break;
 	case TEV_TOOL_CALL:
@@ -209,6 +210,11 @@ static void on_event(void *ud, const struct turn_event *ev)
 	}
 }
 
+static void flush_out(void *ud)
+{
+	fflush(stdout);
+}
+
 static enum approval_answer ask_tty(void *ud, const struct approval_question *q, char **reason)
 {
 	return gate_tty_ask(q, reason);
@@ -223,6 +229,9 @@ int cli_agent_run(struct cli_opts *o)
 	struct run_state st = { .jsonl = o->output_jsonl };
 	char *err = NULL, *prompt;
 
+	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
+	 * next write, not by a signal in the middle of a round. */
+	signal(SIGPIPE, SIG_IGN);
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
@@ -259,7 +268,7 @@ int cli_agent_run(struct cli_opts *o)
 	}
 	if (o->session_set && !o->session_id && agent_session_id(a))
 		fprintf(stderr, "sandbx: session %s\n", agent_session_id(a));
-	struct turn_io io = { .on_event = on_event, .ask = ask_tty, .ud = &st, .stop = NULL };
+	struct turn_io io = { .on_event = on_event, .ask = ask_tty, .ud = &st, .stop = NULL, .on_flush = flush_out };
 	agent_turn(a, prompt, &io, &out);
 	if (st.jsonl) {
 		cJSON *r = cJSON_CreateObject();
