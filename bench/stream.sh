@@ -1,0 +1,38 @@
+#!/bin/sh
+# bench/stream.sh — streaming cost of agent-run, side by side in one run:
+# the mock provider streams 20 MB of text deltas (48 characters each, about
+# 430,000 deltas); `sandbx agent-run` folds and prints them to /dev/null,
+# `curl -sN` reads the same stream to /dev/null.  Prints each median, the
+# ratio (target <= 1.3) and agent-run's peak RSS (target < 16 MB).
+#
+#   bench/stream.sh [BUILD_DIR]        (default: build)
+set -eu
+B=$(cd "${1:-build}" && pwd)
+RUNS=${RUNS:-20}
+BYTES=${BYTES:-20971520}
+for t in hyperfine curl; do
+	command -v "$t" >/dev/null || { echo "stream.sh: needs $t"; exit 1; }
+done
+d=$(mktemp -d /tmp/sbxstream.XXXXXX)
+trap 'kill $mock 2>/dev/null; rm -rf "$d"' EXIT
+mkdir -p "$d/req" "$d/work" "$d/state"
+echo "textgen $BYTES 48" > "$d/script"
+"$B/testtools/mockprov" -s "$d/script" -d "$d/req" -p "$d/port" -t 600 -l 2>/dev/null &
+mock=$!
+i=0; while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+url="http://127.0.0.1:$(cat "$d/port")"
+cd "$d/work"
+export ANTHROPIC_API_KEY=sk-bench XDG_STATE_HOME="$d/state" XDG_CONFIG_HOME="$d/state" SANDBX_LOG=off
+json="$d/h.json"
+hyperfine -N --warmup 2 --runs "$RUNS" --export-json "$json" --output=null \
+	-n curl "curl -sN -X POST -H content-type:application/json -d {} $url/v1/messages -o /dev/null" \
+	-n agent-run "$B/sandbx agent-run --base-url $url -- go" >/dev/null 2>&1 </dev/null
+rss=$( { /usr/bin/time -f '%M' "$B/sandbx" agent-run --base-url "$url" -- go >/dev/null; } 2>&1 | tail -1)
+python3 - "$json" "$rss" <<'PY'
+import json, sys
+r = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+print(f"curl -sN   median {r['curl']:.1f} ms")
+print(f"agent-run  median {r['agent-run']:.1f} ms")
+print(f"agent-run / curl = {r['agent-run'] / r['curl']:.2f} (target <= 1.3)")
+print(f"agent-run peak RSS {int(sys.argv[2]) / 1024:.1f} MB (target < 16)")
+PY
