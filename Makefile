@@ -89,6 +89,12 @@ $(B)/testtools/%: tests/tools/%.c $(B)/libsandbx.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandbx.a $(LIBS)
 
+# resolve runs inside the sandbox (no /proc for a sanitizer's runtime) and
+# must be dynamic (glibc's NSS): built plain, without the library.
+$(B)/testtools/resolve: tests/tools/resolve.c src/util/util.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Isrc -o $@ $< src/util/util.c
+
 deps:
 	@scripts/install-deps.sh
 
@@ -111,7 +117,7 @@ valgrind: $(UNITS)
 
 # The unit and integration suites built with ASan+UBSan in $(B)-san.
 sanitize:
-	@$(MAKE) --no-print-directory B=$(B)-san SANITIZE=address,undefined all unit integration
+	@SANDBX_SANITIZED=1 $(MAKE) --no-print-directory B=$(B)-san SANITIZE=address,undefined all unit integration
 
 # Each fuzz target for a few seconds (make check): it must build and not crash.
 FUZZ_SECS ?= 5

@@ -538,7 +538,7 @@ int helper_main(int argc, char **argv)
 	int alive[2];
 
 	if (argc < 5 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
-		return EXIT_REFUSED;
+		_exit(EXIT_REFUSED);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if ((uint64_t)getppid() != ppid)
 		_exit(EXIT_REFUSED);	/* the harness died before we armed */
@@ -548,7 +548,7 @@ int helper_main(int argc, char **argv)
 	int dd = policy_from_argv(&p, argv + 4, argc - 4, &err);
 	if (dd < 0 || 4 + dd + 1 >= argc) {
 		auditch_send(AUDIT_FD, ACH_REF_PRIVS, EINVAL);
-		return EXIT_REFUSED;
+		_exit(EXIT_REFUSED);
 	}
 	char **cmd = argv + 4 + dd + 1;
 
@@ -619,5 +619,7 @@ int helper_main(int argc, char **argv)
 	limits_finish(&p, AUDIT_FD);
 	/* The init relays the command's status as an exit code (it cannot die
 	 * by a signal it sends itself); a killed init is reported as killed. */
-	return wait_status_code(st);
+	/* _exit: the supervisor's root is the view now (no /proc, nothing of
+	 * the host), and nothing registered with atexit belongs to it. */
+	_exit(wait_status_code(st));
 }

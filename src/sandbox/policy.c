@@ -117,7 +117,8 @@ void policy_sort(struct policy *p)
 	/* Lexical order puts "/a" before "/a/b" and "/a b" after "/a/..."? No:
 	 * ' ' < '/', so "/a b" sorts before "/a/b" — harmless, since only the
 	 * parent-before-child property matters and a parent is a prefix. */
-	qsort(p->grants, p->ngrants, sizeof(*p->grants), grant_cmp);
+	if (p->ngrants > 1)
+		qsort(p->grants, p->ngrants, sizeof(*p->grants), grant_cmp);
 }
 
 static void append(char **s, const char *sep, const char *v)

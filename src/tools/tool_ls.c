@@ -82,7 +82,8 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
 	if (!cancelled) {
-		qsort(v, n, sizeof(*v), cmp_lsent);
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_lsent);
 		uint64_t shown = 0, maxr = tlim_results(c);
 		for (size_t i = 0; i < n && shown < maxr; i++) {
 			int r = v[i].size >= 0 ? tout_printf(&o, "%-5s %12lld  %s\n", v[i].type, v[i].size, v[i].name)

@@ -192,7 +192,9 @@ static int fake_turn(void *ud, const char *prompt, const struct turn_io *io, str
 		} else if (strncmp(l, "audit ", 6) == 0) {
 			audit(LOG_INFO, arg, "source", "tuifake", NULL);
 		} else if (strncmp(l, "end ", 4) == 0) {
-			reason = xstrdup(arg);	/* leaked: a test tool */
+			static char reason_buf[64];
+			snprintf(reason_buf, sizeof(reason_buf), "%s", arg);
+			reason = reason_buf;
 		}
 	}
 	if (stopped) {
