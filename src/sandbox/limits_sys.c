@@ -163,6 +163,13 @@ static int cg_create(struct lim_cg *cg, const char *parent, const char *home)
 		cg_reset(cg);
 		return -e;
 	}
+	/* Most callers cannot create a cgroup at all: find out with one
+	 * access check before listing the parent for stale ones. */
+	if (faccessat(cg->parent_fd, ".", W_OK, 0) < 0) {
+		int e = errno;
+		cg_reset(cg);
+		return -e;
+	}
 	sweep_stale(cg->parent_fd);
 	if (mkdirat(cg->parent_fd, cg->name, 0755) < 0 ||
 	    (cg->dir_fd = openat(cg->parent_fd, cg->name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
