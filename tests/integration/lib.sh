@@ -70,3 +70,34 @@ sbx() {
 	mkdir -p "$TMP/work"
 	( cd "$TMP/work" && "$SANDBX" "$@" ) 2>"$TMP/err"
 }
+
+# The mock provider ($TESTTOOLS/mockprov), for agent, provider and tui tests:
+#   mock_dir              a fresh directory $D for one mock's script and records
+#   mock_serve [SECS [FLAG...]]  start a mock on $D/script (bounded: SECS,
+#                         default $MOCK_T or 30; FLAG e.g. -l to loop); sets
+#                         PORT and MOCKPID, adds to MOCKPIDS
+#   mock_start [SECS]     mock_dir, the script from standard input, mock_serve
+#   mock_stop             stop the last mock
+MOCK_N=0
+MOCKPIDS=""
+mock_dir() {
+	MOCK_N=$((MOCK_N + 1))
+	D=$TMP/m$MOCK_N
+	mkdir -p "$D"
+}
+mock_serve() {
+	_secs=${1:-${MOCK_T:-30}}
+	[ $# -gt 0 ] && shift
+	"$TESTTOOLS/mockprov" -s "$D/script" -d "$D" -p "$D/port" -t "$_secs" "$@" 2>"$D/mock.err" &
+	MOCKPID=$!
+	MOCKPIDS="$MOCKPIDS $MOCKPID"
+	_i=0
+	while [ ! -s "$D/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+	PORT=$(cat "$D/port" 2>/dev/null)
+}
+mock_start() {
+	mock_dir
+	cat > "$D/script"
+	mock_serve "$@"
+}
+mock_stop() { kill "$MOCKPID" 2>/dev/null; wait "$MOCKPID" 2>/dev/null; }

@@ -6,7 +6,6 @@
 FX=$(cd "${FIXTURES:-$(dirname "$0")/../fixtures}/sse" && pwd)
 MOCK="$TESTTOOLS/mockprov"
 W="$TMP/work"; mkdir -p "$W"; chmod 755 "$W"
-N=0
 
 # sse_tool ID NAME JSON: an answer asking for one tool.
 sse_tool() {
@@ -55,18 +54,6 @@ data: {"type":"message_stop"}
 EOF
 }
 
-# mock_start < SCRIPT (lines may name files in $D): sets D, PORT, MOCKPID.
-mock_start() {
-	mkdir -p "$D"
-	cat > "$D/script"
-	"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t "${MOCK_T:-30}" 2>"$D/mock.err" &
-	MOCKPID=$!
-	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$D/port" 2>/dev/null)
-}
-new_mock_dir() { N=$((N + 1)); D=$TMP/m$N; mkdir -p "$D"; }
-mock_stop() { kill "$MOCKPID" 2>/dev/null; wait "$MOCKPID" 2>/dev/null; }
 # ar ARGS...: agent-run from $W against the mock; stdout in $D/out, stderr $D/err, rc in $RC.
 ar() {
 	( cd "$W" && "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" "$@" ) >"$D/out" 2>"$D/err" </dev/null
@@ -80,8 +67,8 @@ export ANTHROPIC_API_KEY=sk-test-key-0123456789
 unset ANTHROPIC_BASE_URL
 
 t_start ag-plain "a plain answer streams to stdout, exit 0"
-new_mock_dir
-mock_start <<EOF
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $FX/text.sse
 EOF
 ar -- hello
@@ -96,8 +83,8 @@ assert '$W' in b['system']
 t_start ag-headers "the request carries the key, the API version and JSON content type; the key is never logged"
 if grep -qi '^x-api-key: sk-test-key-0123456789' "$D/req-1.head" && grep -qi '^anthropic-version: 2023-06-01' "$D/req-1.head" \
 	&& grep -qi '^content-type: application/json' "$D/req-1.head"; then
-	new_mock_dir
-	mock_start <<EOF
+	mock_dir
+	{ cat > "$D/script"; mock_serve; } <<EOF
 sse $FX/text.sse
 EOF
 	SANDBX_LOG=debug ar -- hello
@@ -107,10 +94,10 @@ else t_fail "headers: $(cat "$D/req-1.head")"; fi
 
 t_start ag-tool-read "a read call runs in-process and its result goes back with the tool_use id"
 echo "secret-of-the-tree" > "$W/notes.txt"
-new_mock_dir
+mock_dir
 sse_tool toolu_r1 read '{"path":"notes.txt"}' > "$D/r1.sse"
 sse_text "done" > "$D/r2.sse"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 sse $D/r2.sse
 EOF
@@ -125,10 +112,10 @@ assert 'secret-of-the-tree' in r['content'] and not r.get('is_error'), r
 
 t_start ag-bash-sandboxed "an allowed bash call runs in the sandbox: it writes in the tree and cannot read outside"
 O="$TMP/outside"; mkdir -p "$O"; echo hidden > "$O/secret"; chmod 755 "$O"; chmod 644 "$O/secret"
-new_mock_dir
+mock_dir
 sse_tool toolu_b1 bash "{\"command\":\"echo made > made.txt; cat $O/secret; echo rc=\$?\"}" > "$D/r1.sse"
 sse_text "ok" > "$D/r2.sse"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 sse $D/r2.sse
 EOF
@@ -140,10 +127,10 @@ r=b['messages'][2]['content'][0]['content']; assert 'hidden' not in r and 'rc=1'
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err") $(cat "$D/req-2.json" 2>/dev/null | head -c 600)"; fi
 
 t_start ag-refused-ceiling "a call beyond --allow-tool is refused back to the model naming the flag"
-new_mock_dir
+mock_dir
 sse_tool toolu_x1 bash '{"command":"touch pwned"}' > "$D/r1.sse"
 sse_text "fine" > "$D/r2.sse"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 sse $D/r2.sse
 EOF
@@ -155,9 +142,9 @@ r=b['messages'][2]['content'][0]; assert r['is_error'] is True and '--allow-tool
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 t_start ag-retry-429 "429 with retry-after is retried after the wait, visibly"
-new_mock_dir
+mock_dir
 echo '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}' > "$D/e.json"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 status 429 $D/e.json retry-after=1
 sse $FX/text.sse
 EOF
@@ -169,9 +156,9 @@ if [ $RC -eq 0 ] && [ $el -ge 900 ] && grep -qi 'retrying in 1 s, attempt 1 of 4
 else t_fail "rc=$RC ${el}ms $(cat "$D/err")"; fi
 
 t_start ag-retry-529 "529 overloaded is retried"
-new_mock_dir
+mock_dir
 echo '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' > "$D/e.json"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 status 529 $D/e.json retry-after-ms=100
 sse $FX/text.sse
 EOF
@@ -180,8 +167,8 @@ mock_stop
 if [ $RC -eq 0 ] && grep -qi 'overloaded' "$D/err"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 t_start ag-midstream-error "an overloaded error after content arrived fails the round, exit 1"
-new_mock_dir
-mock_start <<EOF
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $FX/error_midstream.sse
 EOF
 ar -- hi
@@ -189,10 +176,10 @@ mock_stop
 if [ $RC -eq 1 ] && grep -qi 'overloaded' "$D/err" && [ ! -e "$D/req-2.json" ]; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 t_start ag-max-rounds "max_rounds with a wrap-up round (no tools offered) exits 2"
-new_mock_dir
+mock_dir
 sse_tool toolu_m1 ls '{"path":"."}' > "$D/r1.sse"
 sse_text "summary" > "$D/r2.sse"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 sse $D/r2.sse
 EOF
@@ -203,9 +190,9 @@ import json; b=json.load(open('$D/req-2.json')); assert b.get('tool_choice')=={'
 " && grep -q summary "$D/out"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 t_start ag-max-rounds-nowrap "max_rounds with --no-wrap-up stops after the cap, exit 2"
-new_mock_dir
+mock_dir
 sse_tool toolu_m2 ls '{"path":"."}' > "$D/r1.sse"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 EOF
 ar --max-rounds 1 --no-wrap-up -- loop
@@ -213,10 +200,10 @@ mock_stop
 if [ $RC -eq 2 ] && [ ! -e "$D/req-2.json" ] && grep -q 'max_rounds' "$D/err"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 t_start ag-jsonl "--output jsonl: one JSON object per line, ending with the result"
-new_mock_dir
+mock_dir
 sse_tool toolu_j1 read '{"path":"notes.txt"}' > "$D/r1.sse"
 sse_text "bye" > "$D/r2.sse"
-mock_start <<EOF
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 sse $D/r2.sse
 EOF
@@ -232,8 +219,8 @@ assert last['usage']['input_tokens']>0
 "; then t_pass; else t_fail "rc=$RC $(head -c 800 "$D/out")"; fi
 
 t_start ag-session "--session stores the rounds; resuming sends the history back"
-new_mock_dir
-mock_start <<EOF
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $FX/text.sse
 sse $FX/text.sse
 EOF
@@ -258,8 +245,8 @@ rc=$?
 if [ $rc -eq 1 ] && grep -q 'auth login\|ANTHROPIC_API_KEY' "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
 t_start ag-approve-no-tty "--approve call with no terminal is refused before the first request"
-new_mock_dir
-mock_start <<EOF
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
 sse $FX/text.sse
 EOF
 ( cd "$W" && setsid "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool --approve call -- hi ) >/dev/null 2>"$TMP/err" </dev/null
@@ -313,12 +300,12 @@ PY
 approve_case() { # ID DESC STEPS EARLY EXPECT_RC CHECK
 	id=$1; desc=$2; steps=$3; early=$4; want=$5; check=$6
 	t_start "$id" "$desc"
-	new_mock_dir
+	mock_dir
 	rm -f "$W/approved.txt"
 	sse_tool toolu_w1 write '{"path":"approved.txt","content":"yes\n"}' > "$D/r1.sse"
 	sse_tool toolu_w2 write '{"path":"approved2.txt","content":"again\n"}' > "$D/r2.sse"
 	sse_text "end" > "$D/r3.sse"
-	mock_start <<EOF
+	{ cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 sse $D/r2.sse
 sse $D/r3.sse

@@ -7,23 +7,9 @@
 FX=$(cd "${FIXTURES:-$(dirname "$0")/../fixtures}/sse" && pwd)
 MOCK=${TESTTOOLS:+$TESTTOOLS/mockprov}
 PC=${TESTTOOLS:+$TESTTOOLS/provcat}
-N=0
 
 have_tools() { [ -n "$TESTTOOLS" ] && [ -x "$MOCK" ] && [ -x "$PC" ]; }
 
-# mock_start < SCRIPT: start a mock serving SCRIPT; sets D, PORT, MOCKPID.
-mock_start() {
-	N=$((N + 1))
-	D=$TMP/m$N
-	mkdir -p "$D"
-	cat > "$D/script"
-	"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t "${MOCK_T:-30}" 2>"$D/mock.err" &
-	MOCKPID=$!
-	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$D/port" 2>/dev/null)
-}
-mock_stop() { kill "$MOCKPID" 2>/dev/null; wait "$MOCKPID" 2>/dev/null; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # pc ARGS...: provcat against the current mock; out, err, rc, ms in $D.
 pc() {
@@ -337,15 +323,9 @@ if [ "$(rc)" = 0 ] && [ "$(cat "$D/out")" = "Okay, let me read that file." ] && 
 	err_has '"stop_reason":"tool_use"'; then t_pass; else t_fail "rc=$(rc) out=$(cat "$D/out") err=$(cat "$D/err")"; fi
 
 t_start prov-mock-textgen-loop "the mock's generated answer folds whole, and -l serves the script again"
-N=$((N + 1))
-D=$TMP/m$N
-mkdir -p "$D"
+mock_dir
 echo "textgen 300000 30" > "$D/script"
-"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t 20 -l 2>"$D/mock.err" &
-MOCKPID=$!
-i=0
-while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$D/port")
+mock_serve 20 -l
 pc
 cp "$D/out" "$D/out1"
 pc --drop-text

@@ -2,18 +2,10 @@
 # the real `sandbx tui` in tmux against $MOCK (loopback Anthropic stand-in).
 # Uses run/has/rc/shot/tm from test_tui.sh.
 
-N=0
-# mock_start STEP...: a mock serving the steps (one per word); sets D and PORT.
-mock_start() {
-	N=$((N + 1))
-	D=$TMP/m$N
-	mkdir -p "$D"
+mock_sse() { # FILE...: a mock answering each request with the next SSE file
+	mock_dir
 	for f in "$@"; do printf 'sse %s\n' "$f"; done > "$D/script"
-	"$MOCK" -s "$D/script" -d "$D" -p "$D/port" -t 60 2>"$D/mock.err" &
-	MOCKPIDS="$MOCKPIDS $!"
-	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	PORT=$(cat "$D/port" 2>/dev/null)
+	mock_serve 60
 }
 # sse_text FILE TEXT / sse_bash FILE ID COMMAND: one answer each
 sse_head() {
@@ -49,7 +41,7 @@ real() {
 
 sse_text "$TMP/hello.sse" 'Hello from the **mock**.\n\n- a list item\n'
 t_start tui-real-answer "sandbx tui sends the typed prompt and shows the streamed answer"
-mock_start "$TMP/hello.sse"
+mock_sse "$TMP/hello.sse"
 real r1
 if has r1 "type a prompt"; then
 	tm send-keys -t r1 "say hello" Enter
@@ -63,7 +55,7 @@ else t_fail "no first screen: $(shot r1 | head -5)"; fi
 sse_bash "$TMP/bash1.sse" toolu_w1 "echo approved > made.txt"
 sse_text "$TMP/after.sse" 'All done.'
 t_start tui-real-approve-yes "y at the question runs the bash call in the sandbox and the turn goes on"
-mock_start "$TMP/bash1.sse" "$TMP/after.sse"
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
 real r2 --allow-tool bash
 has r2 "type a prompt" && tm send-keys -t r2 "make a file" Enter
 if has r2 "y yes, n no" && shot r2 | grep -q "bash wants to run: echo approved > made.txt"; then
@@ -74,7 +66,7 @@ else t_fail "no question naming the command: $(shot r2 | grep -v '^$' | tail -6)
 tm send-keys -t r2 C-d
 
 t_start tui-real-approve-no "n with a reason refuses the call; the reason goes back to the model"
-mock_start "$TMP/bash1.sse" "$TMP/after.sse"
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
 real r3 --allow-tool bash
 has r3 "type a prompt" && tm send-keys -t r3 "make a file" Enter
 if has r3 "y yes, n no"; then
@@ -88,7 +80,7 @@ tm send-keys -t r3 C-d
 
 sse_bash "$TMP/sleep.sse" toolu_s1 "sleep 313"
 t_start tui-real-stop-bash "escape while bash runs kills the command and the prompt returns"
-mock_start "$TMP/sleep.sse" "$TMP/after.sse"
+mock_sse "$TMP/sleep.sse" "$TMP/after.sse"
 real r4 --allow-tool bash --approve run
 has r4 "type a prompt" && tm send-keys -t r4 "wait a while" Enter
 i=0
@@ -103,7 +95,7 @@ else t_fail "bash did not start: $(shot r4 | grep -v '^$' | tail -6)"; fi
 tm send-keys -t r4 C-d
 
 t_start tui-real-hangup "a hang-up while a question waits ends sandbx tui with exit 3"
-mock_start "$TMP/bash1.sse" "$TMP/after.sse"
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
 real r5 --allow-tool bash
 has r5 "type a prompt" && tm send-keys -t r5 "make a file" Enter
 if has r5 "y yes, n no"; then
@@ -113,7 +105,7 @@ if has r5 "y yes, n no"; then
 else t_fail "no question"; fi
 
 t_start tui-real-resume "--continue resumes into the screen with the stored history shown"
-mock_start "$TMP/hello.sse" "$TMP/hello.sse"
+mock_sse "$TMP/hello.sse" "$TMP/hello.sse"
 real r6 --session
 has r6 "type a prompt" && tm send-keys -t r6 "remember this prompt" Enter
 if has r6 "Hello from the **mock**." && has r6 " ready "; then
