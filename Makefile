@@ -43,6 +43,13 @@ LDFLAGS   ?=
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS)
 LIBS      := $(PKG_LIBS) -ldl -lpthread
 
+# V=1 shows every command; by default one short line per file.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 SRCS      := $(sort $(wildcard src/*/*.c))
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS      := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
@@ -60,40 +67,47 @@ all: $(B)/sandbx $(B)/probes/.stamp $(TOOLS)
 
 $(B)/obj/%.o: src/%.c $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/libsandbx.a: $(OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/sandbx: $(B)/obj/main.o $(B)/libsandbx.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/obj/main.o: src/main.c $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/tests/%: tests/unit/%.c $(B)/libsandbx.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(B)/libsandbx.a $(LIBS) -lcmocka
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(B)/libsandbx.a $(LIBS) -lcmocka
 
 # Probes run inside the sandbox, where only the granted paths exist: static.
 $(B)/probes/%: tests/probes/%.c tests/probes/probe.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Isrc -static -o $@ $<
+	@echo "  PROBE   $@"
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Isrc -static -o $@ $<
 $(B)/probes/.stamp: $(PROBES)
 	@mkdir -p $(dir $@); touch $@
 
 # Test helpers that run outside the sandbox (mock provider, pty driver...).
 $(B)/testtools/%: tests/tools/%.c $(B)/libsandbx.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandbx.a $(LIBS)
+	@echo "  TOOL    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libsandbx.a $(LIBS)
 
 # resolve runs inside the sandbox (no /proc for a sanitizer's runtime) and
 # must be dynamic (glibc's NSS): built plain, without the library.
 $(B)/testtools/resolve: tests/tools/resolve.c src/util/util.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Isrc -o $@ $< src/util/util.c
+	@echo "  TOOL    $@"
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Isrc -o $@ $< src/util/util.c
 
 deps:
 	@scripts/install-deps.sh
