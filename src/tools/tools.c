@@ -335,13 +335,10 @@ int tout_add(struct tout *o, const char *s, size_t n)
 int tout_printf(struct tout *o, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		abort();
-	int r = tout_add(o, s, (size_t)n);
+	int r = tout_add(o, s, strlen(s));
 	free(s);
 	return r;
 }
@@ -358,10 +355,8 @@ void tout_force(struct tout *o, const char *s)
 void tout_note(struct tout *o, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	tout_force(o, s);
 	free(s);
@@ -391,10 +386,8 @@ int tool_fail_own(struct tool_result *out, char *msg)
 int tool_fail(struct tool_result *out, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return tool_fail_own(out, s);
 }

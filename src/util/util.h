@@ -9,6 +9,7 @@
 #ifndef SBX_UTIL_H
 #define SBX_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,6 +25,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) SBX_ATTR_PRINTF(1, 0);
 
 struct strv {
 	char **v;	/* NULL-terminated when n > 0 or after strv_push */
