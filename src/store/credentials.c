@@ -142,6 +142,19 @@ out:
 	return r;
 }
 
+/* The line in p->line is complete: parse it, then wipe it (it may hold
+ * the key). */
+static int end_line(struct cred_parser *p)
+{
+	p->line[p->len] = '\0';
+	p->lineno++;
+	size_t len = p->len;
+	p->len = 0;
+	int r = cred_line(p, p->line, len);
+	explicit_bzero(p->line, len);
+	return r;
+}
+
 int cred_parser_feed(struct cred_parser *p, const char *buf, size_t n)
 {
 	if (p->failed)
@@ -161,13 +174,7 @@ int cred_parser_feed(struct cred_parser *p, const char *buf, size_t n)
 			break;
 		buf++;
 		n--;
-		p->line[p->len] = '\0';
-		p->lineno++;
-		size_t len = p->len;
-		p->len = 0;
-		int r = cred_line(p, p->line, len);
-		explicit_bzero(p->line, len);
-		if (r < 0)
+		if (end_line(p) < 0)
 			return -1;
 	}
 	return 0;
@@ -177,16 +184,8 @@ int cred_parser_finish(struct cred_parser *p)
 {
 	if (p->failed)
 		return -1;
-	if (p->len > 0) {
-		p->line[p->len] = '\0';
-		p->lineno++;
-		size_t len = p->len;
-		p->len = 0;
-		int r = cred_line(p, p->line, len);
-		explicit_bzero(p->line, len);
-		if (r < 0)
-			return -1;
-	}
+	if (p->len > 0 && end_line(p) < 0)
+		return -1;
 	if (!p->key) {
 		p->failed = 1;
 		p->error = xstrdup("no api_key line");
