@@ -17,11 +17,12 @@ B         ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 
-# Libraries linked at build time. libcurl and libcrypto are opened at run time
-# (src/agent/curl.c, src/util/sha256.c) by the subcommands that need them: linking them would cost
-# every exec of the sandbox helper about 3.5 ms of loader work (HACKING.md).
-PKGS      := libseccomp libcjson libpcre2-8 ncursesw
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libcurl libcrypto cmocka 2>/dev/null)
+# Libraries linked at build time.  libcurl, libcrypto, ncursesw and PCRE2 are
+# opened at run time (src/util/dl.h) by the subcommands that need them: linking
+# them would cost every exec of the sandbox helper their loader work
+# (HACKING.md).  Their headers are still used.
+PKGS      := libseccomp libcjson
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libpcre2-8 ncursesw libcurl libcrypto cmocka 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
@@ -108,6 +109,12 @@ $(B)/testtools/resolve: tests/tools/resolve.c src/util/util.c
 	@mkdir -p $(dir $@)
 	@echo "  TOOL    $@"
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Isrc -o $@ $< src/util/util.c
+
+# ncfloor (bench/tui.sh's floor) is a bare ncursesw program: linked to it.
+$(B)/testtools/ncfloor: tests/tools/ncfloor.c $(B)/libsandbx.a
+	@mkdir -p $(dir $@)
+	@echo "  TOOL    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(shell $(PKG_CONFIG) --libs ncursesw)
 
 deps:
 	@scripts/install-deps.sh

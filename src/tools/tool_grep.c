@@ -17,12 +17,102 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
 #include "tools/tools_int.h"
+#include "util/dl.h"
+
+/*
+ * PCRE2 is opened the first time a pattern needs it (util/dl.h says why),
+ * not linked: each pcre2_* name used below is a pointer in this table.
+ * A literal pattern never loads it.
+ */
+static struct {
+	__typeof__(pcre2_compile_8) *compile;
+	__typeof__(pcre2_code_free_8) *code_free;
+	__typeof__(pcre2_get_error_message_8) *get_error_message;
+	__typeof__(pcre2_get_ovector_pointer_8) *get_ovector_pointer;
+	__typeof__(pcre2_jit_compile_8) *jit_compile;
+	__typeof__(pcre2_jit_match_8) *jit_match;
+	__typeof__(pcre2_jit_stack_assign_8) *jit_stack_assign;
+	__typeof__(pcre2_jit_stack_create_8) *jit_stack_create;
+	__typeof__(pcre2_jit_stack_free_8) *jit_stack_free;
+	__typeof__(pcre2_match_8) *match;
+	__typeof__(pcre2_match_context_create_8) *match_context_create;
+	__typeof__(pcre2_match_context_free_8) *match_context_free;
+	__typeof__(pcre2_match_data_create_8) *match_data_create;
+	__typeof__(pcre2_match_data_free_8) *match_data_free;
+} pc;
+
+#define PC_SYM(n) DL_SYM(__typeof__(pc), n, "pcre2_" #n "_8")
+static const struct dl_sym pc_syms[] = {
+	PC_SYM(compile),
+	PC_SYM(code_free),
+	PC_SYM(get_error_message),
+	PC_SYM(get_ovector_pointer),
+	PC_SYM(jit_compile),
+	PC_SYM(jit_match),
+	PC_SYM(jit_stack_assign),
+	PC_SYM(jit_stack_create),
+	PC_SYM(jit_stack_free),
+	PC_SYM(match),
+	PC_SYM(match_context_create),
+	PC_SYM(match_context_free),
+	PC_SYM(match_data_create),
+	PC_SYM(match_data_free),
+};
+
+#undef pcre2_compile
+#define pcre2_compile pc.compile
+#undef pcre2_code_free
+#define pcre2_code_free pc.code_free
+#undef pcre2_get_error_message
+#define pcre2_get_error_message pc.get_error_message
+#undef pcre2_get_ovector_pointer
+#define pcre2_get_ovector_pointer pc.get_ovector_pointer
+#undef pcre2_jit_compile
+#define pcre2_jit_compile pc.jit_compile
+#undef pcre2_jit_match
+#define pcre2_jit_match pc.jit_match
+#undef pcre2_jit_stack_assign
+#define pcre2_jit_stack_assign pc.jit_stack_assign
+#undef pcre2_jit_stack_create
+#define pcre2_jit_stack_create pc.jit_stack_create
+#undef pcre2_jit_stack_free
+#define pcre2_jit_stack_free pc.jit_stack_free
+#undef pcre2_match
+#define pcre2_match pc.match
+#undef pcre2_match_context_create
+#define pcre2_match_context_create pc.match_context_create
+#undef pcre2_match_context_free
+#define pcre2_match_context_free pc.match_context_free
+#undef pcre2_match_data_create
+#define pcre2_match_data_create pc.match_data_create
+#undef pcre2_match_data_free
+#define pcre2_match_data_free pc.match_data_free
+
+static int pc_state;		/* 1 loaded, -1 failed */
+static const char *pc_missing;
+static pthread_once_t pc_once = PTHREAD_ONCE_INIT;
+
+static void pc_bind(void)
+{
+	pc_state = dl_bind("libpcre2-8.so.0", pc_syms, SBX_ARRAY_LEN(pc_syms), &pc, &pc_missing) == 0 ? 1 : -1;
+}
+
+static int pc_load(char **err)
+{
+	pthread_once(&pc_once, pc_bind);
+	if (pc_state > 0)
+		return 0;
+	*err = xasprintf("cannot load PCRE2 (%s missing) — install libpcre2-8-0", pc_missing);
+	return -1;
+}
+
 
 /* JIT stack: grown on demand up to this (patterns with deep backtracking). */
 #define GREP_JIT_STACK_MAX (1024 * 1024)
@@ -81,6 +171,8 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	}
 	int ec;
 	PCRE2_SIZE eo;
+	if (pc_load(err) < 0)
+		return -1;
 	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
 			      PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
 	if (!g->re) {
@@ -107,10 +199,12 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 
 static void grep_release(struct grepst *g)
 {
-	pcre2_match_data_free(g->md);
-	pcre2_match_context_free(g->mctx);
-	pcre2_jit_stack_free(g->jstack);
-	pcre2_code_free(g->re);
+	if (g->re) {	/* else PCRE2 may not be loaded: nothing of it was made */
+		pcre2_match_data_free(g->md);
+		pcre2_match_context_free(g->mctx);
+		pcre2_jit_stack_free(g->jstack);
+		pcre2_code_free(g->re);
+	}
 	free(g->buf);
 	tout_release(&g->o);
 }

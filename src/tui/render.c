@@ -13,6 +13,170 @@
 #include <unistd.h>
 
 #include "tui/render.h"
+#include "util/dl.h"
+
+/*
+ * ncursesw is opened when the TUI starts (util/dl.h says why), not linked:
+ * each name render.c uses is a pointer in this table, and the macros
+ * below (also reached through curses.h's own, e.g. move -> wmove) send
+ * every use to it.
+ */
+static struct {
+	__typeof__(stdscr) *stdscr;
+	__typeof__(curscr) *curscr;
+	__typeof__(COLS) *COLS;
+	__typeof__(LINES) *LINES;
+	__typeof__(has_colors) *has_colors;
+	__typeof__(start_color) *start_color;
+	__typeof__(use_default_colors) *use_default_colors;
+	__typeof__(init_pair) *init_pair;
+	__typeof__(set_escdelay) *set_escdelay;
+	__typeof__(newterm) *newterm;
+	__typeof__(set_term) *set_term;
+	__typeof__(raw) *raw;
+	__typeof__(noecho) *noecho;
+	__typeof__(nonl) *nonl;
+	__typeof__(keypad) *keypad;
+	__typeof__(nodelay) *nodelay;
+	__typeof__(intrflush) *intrflush;
+	__typeof__(scrollok) *scrollok;
+	__typeof__(define_key) *define_key;
+	__typeof__(mousemask) *mousemask;
+	__typeof__(mouseinterval) *mouseinterval;
+	__typeof__(resize_term) *resize_term;
+	__typeof__(clearok) *clearok;
+	__typeof__(wmove) *wmove;
+	__typeof__(wattrset) *wattrset;
+	__typeof__(waddnstr) *waddnstr;
+	__typeof__(wclrtoeol) *wclrtoeol;
+	__typeof__(wrefresh) *wrefresh;
+	__typeof__(wget_wch) *wget_wch;
+	__typeof__(ungetch) *ungetch;
+	__typeof__(getmouse) *getmouse;
+	__typeof__(flushinp) *flushinp;
+	__typeof__(endwin) *endwin;
+	__typeof__(delscreen) *delscreen;
+} nc;
+
+#define NC_SYM(n) DL_SYM(__typeof__(nc), n, #n)
+static const struct dl_sym nc_syms[] = {
+	NC_SYM(stdscr),
+	NC_SYM(curscr),
+	NC_SYM(COLS),
+	NC_SYM(LINES),
+	NC_SYM(has_colors),
+	NC_SYM(start_color),
+	NC_SYM(use_default_colors),
+	NC_SYM(init_pair),
+	NC_SYM(set_escdelay),
+	NC_SYM(newterm),
+	NC_SYM(set_term),
+	NC_SYM(raw),
+	NC_SYM(noecho),
+	NC_SYM(nonl),
+	NC_SYM(keypad),
+	NC_SYM(nodelay),
+	NC_SYM(intrflush),
+	NC_SYM(scrollok),
+	NC_SYM(define_key),
+	NC_SYM(mousemask),
+	NC_SYM(mouseinterval),
+	NC_SYM(resize_term),
+	NC_SYM(clearok),
+	NC_SYM(wmove),
+	NC_SYM(wattrset),
+	NC_SYM(waddnstr),
+	NC_SYM(wclrtoeol),
+	NC_SYM(wrefresh),
+	NC_SYM(wget_wch),
+	NC_SYM(ungetch),
+	NC_SYM(getmouse),
+	NC_SYM(flushinp),
+	NC_SYM(endwin),
+	NC_SYM(delscreen),
+};
+
+#undef stdscr
+#define stdscr (*nc.stdscr)
+#undef curscr
+#define curscr (*nc.curscr)
+#undef COLS
+#define COLS (*nc.COLS)
+#undef LINES
+#define LINES (*nc.LINES)
+#undef has_colors
+#define has_colors nc.has_colors
+#undef start_color
+#define start_color nc.start_color
+#undef use_default_colors
+#define use_default_colors nc.use_default_colors
+#undef init_pair
+#define init_pair nc.init_pair
+#undef set_escdelay
+#define set_escdelay nc.set_escdelay
+#undef newterm
+#define newterm nc.newterm
+#undef set_term
+#define set_term nc.set_term
+#undef raw
+#define raw nc.raw
+#undef noecho
+#define noecho nc.noecho
+#undef nonl
+#define nonl nc.nonl
+#undef keypad
+#define keypad nc.keypad
+#undef nodelay
+#define nodelay nc.nodelay
+#undef intrflush
+#define intrflush nc.intrflush
+#undef scrollok
+#define scrollok nc.scrollok
+#undef define_key
+#define define_key nc.define_key
+#undef mousemask
+#define mousemask nc.mousemask
+#undef mouseinterval
+#define mouseinterval nc.mouseinterval
+#undef resize_term
+#define resize_term nc.resize_term
+#undef clearok
+#define clearok nc.clearok
+#undef wmove
+#define wmove nc.wmove
+#undef wattrset
+#define wattrset nc.wattrset
+#undef waddnstr
+#define waddnstr nc.waddnstr
+#undef wclrtoeol
+#define wclrtoeol nc.wclrtoeol
+#undef wrefresh
+#define wrefresh nc.wrefresh
+#undef wget_wch
+#define wget_wch nc.wget_wch
+#undef ungetch
+#define ungetch nc.ungetch
+#undef getmouse
+#define getmouse nc.getmouse
+#undef flushinp
+#define flushinp nc.flushinp
+#undef endwin
+#define endwin nc.endwin
+#undef delscreen
+#define delscreen nc.delscreen
+
+static int nc_load(char **err)
+{
+	static int state;	/* 0 not tried, 1 ok, -1 failed */
+	static const char *missing;
+	if (!state)
+		state = dl_bind("libncursesw.so.6", nc_syms, SBX_ARRAY_LEN(nc_syms), &nc, &missing) == 0 ? 1 : -1;
+	if (state > 0)
+		return 0;
+	*err = xasprintf("cannot load ncursesw (%s missing) — install libncursesw6", missing);
+	return -1;
+}
+
 
 /* Keys ncurses does not know, taught with define_key(). */
 #define K_PASTE_START (KEY_MAX + 1)
@@ -73,6 +237,8 @@ int render_init(char **err)
 		*err = xstrdup("the terminal is missing: tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
 		return -1;
 	}
+	if (nc_load(err) < 0)
+		return -1;
 	set_escdelay(25);
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
