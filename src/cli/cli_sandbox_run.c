@@ -105,7 +105,10 @@ int cli_sandbox_run(struct cli_opts *o)
 	/* The argv array must be NULL-terminated for the helper. */
 	char **argv = xcalloc((size_t)o->nrest + 1, sizeof(char *));
 	memcpy(argv, o->rest, (size_t)o->nrest * sizeof(char *));
-	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 } };
+	/* sandbx exits right after the run: it need not wait for the
+	 * supervisor's own teardown once it reports the run over. */
+	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
+				   .no_reap = 1 };
 
 	char *paths = policy_describe_paths(&p), *net = policy_describe_net(&p), *cmd = join_argv(o->rest, o->nrest);
 	char *env = NULL;

@@ -36,6 +36,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_LIMIT_HIT] = "limit-hit",
 	[ACH_DEG_LIMIT_OFF] = "limit-unenforced",
 	[ACH_DEG_CGROUP] = "cgroup-cleanup",
+	[ACH_DONE] = "done",
 };
 
 const char *auditch_name(enum auditch_label label)

@@ -19,7 +19,7 @@ enum auditch_label {
 	/* refusals: the run does not happen, exit 125 */
 	ACH_REF_USERNS,		/* unshare(CLONE_NEWUSER...) refused; arg errno */
 	ACH_REF_IDMAP,		/* uid_map/gid_map/setgroups write failed; arg errno */
-	ACH_REF_NETNS_LO,	/* loopback could not be brought up; arg errno */
+	ACH_REF_NETNS_LO,	/* netns not made or loopback not up; arg errno */
 	ACH_REF_GRANT_OPEN,	/* a grant could not be opened in the helper; arg index */
 	ACH_REF_GRANT_CHANGED,	/* a grant is no longer the vetted object; arg index */
 	ACH_REF_MOUNT,		/* building the mount view failed; arg errno */
@@ -43,6 +43,8 @@ enum auditch_label {
 				   does not bind uid 0 and no pids cgroup); arg kind */
 	ACH_DEG_CGROUP,		/* the sandbox's cgroup could not be removed (or the
 				   supervisor not moved out of it); arg errno */
+	ACH_DONE,		/* the supervisor's last record: every process of the
+				   sandbox but itself is gone; arg its exit code */
 	ACH__COUNT
 };
 

@@ -39,7 +39,7 @@
 #include "util/compat.h"
 
 #define AUDIT_FD 3
-#define PIN_FD 4
+#define PIN_FD 4	/* when pinned; the filter channel is the next one */
 #define EXIT_REFUSED 125
 
 extern char **environ;
@@ -78,6 +78,79 @@ static void loopback_up(void)
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
 		refuse(ACH_REF_NETNS_LO, errno);
 	close(s);
+}
+
+/*
+ * The network namespace is made by the supervisor after the init is
+ * forked, while the init builds the mount view (a new netns costs about
+ * as much as the view).  The init enters it with setns before forking the
+ * command.  nsdir is the supervisor's /proc/self/ns, opened before the
+ * fork: the init's pivot_root changes the supervisor's root too.
+ */
+static void make_netns(int nsdir, int sock)
+{
+	char one = 1;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd = -1;
+
+	if (nsdir >= 0) {
+		if (unshare(CLONE_NEWNET) < 0)
+			refuse(ACH_REF_NETNS_LO, errno);
+		loopback_up();
+		fd = openat(nsdir, "net", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			refuse(ACH_REF_NETNS_LO, errno);
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
+		refuse(ACH_REF_NETNS_LO, errno);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* In the init: wait for the supervisor's word, and enter the network
+ * namespace it made (want_net).  A supervisor that refused has exited:
+ * end of file, and the init goes too. */
+static void enter_netns(int sock, int want_net)
+{
+	char one;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+
+	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(EXIT_REFUSED);
+	close(sock);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	int fd = -1;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (!want_net) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
+		refuse(ACH_REF_NETNS_LO, fd < 0 ? EPROTO : errno);
+	close(fd);
 }
 
 static int wait_status_code(int st)
@@ -482,7 +555,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 /* ---- stage 2: the init ------------------------------------------------- */
 
 static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int abi, int alive_fd,
-				 const struct netpol_files *dns, int bpf_fd)
+				 const struct netpol_files *dns, int bpf_fd, int ns_sock)
 {
 	struct pollfd pf = { .fd = alive_fd, .events = POLLIN };
 	sigset_t all;
@@ -495,6 +568,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	close(alive_fd);
 
 	build_view(p, dns);
+	enter_netns(ns_sock, p->net == POL_NET_NONE);
 
 	pid_t child = fork();
 	if (child < 0)
@@ -567,10 +641,8 @@ int helper_main(int argc, char **argv)
 
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
-	if (p.net == POL_NET_NONE)
-		flags |= CLONE_NEWNET;
-	if (unshare(flags) < 0)
+	/* The network namespace comes later: make_netns(). */
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
 		refuse(ACH_REF_USERNS, errno);
 	char map[64];
 	if (write_file("/proc/self/setgroups", "deny") < 0)
@@ -581,32 +653,34 @@ int helper_main(int argc, char **argv)
 	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
 	if (write_file("/proc/self/gid_map", map) < 0)
 		refuse(ACH_REF_IDMAP, errno);
-	if (p.net == POL_NET_NONE)
-		loopback_up();
 	(void)!sethostname("sandbx", 6);
 
 	if (limits_prepare(&p, AUDIT_FD) < 0)
 		_exit(EXIT_REFUSED);
 
-	if (pipe2(alive, O_CLOEXEC) < 0)
+	int nsdir = -1, ns[2];
+	if (p.net == POL_NET_NONE && (nsdir = open("/proc/self/ns", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		refuse(ACH_REF_NETNS_LO, errno);
+	if (pipe2(alive, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ns) < 0)
 		refuse(ACH_REF_FORK, errno);
-	int bpf[2];
-	if (pipe2(bpf, O_CLOEXEC) < 0)
-		refuse(ACH_REF_FORK, errno);
+	/* The harness writes the compiled filter to this one (sandbox.c). */
+	int bpf_fd = have_pin ? PIN_FD + 1 : PIN_FD;
+	fcntl(bpf_fd, F_SETFD, FD_CLOEXEC);
 	pid_t init = fork();
 	if (init < 0)
 		refuse(ACH_REF_FORK, errno);
 	if (init == 0) {
 		close(alive[1]);
-		close(bpf[1]);
-		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf[0]);
+		close(ns[0]);
+		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf_fd, ns[1]);
 	}
 	close(alive[0]);
-	close(bpf[0]);
-	/* Compile the filter while the init builds the view; a failure
-	 * leaves the pipe empty and the command stage refuses the run. */
-	(void)seccomp_filter_export(&p, bpf[1]);
-	close(bpf[1]);
+	close(ns[1]);
+	close(bpf_fd);
+	make_netns(nsdir, ns[0]);
+	close(ns[0]);
+	if (nsdir >= 0)
+		close(nsdir);
 	if (have_pin)
 		close(PIN_FD);
 	limits_attach(&p, init, AUDIT_FD);
@@ -618,8 +692,14 @@ int helper_main(int argc, char **argv)
 			_exit(EXIT_REFUSED);
 	limits_finish(&p, AUDIT_FD);
 	/* The init relays the command's status as an exit code (it cannot die
-	 * by a signal it sends itself); a killed init is reported as killed. */
+	 * by a signal it sends itself); a killed init is reported as killed.
+	 * The init's exit emptied the pid namespace, so the command and all it
+	 * started are gone: say so now, before this process's own teardown
+	 * (its mount namespace, the last reference, goes with it), so a
+	 * harness about to exit need not wait for that. */
+	int code = wait_status_code(st);
+	auditch_send(AUDIT_FD, ACH_DONE, code);
 	/* _exit: the supervisor's root is the view now (no /proc, nothing of
 	 * the host), and nothing registered with atexit belongs to it. */
-	_exit(wait_status_code(st));
+	_exit(code);
 }

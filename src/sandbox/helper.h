@@ -4,16 +4,25 @@
  * Process model (ARCHITECTURE.md):
  *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
  *     HELPER_ARGV1, environment = the allowlist only)
- *       unshare(USER|NS|PID|IPC|UTS[|NET]), id maps, loopback up
+ *       unshare(USER|NS|PID|IPC|UTS), id maps
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
- *            pivots into it, reaps orphans, relays the command's status
+ *            pivots into it, enters the network namespace, reaps
+ *            orphans, relays the command's status
  *            └─ fork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve
+ *       meanwhile (parallel to the init's view): unshare(NET) and
+ *       loopback up, unless network is granted; the namespace's fd goes
+ *       to the init over a socket pair (SCM_RIGHTS), which setns()es into
+ *       it before forking the command.  The harness, meanwhile too,
+ *       compiles the seccomp program and writes it to the filter channel.
+ *       Last, the supervisor sends ACH_DONE with the exit code.
  *
  * Descriptors crossing into the supervisor: 0-2 as the harness chose,
- * 3 = audit channel write end (auditch.h), 4 = pinned program (optional).
+ * 3 = audit channel write end (auditch.h), 4 = pinned program (optional),
+ * then the filter channel (4 without a pin, 5 with one): the read end of
+ * a socket pair whose write end only the harness holds.
  *
  * Harness side life cycle:
  *   1. struct sandbox_spawn s = { .policy = &p, .argv = prog, .pin_fd = -1,
@@ -40,6 +49,9 @@ struct sandbox_spawn {
 	char *const *argv;	/* program and arguments */
 	int pin_fd;		/* -1, or O_RDONLY fd of the pinned program */
 	int stdio[3];		/* -1 = inherit the harness's */
+	int no_reap;		/* the caller exits right after sandbox_wait: return
+				   once the supervisor reports the run over, without
+				   waiting for its own exit (it is not reaped) */
 	pid_t pid;		/* out: the supervisor */
 	int audit_fd;		/* out: read end of the audit channel */
 };
@@ -53,6 +65,8 @@ struct sandbox_result {
 	int refusal_arg;
 	int exec_errno;		/* execve failed with this errno (126/127) */
 	int limit_hit;		/* the command was killed for this limit + 1 */
+	int done;		/* the supervisor reported the run over (ACH_DONE) */
+	int done_code;		/* ... with this exit code */
 };
 
 /* Start the supervisor.  0, or -1 with *err. */
@@ -62,7 +76,9 @@ int sandbox_start(struct sandbox_spawn *s, char **err);
  * Wait for the run to end.  timeout_ms < 0: no timeout; *stop (may be NULL)
  * is polled every 50 ms and ends the run when set.  Audit records from the
  * helper are printed (log.h) as they arrive, refusals with their message.
- * Always reaps the supervisor and closes s->audit_fd.
+ * Closes s->audit_fd and reaps the supervisor, unless s->no_reap and the
+ * supervisor said the run is over (ACH_DONE): every process of the
+ * sandbox but the exiting supervisor is gone by then.
  */
 void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res);

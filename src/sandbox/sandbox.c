@@ -12,10 +12,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "sandbox/helper.h"
 #include "sandbox/netpolicy.h"
+#include "sandbox/seccomp.h"
 #include "util/log.h"
 
 #define HIGH_FD 16
@@ -31,12 +33,22 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
-	int pfd[2], hi[5] = { -1, -1, -1, -1, -1 }, r = -1;
+	int pfd[2], bsk[2], hi[6] = { -1, -1, -1, -1, -1, -1 }, r = -1;
+	int bpf_target = s->pin_fd >= 0 ? 5 : 4;
 
 	s->pid = -1;
 	s->audit_fd = -1;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		*err = xasprintf("cannot create the audit channel: %s", strerror(errno));
+		return -1;
+	}
+	/* The seccomp program's way in: compiled here while the helper starts
+	 * (see below), read by the command stage.  A socket, so a write to a
+	 * helper that already refused is EPIPE, not SIGPIPE. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, bsk) < 0) {
+		*err = xasprintf("cannot create the sandbox's filter channel: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
 		return -1;
 	}
 	/* Move every descriptor that crosses above the target numbers so no
@@ -48,6 +60,8 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 			hi[i] = to_high(s->stdio[i]);
 	if (s->pin_fd >= 0)
 		hi[4] = to_high(s->pin_fd);
+	hi[5] = to_high(bsk[0]);
+	close(bsk[0]);
 
 	strv_push(&args, "sandbx");
 	strv_push(&args, HELPER_ARGV1);
@@ -72,7 +86,8 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	posix_spawn_file_actions_adddup2(&fa, hi[3], 3);
 	if (hi[4] >= 0)
 		posix_spawn_file_actions_adddup2(&fa, hi[4], 4);
-	posix_spawn_file_actions_addclosefrom_np(&fa, hi[4] >= 0 ? 5 : 4);
+	posix_spawn_file_actions_adddup2(&fa, hi[5], bpf_target);
+	posix_spawn_file_actions_addclosefrom_np(&fa, bpf_target + 1);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	/* execve resets caught signals by itself; only an ignored one would
@@ -96,10 +111,17 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	} else {
 		s->audit_fd = pfd[0];
 		r = 0;
+		/* The helper is starting up (exec, loader, namespaces, the mount
+		 * view) for a millisecond or more before its command stage
+		 * needs the filter: libseccomp's compiler runs meanwhile, here.
+		 * A failure leaves the channel short and the command stage
+		 * refuses the run. */
+		(void)seccomp_filter_export(s->policy, bsk[1]);
 	}
+	close(bsk[1]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		if (hi[i] >= 0)
 			close(hi[i]);
 	strv_free(&args);
@@ -161,6 +183,10 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 	case ACH_LIMIT_HIT:
 		res->limit_hit = rec->arg + 1;
 		break;
+	case ACH_DONE:
+		res->done = 1;
+		res->done_code = rec->arg;
+		break;
 	default:
 		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "arg", num, NULL);
 		break;
@@ -204,6 +230,8 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 			}
 			memmove(buf, buf + off, have - off);
 			have -= off;
+			if (res->done && s->no_reap && !killed)
+				break;
 			continue;
 		}
 		if (killed)
@@ -220,6 +248,10 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 	}
 	close(s->audit_fd);
 	s->audit_fd = -1;
+	if (res->done && s->no_reap && !killed) {
+		res->code = res->refused ? 125 : res->done_code;
+		return;
+	}
 	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (res->timed_out)
@@ -251,7 +283,7 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 		return xasprintf("cannot map the caller's user id into the sandbox (%s) — the host refuses "
 				 "user namespace id maps; nothing was run", strerror(arg));
 	case ACH_REF_NETNS_LO:
-		return xasprintf("cannot bring up loopback in the sandbox's network namespace (%s); nothing was run",
+		return xasprintf("cannot make the sandbox's network namespace or bring up its loopback (%s); nothing was run",
 				 strerror(arg));
 	case ACH_REF_GRANT_OPEN:
 		return xasprintf("granted path '%s' could not be opened by the sandbox helper — it vanished "

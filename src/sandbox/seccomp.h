@@ -15,7 +15,8 @@
  *     thread to confine (libseccomp's compiler runs there: ~0.1-0.3 ms).
  *   - split, to take the compiler off the critical path of a spawn:
  *       1. seccomp_filter_export(p, fd) anywhere, e.g. in a process that
- *          is idle meanwhile, writing the compiled program to a pipe
+ *          is idle meanwhile (the harness, while its helper starts),
+ *          writing the compiled program to a pipe or a stream socket
  *       2. seccomp_filter_read(fd, &bpf) in the thread to confine, before
  *          its descriptors are closed (struct seccomp_bpf is caller-owned,
  *          no allocation); it reads to end of file, so every copy of the
