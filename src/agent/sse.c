@@ -132,13 +132,18 @@ static void flush_pend(struct sse_parser *p)
 	p->pend_len = 0;
 }
 
-/* Would n more bytes of the current line take the event past the cap? */
-static int over_cap(struct sse_parser *p, size_t n, char **err)
+static __attribute__((noinline, cold)) int fail_cap(struct sse_parser *p, char **err)
 {
-	if (n > p->max || event_size(p) + n > p->max) {
-		fail(p, xasprintf("stream event is larger than the %zu-byte cap — the server sent an oversized event", p->max), err);
-		return 1;
-	}
+	fail(p, xasprintf("stream event is larger than the %zu-byte cap — the server sent an oversized event", p->max), err);
+	return 1;
+}
+
+/* Would n more bytes of the current line take the event past the cap?
+ * (Checked for every line: inline, the failure out of the way.) */
+static inline int over_cap(struct sse_parser *p, size_t n, char **err)
+{
+	if (n > p->max || event_size(p) + n > p->max)
+		return fail_cap(p, err);
 	return 0;
 }
 
@@ -177,6 +182,17 @@ static int is_field(const char *f, size_t n, const char *name)
 	return strlen(name) == n && memcmp(f, name, n) == 0;
 }
 
+/* The colon ending the field name, or NULL: the two fields of nearly
+ * every line are matched by their prefix, without a scan. */
+static const char *field_end(const char *l, size_t n)
+{
+	if (n >= 5 && memcmp(l, "data:", 5) == 0)
+		return l + 4;
+	if (n >= 6 && memcmp(l, "event:", 6) == 0)
+		return l + 5;
+	return memchr(l, ':', n);
+}
+
 /* One whole line, l[0..n): in the input slice (in_slice) or in p->line. */
 static int process_line(struct sse_parser *p, const char *l, size_t n, int in_slice)
 {
@@ -184,7 +200,7 @@ static int process_line(struct sse_parser *p, const char *l, size_t n, int in_sl
 		return dispatch(p);
 	if (l[0] == ':')
 		return 0;
-	const char *colon = memchr(l, ':', n);
+	const char *colon = field_end(l, n);
 	size_t flen = colon ? (size_t)(colon - l) : n;
 	const char *v = colon ? colon + 1 : l + n;
 	size_t vlen = (size_t)(l + n - v);
@@ -216,6 +232,16 @@ static int process_line(struct sse_parser *p, const char *l, size_t n, int in_sl
 			p->retry = r;
 	}
 	return 0;
+}
+
+/* The handler returned r, non-zero: the parser fails for good. */
+static int stopped(struct sse_parser *p, int r)
+{
+	p->failed = 1;
+	p->fail_msg = xstrdup("the stream was stopped by its event handler");
+	p->pend = NULL;
+	p->pend_len = 0;
+	return r;
 }
 
 int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
@@ -254,6 +280,14 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 				continue;
 			}
 		}
+		if (*s == '\n' && p->line.len == 0) {
+			/* A blank line, the end of nearly every event: no scan. */
+			int r = dispatch(p);
+			s++;
+			if (r)
+				return stopped(p, r);
+			continue;
+		}
 		if (!nl_known || (nl && nl < s)) {
 			nl = memchr(s, '\n', (size_t)(end - s));
 			nl_known = 1;
@@ -284,13 +318,8 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 			r = process_line(p, p->line.p, whole, 0);
 		}
 		s = e + 1;
-		if (r) {
-			p->failed = 1;
-			p->fail_msg = xstrdup("the stream was stopped by its event handler");
-			p->pend = NULL;
-			p->pend_len = 0;
-			return r;
-		}
+		if (r)
+			return stopped(p, r);
 	}
 	flush_pend(p);
 	return 0;

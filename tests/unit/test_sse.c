@@ -161,6 +161,16 @@ static void test_sse_field_rules(void **state)
 				 "E=named|I=7|R=1500|D(5)=\nlast\n");
 	free(got);
 
+	/* Names that only start like the common fields are other fields. */
+	got = parse_str("datax: no\n"
+			"eventy: no\n"
+			"data: yes\n"
+			"event\n"
+			"\n", &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(got, "E=message|I=|R=-1|D(3)=yes\n");
+	free(got);
+
 	/* The NUL id line above was cut by strlen; feed it whole. */
 	struct rec r = { 0 };
 	struct sse_parser *p = sse_new(0, on_event, &r);
