@@ -596,7 +596,17 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 			if (WIFSIGNALED(st))
 				limits_report_kill(p, WTERMSIG(st), AUDIT_FD);
 			/* Exiting empties the pid namespace: every process the
-			 * command left behind is killed by the kernel. */
+			 * command left behind is killed by the kernel.  Do it
+			 * here first — kill everything (pid 1 is spared), reap
+			 * until none is left — so the run can be reported over
+			 * before this exit and the supervisor's: the harness
+			 * need not wait for either.  Not when the supervisor
+			 * may still have a record to add (limits_finish). */
+			kill(-1, SIGKILL);
+			while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+				;
+			if (!limits_finish_has_news(st))
+				auditch_send(AUDIT_FD, ACH_DONE, code);
 			_exit(code);
 		}
 	}

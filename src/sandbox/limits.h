@@ -83,6 +83,10 @@ void limits_attach(struct policy *p, pid_t init, int audit_fd);
 void limits_apply_rlimits(const struct policy *p, int audit_fd);
 void limits_report_kill(const struct policy *p, int sig, int audit_fd);
 void limits_finish(struct policy *p, int audit_fd);
+/* Whether limits_finish() could still report anything after the command
+ * died this way (st: its wait status): a cgroup to remove, or a SIGKILL
+ * to attribute.  The init's copy of the state answers as well. */
+int limits_finish_has_news(int st);
 
 /* ---- pure part (limits.c) ---- */
 

@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "sandbox/auditch.h"
 #include "sandbox/limits.h"
@@ -405,6 +406,12 @@ static void cg_remove(struct lim_cg *cg, int use_kill, int audit_fd)
 	if (r < 0)
 		auditch_send(audit_fd, ACH_DEG_CGROUP, -r);
 	cg_reset(cg);
+}
+
+int limits_finish_has_news(int status)
+{
+	return st.v2.dir_fd >= 0 || st.v1pids.dir_fd >= 0 ||
+	       (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
 void limits_finish(struct policy *p, int audit_fd)
