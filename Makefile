@@ -17,12 +17,12 @@ B         ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 
-# Libraries linked at build time.  libcurl, libcrypto, ncursesw and PCRE2 are
-# opened at run time (src/util/dl.h) by the subcommands that need them: linking
-# them would cost every exec of the sandbox helper their loader work
+# Libraries linked at build time.  libseccomp, libcurl, libcrypto, ncursesw and
+# PCRE2 are opened at run time (src/util/dl.h) by the code that needs them:
+# linking them would cost every exec of the sandbox helper their loader work
 # (HACKING.md).  Their headers are still used.
-PKGS      := libseccomp libcjson
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libpcre2-8 ncursesw libcurl libcrypto cmocka 2>/dev/null)
+PKGS      := libcjson
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libseccomp libpcre2-8 ncursesw libcurl libcrypto cmocka 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
@@ -84,6 +84,8 @@ $(B)/obj/main.o: src/main.c $(wildcard src/*/*.h)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# test_seccomp evaluates libseccomp's own export: linked to it.
+$(B)/tests/test_seccomp: LIBS += $(shell $(PKG_CONFIG) --libs libseccomp)
 $(B)/tests/%: tests/unit/%.c $(B)/libsandbx.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"

@@ -21,6 +21,7 @@
  * one of these values" is written as several rules, each a positive match.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -36,6 +37,61 @@
 #include "sandbox/seccomp.h"
 #include "util/compat.h"
 #include "util/util.h"
+#include "util/dl.h"
+#include "util/log.h"
+
+/*
+ * libseccomp is opened on first use (util/dl.h says why): only the harness
+ * compiles filters; the helper stages load raw BPF and never need it.
+ * Each seccomp_* name used below is a pointer in this table.
+ */
+static struct {
+	__typeof__(seccomp_attr_set) *attr_set;
+	__typeof__(seccomp_export_bpf) *export_bpf;
+	__typeof__(seccomp_init) *init;
+	__typeof__(seccomp_load) *load;
+	__typeof__(seccomp_release) *release;
+	__typeof__(seccomp_rule_add) *rule_add;
+	__typeof__(seccomp_syscall_resolve_name) *syscall_resolve_name;
+} sc;
+
+#define SC_SYM(n) DL_SYM(__typeof__(sc), n, "seccomp_" #n)
+static const struct dl_sym sc_syms[] = {
+	SC_SYM(attr_set),
+	SC_SYM(export_bpf),
+	SC_SYM(init),
+	SC_SYM(load),
+	SC_SYM(release),
+	SC_SYM(rule_add),
+	SC_SYM(syscall_resolve_name),
+};
+
+#undef seccomp_attr_set
+#define seccomp_attr_set sc.attr_set
+#undef seccomp_export_bpf
+#define seccomp_export_bpf sc.export_bpf
+#undef seccomp_init
+#define seccomp_init sc.init
+#undef seccomp_load
+#define seccomp_load sc.load
+#undef seccomp_release
+#define seccomp_release sc.release
+#undef seccomp_rule_add
+#define seccomp_rule_add sc.rule_add
+#undef seccomp_syscall_resolve_name
+#define seccomp_syscall_resolve_name sc.syscall_resolve_name
+
+static int sc_state;		/* 1 loaded, -1 failed */
+static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
+
+static void sc_bind(void)
+{
+	const char *missing;
+	sc_state = dl_bind("libseccomp.so.2", sc_syms, SBX_ARRAY_LEN(sc_syms), &sc, &missing) == 0 ? 1 : -1;
+	if (sc_state < 0)
+		sbx_err("cannot load libseccomp (%s missing) — install libseccomp2", missing);
+}
+
 
 /* Compare the low 32 bits of argument i with v (an int argument). */
 #define ARG32(i, v) SCMP_CMP((i), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (scmp_datum_t)(uint32_t)(v))
@@ -310,6 +366,9 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 
 int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
 {
+	pthread_once(&sc_once, sc_bind);
+	if (sc_state < 0)
+		return -ELIBACC;
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
