@@ -687,13 +687,16 @@ int helper_main(int argc, char **argv)
 	close(alive[0]);
 	close(ns[1]);
 	close(bpf_fd);
+	if (have_pin)
+		close(PIN_FD);
+	/* Out of the sandbox's cgroup before the init may fork the command
+	 * (make_netns' message lets it), so the supervisor is never counted
+	 * with the command's processes. */
+	limits_attach(&p, init, AUDIT_FD);
 	make_netns(nsdir, ns[0]);
 	close(ns[0]);
 	if (nsdir >= 0)
 		close(nsdir);
-	if (have_pin)
-		close(PIN_FD);
-	limits_attach(&p, init, AUDIT_FD);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	int st;
