@@ -345,10 +345,12 @@ static int fast_text_delta(struct fold_msg *m, const char *data, size_t len)
 	if ((size_t)(data + len - q) < 4 || *q != '"' || memcmp(data + len - 3, "\"}}", 3) != 0)
 		return 0;
 	/* Most deltas hold no escape: their bytes are the text itself.  (A
-	 * raw control byte passes as cJSON would pass it.) */
+	 * raw control byte passes as cJSON would pass it.)  One scan finds
+	 * the first quote or backslash; the closing quote, checked above,
+	 * bounds it. */
 	const char *t = q + 1;
 	size_t tn = (size_t)(data + len - 3 - t);
-	int plain = !memchr(t, '\\', tn) && !memchr(t, '"', tn);
+	int plain = strcspn(t, "\"\\") == tn;
 	cJSON *str = NULL;
 	if (!plain) {
 		const char *end = NULL;

@@ -386,6 +386,13 @@ static void test_fold_compact_and_spaced_agree(void **state)
 	assert_int_equal(fold_event(&a, NULL, compact, strlen(compact), &err), -1);
 	assert_non_null(strstr(err, "after it stopped"));
 	free(err);
+	/* A quote inside the compact form's text ends the string early:
+	 * another key follows, and the text is "y" alone. */
+	const char *extra = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"y\",\"z\":\"w\"}}";
+	size_t had = b.blocks[0].text_len;
+	assert_int_equal(fold_event(&b, NULL, extra, strlen(extra), NULL), 0);
+	assert_int_equal(b.blocks[0].text_len, had + 1);
+	assert_int_equal(b.blocks[0].text[had], 'y');
 	/* Trailing junk after the compact form: the general path rejects it. */
 	const char *junk = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}}";
 	err = NULL;
