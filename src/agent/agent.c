@@ -174,14 +174,26 @@ void agent_free(struct agent *a)
 
 /* ---- one turn ------------------------------------------------------------ */
 
+/*
+ * Text and thinking deltas are handed on once per network read (at the
+ * provider's on_flush), joined, not one by one: one event, one write and
+ * one lock in the TUI for a read's worth of deltas instead of for each of
+ * them.  Any other event passes the joined text on first, so the order is
+ * kept.  AGENT_TEXT_BATCH bounds what waits.
+ */
+#define AGENT_TEXT_BATCH (64u << 10)
+
 struct round_ctx {
 	struct agent *a;
 	const struct turn_io *io;
 	int round;
 	struct turn_usage usage;
+	enum turn_event_kind batch_kind;	/* TEV_TEXT or TEV_THINKING */
+	char *batch;		/* deltas not yet handed on, NUL-terminated */
+	size_t batch_len, batch_cap;
 };
 
-static void emit(const struct round_ctx *rc, struct turn_event *ev)
+static void emit_now(const struct round_ctx *rc, struct turn_event *ev)
 {
 	ev->round = rc->round;
 	ev->usage = rc->usage;
@@ -189,16 +201,50 @@ static void emit(const struct round_ctx *rc, struct turn_event *ev)
 		rc->io->on_event(rc->io->ud, ev);
 }
 
+static void flush_batch(struct round_ctx *rc)
+{
+	if (!rc->batch_len)
+		return;
+	struct turn_event ev = { .kind = rc->batch_kind, .text = rc->batch, .len = rc->batch_len };
+	rc->batch_len = 0;
+	emit_now(rc, &ev);
+}
+
+static void emit(struct round_ctx *rc, struct turn_event *ev)
+{
+	flush_batch(rc);
+	emit_now(rc, ev);
+}
+
+static void add_delta(struct round_ctx *rc, enum turn_event_kind kind, const char *s, size_t n)
+{
+	if (rc->batch_len && (rc->batch_kind != kind || rc->batch_len + n > AGENT_TEXT_BATCH))
+		flush_batch(rc);
+	if (n == 0)
+		return;
+	if (n > AGENT_TEXT_BATCH) {
+		struct turn_event ev = { .kind = kind, .text = s, .len = n };
+		emit_now(rc, &ev);	/* as it is: no copy */
+		return;
+	}
+	if (rc->batch_len + n + 1 > rc->batch_cap) {
+		rc->batch_cap = AGENT_TEXT_BATCH + 1;
+		rc->batch = xrealloc(rc->batch, rc->batch_cap);
+	}
+	memcpy(rc->batch + rc->batch_len, s, n);
+	rc->batch_len += n;
+	rc->batch[rc->batch_len] = '\0';
+	rc->batch_kind = kind;
+}
+
 static void on_text(void *ctx, size_t index, const char *s, size_t n)
 {
-	struct turn_event ev = { .kind = TEV_TEXT, .text = s, .len = n };
-	emit(ctx, &ev);
+	add_delta(ctx, TEV_TEXT, s, n);
 }
 
 static void on_thinking(void *ctx, size_t index, const char *s, size_t n)
 {
-	struct turn_event ev = { .kind = TEV_THINKING, .text = s, .len = n };
-	emit(ctx, &ev);
+	add_delta(ctx, TEV_THINKING, s, n);
 }
 
 static void on_retry(void *ctx, const struct prov_retry *r)
@@ -209,14 +255,16 @@ static void on_retry(void *ctx, const struct prov_retry *r)
 	free(message);
 }
 
+/* A network read was folded: hand on its text, then let the sink flush. */
 static void on_flush(void *ctx)
 {
-	const struct round_ctx *rc = ctx;
+	struct round_ctx *rc = ctx;
+	flush_batch(rc);
 	if (rc->io && rc->io->on_flush)
 		rc->io->on_flush(rc->io->ud);
 }
 
-static void note(const struct round_ctx *rc, const char *text)
+static void note(struct round_ctx *rc, const char *text)
 {
 	struct turn_event ev = { .kind = TEV_NOTE, .text = text, .len = strlen(text) };
 	emit(rc, &ev);
@@ -552,6 +600,7 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			cJSON_DeleteItemFromArray(a->history, cJSON_GetArraySize(a->history) - 1);
 	}
 	free(err);
+	free(rc.batch);
 	prov_free(prov);
 	return out->exit_code;
 }
