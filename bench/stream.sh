@@ -1,9 +1,10 @@
 #!/bin/sh
 # bench/stream.sh — streaming cost of agent-run, side by side in one run:
-# the mock provider streams 20 MB of text deltas (48 characters each, about
-# 430,000 deltas); `sandbx agent-run` folds and prints them to /dev/null,
-# `curl -sN` reads the same stream to /dev/null.  Prints each median, the
-# ratio (target <= 1.3) and agent-run's peak RSS (target < 16 MB).
+# the mock provider streams 20 MB of SSE text deltas (about 129,000 events
+# of 48 characters, 6.2 MB of text); `sandbx agent-run` folds and prints
+# them to /dev/null, `curl -sN` reads the same stream to /dev/null.  Prints
+# each median, the ratio (target <= 1.3) and agent-run's peak RSS (target
+# < 16 MB).  Measured figures: docs/internals/stream.md, "Cost".
 #
 #   bench/stream.sh [BUILD_DIR]        (default: build)
 set -eu
