@@ -419,26 +419,6 @@ static ssize_t read_to_eof(int fd, char *buf, size_t cap)
  * so a failure half-way leaves a count the reader finds unmatched rather
  * than a shorter program that might still load.
  */
-/* write_all, but on a socket without SIGPIPE: a writer whose reader died
- * (a refused run) gets EPIPE, not a signal. */
-static int put_all(int fd, const void *buf, size_t n)
-{
-	const char *b = buf;
-	while (n > 0) {
-		ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == ENOTSOCK)
-			return write_all(fd, b, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int seccomp_filter_export(const struct policy *p, int fd)
 {
 	struct seccomp_bpf *bpf = NULL;
@@ -469,7 +449,7 @@ int seccomp_filter_export(const struct policy *p, int fd)
 		goto out;
 	}
 	uint32_t count = (uint32_t)((size_t)n / sizeof(struct sock_filter));
-	r = put_all(fd, &count, sizeof(count)) < 0 || put_all(fd, bpf->insns, (size_t)n) < 0 ? -errno : 0;
+	r = write_all_nosignal(fd, &count, sizeof(count)) < 0 || write_all_nosignal(fd, bpf->insns, (size_t)n) < 0 ? -errno : 0;
 out:
 	free(bpf);
 	if (tmp >= 0)

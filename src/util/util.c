@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "util/util.h"
 
@@ -100,20 +101,34 @@ void strv_free(struct strv *s)
 	s->n = 0;
 }
 
-int write_all(int fd, const void *buf, size_t n)
+static int put_all(int fd, const void *buf, size_t n, int use_send)
 {
 	const char *p = buf;
 	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = use_send ? send(fd, p, n, MSG_NOSIGNAL) : write(fd, p, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			if (use_send && errno == ENOTSOCK) {
+				use_send = 0;
+				continue;
+			}
 			return -1;
 		}
 		p += w;
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	return put_all(fd, buf, n, 0);
+}
+
+int write_all_nosignal(int fd, const void *buf, size_t n)
+{
+	return put_all(fd, buf, n, 1);
 }
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)

@@ -38,6 +38,10 @@ void strv_free(struct strv *s);
 
 /* Write all of buf; 0 or -1 with errno. */
 int write_all(int fd, const void *buf, size_t n);
+/* write_all, but to a socket whose reader is gone it fails with EPIPE
+ * instead of raising SIGPIPE (send with MSG_NOSIGNAL; any other kind of
+ * descriptor is written as write_all does). */
+int write_all_nosignal(int fd, const void *buf, size_t n);
 
 /*
  * Parse a whole decimal number in [min, max]; 0 or -1 (trailing junk,
