@@ -1,72 +1,52 @@
 /*
- * curl.c — dlopen libcurl once and resolve what the provider uses
- * (the pattern of src/util/sha256.c for libcrypto).
+ * curl.c — open libcurl once (util/dl.h), resolve what the provider uses
+ * and run curl_global_init.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 
 #include "agent/curl.h"
+#include "util/dl.h"
 #include "util/util.h"
 
 static struct dlcurl fns;
-static int state;		/* 0 not tried, 1 ok, -1 failed */
-static const char *why;
+static int global_ok;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void load(void)
+static const struct dl_sym syms[] = {
+	DL_SYM(struct dlcurl, easy_init, "curl_easy_init"),
+	DL_SYM(struct dlcurl, easy_setopt, "curl_easy_setopt"),
+	DL_SYM(struct dlcurl, easy_perform, "curl_easy_perform"),
+	DL_SYM(struct dlcurl, easy_getinfo, "curl_easy_getinfo"),
+	DL_SYM(struct dlcurl, easy_reset, "curl_easy_reset"),
+	DL_SYM(struct dlcurl, easy_cleanup, "curl_easy_cleanup"),
+	DL_SYM(struct dlcurl, easy_strerror, "curl_easy_strerror"),
+	DL_SYM(struct dlcurl, slist_append, "curl_slist_append"),
+	DL_SYM(struct dlcurl, slist_free_all, "curl_slist_free_all"),
+	DL_SYM(struct dlcurl, url, "curl_url"),
+	DL_SYM(struct dlcurl, url_set, "curl_url_set"),
+	DL_SYM(struct dlcurl, url_get, "curl_url_get"),
+	DL_SYM(struct dlcurl, url_cleanup, "curl_url_cleanup"),
+	DL_SYM(struct dlcurl, free, "curl_free"),
+	DL_SYM(struct dlcurl, getdate, "curl_getdate"),
+	DL_SYM(struct dlcurl, global_init, "curl_global_init"),
+};
+static struct dl_lib lib = DL_LIB("libcurl.so.4", "libcurl4 (7.62 or later)", syms, &fns);
+
+/* curl_global_init, once, after the table is bound. */
+static void global_init(void)
 {
-	void *h = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
-	if (!h) {
-		why = "cannot load libcurl.so.4 — install libcurl4 (Debian: apt-get install libcurl4)";
-		state = -1;
-		return;
-	}
-	static const struct {
-		const char *name;
-		size_t off;
-	} syms[] = {
-		{ "curl_easy_init", offsetof(struct dlcurl, easy_init) },
-		{ "curl_easy_setopt", offsetof(struct dlcurl, easy_setopt) },
-		{ "curl_easy_perform", offsetof(struct dlcurl, easy_perform) },
-		{ "curl_easy_getinfo", offsetof(struct dlcurl, easy_getinfo) },
-		{ "curl_easy_reset", offsetof(struct dlcurl, easy_reset) },
-		{ "curl_easy_cleanup", offsetof(struct dlcurl, easy_cleanup) },
-		{ "curl_easy_strerror", offsetof(struct dlcurl, easy_strerror) },
-		{ "curl_slist_append", offsetof(struct dlcurl, slist_append) },
-		{ "curl_slist_free_all", offsetof(struct dlcurl, slist_free_all) },
-		{ "curl_url", offsetof(struct dlcurl, url) },
-		{ "curl_url_set", offsetof(struct dlcurl, url_set) },
-		{ "curl_url_get", offsetof(struct dlcurl, url_get) },
-		{ "curl_url_cleanup", offsetof(struct dlcurl, url_cleanup) },
-		{ "curl_free", offsetof(struct dlcurl, free) },
-		{ "curl_getdate", offsetof(struct dlcurl, getdate) },
-	};
-	for (size_t i = 0; i < SBX_ARRAY_LEN(syms); i++) {
-		void *f = dlsym(h, syms[i].name);
-		if (!f) {
-			why = "libcurl.so.4 lacks a function sandbx needs (curl 7.62 or later is required) — upgrade libcurl4";
-			state = -1;
-			return;
-		}
-		*(void **)((char *)&fns + syms[i].off) = f;
-	}
-	CURLcode (*global_init)(long) = NULL;
-	*(void **)&global_init = dlsym(h, "curl_global_init");
-	if (!global_init || global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		why = "libcurl could not initialise (curl_global_init failed)";
-		state = -1;
-		return;
-	}
-	state = 1;
+	global_ok = fns.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
 }
 
 const struct dlcurl *dlcurl_load(char **err)
 {
-	pthread_once(&once, load);
-	if (state < 0) {
+	if (dl_load(&lib, err) < 0)
+		return NULL;
+	pthread_once(&once, global_init);
+	if (!global_ok) {
 		if (err)
-			*err = xstrdup(why);
+			*err = xstrdup("libcurl could not initialise (curl_global_init failed)");
 		return NULL;
 	}
 	return &fns;

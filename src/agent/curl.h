@@ -34,6 +34,7 @@ struct dlcurl {
 	void (*url_cleanup)(CURLU *);
 	void (*free)(void *);
 	time_t (*getdate)(const char *, const time_t *);
+	CURLcode (*global_init)(long);	/* run once by dlcurl_load */
 };
 
 /* The table, or NULL with *err (malloc'd) when libcurl cannot be used. */

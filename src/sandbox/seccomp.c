@@ -21,7 +21,6 @@
  * one of these values" is written as several rules, each a positive match.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -81,16 +80,7 @@ static const struct dl_sym sc_syms[] = {
 #undef seccomp_syscall_resolve_name
 #define seccomp_syscall_resolve_name sc.syscall_resolve_name
 
-static int sc_state;		/* 1 loaded, -1 failed */
-static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
-
-static void sc_bind(void)
-{
-	const char *missing;
-	sc_state = dl_bind("libseccomp.so.2", sc_syms, SBX_ARRAY_LEN(sc_syms), &sc, &missing) == 0 ? 1 : -1;
-	if (sc_state < 0)
-		sbx_err("cannot load libseccomp (%s missing) — install libseccomp2", missing);
-}
+static struct dl_lib sc_lib = DL_LIB("libseccomp.so.2", "libseccomp2", sc_syms, &sc);
 
 
 /* Compare the low 32 bits of argument i with v (an int argument). */
@@ -366,9 +356,12 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 
 int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
 {
-	pthread_once(&sc_once, sc_bind);
-	if (sc_state < 0)
+	char *err = NULL;
+	if (dl_load(&sc_lib, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
 		return -ELIBACC;
+	}
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;

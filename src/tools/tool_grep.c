@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pcre2.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,23 +94,7 @@ static const struct dl_sym pc_syms[] = {
 #undef pcre2_match_data_free
 #define pcre2_match_data_free pc.match_data_free
 
-static int pc_state;		/* 1 loaded, -1 failed */
-static const char *pc_missing;
-static pthread_once_t pc_once = PTHREAD_ONCE_INIT;
-
-static void pc_bind(void)
-{
-	pc_state = dl_bind("libpcre2-8.so.0", pc_syms, SBX_ARRAY_LEN(pc_syms), &pc, &pc_missing) == 0 ? 1 : -1;
-}
-
-static int pc_load(char **err)
-{
-	pthread_once(&pc_once, pc_bind);
-	if (pc_state > 0)
-		return 0;
-	*err = xasprintf("cannot load PCRE2 (%s missing) — install libpcre2-8-0", pc_missing);
-	return -1;
-}
+static struct dl_lib pc_lib = DL_LIB("libpcre2-8.so.0", "libpcre2-8-0", pc_syms, &pc);
 
 
 /* JIT stack: grown on demand up to this (patterns with deep backtracking). */
@@ -171,7 +154,7 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	}
 	int ec;
 	PCRE2_SIZE eo;
-	if (pc_load(err) < 0)
+	if (dl_load(&pc_lib, err) < 0)
 		return -1;
 	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
 			      PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);

@@ -165,18 +165,7 @@ static const struct dl_sym nc_syms[] = {
 #undef delscreen
 #define delscreen nc.delscreen
 
-static int nc_load(char **err)
-{
-	static int state;	/* 0 not tried, 1 ok, -1 failed */
-	static const char *missing;
-	if (!state)
-		state = dl_bind("libncursesw.so.6", nc_syms, SBX_ARRAY_LEN(nc_syms), &nc, &missing) == 0 ? 1 : -1;
-	if (state > 0)
-		return 0;
-	*err = xasprintf("cannot load ncursesw (%s missing) — install libncursesw6", missing);
-	return -1;
-}
-
+static struct dl_lib nc_lib = DL_LIB("libncursesw.so.6", "libncursesw6", nc_syms, &nc);
 
 /* Keys ncurses does not know, taught with define_key(). */
 #define K_PASTE_START (KEY_MAX + 1)
@@ -237,7 +226,7 @@ int render_init(char **err)
 		*err = xstrdup("the terminal is missing: tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
 		return -1;
 	}
-	if (nc_load(err) < 0)
+	if (dl_load(&nc_lib, err) < 0)
 		return -1;
 	set_escdelay(25);
 	scr = newterm(NULL, stdout, stdin);

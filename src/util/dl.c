@@ -2,23 +2,41 @@
  * dl.c — see dl.h.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include "util/dl.h"
+#include "util/util.h"
 
-int dl_bind(const char *soname, const struct dl_sym *syms, size_t n, void *table, const char **missing)
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int bind_syms(struct dl_lib *l)
 {
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		*missing = soname;
+		l->missing = l->soname;
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		void *p = dlsym(h, syms[i].name);
+	for (size_t i = 0; i < l->nsyms; i++) {
+		void *p = dlsym(h, l->syms[i].name);
 		if (!p) {
-			*missing = syms[i].name;
+			l->missing = l->syms[i].name;
 			return -1;
 		}
-		*(void **)((char *)table + syms[i].off) = p;
+		*(void **)((char *)l->table + l->syms[i].off) = p;
 	}
 	return 0;
+}
+
+int dl_load(struct dl_lib *l, char **err)
+{
+	pthread_mutex_lock(&lock);
+	if (!l->state)
+		l->state = bind_syms(l) == 0 ? 1 : -1;
+	int ok = l->state > 0;
+	pthread_mutex_unlock(&lock);
+	if (ok)
+		return 0;
+	if (err)
+		*err = xasprintf("cannot load %s (%s is missing) — install %s", l->soname, l->missing, l->package);
+	return -1;
 }

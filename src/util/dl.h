@@ -4,8 +4,9 @@
  *
  * Why: every library linked at build time is loaded by every exec of the
  * binary, and sandbx execs itself for each confined command (the helper).
- * Libraries only one subcommand needs (ncursesw for the TUI, PCRE2 for the
- * grep tool, libcurl, libcrypto) are opened by that subcommand instead.
+ * Libraries only some code needs (libseccomp for the harness's filter,
+ * ncursesw for the TUI, PCRE2 for the grep tool, libcurl, libcrypto) are
+ * opened by that code instead, the first time it runs.
  */
 #ifndef SBX_UTIL_DL_H
 #define SBX_UTIL_DL_H
@@ -19,12 +20,26 @@ struct dl_sym {
 
 #define DL_SYM(table_type, field, symbol) { symbol, offsetof(table_type, field) }
 
+/* One library and the table its symbols fill; a static of the caller's. */
+struct dl_lib {
+	const char *soname;	/* e.g. "libpcre2-8.so.0" */
+	const char *package;	/* the Debian package that installs it */
+	const struct dl_sym *syms;
+	size_t nsyms;
+	void *table;
+	int state;		/* 0 not tried, 1 bound, -1 failed */
+	const char *missing;	/* on failure: the library or the first absent symbol */
+};
+
+#define DL_LIB(soname, package, syms, table) \
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL }
+
 /*
- * Open soname (RTLD_NOW | RTLD_LOCAL) and store the address of each symbol
- * at table + off.  0 on success.  On failure -1 and *missing names what was
- * not found: the library itself, or the first absent symbol (both strings
- * live as long as the caller's).  The library stays loaded.
+ * Open l->soname (RTLD_NOW | RTLD_LOCAL) and fill l->table, once: later
+ * calls, from any thread, return the first outcome.  0, or -1 and, when
+ * err is not NULL, *err saying what is missing and which package to
+ * install.  The library stays loaded.
  */
-int dl_bind(const char *soname, const struct dl_sym *syms, size_t n, void *table, const char **missing);
+int dl_load(struct dl_lib *l, char **err);
 
 #endif

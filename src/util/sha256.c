@@ -1,9 +1,8 @@
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/dl.h"
 #include "util/sha256.h"
 #include "util/util.h"
 
@@ -18,32 +17,20 @@ struct evp {
 };
 
 static struct evp evp;
-static int evp_state;	/* 0 not tried, 1 ok, -1 failed */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void evp_load(void)
-{
-	void *h = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		evp_state = -1;
-		return;
-	}
-	*(void **)&evp.md_ctx_new = dlsym(h, "EVP_MD_CTX_new");
-	*(void **)&evp.md_ctx_free = dlsym(h, "EVP_MD_CTX_free");
-	*(void **)&evp.sha256 = dlsym(h, "EVP_sha256");
-	*(void **)&evp.init = dlsym(h, "EVP_DigestInit_ex");
-	*(void **)&evp.update = dlsym(h, "EVP_DigestUpdate");
-	*(void **)&evp.final = dlsym(h, "EVP_DigestFinal_ex");
-	evp_state = (evp.md_ctx_new && evp.md_ctx_free && evp.sha256 && evp.init && evp.update && evp.final) ? 1 : -1;
-}
+static const struct dl_sym evp_syms[] = {
+	DL_SYM(struct evp, md_ctx_new, "EVP_MD_CTX_new"),
+	DL_SYM(struct evp, md_ctx_free, "EVP_MD_CTX_free"),
+	DL_SYM(struct evp, sha256, "EVP_sha256"),
+	DL_SYM(struct evp, init, "EVP_DigestInit_ex"),
+	DL_SYM(struct evp, update, "EVP_DigestUpdate"),
+	DL_SYM(struct evp, final, "EVP_DigestFinal_ex"),
+};
+static struct dl_lib evp_lib = DL_LIB("libcrypto.so.3", "libssl3", evp_syms, &evp);
 
 static void *begin(char **err)
 {
-	pthread_once(&once, evp_load);
-	if (evp_state < 0) {
-		*err = xstrdup("cannot load libcrypto.so.3 for SHA-256 — install libssl3");
+	if (dl_load(&evp_lib, err) < 0)
 		return NULL;
-	}
 	void *ctx = evp.md_ctx_new();
 	if (!ctx || evp.init(ctx, evp.sha256(), NULL) != 1) {
 		if (ctx)
