@@ -38,8 +38,8 @@
 #include "sandbox/seccomp.h"
 #include "util/compat.h"
 
-#define AUDIT_FD 3
-#define PIN_FD 4	/* when pinned; the filter channel is the next one */
+#define AUDIT_FD HELPER_AUDIT_FD
+#define PIN_FD HELPER_PIN_FD
 #define EXIT_REFUSED 125
 
 extern char **environ;
@@ -674,7 +674,7 @@ int helper_main(int argc, char **argv)
 	if (pipe2(alive, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ns) < 0)
 		refuse(ACH_REF_FORK, errno);
 	/* The harness writes the compiled filter to this one (sandbox.c). */
-	int bpf_fd = have_pin ? PIN_FD + 1 : PIN_FD;
+	int bpf_fd = HELPER_FILTER_FD(have_pin);
 	fcntl(bpf_fd, F_SETFD, FD_CLOEXEC);
 	pid_t init = fork();
 	if (init < 0)

@@ -44,6 +44,11 @@
 
 #define HELPER_ARGV1 "__sandbx-helper"
 
+/* The descriptors crossing into the supervisor, as above. */
+#define HELPER_AUDIT_FD 3
+#define HELPER_PIN_FD 4
+#define HELPER_FILTER_FD(pinned) ((pinned) ? HELPER_PIN_FD + 1 : HELPER_PIN_FD)
+
 struct sandbox_spawn {
 	const struct policy *policy;
 	char *const *argv;	/* program and arguments */

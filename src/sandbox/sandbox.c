@@ -34,7 +34,7 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	posix_spawnattr_t attr;
 	sigset_t none, all;
 	int pfd[2], bsk[2], hi[6] = { -1, -1, -1, -1, -1, -1 }, r = -1;
-	int bpf_target = s->pin_fd >= 0 ? 5 : 4;
+	int bpf_target = HELPER_FILTER_FD(s->pin_fd >= 0);
 
 	s->pid = -1;
 	s->audit_fd = -1;
@@ -83,9 +83,9 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	for (int i = 0; i < 3; i++)
 		if (hi[i] >= 0)
 			posix_spawn_file_actions_adddup2(&fa, hi[i], i);
-	posix_spawn_file_actions_adddup2(&fa, hi[3], 3);
+	posix_spawn_file_actions_adddup2(&fa, hi[3], HELPER_AUDIT_FD);
 	if (hi[4] >= 0)
-		posix_spawn_file_actions_adddup2(&fa, hi[4], 4);
+		posix_spawn_file_actions_adddup2(&fa, hi[4], HELPER_PIN_FD);
 	posix_spawn_file_actions_adddup2(&fa, hi[5], bpf_target);
 	posix_spawn_file_actions_addclosefrom_np(&fa, bpf_target + 1);
 	posix_spawnattr_init(&attr);
@@ -197,7 +197,7 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 		  struct sandbox_result *res)
 {
 	long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
-	int killed = 0, st = 0;
+	int killed = 0, detached = 0, st = 0;
 	char buf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
 
@@ -230,8 +230,10 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 			}
 			memmove(buf, buf + off, have - off);
 			have -= off;
-			if (res->done && s->no_reap && !killed)
+			if (res->done && s->no_reap && !killed) {
+				detached = 1;	/* the supervisor is left to exit alone */
 				break;
+			}
 			continue;
 		}
 		if (killed)
@@ -248,7 +250,7 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 	}
 	close(s->audit_fd);
 	s->audit_fd = -1;
-	if (res->done && s->no_reap && !killed) {
+	if (detached) {
 		res->code = res->refused ? 125 : res->done_code;
 		return;
 	}
