@@ -31,7 +31,16 @@ static const struct dl_sym syms[] = {
 	DL_SYM(struct dlcurl, getdate, "curl_getdate"),
 	DL_SYM(struct dlcurl, global_init, "curl_global_init"),
 };
-static struct dl_lib lib = DL_LIB("libcurl.so.4", "libcurl4 (7.62 or later)", syms, &fns);
+/*
+ * Debian's libcurl4 pulls in GnuTLS (through librtmp and libldap), whose
+ * constructor initialises it on load: 0.8 MiB and about a millisecond for
+ * a library only rtmp(e) and ldaps would use, protocols the provider
+ * never enables (CURLOPT_PROTOCOLS_STR).  GnuTLS skips that implicit
+ * initialisation when GNUTLS_NO_IMPLICIT_INIT=1; its users call
+ * gnutls_global_init themselves before use.
+ */
+static struct dl_lib lib = DL_LIB_ENV("libcurl.so.4", "libcurl4 (7.62 or later)", syms, &fns,
+				      "GNUTLS_NO_IMPLICIT_INIT", "1");
 
 /* curl_global_init, once, after the table is bound. */
 static void global_init(void)

@@ -3,15 +3,40 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util/dl.h"
 #include "util/util.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* 1 when /proc says this process has one thread; 0 when it has more or
+ * cannot tell. */
+static int single_threaded(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return 0;
+	char line[128];
+	int one = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "Threads:", 8) == 0) {
+			one = strtol(line + 8, NULL, 10) == 1;
+			break;
+		}
+	fclose(f);
+	return one;
+}
+
 static int bind_syms(struct dl_lib *l)
 {
+	int set = l->load_env && !getenv(l->load_env) && single_threaded() &&
+		  setenv(l->load_env, l->load_env_value, 0) == 0;
 	void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
+	if (set)
+		unsetenv(l->load_env);
 	if (!h) {
 		l->missing = l->soname;
 		return -1;

@@ -29,14 +29,24 @@ struct dl_lib {
 	void *table;
 	int state;		/* 0 not tried, 1 bound, -1 failed */
 	const char *missing;	/* on failure: the library or the first absent symbol */
+	/* NULL, or a variable the library's constructors read, set for the
+	 * dlopen alone (see dl_load); e.g. "GNUTLS_NO_IMPLICIT_INIT". */
+	const char *load_env;
+	const char *load_env_value;
 };
 
 #define DL_LIB(soname, package, syms, table) \
-	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL }
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, NULL, NULL }
+#define DL_LIB_ENV(soname, package, syms, table, name, value) \
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, name, value }
 
 /*
  * Open l->soname (RTLD_NOW | RTLD_LOCAL) and fill l->table, once: later
- * calls, from any thread, return the first outcome.  0, or -1 and, when
+ * calls, from any thread, return the first outcome.  With l->load_env,
+ * the variable is set while the library and its dependencies load and
+ * removed again, but only when the caller did not set it and the process
+ * has a single thread (setenv races getenv in another thread); otherwise
+ * the library loads as it would without it.  0, or -1 and, when
  * err is not NULL, *err saying what is missing and which package to
  * install.  The library stays loaded.
  */

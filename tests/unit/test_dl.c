@@ -1,0 +1,125 @@
+/*
+ * test_dl.c — dl_load: the table is filled, a missing library or symbol
+ * names the package, and load_env is set for the library's constructors
+ * only when it is safe, and never left behind.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "util/dl.h"
+
+#ifndef DLPROBE_DIR
+#error "DLPROBE_DIR: the directory of the libdlprobe*.so objects"
+#endif
+
+struct probe {
+	char *seen;
+	int *ran;
+};
+
+static const struct dl_sym probe_syms[] = {
+	DL_SYM(struct probe, seen, "dlprobe_seen"),
+	DL_SYM(struct probe, ran, "dlprobe_ran"),
+};
+
+static void test_dl_sets_variable_while_loading(void **state)
+{
+	(void)state;
+	static struct probe t;
+	static struct dl_lib l = DL_LIB_ENV(DLPROBE_DIR "/libdlprobe1.so", "none", probe_syms, &t, "SBX_DL_PROBE", "1");
+	unsetenv("SBX_DL_PROBE");
+	char *err = NULL;
+	assert_int_equal(dl_load(&l, &err), 0);
+	assert_int_equal(*t.ran, 1);
+	assert_string_equal(t.seen, "1");
+	assert_null(getenv("SBX_DL_PROBE"));	/* removed again */
+}
+
+static void test_dl_keeps_caller_value(void **state)
+{
+	(void)state;
+	static struct probe t;
+	static struct dl_lib l = DL_LIB_ENV(DLPROBE_DIR "/libdlprobe2.so", "none", probe_syms, &t, "SBX_DL_PROBE", "1");
+	setenv("SBX_DL_PROBE", "0", 1);
+	assert_int_equal(dl_load(&l, NULL), 0);
+	assert_string_equal(t.seen, "0");
+	assert_string_equal(getenv("SBX_DL_PROBE"), "0");
+	unsetenv("SBX_DL_PROBE");
+}
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int up, done;
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	up = 1;
+	pthread_cond_broadcast(&cv);
+	while (!done)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static void test_dl_no_variable_with_threads(void **state)
+{
+	(void)state;
+	static struct probe t;
+	static struct dl_lib l = DL_LIB_ENV(DLPROBE_DIR "/libdlprobe3.so", "none", probe_syms, &t, "SBX_DL_PROBE", "1");
+	unsetenv("SBX_DL_PROBE");
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, idle_thread, NULL), 0);
+	pthread_mutex_lock(&mu);
+	while (!up)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	int r = dl_load(&l, NULL);
+	pthread_mutex_lock(&mu);
+	done = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	pthread_join(th, NULL);
+	assert_int_equal(r, 0);
+	assert_string_equal(t.seen, "(unset)");	/* setenv would race getenv */
+	assert_null(getenv("SBX_DL_PROBE"));
+}
+
+static void test_dl_missing_names_package(void **state)
+{
+	(void)state;
+	static struct probe t;
+	static struct dl_lib nolib = DL_LIB("libsbx-no-such-lib.so.9", "sbx-pkg", probe_syms, &t);
+	char *err = NULL;
+	assert_int_equal(dl_load(&nolib, &err), -1);
+	assert_non_null(strstr(err, "libsbx-no-such-lib.so.9"));
+	assert_non_null(strstr(err, "install sbx-pkg"));
+	free(err);
+	err = NULL;
+	assert_int_equal(dl_load(&nolib, &err), -1);	/* the first outcome, again */
+	free(err);
+
+	static const struct dl_sym bad_syms[] = { DL_SYM(struct probe, seen, "dlprobe_no_such_symbol") };
+	static struct dl_lib nosym = DL_LIB(DLPROBE_DIR "/libdlprobe1.so", "sbx-pkg", bad_syms, &t);
+	err = NULL;
+	assert_int_equal(dl_load(&nosym, &err), -1);
+	assert_non_null(strstr(err, "dlprobe_no_such_symbol is missing"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dl_sets_variable_while_loading),
+		cmocka_unit_test(test_dl_keeps_caller_value),
+		cmocka_unit_test(test_dl_no_variable_with_threads),
+		cmocka_unit_test(test_dl_missing_names_package),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
