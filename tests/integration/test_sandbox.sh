@@ -84,6 +84,12 @@ t_start sb-fd-cross "a descriptor the launching process held open does not cross
 out=$( exec 7</ 8<"$O/secret"; run -- "$FS" fds )
 if [ "$out" = "ok" ]; then t_pass; else t_fail "descriptors crossed: $out"; fi
 
+t_start sb-proc-init-fds "the init's descriptors (the audit pipe among them) and memory cannot be opened through /proc"
+out=$(run --allow-read /proc -- "$FS" proc-reach 1)
+self=$(run --allow-read /proc -- "$FS" proc-reach self)
+# The probe's own descriptors do open: the check can see an opened one.
+case "$out/$self" in ok/opened*) t_pass ;; *) t_fail "init reached: $out (self: $self)" ;; esac
+
 t_start sb-caps "capability sets are empty and no_new_privs is set"
 out=$(run -- "$FS" caps)
 if [ "$out" = "ok inh=0 prm=0 eff=0 amb=0 nnp=1" ]; then t_pass; else t_fail "caps: $out"; fi

@@ -167,6 +167,33 @@ int main(int argc, char **argv)
 		printf("ok\n");
 		return 0;
 	}
+	/* proc-reach PID: open each of PID's descriptors through /proc, for
+	 * reading and for writing, and its memory; "ok" when none opens. */
+	if (!strcmp(c, "proc-reach")) {
+		char path[64];
+		int opened = 0;
+		for (int fd = 0; fd < 64; fd++)
+			for (int m = 0; m < 2; m++) {
+				snprintf(path, sizeof(path), "/proc/%s/fd/%d", a, fd);
+				int f = open(path, (m ? O_WRONLY : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
+				if (f >= 0) {
+					printf("opened %s%s\n", path, m ? " for writing" : "");
+					opened = 1;
+					close(f);
+				}
+			}
+		snprintf(path, sizeof(path), "/proc/%s/mem", a);
+		int f = open(path, O_RDWR | O_CLOEXEC);
+		if (f >= 0) {
+			printf("opened %s\n", path);
+			opened = 1;
+			close(f);
+		}
+		if (opened)
+			return 1;
+		printf("ok\n");
+		return 0;
+	}
 	if (!strcmp(c, "fds")) {
 		printf("ok");
 		for (int fd = 3; fd < 1024; fd++)
