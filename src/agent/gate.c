@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/gate.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 static const char *const gate_names[GT__COUNT] = { "read", "ls", "find", "grep", "write", "edit", "bash" };
@@ -62,40 +63,6 @@ char *gate_refusal_text(const char *tool, int by_user, const char *reason)
 			 tool);
 }
 
-/* Length of a valid UTF-8 sequence at s (n bytes left) and its code point,
- * or 0 when invalid. */
-static int utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	int len;
-	uint32_t c;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) { len = 2; c = s[0] & 0x1f; }
-	else if ((s[0] & 0xf0) == 0xe0) { len = 3; c = s[0] & 0x0f; }
-	else if ((s[0] & 0xf8) == 0xf0) { len = 4; c = s[0] & 0x07; }
-	else return 0;
-	if ((size_t)len > n)
-		return 0;
-	for (int i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
-static int is_bidi(uint32_t c)
-{
-	return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f ||
-	       c == 0x061c;
-}
-
 char *gate_visible(const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -103,12 +70,12 @@ char *gate_visible(const char *str, size_t max)
 	char *out = xmalloc(cap + 1);
 	while (i < n) {
 		uint32_t cp;
-		int l = utf8_seq(s + i, n - i, &cp);
+		int l = utf8_decode(s + i, n - i, &cp);
 		if (shown >= max) {
 			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
 			break;
 		}
-		if (l == 0) {
+		if (l <= 0) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
 			i++;
 		} else if (cp == '\n' || cp == '\t') {
@@ -120,7 +87,7 @@ char *gate_visible(const char *str, size_t max)
 			else
 				len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
 			i += (size_t)l;
-		} else if (is_bidi(cp)) {
+		} else if (utf8_is_bidi(cp)) {
 			len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
 			i += (size_t)l;
 		} else {

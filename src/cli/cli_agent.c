@@ -18,6 +18,7 @@
 #include "cli/cli_agent.h"
 #include "tools/tools.h"
 #include "util/log.h"
+#include "util/utf8.h"
 
 #define PROMPT_MAX (1u << 20)	/* bytes of a prompt read from stdin */
 
@@ -93,6 +94,9 @@ static char *read_prompt(const struct cli_opts *o, char **err)
 struct run_state {
 	int jsonl;
 	int text_open;		/* text printed without a final newline */
+	int tty;		/* stdout is a terminal: the answer's controls made visible */
+	char carry[4];		/* the start of a UTF-8 sequence the next text completes */
+	size_t ncarry;
 };
 
 static void jprint(cJSON *o)
@@ -103,6 +107,39 @@ static void jprint(cJSON *o)
 	fflush(stdout);
 	free(s);
 	cJSON_Delete(o);
+}
+
+/* The answer to a terminal: controls made visible (util/utf8.h), a UTF-8
+ * sequence split between two reads kept until it is whole. */
+static void print_for_tty(struct run_state *st, const char *s, size_t n)
+{
+	if (st->ncarry) {
+		char joined[8];
+		size_t take = n < 4 ? n : 4, k = st->ncarry;
+		memcpy(joined, st->carry, k);
+		memcpy(joined + k, s, take);
+		size_t used = utf8_term_write(stdout, joined, k + take, 0);
+		st->ncarry = 0;
+		if (used < k) {	/* still not whole: n was tiny */
+			memcpy(st->carry, joined + used, k + take - used);
+			st->ncarry = k + take - used;
+			return;
+		}
+		s += used - k;
+		n -= used - k;
+	}
+	size_t used = utf8_term_write(stdout, s, n, 0);
+	memcpy(st->carry, s + used, n - used);
+	st->ncarry = n - used;
+}
+
+/* A note, retry or error line: its text may quote the server or a
+ * command, so its controls are made visible. */
+static void print_note(const char *text)
+{
+	char *vis = gate_visible(text, 4000);
+	fprintf(stderr, "sandbx: %s\n", vis);
+	free(vis);
 }
 
 static void on_event(void *ud, const struct turn_event *ev)
@@ -164,10 +201,17 @@ static void on_event(void *ud, const struct turn_event *ev)
 		jprint(o);
 		return;
 	}
+	if (ev->kind != TEV_TEXT && st->ncarry) {
+		utf8_term_write(stdout, st->carry, st->ncarry, 1);	/* cut short: shown as bytes */
+		st->ncarry = 0;
+	}
 	switch (ev->kind) {
 	case TEV_TEXT:
 		/* flushed once per network read (on_flush), not per delta */
-		fwrite_unlocked(ev->text, 1, ev->len, stdout);
+		if (st->tty)
+			print_for_tty(st, ev->text, ev->len);
+		else
+			fwrite_unlocked(ev->text, 1, ev->len, stdout);
 		st->text_open = ev->len > 0 && ev->text[ev->len - 1] != '\n';
 		break;
 	case TEV_TOOL_CALL:
@@ -181,14 +225,20 @@ static void on_event(void *ud, const struct turn_event *ev)
 	case TEV_TOOL_RESULT: {
 		const char *nl = strchr(ev->text, '\n');
 		int first = nl ? (int)(nl - ev->text) : (int)strlen(ev->text);
-		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %.*s%s\n", ev->tool, ev->subject ? ev->subject : "",
-			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, first > 120 ? 120 : first,
-			ev->text, nl || first > 120 ? " …" : "");
+		/* The first line of what a command printed or a file held:
+		 * its controls must not reach the terminal. */
+		char *line = xstrndup(ev->text, (size_t)first);
+		char *vis = gate_visible(line, 120);
+		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", ev->tool, ev->subject ? ev->subject : "",
+			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, vis,
+			nl ? " …" : "");
+		free(vis);
+		free(line);
 		break;
 	}
 	case TEV_RETRY:
 	case TEV_NOTE:
-		fprintf(stderr, "sandbx: %s\n", ev->text);
+		print_note(ev->text);
 		break;
 	case TEV_ERROR:
 		if (st->text_open) {
@@ -196,7 +246,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 			fflush(stdout);
 			st->text_open = 0;
 		}
-		fprintf(stderr, "sandbx: %s\n", ev->text);
+		print_note(ev->text);
 		break;
 	case TEV_TURN_END:
 		if (st->text_open) {
@@ -226,7 +276,7 @@ int cli_agent_run(struct cli_opts *o)
 	struct agent_config cfg;
 	struct agent *a = NULL;
 	struct turn_outcome out;
-	struct run_state st = { .jsonl = o->output_jsonl };
+	struct run_state st = { .jsonl = o->output_jsonl, .tty = !o->output_jsonl && isatty(STDOUT_FILENO) };
 	char *err = NULL, *prompt;
 
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the

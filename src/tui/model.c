@@ -9,6 +9,7 @@
 #include <wchar.h>
 
 #include "tui/model.h"
+#include "util/utf8.h"
 
 /* ---------------------------------------------------------------- glyphs */
 
@@ -38,37 +39,6 @@ static const struct glyphs *G(const struct tui_model *m)
 
 /* Decode one character: its length (1..4) with *cp, 0 when s holds only a
  * valid but truncated prefix, -1 when the first byte starts no character. */
-static int u8dec(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	int len;
-	uint32_t v, min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2; v = c & 0x1f; min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3; v = c & 0x0f; min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4; v = c & 0x07; min = 0x10000;
-	} else {
-		return -1;
-	}
-	for (int i = 1; i < len; i++) {
-		if ((size_t)i >= n)
-			return 0;
-		if ((s[i] & 0xc0) != 0x80)
-			return -1;
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return -1;
-	*cp = v;
-	return len;
-}
 
 /* Width of one character of safe text (never negative). */
 static int cpw(uint32_t cp)
@@ -91,11 +61,6 @@ static void sb_add(char **out, size_t *len, size_t *cap, const char *s, size_t n
 	(*out)[*len] = '\0';
 }
 
-static int is_bidi(uint32_t cp)
-{
-	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
-}
 
 void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len, size_t *cap, int *col)
 {
@@ -107,7 +72,7 @@ void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len,
 		sb_add(out, len, cap, "", 0);
 	while (i < n) {
 		uint32_t cp;
-		int r = u8dec(p + i, n - i, &cp);
+		int r = utf8_decode(p + i, n - i, &cp);
 		if (r <= 0) {
 			sb_add(out, len, cap, "\xef\xbf\xbd", 3);
 			*col += 1;
@@ -131,7 +96,7 @@ void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len,
 			tmp[1] = (char)(cp ^ 0x40);
 			sb_add(out, len, cap, tmp, 2);
 			*col += 2;
-		} else if ((cp >= 0x80 && cp <= 0x9f) || is_bidi(cp)) {
+		} else if ((cp >= 0x80 && cp <= 0x9f) || utf8_is_bidi(cp)) {
 			int k = snprintf(tmp, sizeof(tmp), "<U+%04X>", (unsigned)cp);
 			sb_add(out, len, cap, tmp, (size_t)k);
 			*col += k;
@@ -153,7 +118,7 @@ int tui_width(const char *s, size_t n)
 	int w = 0;
 	while (i < n) {
 		uint32_t cp;
-		int r = u8dec(p + i, n - i, &cp);
+		int r = utf8_decode(p + i, n - i, &cp);
 		if (r <= 0) {
 			w++;
 			i++;
@@ -172,7 +137,7 @@ size_t tui_cut(const char *s, size_t n, int w)
 	int col = 0;
 	while (i < n) {
 		uint32_t cp;
-		int r = u8dec(p + i, n - i, &cp);
+		int r = utf8_decode(p + i, n - i, &cp);
 		int cw = r <= 0 ? 1 : cpw(cp);
 		if (r <= 0)
 			r = 1;
@@ -199,7 +164,7 @@ int tui_wrap(const char *s, size_t n, int w1, int w2, struct tui_seg *segs, int 
 		size_t i = start, brk = 0, brk_end = 0;
 		uint32_t cp = 0;
 		while (i < n) {
-			r = u8dec(p + i, n - i, &cp);
+			r = utf8_decode(p + i, n - i, &cp);
 			if (r <= 0) {
 				r = 1;
 				cp = 0xfffd;
@@ -425,7 +390,7 @@ static void stream_append(struct tui_model *m, int kind, const char *s, size_t n
 			continue;
 		if (c >= 0xc0) {
 			uint32_t cp;
-			if (u8dec((const unsigned char *)s + n - back, back, &cp) == 0) {
+			if (utf8_decode((const unsigned char *)s + n - back, back, &cp) == 0) {
 				memcpy(m->pend, s + n - back, back);
 				m->npend = back;
 				n -= back;
@@ -1500,7 +1465,7 @@ static int zero_width_at(const char *s, size_t len, size_t i)
 	uint32_t cp;
 	if (i >= len)
 		return 0;
-	if (u8dec((const unsigned char *)s + i, len - i, &cp) <= 0)
+	if (utf8_decode((const unsigned char *)s + i, len - i, &cp) <= 0)
 		return 0;
 	return cp != '\n' && wcwidth((wchar_t)cp) == 0;
 }
@@ -1602,7 +1567,7 @@ int tui_input_layout(const struct tui_input *in, int w, int pw, struct tui_seg *
 			continue;
 		}
 		uint32_t cp;
-		int r = u8dec(p + i, in->len - i, &cp);
+		int r = utf8_decode(p + i, in->len - i, &cp);
 		if (r <= 0) {
 			r = 1;
 			cp = 0xfffd;
@@ -1640,7 +1605,7 @@ int tui_input_vmove(struct tui_input *in, int w, int pw, int dir)
 		int col = 0;
 		while (i < e) {
 			uint32_t cp;
-			int r = u8dec((const unsigned char *)in->buf + i, e - i, &cp);
+			int r = utf8_decode((const unsigned char *)in->buf + i, e - i, &cp);
 			if (r <= 0)
 				r = 1;
 			int cw = r > 0 ? cpw(cp) : 1;

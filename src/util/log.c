@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "util/log.h"
+#include "util/utf8.h"
 
 static enum log_level level = LOG_INFO;
 static int holding;
@@ -38,13 +39,34 @@ void sbx_err(const char *fmt, ...)
 	fflush(stderr);
 }
 
+/* The character of v at i: its length in bytes, and *esc set when a
+ * record must not carry it as it is (a C0 control, DEL, a C1 or bidi
+ * control, or a byte that is not UTF-8, which is one byte long). */
+static size_t char_at(const unsigned char *v, size_t n, size_t i, int *esc)
+{
+	*esc = v[i] < 0x20 || v[i] == 0x7f;
+	if (v[i] < 0x80)
+		return 1;
+	uint32_t cp;
+	int l = utf8_decode(v + i, n - i, &cp);
+	if (l <= 0) {
+		*esc = 1;
+		return 1;
+	}
+	*esc = cp < 0xa0 || utf8_is_bidi(cp);
+	return (size_t)l;
+}
+
 static void append_value(char **out, size_t *len, size_t *cap, const char *v)
 {
-	int quote = (*v == '\0');
-	for (const char *p = v; *p && !quote; p++)
-		if (*p == ' ' || *p == '"' || *p == '=' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7f)
-			quote = 1;
-	size_t need = strlen(v) * 4 + 3;
+	const unsigned char *u = (const unsigned char *)v;
+	size_t n = strlen(v);
+	int quote = n == 0, esc;
+	for (size_t i = 0, l; i < n && !quote; i += l) {
+		l = char_at(u, n, i, &esc);
+		quote = esc || u[i] == ' ' || u[i] == '"' || u[i] == '=' || u[i] == '\\';
+	}
+	size_t need = n * 4 + 3;
 	if (*len + need + 1 > *cap) {
 		*cap = (*len + need + 1) * 2;
 		*out = xrealloc(*out, *cap);
@@ -52,17 +74,18 @@ static void append_value(char **out, size_t *len, size_t *cap, const char *v)
 	char *o = *out + *len;
 	if (quote)
 		*o++ = '"';
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		if (!quote) {
-			*o++ = (char)*p;
-		} else if (*p == '"' || *p == '\\') {
-			*o++ = '\\';
-			*o++ = (char)*p;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			o += sprintf(o, "\\x%02x", *p);
+	for (size_t i = 0; i < n;) {
+		size_t l = char_at(u, n, i, &esc);
+		if (quote && esc) {
+			for (size_t k = 0; k < l; k++)
+				o += sprintf(o, "\\x%02x", u[i + k]);
 		} else {
-			*o++ = (char)*p;
+			if (quote && (u[i] == '"' || u[i] == '\\'))
+				*o++ = '\\';
+			memcpy(o, u + i, l);
+			o += l;
 		}
+		i += l;
 	}
 	if (quote)
 		*o++ = '"';

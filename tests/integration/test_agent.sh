@@ -334,4 +334,38 @@ approve_case ag-approve-typeahead "keys typed before the question are discarded"
 	'[["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'
 
+# --- what reaches the terminal ---
+t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
+mock_dir
+sse_tool toolu_c1 bash '{"command":"printf \"\\033]52;c;cHduZWQ=\\007\\033[2Jhi\\302\\233\\342\\200\\256\\n\""}' > "$D/r1.sse"
+sse_text 'A\u001b[2JB\u009bC\u202eD' > "$D/r2.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+sse $D/r2.sse
+EOF
+ar --allow-tool bash --approve run -- run it
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+err=open('$D/err','rb').read(); out=open('$D/out','rb').read()
+for bad in (b'\x1b', b'\x07', b'\xc2\x9b', b'\xe2\x80\xae'):
+    assert bad not in err, ('stderr carries', bad, err)
+assert b'\\\\x1b]52;c;cHduZWQ=\\\\x07\\\\x1b[2Jhi<U+009B><U+202E>' in err, err
+assert out == b'A\x1b[2JB\xc2\x9bC\xe2\x80\xaeD\n', out
+"; then t_pass; else t_fail "rc=$RC $(cat -A "$D/err" | tail -5) $(cat -A "$D/out")"; fi
+
+t_start ag-term-answer "on a terminal the answer's controls are made visible"
+mock_dir
+sse_text 'A\u001b[2JB\u009bC\u202eD\u0007E' > "$D/r1.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+EOF
+args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" -- hi)
+rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
+mock_stop
+if [ "$rc" = 0 ] && python3 -c "
+b=open('$D/pty','rb').read()
+assert b'A^[[2JB<U+009B>C<U+202E>D^GE' in b, b
+assert b'\x1b' not in b and b'\x07' not in b, b
+"; then t_pass; else t_fail "rc=$rc $(cat -A "$D/pty" | tail -5)"; fi
+
 t_done

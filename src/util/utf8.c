@@ -1,0 +1,82 @@
+/*
+ * utf8.c — see utf8.h.
+ */
+#include "util/utf8.h"
+
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	int len;
+	uint32_t v, min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2; v = c & 0x1f; min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3; v = c & 0x0f; min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4; v = c & 0x07; min = 0x10000;
+	} else {
+		return -1;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return 0;
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return -1;
+	*cp = v;
+	return len;
+}
+
+int utf8_is_bidi(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Bytes that need a look: C0 but \t and \n, DEL, and everything not ASCII. */
+static int plain(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
+}
+
+size_t utf8_term_write(FILE *f, const char *str, size_t n, int final)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		size_t run = i;
+		while (run < n && plain(s[run]))
+			run++;
+		if (run > i)
+			fwrite(s + i, 1, run - i, f);
+		i = run;
+		if (i == n)
+			break;
+		uint32_t cp;
+		int l = utf8_decode(s + i, n - i, &cp);
+		if (l == 0 && !final)
+			return i;	/* the rest of this sequence comes later */
+		if (l <= 0) {
+			fprintf(f, "\\x%02x", s[i]);
+			i++;
+		} else if (cp < 0x20 || cp == 0x7f) {
+			fprintf(f, "^%c", (char)(cp ^ 0x40));
+			i++;
+		} else if (cp < 0xa0 || utf8_is_bidi(cp)) {
+			fprintf(f, "<U+%04X>", (unsigned)cp);
+			i += (size_t)l;
+		} else {
+			fwrite(s + i, 1, (size_t)l, f);
+			i += (size_t)l;
+		}
+	}
+	return n;
+}

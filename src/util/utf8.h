@@ -1,0 +1,37 @@
+/*
+ * utf8.h — decoding UTF-8 and keeping text that reaches a terminal from
+ * driving it.
+ *
+ * Text sandbx prints comes from places it does not trust: the model's
+ * answer, a command's output in a tool summary, a command line in an
+ * audit record.  A terminal takes ESC (and, in UTF-8, the C1 controls
+ * U+0080..U+009F) as the start of a command: set the window title, write
+ * the clipboard (OSC 52), move the cursor over what was shown.  The bidi
+ * controls reorder what the eye reads.  These helpers make them visible.
+ */
+#ifndef SBX_UTIL_UTF8_H
+#define SBX_UTIL_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The sequence at s (n bytes left): its length with *cp set; 0 when it is
+ * cut short by the end of s; -1 when it is not valid UTF-8 (overlong,
+ * surrogate, past U+10FFFF, a stray continuation byte). */
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* U+061C, U+200E/F, U+202A..E, U+2066..9: the bidi controls. */
+int utf8_is_bidi(uint32_t cp);
+
+/*
+ * Write s[0..n) to f for a terminal: ESC, the other C0 controls but \n and
+ * \t, and DEL as ^X (^[ for ESC, ^? for DEL), C1 and bidi controls as
+ * <U+XXXX>, a byte that is not UTF-8 as \xNN; all else as it is.  A
+ * sequence cut short at the end is not written unless final: the return
+ * is how many bytes were consumed, the caller keeps the rest (at most 3)
+ * for the next call.
+ */
+size_t utf8_term_write(FILE *f, const char *s, size_t n, int final);
+
+#endif
