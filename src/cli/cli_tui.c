@@ -174,7 +174,7 @@ int cli_tui(struct cli_opts *o)
 	struct policy p;
 	struct agent *a = NULL;
 	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL;
-	int rc = EXIT_ERROR, r;
+	int rc = EXIT_ERROR, r, last = 0;
 
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
@@ -253,7 +253,7 @@ int cli_tui(struct cli_opts *o)
 		log_hold(1);
 		saved = hold_stderr(&memfd);
 	}
-	r = tui_run(&tc, &transcript, &err);
+	r = tui_run(&tc, &transcript, &last, &err);
 	if (held)
 		release_stderr(saved, memfd);
 	if (transcript) {
@@ -268,7 +268,9 @@ int cli_tui(struct cli_opts *o)
 		free(err);
 		rc = EXIT_ERROR;
 	} else {
-		rc = r == TUI_END_HANGUP ? EXIT_NO_CONSENT : EXIT_OK;
+		/* Quit: the status of the last turn, so a turn stopped by a
+		 * key or cut by a cap leaves 2 (CLI.md) */
+		rc = r == TUI_END_HANGUP ? EXIT_NO_CONSENT : last;
 	}
 	free(grants);
 	free(net);

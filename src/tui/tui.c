@@ -246,7 +246,7 @@ static void answer(struct tui *t, enum approval_answer a, char *reason)
 }
 
 /* Apply the queued messages to the model; 1 if a question arrived. */
-static int drain(struct tui *t, struct tui_model *m, uint64_t now, int *done)
+static int drain(struct tui *t, struct tui_model *m, uint64_t now, int *done, int *last_exit)
 {
 	struct msg *list;
 	int asked = 0;
@@ -286,6 +286,7 @@ static int drain(struct tui *t, struct tui_model *m, uint64_t now, int *done)
 		}
 		case M_DONE:
 			tui_model_turn_done(m);
+			*last_exit = x->out.exit_code;
 			*done = 1;
 			break;
 		}
@@ -313,7 +314,7 @@ static int worker_idle(struct tui *t)
 	return idle;
 }
 
-int tui_run(const struct tui_config *c, char **transcript, char **err)
+int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char **err)
 {
 	struct tui t;
 	struct tui_model m;
@@ -324,6 +325,7 @@ int tui_run(const struct tui_config *c, char **transcript, char **err)
 	uint64_t last_draw = 0, last_tick = 0;
 
 	*transcript = NULL;
+	*last_exit = 0;
 	memset(&t, 0, sizeof(t));
 	pthread_mutex_init(&t.mu, NULL);
 	pthread_cond_init(&t.cv, NULL);
@@ -415,7 +417,7 @@ int tui_run(const struct tui_config *c, char **transcript, char **err)
 			}
 		}
 		int done = 0;
-		int asked = drain(&t, &m, now, &done);
+		int asked = drain(&t, &m, now, &done, last_exit);
 		if (asked || done)
 			dirty = 1;
 		if (done && quitting && worker_idle(&t))
@@ -503,7 +505,7 @@ int tui_run(const struct tui_config *c, char **transcript, char **err)
 	pthread_join(th, NULL);
 	{
 		int done = 0;
-		drain(&t, &m, now_ms(), &done);
+		drain(&t, &m, now_ms(), &done, last_exit);
 	}
 	render_end();
 out_nothread:

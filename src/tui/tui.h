@@ -6,7 +6,7 @@
  *
  * Life cycle:
  *   1. struct tui_config c = { ... driver: the turn function ... };
- *   2. tui_run(&c, &transcript, &err)   blocks until the user quits or the
+ *   2. tui_run(&c, &transcript, &last, &err)   blocks until the user quits or the
  *                                       terminal goes away
  *   3. the caller prints transcript (malloc'd) and frees it
  */
@@ -47,9 +47,11 @@ enum tui_end {
 
 /*
  * Run the screen.  Returns enum tui_end with *transcript (malloc'd: the
- * session as plain text, for the normal screen), or -1 with *err when the
- * screen could not start (no terminal, unknown TERM).
+ * session as plain text, for the normal screen) and *last_exit (the
+ * exit_code of the last turn that finished, CLI.md's 0-3; 0 when none
+ * ran), or -1 with *err when the screen could not start (no terminal,
+ * unknown TERM).
  */
-int tui_run(const struct tui_config *c, char **transcript, char **err);
+int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char **err);
 
 #endif

@@ -158,7 +158,7 @@ else t_fail "no question"; fi
 tm send-keys -t s4 C-d
 
 printf 'text starting a long command\\n\nchild 30\nend end_turn\n' > "$TMP/child.s"
-t_start tui-stop-escape "escape during a turn stops it; the running child process is gone"
+t_start tui-stop-escape "escape during a turn stops it; the running child process is gone; quitting then exits 2"
 fake s5 100 30 "$TMP/child.s"
 has s5 "type a prompt" && tm send-keys -t s5 "go" Enter
 i=0
@@ -170,10 +170,14 @@ if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 	kill -0 "$pid" 2>/dev/null || t_fail "alt-b stopped the turn"
 	tm send-keys -t s5 Escape
 	if [ -z "$T_ID" ]; then :
-	elif has s5 "the turn was stopped" && has s5 " ready " && ! kill -0 "$pid" 2>/dev/null; then t_pass
+	elif has s5 "the turn was stopped" && has s5 " ready " && ! kill -0 "$pid" 2>/dev/null; then
+		# quitting after a stopped turn leaves its status: 2, incomplete
+		tm send-keys -t s5 C-d
+		r=$(rc s5)
+		if [ "$r" = 2 ]; then t_pass; else t_fail "quit after the stopped turn: rc=$r, not 2"; fi
 	else t_fail "pid $pid still there or no stop shown"; fi
 else t_fail "the child did not start"; fi
-tm send-keys -t s5 C-d
+tm send-keys -t s5 C-d 2>/dev/null
 
 printf 'text waiting\\n\nsleep 700\nask bash echo hi\nend end_turn\n' > "$TMP/ahead.s"
 t_start tui-typeahead "keys typed before a question is drawn do not answer it"

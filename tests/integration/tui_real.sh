@@ -79,7 +79,7 @@ else t_fail "no question"; fi
 tm send-keys -t r3 C-d
 
 sse_bash "$TMP/sleep.sse" toolu_s1 "sleep 313"
-t_start tui-real-stop-bash "escape while bash runs kills the command and the prompt returns"
+t_start tui-real-stop-bash "escape while bash runs kills the command and the prompt returns; quitting then exits 2"
 mock_sse "$TMP/sleep.sse" "$TMP/after.sse"
 real r4 --allow-tool bash --approve run
 has r4 "type a prompt" && tm send-keys -t r4 "wait a while" Enter
@@ -89,10 +89,13 @@ if pgrep -u "$(id -u)" -f "sleep 313" >/dev/null; then
 	tm send-keys -t r4 Escape
 	i=0
 	while pgrep -u "$(id -u)" -f "sleep 313" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	if ! pgrep -u "$(id -u)" -f "sleep 313" >/dev/null && has r4 " ready " 50; then t_pass
+	if ! pgrep -u "$(id -u)" -f "sleep 313" >/dev/null && has r4 " ready " 50; then
+		tm send-keys -t r4 C-d
+		r=$(rc r4)
+		if [ "$r" = 2 ]; then t_pass; else t_fail "quit after the stopped turn: exit $r, not 2"; fi
 	else t_fail "sleep 313 still runs or no prompt: $(shot r4 | grep -v '^$' | tail -4)"; fi
 else t_fail "bash did not start: $(shot r4 | grep -v '^$' | tail -6)"; fi
-tm send-keys -t r4 C-d
+tm send-keys -t r4 C-d 2>/dev/null
 
 t_start tui-real-hangup "a hang-up while a question waits ends sandbx tui with exit 3"
 mock_sse "$TMP/bash1.sse" "$TMP/after.sse"

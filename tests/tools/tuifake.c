@@ -244,7 +244,8 @@ int main(int argc, char **argv)
 	int held = isatty(2);
 	if (held)
 		log_hold(1);
-	int r = tui_run(&c, &transcript, &err);
+	int last = 0;
+	int r = tui_run(&c, &transcript, &last, &err);
 	if (transcript) {
 		fputs(transcript, stdout);
 		free(transcript);
@@ -257,5 +258,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tuifake: %s\n", err);
 		return 1;
 	}
-	return r == TUI_END_HANGUP ? 3 : 0;
+	return r == TUI_END_HANGUP ? 3 : last;
 }
