@@ -307,6 +307,51 @@ static const struct landlock_extra dev_rules[] = {
 };
 
 /*
+ * /dev/shm: the sandbox's own tmpfs (POSIX shared memory and semaphores:
+ * Python's multiprocessing, browsers), empty, noexec, at most SHM_MAX
+ * bytes and never more than the memory limit, since an rlimit does not
+ * count tmpfs pages.  Not mounted when a grant names /dev/shm or a path
+ * beneath it: then the user chose what it is.  Set in the init by
+ * build_view, read by the command stage it forks.
+ */
+#define SHM_MAX (64ull << 20)
+#define SHM_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
+		    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+		    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+		    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR | \
+		    LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
+		    LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER)
+static int private_shm;
+
+static int shm_granted(const struct policy *p)
+{
+	for (size_t i = 0; i < p->ngrants; i++)
+		if (path_within(p->grants[i].path, "/dev/shm"))
+			return 1;
+	return 0;
+}
+
+static void mount_shm(const struct policy *p, int root, dev_t tmpfs_dev)
+{
+	uint64_t size = SHM_MAX;
+	char opts[96], dst[64];
+	if (p->limits[LIM_MEMORY] && p->limits[LIM_MEMORY] < size)
+		size = p->limits[LIM_MEMORY];
+	size = (size + 4095) & ~4095ull;	/* tmpfs rounds up to pages */
+	if (make_path(root, "dev/shm", 1, tmpfs_dev) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	int fd = open_beneath(root, "dev/shm", O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	fd_path(dst, sizeof(dst), fd);
+	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=4096", (unsigned long long)size);
+	if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	close(fd);
+	private_shm = 1;
+}
+
+/*
  * Build the command's root: an empty tmpfs holding each grant bound at its
  * own path, a minimal /dev, the sandbox's own /proc and the pre-resolved
  * /etc files; then make the tmpfs read-only and pivot into it.  Runs in
@@ -434,6 +479,9 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		close(dfd);
 	}
 
+	if (!shm_granted(p))
+		mount_shm(p, root, tmpfs_dev);
+
 	/* The sandbox's own /proc, read-only: it lists this pid namespace only,
 	 * never the harness or the supervisor. */
 	if (make_path(root, "proc", 1, tmpfs_dev) < 0)
@@ -533,9 +581,11 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	if (r < 0)
 		refuse(ACH_REF_SECCOMP, -r);
 	int label = 0, arg = 0;
-	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + NETPOL_NRULES];
+	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + 1 + NETPOL_NRULES];
 	size_t nrules = SBX_ARRAY_LEN(dev_rules);
 	memcpy(rules, dev_rules, sizeof(dev_rules));
+	if (private_shm)
+		rules[nrules++] = (struct landlock_extra){ "/dev/shm", SHM_RIGHTS };
 	if (dns->active) {
 		memcpy(rules + nrules, netpol_landlock_rules, sizeof(netpol_landlock_rules));
 		nrules += NETPOL_NRULES;

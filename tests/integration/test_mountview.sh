@@ -54,6 +54,34 @@ t_start mv-proc-hostname "writing /proc/sys/kernel/hostname is refused, also as 
 out=$(run --allow-read /proc -- /bin/sh -c 'echo evil > /proc/sys/kernel/hostname && echo wrote')
 if [ "$out" != wrote ] && [ "$(hostname)" != evil ]; then t_pass; else t_fail "$out"; fi
 
+# ---- /dev/shm ----
+mark="/dev/shm/sbx-host-mark.$$"
+: > "$mark"
+t_start mv-shm-private "/dev/shm is the sandbox's own: the host's files absent, writable, gone after the run"
+out=$(run -- /bin/sh -c 'ls -A /dev/shm; echo x > /dev/shm/sbx-inside.'$$' && cat /dev/shm/sbx-inside.'$$)
+if [ "$out" = x ] && [ ! -e "/dev/shm/sbx-inside.$$" ] && [ -e "$mark" ]; then t_pass; else t_fail "$out"; fi
+
+t_start mv-shm-semaphore "POSIX semaphores work in the sandbox: Python's multiprocessing.Lock"
+if [ -x /usr/bin/python3 ]; then
+	out=$(run -- /usr/bin/python3 -c 'import multiprocessing as m; m.Lock(); print("ok")' 2>&1)
+	if [ "$out" = ok ]; then t_pass; else t_fail "$out"; fi
+else t_skip "no /usr/bin/python3"; fi
+
+t_start mv-shm-noexec "a program copied into /dev/shm cannot be executed"
+out=$(run -- /bin/sh -c "cp '$FS' /dev/shm/p && /dev/shm/p getpid; echo rc=\$?" 2>&1)
+case "$out" in *"rc=126") t_pass ;; *) t_fail "$out" ;; esac
+
+t_start mv-shm-capped "/dev/shm holds 64 MiB and no more; with --limit-memory, no more than the limit"
+out=$(run -- /bin/sh -c 'head -c 67108864 /dev/zero > /dev/shm/a && echo fit; head -c 4096 /dev/zero >> /dev/shm/a 2>/dev/null || echo full')
+size=$(run --limit-memory 16M -- /usr/bin/python3 -c "import os; s=os.statvfs('/dev/shm'); print(s.f_blocks * s.f_frsize)" 2>&1)
+if [ "$out" = "fit
+full" ] && [ "$size" = 16777216 ]; then t_pass; else t_fail "64 MiB: $out; size with --limit-memory 16M: $size"; fi
+
+t_start mv-shm-granted "a grant naming /dev/shm gets the host's, with the granted rights only"
+out=$(run --allow-read /dev/shm -- /bin/sh -c "test -e '$mark' && echo seen; echo x > /dev/shm/sbx-w.$$ 2>/dev/null && echo wrote; true")
+if [ "$out" = seen ] && [ ! -e "/dev/shm/sbx-w.$$" ]; then t_pass; else t_fail "$out"; fi
+rm -f "$mark" "/dev/shm/sbx-w.$$" "/dev/shm/sbx-inside.$$"
+
 # ---- the pin ----
 cp "$PROBES/fs" "$W/pinned"; chmod 755 "$W/pinned"
 P="$TMP/pinx"; mkdir -p "$P"; chmod 755 "$P"; cp "$PROBES/fs" "$P/fs"; chmod 755 "$P/fs"
