@@ -596,8 +596,9 @@ static const char usage_main[] =
 	"        --allow-unix-sockets  --allow-env NAME\n"
 	"        --limit-procs N  --limit-memory SIZE  --limit-cpu SECS\n"
 	"        --limit-file-size SIZE  --limit-open-files N   (0 or none lifts one)\n"
-	"Always granted: read+exec on /usr /bin /lib /lib64; PATH HOME TERM LANG\n"
-	"LC_ALL LC_CTYPE TZ.  No path flag: read+write on the working directory.\n"
+	"Always granted: read+exec on /usr /bin /lib /lib64, read on /etc/alternatives;\n"
+	"PATH HOME TERM LANG LC_ALL LC_CTYPE TZ.  No path flag: read+write on the\n"
+	"working directory.\n"
 	"\n"
 	"Exit: 0 ok, 1 error, 2 incomplete, 3 no consent, 64 usage, 124 timeout,\n"
 	"125 refused to confine, 126/127 not executable/not found, 128+n signal n.\n";

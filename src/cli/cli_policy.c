@@ -1,6 +1,7 @@
 /*
  * cli_policy.c — the CLI's convenience layer over the default-deny policy:
- * the floor (system directories read+execute, seven startup variables),
+ * the floor (system directories read+execute, /etc/alternatives read,
+ * seven startup variables),
  * the working-directory default and its refused shapes, and the refusal of
  * any grant that reaches sandbx's own state.
  */
@@ -167,6 +168,16 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			continue;
 		}
 		if (policy_add_grant(p, floor_paths[i], POL_READ | POL_EXEC, err) < 0)
+			goto out;
+	}
+	/* Debian's alternatives: /usr/bin/awk, cc, c++, editor, java... are
+	 * links through /etc/alternatives, which must exist in the view for
+	 * them to run at all.  Read only, and only that directory of links:
+	 * where a link leads is judged by the grants like any other path. */
+	{
+		struct stat st;
+		if (lstat("/etc/alternatives", &st) == 0 && S_ISDIR(st.st_mode) &&
+		    policy_add_grant(p, "/etc/alternatives", POL_READ, err) < 0)
 			goto out;
 	}
 

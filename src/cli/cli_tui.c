@@ -38,7 +38,7 @@ static int drv_turn(void *ud, const char *prompt, const struct turn_io *io, stru
 
 static int is_floor(const char *path)
 {
-	static const char *const floor[] = { "/usr", "/bin", "/lib", "/lib64", "/sbin", NULL };
+	static const char *const floor[] = { "/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/alternatives", NULL };
 	for (int i = 0; floor[i]; i++)
 		if (strcmp(path, floor[i]) == 0)
 			return 1;

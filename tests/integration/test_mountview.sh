@@ -29,7 +29,8 @@ out=$(run -- "$FS" stat "$O/mine")
 out2=$(run -- /bin/sh -c "test -e '$O' && echo visible || echo absent")
 if [ "$out" = "err ENOENT 2" ] && [ "$out2" = absent ]; then t_pass; else t_fail "$out / $out2"; fi
 t_start mv-root-listing "host directories that were not granted do not exist in the view"
-out=$(run -- /bin/sh -c 'for d in /etc /home /root /var /boot /sys /run /srv /opt; do [ -e $d ] && echo "$d exists"; done; true')
+# /etc holds /etc/alternatives only (mv-floor-alternatives)
+out=$(run -- /bin/sh -c 'for d in /home /root /var /boot /sys /run /srv /opt /etc/passwd /etc/shadow /etc/ssh /etc/hostname; do [ -e $d ] && echo "$d exists"; done; true')
 if [ -z "$out" ]; then t_pass; else t_fail "$out"; fi
 
 t_start mv-unix-outside "a pathname unix socket outside the grants cannot be dialled, even with --allow-unix-sockets"
@@ -49,6 +50,12 @@ if [ ! -e "$O/dialled" ] && [ "${out%% *}" = err ]; then t_pass; else t_fail "$o
 t_start mv-readonly-floor "the system directories are read-only and nosuid in the view"
 out=$(run -- /bin/sh -c "touch /usr/sbx-test 2>&1; grep ' /usr ' /proc/self/mountinfo 2>/dev/null; true")
 case "$out" in *"Read-only file system"*) t_pass ;; *) t_fail "$out" ;; esac
+
+t_start mv-floor-alternatives "programs reached through /etc/alternatives run (awk); that directory is read-only and the rest of /etc absent"
+if [ -L /usr/bin/awk ] && [ "$(readlink /usr/bin/awk)" = /etc/alternatives/awk ]; then
+	out=$(run -- /bin/sh -c 'echo a b | awk "{print \$2}"; touch /etc/alternatives/sbx 2>/dev/null && echo wrote; test -e /etc/passwd && echo passwd; true')
+	if [ "$out" = b ] && grep -q 'ro=/etc/alternatives' "$TMP/err"; then t_pass; else t_fail "$out $(cat "$TMP/err")"; fi
+else t_skip "/usr/bin/awk is not a Debian alternatives link here"; fi
 
 t_start mv-proc-hostname "writing /proc/sys/kernel/hostname is refused, also as root"
 out=$(run --allow-read /proc -- /bin/sh -c 'echo evil > /proc/sys/kernel/hostname && echo wrote')
