@@ -61,15 +61,26 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 		free(roots);
 		roots = t;
 	}
+	/* the helper's private tmpfs mounts, where no grant claims the path */
+	int tmp = 1, shm = 1;
+	for (size_t i = 0; i < cfg->policy->ngrants; i++) {
+		tmp &= !path_within(cfg->policy->grants[i].path, "/tmp");
+		shm &= !path_within(cfg->policy->grants[i].path, "/dev/shm");
+	}
+	const char *scratch = tmp && shm ? " /tmp and /dev/shm there are empty scratch space private to each call, "
+					   "gone when it ends."
+			      : tmp ? " /tmp there is empty scratch space private to each call, gone when it ends."
+			      : shm ? " /dev/shm there is empty scratch space private to each call, gone when it ends."
+				    : "";
 	s = xasprintf("You are a coding agent running inside sandbx, a sandboxed harness.\n"
 		      "Tools you may use: %s.\n"
 		      "You can reach only these paths (anything else does not exist for you):\n%s\n"
 		      "The working directory is %s.\n"
 		      "The bash tool runs /bin/sh -c in a sandbox with no network unless granted; "
-		      "/usr, /bin and /lib are read-only and executable there. "
+		      "/usr, /bin and /lib are read-only and executable there.%s "
 		      "Write and edit calls, and bash, may need the user's approval; a refused call "
 		      "comes back as an error that says why.%s%s",
-		      tools ? tools : "none", roots ? roots : "(none)", cwd,
+		      tools ? tools : "none", roots ? roots : "(none)", cwd, scratch,
 		      cfg->system ? "\n\n" : "", cfg->system ? cfg->system : "");
 	free(tools);
 	free(roots);

@@ -307,48 +307,56 @@ static const struct landlock_extra dev_rules[] = {
 };
 
 /*
- * /dev/shm: the sandbox's own tmpfs (POSIX shared memory and semaphores:
- * Python's multiprocessing, browsers), empty, noexec, at most SHM_MAX
- * bytes and never more than the memory limit, since an rlimit does not
- * count tmpfs pages.  Not mounted when a grant names /dev/shm or a path
- * beneath it: then the user chose what it is.  Set in the init by
- * build_view, read by the command stage it forks.
+ * /dev/shm and /tmp: the sandbox's own tmpfs each (POSIX shared memory
+ * and semaphores for Python's multiprocessing or a browser; temporary
+ * files for cc, mktemp, sort, pytest), empty, noexec like every tree the
+ * command can write, at most PRIVATE_MAX bytes each and never more than
+ * the memory limit, since an rlimit does not count tmpfs pages.  Not
+ * mounted where a grant names the directory or a path beneath it: then
+ * the user chose what it holds.  Set in the init by build_view, read by
+ * the command stage it forks (the Landlock rules below).
  */
-#define SHM_MAX (64ull << 20)
-#define SHM_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
-		    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-		    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
-		    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR | \
-		    LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
-		    LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER)
-static int private_shm;
+#define PRIVATE_MAX (64ull << 20)
+#define PRIVATE_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
+			LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+			LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+			LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR | \
+			LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
+			LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER)
+static const char *const private_dirs[] = { "/dev/shm", "/tmp" };
+static int private_mounted[SBX_ARRAY_LEN(private_dirs)];
 
-static int shm_granted(const struct policy *p)
+static int granted_within(const struct policy *p, const char *dir)
 {
 	for (size_t i = 0; i < p->ngrants; i++)
-		if (path_within(p->grants[i].path, "/dev/shm"))
+		if (path_within(p->grants[i].path, dir))
 			return 1;
 	return 0;
 }
 
-static void mount_shm(const struct policy *p, int root, dev_t tmpfs_dev)
+static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 {
-	uint64_t size = SHM_MAX;
+	uint64_t size = PRIVATE_MAX;
 	char opts[96], dst[64];
 	if (p->limits[LIM_MEMORY] && p->limits[LIM_MEMORY] < size)
 		size = p->limits[LIM_MEMORY];
 	size = (size + 4095) & ~4095ull;	/* tmpfs rounds up to pages */
-	if (make_path(root, "dev/shm", 1, tmpfs_dev) < 0)
-		refuse(ACH_REF_MOUNT, errno);
-	int fd = open_beneath(root, "dev/shm", O_PATH | O_DIRECTORY);
-	if (fd < 0)
-		refuse(ACH_REF_MOUNT, errno);
-	fd_path(dst, sizeof(dst), fd);
 	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=4096", (unsigned long long)size);
-	if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
-		refuse(ACH_REF_MOUNT, errno);
-	close(fd);
-	private_shm = 1;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(private_dirs); i++) {
+		const char *rel = private_dirs[i] + 1;
+		if (granted_within(p, private_dirs[i]))
+			continue;
+		if (make_path(root, rel, 1, tmpfs_dev) < 0)
+			refuse(ACH_REF_MOUNT, errno);
+		int fd = open_beneath(root, rel, O_PATH | O_DIRECTORY);
+		if (fd < 0)
+			refuse(ACH_REF_MOUNT, errno);
+		fd_path(dst, sizeof(dst), fd);
+		if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+			refuse(ACH_REF_MOUNT, errno);
+		close(fd);
+		private_mounted[i] = 1;
+	}
 }
 
 /*
@@ -479,8 +487,7 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		close(dfd);
 	}
 
-	if (!shm_granted(p))
-		mount_shm(p, root, tmpfs_dev);
+	mount_private(p, root, tmpfs_dev);
 
 	/* The sandbox's own /proc, read-only: it lists this pid namespace only,
 	 * never the harness or the supervisor. */
@@ -581,11 +588,12 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	if (r < 0)
 		refuse(ACH_REF_SECCOMP, -r);
 	int label = 0, arg = 0;
-	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + 1 + NETPOL_NRULES];
+	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + SBX_ARRAY_LEN(private_dirs) + NETPOL_NRULES];
 	size_t nrules = SBX_ARRAY_LEN(dev_rules);
 	memcpy(rules, dev_rules, sizeof(dev_rules));
-	if (private_shm)
-		rules[nrules++] = (struct landlock_extra){ "/dev/shm", SHM_RIGHTS };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(private_dirs); i++)
+		if (private_mounted[i])
+			rules[nrules++] = (struct landlock_extra){ private_dirs[i], PRIVATE_RIGHTS };
 	if (dns->active) {
 		memcpy(rules + nrules, netpol_landlock_rules, sizeof(netpol_landlock_rules));
 		nrules += NETPOL_NRULES;

@@ -89,6 +89,27 @@ out=$(run --allow-read /dev/shm -- /bin/sh -c "test -e '$mark' && echo seen; ech
 if [ "$out" = seen ] && [ ! -e "/dev/shm/sbx-w.$$" ]; then t_pass; else t_fail "$out"; fi
 rm -f "$mark" "/dev/shm/sbx-w.$$" "/dev/shm/sbx-inside.$$"
 
+# ---- /tmp: the other tests work under /tmp, whose grants keep the host's
+# /tmp out; these run from a tree outside it ----
+V=$(mktemp -d /var/tmp/sbxv.XXXXXX); chmod 755 "$V"
+cp "$FS" "$V/fs"	# $PROBES may itself lie in /tmp
+vrun() { ( cd "$V" && "$SANDBX" sandbox-run --allow-write "$V" "$@" ) 2>"$TMP/err"; }
+hostmark=$(mktemp /tmp/sbx-host-mark.XXXXXX)
+t_start mv-tmp-private "/tmp is the sandbox's own when no grant lies in it: empty, writable (mktemp), gone after the run"
+out=$(vrun -- /bin/sh -c 'ls -A /tmp; f=$(mktemp) && echo made; echo x > /tmp/sbx-in.'$$' && cat /tmp/sbx-in.'$$)
+if [ "$out" = "made
+x" ] && [ ! -e "/tmp/sbx-in.$$" ]; then t_pass; else t_fail "$out $(cat "$TMP/err")"; fi
+
+t_start mv-tmp-noexec "a program copied into the private /tmp cannot be executed; it holds no more than --limit-memory"
+out=$(vrun -- /bin/sh -c "cp '$V/fs' /tmp/p && /tmp/p getpid; echo rc=\$?" 2>&1)
+size=$(vrun --limit-memory 16M -- /usr/bin/python3 -c "import os; s=os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize)" 2>&1)
+case "$out/$size" in *"rc=126/16777216") t_pass ;; *) t_fail "$out / size $size" ;; esac
+
+t_start mv-tmp-granted "with a grant inside /tmp, /tmp holds that grant's path, read-only around it, and none of the host's other files"
+out=$(run -- /bin/sh -c "test -e '$hostmark' && echo seen; mktemp >/dev/null 2>&1 && echo made; test -d '$W' && echo grant; true")
+if [ "$out" = grant ]; then t_pass; else t_fail "$out"; fi
+rm -rf "$V" "$hostmark"
+
 # ---- the pin ----
 cp "$PROBES/fs" "$W/pinned"; chmod 755 "$W/pinned"
 P="$TMP/pinx"; mkdir -p "$P"; chmod 755 "$P"; cp "$PROBES/fs" "$P/fs"; chmod 755 "$P/fs"
