@@ -62,16 +62,17 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 		roots = t;
 	}
 	/* the helper's private tmpfs mounts, where no grant claims the path */
-	int tmp = 1, shm = 1;
-	for (size_t i = 0; i < cfg->policy->ngrants; i++) {
-		tmp &= !path_within(cfg->policy->grants[i].path, "/tmp");
-		shm &= !path_within(cfg->policy->grants[i].path, "/dev/shm");
+	char *dirs = NULL, *scratch;
+	for (size_t i = 0; i < POLICY_NSCRATCH; i++) {
+		if (!policy_scratch_private(cfg->policy, i))
+			continue;
+		char *t = dirs ? xasprintf("%s and %s", dirs, policy_scratch_dirs[i]) : xstrdup(policy_scratch_dirs[i]);
+		free(dirs);
+		dirs = t;
 	}
-	const char *scratch = tmp && shm ? " /tmp and /dev/shm there are empty scratch space private to each call, "
-					   "gone when it ends."
-			      : tmp ? " /tmp there is empty scratch space private to each call, gone when it ends."
-			      : shm ? " /dev/shm there is empty scratch space private to each call, gone when it ends."
-				    : "";
+	scratch = dirs ? xasprintf(" %s there: empty scratch space private to each call, gone when it ends.", dirs)
+		       : xstrdup("");
+	free(dirs);
 	s = xasprintf("You are a coding agent running inside sandbx, a sandboxed harness.\n"
 		      "Tools you may use: %s.\n"
 		      "You can reach only these paths (anything else does not exist for you):\n%s\n"
@@ -84,6 +85,7 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 		      cfg->system ? "\n\n" : "", cfg->system ? cfg->system : "");
 	free(tools);
 	free(roots);
+	free(scratch);
 	return s;
 }
 

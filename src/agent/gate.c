@@ -81,14 +81,11 @@ char *gate_visible(const char *str, size_t max)
 		} else if (cp == '\n' || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+		} else if (utf8_is_unsafe(cp)) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
 				len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
-			i += (size_t)l;
-		} else if (utf8_is_bidi(cp)) {
-			len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
 			i += (size_t)l;
 		} else {
 			memcpy(out + len, s + i, (size_t)l);

@@ -18,6 +18,11 @@
 #include "util/log.h"
 
 static const char *const floor_paths[] = { "/usr", "/bin", "/lib", "/lib64" };
+/* Debian's alternatives: /usr/bin/awk, cc, c++, editor, java... are links
+ * through it, which must exist in the view for them to run at all.  Read
+ * only, and only that directory of links: where a link leads is judged by
+ * the grants like any other path. */
+static const char floor_links_dir[] = "/etc/alternatives";
 static const char *const floor_env[] = { "PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ" };
 static const char *const home_parents[] = { "/home", "/root", "/var/home" };
 
@@ -43,6 +48,14 @@ char *cli_resolve_prefix(const char *path)
 	free(real);
 	free(dup);
 	return out;
+}
+
+int cli_is_floor(const char *path)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_paths); i++)
+		if (strcmp(path, floor_paths[i]) == 0)
+			return 1;
+	return strcmp(path, floor_links_dir) == 0;
 }
 
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
@@ -170,14 +183,10 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		if (policy_add_grant(p, floor_paths[i], POL_READ | POL_EXEC, err) < 0)
 			goto out;
 	}
-	/* Debian's alternatives: /usr/bin/awk, cc, c++, editor, java... are
-	 * links through /etc/alternatives, which must exist in the view for
-	 * them to run at all.  Read only, and only that directory of links:
-	 * where a link leads is judged by the grants like any other path. */
 	{
 		struct stat st;
-		if (lstat("/etc/alternatives", &st) == 0 && S_ISDIR(st.st_mode) &&
-		    policy_add_grant(p, "/etc/alternatives", POL_READ, err) < 0)
+		if (lstat(floor_links_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    policy_add_grant(p, floor_links_dir, POL_READ, err) < 0)
 			goto out;
 	}
 

@@ -26,4 +26,8 @@ int cli_policy_network(const struct cli_opts *o, struct policy *p, char **err);
 /* Resource limits: the flags over the defaults (agent: the bash defaults). */
 int cli_policy_limits(const struct cli_opts *o, int agent, struct policy *p, char **err);
 
+/* 1 when path is one the CLI grants by itself (the floor: /usr, /bin, /lib,
+ * /lib64, /etc/alternatives). */
+int cli_is_floor(const char *path);
+
 #endif

@@ -18,6 +18,7 @@
 #include "agent/gate.h"
 #include "agent/turn.h"
 #include "cli/cli.h"
+#include "cli/cli_policy.h"
 #include "store/credentials.h"
 #include "store/session.h"
 #include "store/xdg.h"
@@ -36,22 +37,13 @@ static int drv_turn(void *ud, const char *prompt, const struct turn_io *io, stru
 	return agent_turn(ud, prompt, io, out);
 }
 
-static int is_floor(const char *path)
-{
-	static const char *const floor[] = { "/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/alternatives", NULL };
-	for (int i = 0; floor[i]; i++)
-		if (strcmp(path, floor[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* "rw /work/proj, ro /data" — the grants beyond the system floor. */
 static char *describe_grants(const struct policy *p)
 {
 	char *s = xstrdup("");
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
-		if (is_floor(g->path) || g->link)
+		if (cli_is_floor(g->path) || g->link)
 			continue;
 		const char *mode = (g->access & POL_WRITE) ? "rw" : (g->access & POL_EXEC) ? "rx" : "ro";
 		char *n = xasprintf("%s%s%s %s", s, *s ? ", " : "", mode, g->path);

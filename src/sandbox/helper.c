@@ -312,9 +312,8 @@ static const struct landlock_extra dev_rules[] = {
  * files for cc, mktemp, sort, pytest), empty, noexec like every tree the
  * command can write, at most PRIVATE_MAX bytes each and never more than
  * the memory limit, since an rlimit does not count tmpfs pages.  Not
- * mounted where a grant names the directory or a path beneath it: then
- * the user chose what it holds.  Set in the init by build_view, read by
- * the command stage it forks (the Landlock rules below).
+ * mounted where a grant names the directory or a path beneath it
+ * (policy_scratch_private): then the user chose what it holds.
  */
 #define PRIVATE_MAX (64ull << 20)
 #define PRIVATE_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
@@ -323,17 +322,6 @@ static const struct landlock_extra dev_rules[] = {
 			LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR | \
 			LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
 			LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER)
-static const char *const private_dirs[] = { "/dev/shm", "/tmp" };
-static int private_mounted[SBX_ARRAY_LEN(private_dirs)];
-
-static int granted_within(const struct policy *p, const char *dir)
-{
-	for (size_t i = 0; i < p->ngrants; i++)
-		if (path_within(p->grants[i].path, dir))
-			return 1;
-	return 0;
-}
-
 static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 {
 	uint64_t size = PRIVATE_MAX;
@@ -342,9 +330,9 @@ static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 		size = p->limits[LIM_MEMORY];
 	size = (size + 4095) & ~4095ull;	/* tmpfs rounds up to pages */
 	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=4096", (unsigned long long)size);
-	for (size_t i = 0; i < SBX_ARRAY_LEN(private_dirs); i++) {
-		const char *rel = private_dirs[i] + 1;
-		if (granted_within(p, private_dirs[i]))
+	for (size_t i = 0; i < POLICY_NSCRATCH; i++) {
+		const char *rel = policy_scratch_dirs[i] + 1;
+		if (!policy_scratch_private(p, i))
 			continue;
 		if (make_path(root, rel, 1, tmpfs_dev) < 0)
 			refuse(ACH_REF_MOUNT, errno);
@@ -355,7 +343,6 @@ static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 		if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
 			refuse(ACH_REF_MOUNT, errno);
 		close(fd);
-		private_mounted[i] = 1;
 	}
 }
 
@@ -588,12 +575,12 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	if (r < 0)
 		refuse(ACH_REF_SECCOMP, -r);
 	int label = 0, arg = 0;
-	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + SBX_ARRAY_LEN(private_dirs) + NETPOL_NRULES];
+	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + POLICY_NSCRATCH + NETPOL_NRULES];
 	size_t nrules = SBX_ARRAY_LEN(dev_rules);
 	memcpy(rules, dev_rules, sizeof(dev_rules));
-	for (size_t i = 0; i < SBX_ARRAY_LEN(private_dirs); i++)
-		if (private_mounted[i])
-			rules[nrules++] = (struct landlock_extra){ private_dirs[i], PRIVATE_RIGHTS };
+	for (size_t i = 0; i < POLICY_NSCRATCH; i++)	/* what build_view mounted */
+		if (policy_scratch_private(p, i))
+			rules[nrules++] = (struct landlock_extra){ policy_scratch_dirs[i], PRIVATE_RIGHTS };
 	if (dns->active) {
 		memcpy(rules + nrules, netpol_landlock_rules, sizeof(netpol_landlock_rules));
 		nrules += NETPOL_NRULES;

@@ -359,3 +359,13 @@ int policy_from_argv(struct policy *p, char **argv, int argc, char **err)
 	*err = xstrdup("helper: missing '--' before the program");
 	return -1;
 }
+
+const char *const policy_scratch_dirs[POLICY_NSCRATCH] = { "/dev/shm", "/tmp" };
+
+int policy_scratch_private(const struct policy *p, size_t i)
+{
+	for (size_t g = 0; g < p->ngrants; g++)
+		if (path_within(p->grants[g].path, policy_scratch_dirs[i]))
+			return 0;
+	return 1;
+}

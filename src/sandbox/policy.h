@@ -105,4 +105,13 @@ int policy_from_argv(struct policy *p, char **argv, int argc, char **err);
 /* Grants sorted so that a parent precedes every path beneath it. */
 void policy_sort(struct policy *p);
 
+/*
+ * The directories the helper gives the command a private, empty tmpfs at
+ * (/dev/shm, /tmp), and whether it does under p: yes unless a grant names
+ * the directory or a path beneath it, when the user chose what it holds.
+ */
+#define POLICY_NSCRATCH 2
+extern const char *const policy_scratch_dirs[POLICY_NSCRATCH];
+int policy_scratch_private(const struct policy *p, size_t i);
+
 #endif

@@ -96,7 +96,7 @@ void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len,
 			tmp[1] = (char)(cp ^ 0x40);
 			sb_add(out, len, cap, tmp, 2);
 			*col += 2;
-		} else if ((cp >= 0x80 && cp <= 0x9f) || utf8_is_bidi(cp)) {
+		} else if (utf8_is_unsafe(cp)) {	/* C1 or bidi: C0 and DEL above */
 			int k = snprintf(tmp, sizeof(tmp), "<U+%04X>", (unsigned)cp);
 			sb_add(out, len, cap, tmp, (size_t)k);
 			*col += k;

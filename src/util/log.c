@@ -53,7 +53,7 @@ static size_t char_at(const unsigned char *v, size_t n, size_t i, int *esc)
 		*esc = 1;
 		return 1;
 	}
-	*esc = cp < 0xa0 || utf8_is_bidi(cp);
+	*esc = utf8_is_unsafe(cp);
 	return (size_t)l;
 }
 

@@ -41,6 +41,11 @@ int utf8_is_bidi(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
+int utf8_is_unsafe(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || utf8_is_bidi(cp);
+}
+
 /* Bytes that need a look: C0 but \t and \n, DEL, and everything not ASCII. */
 static int plain(unsigned char c)
 {
@@ -70,7 +75,7 @@ size_t utf8_term_write(FILE *f, const char *str, size_t n, int final)
 		} else if (cp < 0x20 || cp == 0x7f) {
 			fprintf(f, "^%c", (char)(cp ^ 0x40));
 			i++;
-		} else if (cp < 0xa0 || utf8_is_bidi(cp)) {
+		} else if (utf8_is_unsafe(cp)) {
 			fprintf(f, "<U+%04X>", (unsigned)cp);
 			i += (size_t)l;
 		} else {

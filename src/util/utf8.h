@@ -24,6 +24,11 @@ int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* U+061C, U+200E/F, U+202A..E, U+2066..9: the bidi controls. */
 int utf8_is_bidi(uint32_t cp);
 
+/* What a terminal must not receive as it is: a C0 control, DEL, a C1
+ * control or a bidi control.  (\n and \t are C0: callers that keep them
+ * test for them first.) */
+int utf8_is_unsafe(uint32_t cp);
+
 /*
  * Write s[0..n) to f for a terminal: ESC, the other C0 controls but \n and
  * \t, and DEL as ^X (^[ for ESC, ^? for DEL), C1 and bidi controls as
