@@ -116,9 +116,11 @@ static int fail(struct sse_parser *p, char *msg, char **err)
 	return -1;
 }
 
+/* Counted the same whatever the slices: a pending in-slice data line
+ * counts with the '\n' it gets once copied into data. */
 static size_t event_size(const struct sse_parser *p)
 {
-	return p->line.len + p->data.len + p->pend_len + p->event.len;
+	return p->line.len + p->data.len + (p->pend ? p->pend_len + 1 : 0) + p->event.len;
 }
 
 /* Copy a pending in-slice data line into the data buffer. */

@@ -255,6 +255,30 @@ static void test_sse_cap_is_sticky(void **state)
 	free(r.s);
 }
 
+/* The cap gives the same verdict whatever the cuts: a data line counts
+ * with the '\n' that joins it to the next, also while it is still in the
+ * caller's slice (fed whole) rather than copied (fed byte by byte).
+ * The stream's event counts 1 (name) + 51 (data and its '\n') + 8 (the
+ * unknown field's line) = 60 bytes when its last line is read. */
+static void test_sse_cap_same_at_any_cut(void **state)
+{
+	const char *s = "event: x\ndata: 01234567890123456789012345678901234567890123456789\nfoo: bar\n\n";
+	size_t len = strlen(s);
+	for (size_t cap = 59; cap <= 60; cap++) {
+		for (int bytes = 0; bytes < 2; bytes++) {
+			struct rec r = { 0 };
+			struct sse_parser *p = sse_new(cap, on_event, &r);
+			int rc = 0;
+			for (size_t i = 0; i < len && rc == 0; i += bytes ? 1 : len)
+				rc = sse_feed(p, s + i, bytes ? 1 : len, NULL);
+			if (rc != (cap == 59 ? -1 : 0) || r.n != (cap == 59 ? 0 : 1))
+				fail_msg("cap %zu fed %s: rc %d, %d events", cap, bytes ? "byte by byte" : "whole", rc, r.n);
+			sse_free(p);
+			free(r.s);
+		}
+	}
+}
+
 static void test_sse_callback_stops(void **state)
 {
 	struct rec r = { .stop_at = 2 };
@@ -295,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_sse_bom_only_at_start),
 		cmocka_unit_test(test_sse_cr_at_slice_end),
 		cmocka_unit_test(test_sse_cap_is_sticky),
+		cmocka_unit_test(test_sse_cap_same_at_any_cut),
 		cmocka_unit_test(test_sse_callback_stops),
 		cmocka_unit_test(test_sse_finish_reports_cut),
 	};
