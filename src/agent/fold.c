@@ -5,8 +5,12 @@
  * its capacity (amortised O(1) per byte, at most log2(FOLD_MAX_TEXT)
  * reallocations), never by a realloc per delta.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "agent/fold.h"
 #include "util/util.h"
@@ -321,56 +325,140 @@ static int on_error(struct fold_msg *m, const cJSON *ev, char **err)
 static int only_space(const char *s, size_t n);
 
 /*
- * The common event, a text delta in the API's compact form, without
- * building a cJSON tree for it: the prefix is matched byte for byte and
- * only the text's JSON string goes through cJSON (one item instead of a
- * dozen).  1 when handled; 0 to take the general path (any other shape,
- * spacing or block state, where the general path also gives the errors).
+ * The common event is a text delta in the API's compact form:
+ *
+ *   {"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"..."}}
+ *
+ * It is folded without a cJSON tree (a dozen items for one string), by
+ * matching its fixed bytes.  Anything else, other spacing included, takes
+ * the general path, which also gives the errors.
  */
+static const char delta_head[] = "{\"type\":\"content_block_delta\",\"index\":";
+static const char delta_mid[] = ",\"delta\":{\"type\":\"text_delta\",\"text\":\"";
+#define DELTA_HEAD (sizeof(delta_head) - 1)
+#define DELTA_MID (sizeof(delta_mid) - 1)
+
+/*
+ * The length of the run at s[0..n) that a JSON string holds as it is: no
+ * '"', no '\\', no control byte (a raw control is left to cJSON, and a
+ * raw CR or LF would end an SSE line).  Sixteen bytes a step with SSE2
+ * (every x86-64 has it), then eight with the classic word tricks ("has a
+ * zero byte", "has a byte below k": exact for "any"), then one.
+ */
+static size_t plain_run(const char *s, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+					   _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));	/* v <= 0x1f, unsigned */
+		int mask = _mm_movemask_epi8(hit);
+		if (mask)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+	}
+#endif
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, q, b;
+		memcpy(&w, s + i, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		if (((q - ones) & ~q & highs) | ((b - ones) & ~b & highs) | ((w - ones * 0x20) & ~w & highs))
+			break;
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\' || c < 0x20)
+			break;
+	}
+	return i;
+}
+
+/* The block index of a delta whose head matched at d; the bytes after it
+ * in *rest.  -1 when no index of at most 4 digits is followed by the text
+ * delta's fixed middle. */
+static long delta_index(const char *d, const char *end, const char **rest)
+{
+	const char *k = d;
+	long i = 0;
+	while (k < end && k - d < 4 && *k >= '0' && *k <= '9')
+		i = i * 10 + (*k++ - '0');
+	if (k == d || (size_t)(end - k) < DELTA_MID || memcmp(k, delta_mid, DELTA_MID) != 0)
+		return -1;
+	*rest = k + DELTA_MID;
+	return i;
+}
+
+/* Fold n bytes of plain text into text block i, when that is what the
+ * general path would do with them.  1 when done, 0 when not (a block that
+ * is not an open text block, or a cap: the general path says why). */
+static int take_text_delta(struct fold_msg *m, long i, const char *t, size_t n)
+{
+	if (i < 0 || (size_t)i >= m->nblocks || m->blocks[i].type != FOLD_TEXT || m->blocks[i].stopped)
+		return 0;
+	if (!(m->flags & FOLD_DROP_TEXT) && block_add(m, &m->blocks[i], t, n, FOLD_MAX_TEXT) < 0)
+		return 0;
+	if (m->hooks.text)
+		m->hooks.text(m->hooks.ctx, (size_t)i, t, n);
+	return 1;
+}
+
+/* The event's data, data[0..len): 1 when folded here. */
 static int fast_text_delta(struct fold_msg *m, const char *data, size_t len)
 {
-	static const char pre[] = "{\"type\":\"content_block_delta\",\"index\":";
-	static const char mid[] = ",\"delta\":{\"type\":\"text_delta\",\"text\":";
-	const size_t npre = sizeof(pre) - 1, nmid = sizeof(mid) - 1;
-	if (len < npre + 1 + nmid + 4 || memcmp(data, pre, npre) != 0)
+	const char *end = data + len, *q;
+	if (len < DELTA_HEAD + 1 + DELTA_MID + 3 || memcmp(data, delta_head, DELTA_HEAD) != 0)
 		return 0;
-	size_t k = npre, i = 0;
-	while (k < len && k - npre < 5 && data[k] >= '0' && data[k] <= '9')
-		i = i * 10 + (size_t)(data[k++] - '0');
-	if (k == npre || k + nmid >= len || memcmp(data + k, mid, nmid) != 0)
+	long i = delta_index(data + DELTA_HEAD, end, &q);
+	if (i < 0 || memcmp(end - 3, "\"}}", 3) != 0 || q > end - 3)
 		return 0;
-	if (i >= m->nblocks || m->blocks[i].type != FOLD_TEXT || m->blocks[i].stopped)
-		return 0;
-	const char *q = data + k + nmid;
-	if ((size_t)(data + len - q) < 4 || *q != '"' || memcmp(data + len - 3, "\"}}", 3) != 0)
-		return 0;
-	/* Most deltas hold no escape: their bytes are the text itself.  (A
-	 * raw control byte passes as cJSON would pass it.)  One scan finds
-	 * the first quote or backslash; the closing quote, checked above,
-	 * bounds it. */
-	const char *t = q + 1;
-	size_t tn = (size_t)(data + len - 3 - t);
-	int plain = strcspn(t, "\"\\") == tn;
-	cJSON *str = NULL;
-	if (!plain) {
-		const char *end = NULL;
-		str = cJSON_ParseWithLengthOpts(q, len - (size_t)(q - data), &end, 0);
-		if (!cJSON_IsString(str) || !end || (size_t)(data + len - end) != 2) {
-			cJSON_Delete(str);
-			return 0;
-		}
-		t = str->valuestring;
-		tn = strlen(t);
-	}
-	struct fold_block *b = &m->blocks[i];
-	if (!(m->flags & FOLD_DROP_TEXT) && block_add(m, b, t, tn, FOLD_MAX_TEXT) < 0) {
-		cJSON_Delete(str);
-		return 0;	/* the general path reports the cap */
-	}
-	if (m->hooks.text)
-		m->hooks.text(m->hooks.ctx, i, t, tn);
+	size_t tn = (size_t)(end - 3 - q);
+	if (plain_run(q, tn) == tn)
+		return take_text_delta(m, i, q, tn);
+	/* Escapes (or raw controls): only the string goes through cJSON,
+	 * one item instead of a dozen. */
+	const char *after = NULL;
+	cJSON *str = cJSON_ParseWithLengthOpts(q - 1, (size_t)(end - q) + 1, &after, 0);
+	int done = cJSON_IsString(str) && after && after == end - 2 &&
+		   take_text_delta(m, i, str->valuestring, strlen(str->valuestring));
 	cJSON_Delete(str);
-	return 1;
+	return done;
+}
+
+/*
+ * The SSE parser's fast path (sse.h): whole events of the form
+ *
+ *   event: content_block_delta LF data: <compact text delta, plain text> LF LF
+ *
+ * folded straight from the network's bytes, without the parser's line
+ * machinery.  An event with an escape in its text, CR line ends, other
+ * fields or spacing, a block in another state, or one cut by the slice's
+ * end stops the run: the parser takes it from there.
+ */
+size_t fold_sse_fast(void *ctx, const char *s, size_t n, size_t max_event)
+{
+	static const char sse_head[] = "event: content_block_delta\ndata: ";
+	const size_t nsse = sizeof(sse_head) - 1, nhead = nsse + DELTA_HEAD;
+	struct fold_msg *m = ctx;
+	const char *e = s, *end = s + n;
+	if (m->err)
+		return 0;
+	while ((size_t)(end - e) > nhead + DELTA_MID + 5 && memcmp(e, sse_head, nsse) == 0 &&
+	       memcmp(e + nsse, delta_head, DELTA_HEAD) == 0) {
+		const char *t;
+		long i = delta_index(e + nhead, end, &t);
+		if (i < 0)
+			break;
+		size_t tn = plain_run(t, (size_t)(end - t));
+		const char *z = t + tn;	/* a '"' closing the text, if all is well */
+		if ((size_t)(end - z) < 5 || memcmp(z, "\"}}\n\n", 5) != 0 || (size_t)(z + 5 - e) > max_event ||
+		    !take_text_delta(m, i, t, tn))
+			break;
+		e = z + 5;
+	}
+	return (size_t)(e - s);
 }
 
 int fold_event(struct fold_msg *m, const char *type, const char *data, size_t len, char **err)

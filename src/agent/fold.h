@@ -136,6 +136,11 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
  * reason is in m->err). */
 int fold_sse_event(void *ctx, const struct sse_event *ev);
 
+/* sse_fast_fn for sse_set_fast (ctx: the struct fold_msg *): folds whole
+ * text-delta events in the API's compact form straight from the stream's
+ * bytes, with the same result as fold_sse_event. */
+size_t fold_sse_fast(void *ctx, const char *s, size_t n, size_t max_event);
+
 /* 1 when block i is a tool_use that may be run: stopped, input parsed. */
 int fold_tool_ready(const struct fold_msg *m, size_t i);
 

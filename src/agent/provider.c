@@ -682,6 +682,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 		fold_release(m);
 		fold_init(m, flags, &hooks);
 		struct attempt a = { .p = p, .m = m, .sse = sse_new(0, fold_sse_event, m) };
+		sse_set_fast(a.sse, fold_sse_fast);
 		a.last_rx = now_ms();
 		a.deadline = deadline;
 		CURLcode cc = perform(p, &a, body, body_len, hdrs, errbuf);

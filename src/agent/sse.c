@@ -23,6 +23,7 @@ struct sbuf {
 struct sse_parser {
 	size_t max;
 	sse_event_fn fn;
+	sse_fast_fn fast;	/* NULL: every event goes through the lines */
 	void *ctx;
 	struct sbuf line;	/* the line being read, without its end */
 	struct sbuf data;	/* data lines joined, each followed by '\n' */
@@ -80,6 +81,11 @@ struct sse_parser *sse_new(size_t max_event, sse_event_fn fn, void *ctx)
 	p->retry = -1;
 	sbuf_set(&p->id, "", 0);
 	return p;
+}
+
+void sse_set_fast(struct sse_parser *p, sse_fast_fn fast)
+{
+	p->fast = fast;
 }
 
 void sse_reset(struct sse_parser *p)
@@ -279,6 +285,15 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 			p->after_cr = 0;
 			if (*s == '\n') {
 				s++;
+				continue;
+			}
+		}
+		if (p->fast && *s == 'e' && p->line.len == 0 && !p->have_data && p->event.len == 0) {
+			/* An event's first line: whole events of the common
+			 * shape may be taken at once (see sse.h). */
+			size_t took = p->fast(p->ctx, (const char *)s, (size_t)(end - s), p->max);
+			if (took) {
+				s += took;
 				continue;
 			}
 		}

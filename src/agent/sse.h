@@ -50,9 +50,26 @@ struct sse_event {
  * parser (sticky) and sse_feed returns that value. */
 typedef int (*sse_event_fn)(void *ctx, const struct sse_event *ev);
 
+/*
+ * An optional fast path for a stream whose events mostly share one shape.
+ * At the start of an event (no line, data or event name pending; any id
+ * and retry fields stay as they are), when the rest of the slice starts
+ * with 'e', fast(ctx, s, n, max_event) may take whole events from the
+ * start of s: each from its first byte through the blank line that ends
+ * it.  It returns how many bytes it took (0: none).  It must take only
+ * events with no id or retry field, no larger than max_event in all their
+ * bytes, and handle each exactly as fn would after the parser's own work;
+ * anything else it leaves to the parser.  It cannot fail or stop the
+ * parser.
+ */
+typedef size_t (*sse_fast_fn)(void *ctx, const char *s, size_t n, size_t max_event);
+
 struct sse_parser;
 
 struct sse_parser *sse_new(size_t max_event, sse_event_fn fn, void *ctx);
+
+/* Set (or, with NULL, clear) the fast path; it gets sse_new's ctx. */
+void sse_set_fast(struct sse_parser *p, sse_fast_fn fast);
 
 /*
  * Parse n bytes.  Returns 0; the callback's non-zero value when it stopped

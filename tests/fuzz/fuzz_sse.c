@@ -5,6 +5,10 @@
  * and a small event cap half of the time (so the sticky cap path is
  * reached); the rest is the stream.  Each event goes through fold_event,
  * and the message is turned into JSON at the end, as the provider does.
+ *
+ * The stream is folded twice: cut into those slices with the parser's
+ * fast path on (fold_sse_fast, as the provider runs it), and whole with
+ * the fast path off.  The two messages must be the same, else abort().
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,17 +20,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Fold the stream in slices of the mode's lengths (whole when whole);
+ * the message as JSON, malloc'd.  *failed tells whether sse_feed failed. */
+static char *fold_stream(const uint8_t *data, size_t size, unsigned mode, int fast, int whole, int *failed)
 {
-	if (size < 1)
-		return 0;
-	unsigned mode = data[0];
-	data++;
-	size--;
 	struct fold_msg m;
 	fold_init(&m, (mode & 0x80) ? FOLD_DROP_TEXT : 0, NULL);
 	struct sse_parser *p = sse_new((mode & 0x40) ? 256 : 0, fold_sse_event, &m);
-	size_t step = (mode & 0x3f) + 1, i = 0;
+	if (fast)
+		sse_set_fast(p, fold_sse_fast);
+	size_t step = whole ? size : (mode & 0x3f) + 1, i = 0;
+	*failed = 0;
 	while (i < size) {
 		size_t n = size - i < step ? size - i : step;
 		char *err = NULL;
@@ -34,25 +38,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * ASan sees any read past a slice or any pointer kept into one. */
 		char *copy = malloc(n);
 		if (!copy)
-			break;
+			abort();
 		memcpy(copy, data + i, n);
 		int r = sse_feed(p, copy, n, &err);
 		free(copy);
 		free(err);
-		if (r)
+		if (r) {
+			*failed = 1;
 			break;
+		}
 		i += n;
-		step = step * 7 % 61 + 1;
+		if (!whole)
+			step = step * 7 % 61 + 1;
 	}
 	sse_finish(p);
 	cJSON *j = fold_msg_json(&m);
 	char *s = cJSON_PrintUnformatted(j);
-	free(s);
 	cJSON_Delete(j);
 	for (size_t b = 0; b < m.nblocks; b++)
 		fold_tool_ready(&m, b);
 	cJSON_Delete(fold_content_take(&m));	/* the moving variant too */
 	sse_free(p);
 	fold_release(&m);
+	return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned mode = data[0];
+	int failed_a, failed_b;
+	char *a = fold_stream(data + 1, size - 1, mode, 1, 0, &failed_a);
+	char *b = fold_stream(data + 1, size - 1, mode, 0, 1, &failed_b);
+	if (!a || !b || strcmp(a, b) != 0 || failed_a != failed_b)
+		abort();	/* the fast path or a cut changed the message */
+	free(a);
+	free(b);
 	return 0;
 }

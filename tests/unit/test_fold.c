@@ -65,17 +65,29 @@ static int feed(void *ctx, const char *s, size_t n)
 	return rc;
 }
 
-/* Fold a fixture cut the given way; r is released by run_done. */
+/* Not a fold flag: run_* also sets the parser's fast path (fold_sse_fast). */
+#define RUN_FAST 0x10000u
+
+/* Fold buf cut the given way, with an event cap (0: the default); r is
+ * released by run_done. */
+static void run_bytes(struct run *r, const char *buf, size_t len, size_t cap, enum fx_split how, unsigned seed,
+		      unsigned flags)
+{
+	memset(r, 0, sizeof(*r));
+	struct fold_hooks h = { seen_text, seen_thinking, seen_start, seen_stop, &r->w };
+	fold_init(&r->m, flags & ~RUN_FAST, &h);
+	r->p = sse_new(cap, fold_sse_event, &r->m);
+	if (flags & RUN_FAST)
+		sse_set_fast(r->p, fold_sse_fast);
+	r->rc = fx_slices(buf, len, how, seed, feed, r);
+}
+
 static void run_fixture(struct run *r, const char *name, enum fx_split how, unsigned seed, unsigned flags)
 {
 	size_t len = 0;
 	char *buf = fx_read(name, &len);
 	assert_non_null(buf);
-	memset(r, 0, sizeof(*r));
-	struct fold_hooks h = { seen_text, seen_thinking, seen_start, seen_stop, &r->w };
-	fold_init(&r->m, flags, &h);
-	r->p = sse_new(0, fold_sse_event, &r->m);
-	r->rc = fx_slices(buf, len, how, seed, feed, r);
+	run_bytes(r, buf, len, 0, how, seed, flags);
 	free(buf);
 }
 
@@ -103,14 +115,18 @@ static void test_fold_fixtures_every_split(void **state)
 		run_fixture(&base, names.v[i], FX_WHOLE, 0, 0);
 		char *want = msg_str(&base.m);
 		const char *want_text = base.w.text ? base.w.text : "";
-		enum fx_split hows[] = { FX_BYTES, FX_CRLF, FX_RANDOM, FX_RANDOM, FX_RANDOM };
-		unsigned seeds[] = { 0, 0, 3, 77, 4242 };
-		for (size_t k = 0; k < SBX_ARRAY_LEN(hows); k++) {
+		/* The base has no fast path; every cut is tried with and
+		 * without it. */
+		enum fx_split hows[] = { FX_WHOLE, FX_BYTES, FX_CRLF, FX_RANDOM, FX_RANDOM, FX_RANDOM };
+		unsigned seeds[] = { 0, 0, 0, 3, 77, 4242 };
+		for (size_t k = 0; k < 2 * SBX_ARRAY_LEN(hows); k++) {
 			struct run r;
-			run_fixture(&r, names.v[i], hows[k], seeds[k], 0);
+			size_t h = k % SBX_ARRAY_LEN(hows);
+			run_fixture(&r, names.v[i], hows[h], seeds[h], k >= SBX_ARRAY_LEN(hows) ? RUN_FAST : 0);
 			char *got = msg_str(&r.m);
 			if (strcmp(got, want) != 0)
-				fail_msg("%s split %d seed %u:\n%s\n---\n%s", names.v[i], (int)hows[k], seeds[k], got, want);
+				fail_msg("%s split %d seed %u fast %d:\n%s\n---\n%s", names.v[i], (int)hows[h], seeds[h],
+					 k >= SBX_ARRAY_LEN(hows), got, want);
 			assert_int_equal(r.rc, base.rc);
 			assert_string_equal(r.w.text ? r.w.text : "", want_text);
 			assert_int_equal(r.w.stops, base.w.stops);
@@ -403,6 +419,104 @@ static void test_fold_compact_and_spaced_agree(void **state)
 	fold_release(&b);
 }
 
+#define DELTA(i, t) "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":" i ",\"delta\":{\"type\":\"text_delta\",\"text\":\"" t "\"}}\n\n"
+#define START_TEXT(i) "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":" i ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+#define STOP(i) "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":" i "}\n\n"
+#define HEAD "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_f\",\"model\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" START_TEXT("0")
+#define TAIL STOP("0") "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
+/* What fold_sse_fast takes from a slice: whole events of the compact
+ * text-delta shape, up to the first that is anything else. */
+static void test_fold_sse_fast_takes(void **state)
+{
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	const char *st = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}";
+	assert_int_equal(fold_event(&m, NULL, st, strlen(st), NULL), 0);
+	const char *d = DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld ");
+	size_t dn = strlen(d);
+	struct {
+		const char *s;
+		size_t want;	/* bytes taken */
+	} c[] = {
+		{ DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld ") DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld "), 2 * dn },
+		{ DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld ") DELTA("0", "a\\nb") DELTA("0", "x"), dn },	/* an escape */
+		{ DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld ") DELTA("0", "tab\there"), dn },	/* a raw control */
+		{ DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld ") DELTA("1", "x"), dn },	/* no block 1 */
+		{ DELTA("0", "") DELTA("0", "Hello, 0123456789abcdef w\xc3\xb6rld "), strlen(DELTA("0", "")) + dn },
+		{ "event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\r\n\r\n", 0 },
+		{ "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\ndata: y\n\n", 0 },
+		{ "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n", 0 },	/* cut */
+		{ "event: content_block_delta\ndata:  {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n", 0 },
+		{ "event: ping\ndata: {\"type\":\"ping\"}\n\n", 0 },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
+		size_t got = fold_sse_fast(&m, c[i].s, strlen(c[i].s), SSE_MAX_EVENT);
+		if (got != c[i].want)
+			fail_msg("case %zu: took %zu bytes, want %zu", i, got, c[i].want);
+	}
+	/* The event cap counts every byte of the event: at its size exactly
+	 * the event is taken, one byte below it is not. */
+	assert_int_equal(fold_sse_fast(&m, d, dn, dn), dn);
+	assert_int_equal(fold_sse_fast(&m, d, dn, dn - 1), 0);
+	/* The text went into block 0: 2 + 1 + 1 + 1 + 1 + 1 deltas above. */
+	assert_int_equal(m.blocks[0].text_len, 7 * strlen("Hello, 0123456789abcdef w\xc3\xb6rld "));
+	/* A failed message takes nothing. */
+	const char *bad = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\"}}";
+	assert_int_equal(fold_event(&m, "error", bad, strlen(bad), NULL), -1);
+	assert_int_equal(fold_sse_fast(&m, d, dn, SSE_MAX_EVENT), 0);
+	fold_release(&m);
+}
+
+/* Streams at the fast path's edges fold the same with it and without it,
+ * whole and cut anywhere, with the default cap and a small one. */
+static void test_fold_sse_fast_agrees(void **state)
+{
+	const char *streams[] = {
+		HEAD DELTA("0", "plain ") DELTA("0", "text") DELTA("0", "") TAIL,
+		HEAD DELTA("0", "esc \\\"q\\\" \\u00e9\\n") DELTA("0", "x\\\"}}") TAIL,
+		HEAD DELTA("0", "caf\xc3\xa9 \xf0\x9f\x99\x82") DELTA("0", "tab\there") DELTA("0", "nul\\u0000cut") TAIL,
+		HEAD "id: 7\nretry: 10\n" DELTA("0", "after id") ": comment\n" DELTA("0", "x") TAIL,
+		HEAD DELTA("00", "zero index") DELTA("1", "no block") TAIL,
+		HEAD STOP("0") DELTA("0", "after stop") TAIL,
+		HEAD "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n" DELTA("1", "to thinking") TAIL,
+		HEAD "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"two\"}}\ndata: lines\n\n" TAIL,
+		HEAD "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"comment\"}}\n:c\n\n" TAIL,
+		HEAD "event: other\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"named other\"}}\n\n" TAIL,
+		HEAD "event:content_block_delta\ndata:{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"no spaces\"}}\n\n" TAIL,
+		HEAD DELTA("0", "0123456789012345678901234567890123456789012345678901234567890123456789 long enough for a small cap") TAIL,
+		HEAD DELTA("0", "cut at the end"),
+		HEAD "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"cut",
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(streams); i++) {
+		size_t len = strlen(streams[i]);
+		for (int c = 0; c < 2; c++) {
+			size_t cap = c ? 200 : 0;
+			for (unsigned drop = 0; drop <= FOLD_DROP_TEXT; drop += FOLD_DROP_TEXT) {
+				struct run base;
+				run_bytes(&base, streams[i], len, cap, FX_BYTES, 0, drop);
+				int cut0 = sse_finish(base.p);
+				char *want = msg_str(&base.m);
+				enum fx_split hows[] = { FX_WHOLE, FX_RANDOM, FX_RANDOM, FX_CRLF };
+				for (size_t k = 0; k < SBX_ARRAY_LEN(hows); k++) {
+					struct run r;
+					run_bytes(&r, streams[i], len, cap, hows[k], (unsigned)(k * 31 + i), drop | RUN_FAST);
+					int cut = sse_finish(r.p);
+					char *got = msg_str(&r.m);
+					if (strcmp(got, want) != 0 || r.rc != base.rc || cut != cut0 ||
+					    strcmp(r.w.text ? r.w.text : "", base.w.text ? base.w.text : "") != 0)
+						fail_msg("stream %zu cap %zu drop %u cut %zu: rc %d/%d cut %d/%d\n%s\n---\n%s", i, cap,
+							 drop, k, r.rc, base.rc, cut, cut0, got, want);
+					free(got);
+					run_done(&r);
+				}
+				free(want);
+				run_done(&base);
+			}
+		}
+	}
+}
+
 static void test_fold_content_take_moves_text(void **state)
 {
 	struct run r;
@@ -505,6 +619,8 @@ int main(void)
 		cmocka_unit_test(test_fold_drop_text_still_hooks),
 		cmocka_unit_test(test_fold_text_grows_by_doubling),
 		cmocka_unit_test(test_fold_compact_and_spaced_agree),
+		cmocka_unit_test(test_fold_sse_fast_takes),
+		cmocka_unit_test(test_fold_sse_fast_agrees),
 		cmocka_unit_test(test_fold_content_take_moves_text),
 		cmocka_unit_test(test_fold_error_text_made_printable),
 		cmocka_unit_test(test_fold_message_and_signature_caps),
