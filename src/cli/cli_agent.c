@@ -282,6 +282,12 @@ int cli_agent_run(struct cli_opts *o)
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
 	 * next write, not by a signal in the middle of a round. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Into a pipe or a file, each network read's text leaves in one
+	 * write: stdio's block-sized buffer would cut it into two or three
+	 * (the answer is flushed after every read either way). */
+	static char outbuf[64u << 10];	/* glibc ignores the size without a buffer */
+	if (!st.tty)
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
