@@ -345,7 +345,7 @@ static const char delta_mid[] = ",\"delta\":{\"type\":\"text_delta\",\"text\":\"
  * (every x86-64 has it), then eight with the classic word tricks ("has a
  * zero byte", "has a byte below k": exact for "any"), then one.
  */
-static size_t plain_run(const char *s, size_t n)
+static inline size_t plain_run(const char *s, size_t n)
 {
 	size_t i = 0;
 #ifdef __SSE2__
@@ -379,7 +379,7 @@ static size_t plain_run(const char *s, size_t n)
 /* The block index of a delta whose head matched at d; the bytes after it
  * in *rest.  -1 when no index of at most 4 digits is followed by the text
  * delta's fixed middle. */
-static long delta_index(const char *d, const char *end, const char **rest)
+static inline long delta_index(const char *d, const char *end, const char **rest)
 {
 	const char *k = d;
 	long i = 0;
@@ -394,7 +394,7 @@ static long delta_index(const char *d, const char *end, const char **rest)
 /* Fold n bytes of plain text into text block i, when that is what the
  * general path would do with them.  1 when done, 0 when not (a block that
  * is not an open text block, or a cap: the general path says why). */
-static int take_text_delta(struct fold_msg *m, long i, const char *t, size_t n)
+static inline int take_text_delta(struct fold_msg *m, long i, const char *t, size_t n)
 {
 	if (i < 0 || (size_t)i >= m->nblocks || m->blocks[i].type != FOLD_TEXT || m->blocks[i].stopped)
 		return 0;
