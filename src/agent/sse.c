@@ -255,10 +255,12 @@ static int stopped(struct sse_parser *p, int r)
 int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 {
 	const unsigned char *s = buf, *end = s + n;
-	/* The next LF and CR at or after s, found with memchr and kept until
-	 * passed, so a slice is scanned once whatever its line ends. */
-	const unsigned char *nl = NULL, *cr = NULL;
-	int nl_known = 0, cr_known = 0;
+	/* The next LF at or after s, found with memchr and kept until
+	 * passed; a CR is looked for only in the line the LF ends (or the
+	 * rest of the slice when there is none), so a slice of LF lines is
+	 * not also scanned to its end for a CR it lacks. */
+	const unsigned char *nl = NULL;
+	int nl_known = 0;
 	if (p->failed) {
 		if (err)
 			*err = xstrdup(p->fail_msg);
@@ -309,12 +311,9 @@ int sse_feed(struct sse_parser *p, const void *buf, size_t n, char **err)
 			nl = memchr(s, '\n', (size_t)(end - s));
 			nl_known = 1;
 		}
-		if (!cr_known || (cr && cr < s)) {
-			cr = memchr(s, '\r', (size_t)(end - s));
-			cr_known = 1;
-		}
 		const unsigned char *e = nl ? nl : end;
-		if (cr && cr < e)
+		const unsigned char *cr = memchr(s, '\r', (size_t)(e - s));
+		if (cr)
 			e = cr;
 		size_t len = (size_t)(e - s);
 		if (len && over_cap(p, len, err))
