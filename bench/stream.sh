@@ -47,5 +47,6 @@ r = {k: statistics.median(v) * 1000 for k, v in t.items()}
 print(f"curl -sN   median {r['curl']:.1f} ms  ({len(t['curl'])} runs)")
 print(f"agent-run  median {r['agent-run']:.1f} ms  ({len(t['agent-run'])} runs)")
 print(f"agent-run / curl = {r['agent-run'] / r['curl']:.2f} (target <= 1.3)")
-print(f"agent-run peak RSS {int(sys.argv[1]) / 1024:.1f} MB (target < 16)")
+kib = int(sys.argv[1])
+print(f"agent-run peak RSS {kib / 1024:.1f} MiB = {kib * 1024 / 1e6:.1f} MB (target < 16)")
 PY
