@@ -322,8 +322,6 @@ static int on_error(struct fold_msg *m, const cJSON *ev, char **err)
 				       *m->error_message ? ": " : "", m->error_message));
 }
 
-static int only_space(const char *s, size_t n);
-
 /*
  * The common event is a text delta in the API's compact form:
  *
