@@ -41,7 +41,7 @@ struct dl_lib {
 	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, name, value }
 
 /*
- * Open l->soname (RTLD_NOW | RTLD_LOCAL) and fill l->table, once: later
+ * Open l->soname (RTLD_LAZY | RTLD_LOCAL) and fill l->table, once: later
  * calls, from any thread, return the first outcome.  With l->load_env,
  * the variable is set while the library and its dependencies load and
  * removed again, but only when the caller did not set it and the process
