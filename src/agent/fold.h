@@ -56,6 +56,11 @@
 #define FOLD_MAX_TOOL_INPUT (8u << 20)
 #define FOLD_MAX_SIGNATURE (1u << 20)
 #define FOLD_MAX_MESSAGE (64u << 20)
+/* A text block of at least FOLD_POPULATE_FROM bytes of capacity has the
+ * FOLD_POPULATE_STEP bytes past its text faulted in ahead of the copies
+ * (fold.c, block_room). */
+#define FOLD_POPULATE_FROM (1u << 20)
+#define FOLD_POPULATE_STEP (64u << 10)
 
 enum fold_type {
 	FOLD_NONE = 0,		/* index never started */
@@ -73,6 +78,7 @@ struct fold_block {
 	char *text;		/* text, thinking, or a tool_use's joined input
 				 * JSON; never NULL once started, NUL-terminated */
 	size_t text_len, text_cap;
+	size_t text_ready;	/* bytes of text known to be faulted in */
 	char *signature;	/* thinking: NULL until a signature arrived */
 	char *data;		/* redacted_thinking */
 	char *id, *name;	/* tool_use */
@@ -89,7 +95,10 @@ struct fold_usage {
 };
 
 /* Called as deltas arrive; every member may be NULL.  s is not
- * NUL-terminated past n.  block_stop sees a tool_use with input parsed. */
+ * NUL-terminated past n.  A run of text deltas to one block that the fast
+ * path (fold_sse_fast) keeps may arrive as one call, from the kept text:
+ * the same bytes in the same order.  block_stop sees a tool_use with input
+ * parsed. */
 struct fold_hooks {
 	void (*text)(void *ctx, size_t index, const char *s, size_t n);
 	void (*thinking)(void *ctx, size_t index, const char *s, size_t n);

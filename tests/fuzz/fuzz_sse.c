@@ -8,9 +8,12 @@
  *
  * The stream is folded twice: cut into those slices with the parser's
  * fast path on (fold_sse_fast, as the provider runs it), and whole with
- * the fast path off.  The two messages must be the same, else abort().
+ * the fast path off.  The two messages, and the text the hook saw (the
+ * fast path hands it on a run of deltas at a time), must be the same,
+ * else abort().
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +23,47 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The hook's text: each block's bytes in the order they came, a mark
+ * where the block changes. */
+struct seen {
+	char *s;
+	size_t len, cap;
+	long last;
+};
+
+static void seen_add(struct seen *w, const char *s, size_t n)
+{
+	if (w->len + n > w->cap) {
+		w->cap = (w->len + n) * 2 + 64;
+		w->s = realloc(w->s, w->cap);
+		if (!w->s)
+			abort();
+	}
+	memcpy(w->s + w->len, s, n);
+	w->len += n;
+}
+
+static void seen_text(void *ctx, size_t index, const char *s, size_t n)
+{
+	struct seen *w = ctx;
+	if ((long)index != w->last) {
+		char mark[32];
+		int k = snprintf(mark, sizeof(mark), "\x01%zu\x01", index);
+		seen_add(w, mark, (size_t)k);
+		w->last = (long)index;
+	}
+	seen_add(w, s, n);
+}
+
 /* Fold the stream in slices of the mode's lengths (whole when whole);
  * the message as JSON, malloc'd.  *failed tells whether sse_feed failed. */
-static char *fold_stream(const uint8_t *data, size_t size, unsigned mode, int fast, int whole, int *failed)
+static char *fold_stream(const uint8_t *data, size_t size, unsigned mode, int fast, int whole, int *failed,
+			 struct seen *w)
 {
 	struct fold_msg m;
-	fold_init(&m, (mode & 0x80) ? FOLD_DROP_TEXT : 0, NULL);
+	struct fold_hooks h = { seen_text, NULL, NULL, NULL, w };
+	w->last = -1;
+	fold_init(&m, (mode & 0x80) ? FOLD_DROP_TEXT : 0, &h);
 	struct sse_parser *p = sse_new((mode & 0x40) ? 256 : 0, fold_sse_event, &m);
 	if (fast)
 		sse_set_fast(p, fold_sse_fast);
@@ -69,11 +107,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	unsigned mode = data[0];
 	int failed_a, failed_b;
-	char *a = fold_stream(data + 1, size - 1, mode, 1, 0, &failed_a);
-	char *b = fold_stream(data + 1, size - 1, mode, 0, 1, &failed_b);
+	struct seen wa = { 0 }, wb = { 0 };
+	char *a = fold_stream(data + 1, size - 1, mode, 1, 0, &failed_a, &wa);
+	char *b = fold_stream(data + 1, size - 1, mode, 0, 1, &failed_b, &wb);
 	if (!a || !b || strcmp(a, b) != 0 || failed_a != failed_b)
 		abort();	/* the fast path or a cut changed the message */
+	if (wa.len != wb.len || (wa.len && memcmp(wa.s, wb.s, wa.len) != 0))
+		abort();	/* or the text the hook saw */
 	free(a);
 	free(b);
+	free(wa.s);
+	free(wb.s);
 	return 0;
 }

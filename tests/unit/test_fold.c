@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "agent/fold.h"
@@ -603,6 +605,120 @@ static void test_fold_message_and_signature_caps(void **state)
 	free(ev);
 }
 
+/* The fast path hands kept text to the hook once per run of deltas to one
+ * block, from the kept text; with the text dropped, once per delta. */
+struct calls {
+	size_t index[16];
+	char text[16][64];
+	int n;
+};
+
+static void record_text(void *ctx, size_t index, const char *s, size_t n)
+{
+	struct calls *c = ctx;
+	assert_true(c->n < 16 && n < 64);
+	c->index[c->n] = index;
+	memcpy(c->text[c->n], s, n);
+	c->text[c->n][n] = '\0';
+	c->n++;
+}
+
+static void test_fold_fast_hook_per_run(void **state)
+{
+	const char *starts[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+	};
+	const char *s = DELTA("0", "a") DELTA("0", "b") DELTA("0", "c") DELTA("1", "d") DELTA("1", "e") DELTA("0", "f");
+	for (unsigned drop = 0; drop <= FOLD_DROP_TEXT; drop += FOLD_DROP_TEXT) {
+		struct calls c = { 0 };
+		struct fold_hooks h = { record_text, NULL, NULL, NULL, &c };
+		struct fold_msg m;
+		fold_init(&m, drop, &h);
+		for (size_t i = 0; i < 2; i++)
+			assert_int_equal(fold_event(&m, NULL, starts[i], strlen(starts[i]), NULL), 0);
+		assert_int_equal(fold_sse_fast(&m, s, strlen(s), SSE_MAX_EVENT), strlen(s));
+		if (drop) {
+			assert_int_equal(c.n, 6);
+			assert_string_equal(c.text[5], "f");
+		} else {
+			assert_int_equal(c.n, 3);
+			assert_int_equal(c.index[0], 0);
+			assert_string_equal(c.text[0], "abc");
+			assert_int_equal(c.index[1], 1);
+			assert_string_equal(c.text[1], "de");
+			assert_int_equal(c.index[2], 0);
+			assert_string_equal(c.text[2], "f");
+			assert_string_equal(m.blocks[0].text, "abcf");
+			assert_string_equal(m.blocks[1].text, "de");
+		}
+		fold_release(&m);
+	}
+}
+
+/* A long text: the bytes past it are faulted in a step ahead of the copies
+ * (madvise MADV_POPULATE_WRITE, Linux 5.14), never more than a step, and
+ * the text is what was sent. */
+static void test_fold_populate_ahead(void **state)
+{
+	const size_t each = 48, count = (3u << 20) / 48;
+	const char *st = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}";
+	const char *pre = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+			  "\"delta\":{\"type\":\"text_delta\",\"text\":\"";
+	const char *post = "\"}}\n\n";
+	size_t ev = strlen(pre) + each + strlen(post), page = (size_t)getpagesize();
+	char *buf = xmalloc(ev * 1024);
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	assert_int_equal(fold_event(&m, NULL, st, strlen(st), NULL), 0);
+	for (size_t done = 0; done < count;) {
+		size_t k = count - done < 1024 ? count - done : 1024, len = 0;
+		for (size_t j = 0; j < k; j++, done++) {
+			memcpy(buf + len, pre, strlen(pre));
+			len += strlen(pre);
+			for (size_t x = 0; x < each; x++)
+				buf[len++] = (char)('a' + (done + x) % 26);
+			memcpy(buf + len, post, strlen(post));
+			len += strlen(post);
+		}
+		assert_int_equal(fold_sse_fast(&m, buf, len, SSE_MAX_EVENT), len);
+	}
+	const struct fold_block *b = &m.blocks[0];
+	assert_int_equal(b->text_len, count * each);
+	for (size_t i = 0; i < count; i++)
+		for (size_t x = 0; x < each; x++)
+			if (b->text[i * each + x] != (char)('a' + (i + x) % 26))
+				fail_msg("text differs at %zu", i * each + x);
+	assert_true(b->text_cap >= FOLD_POPULATE_FROM);
+	assert_true(b->text_ready > b->text_len && b->text_ready <= b->text_cap);
+
+	/* Does this kernel populate?  A mapping of our own says. */
+	char *probe = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(probe != MAP_FAILED);
+	int populates = madvise(probe, 2 * page, MADV_POPULATE_WRITE) == 0;
+	munmap(probe, 2 * page);
+	if (!populates) {
+		assert_int_equal(b->text_ready, b->text_cap);	/* page faults, as before */
+	} else {
+		/* At most a step past the text's last page, and every page from
+		 * that one to the populated end resident. */
+		uintptr_t base = (uintptr_t)b->text;
+		uintptr_t from = (base + b->text_len) & ~(uintptr_t)(page - 1);
+		uintptr_t to = base + b->text_ready;
+		assert_true(to <= from + page + FOLD_POPULATE_STEP);
+		assert_true(to > from);
+		size_t pages = (to - from + page - 1) / page;
+		unsigned char *vec = xmalloc(pages);
+		assert_int_equal(mincore((void *)from, to - from, vec), 0);
+		for (size_t i = 0; i < pages; i++)
+			if (!(vec[i] & 1))
+				fail_msg("page %zu of %zu ahead of the text is not resident", i, pages);
+		free(vec);
+	}
+	fold_release(&m);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +737,8 @@ int main(void)
 		cmocka_unit_test(test_fold_compact_and_spaced_agree),
 		cmocka_unit_test(test_fold_sse_fast_takes),
 		cmocka_unit_test(test_fold_sse_fast_agrees),
+		cmocka_unit_test(test_fold_fast_hook_per_run),
+		cmocka_unit_test(test_fold_populate_ahead),
 		cmocka_unit_test(test_fold_content_take_moves_text),
 		cmocka_unit_test(test_fold_error_text_made_printable),
 		cmocka_unit_test(test_fold_message_and_signature_caps),
