@@ -208,10 +208,17 @@ static void on_event(void *ud, const struct turn_event *ev)
 	switch (ev->kind) {
 	case TEV_TEXT:
 		/* flushed once per network read (on_flush), not per delta */
-		if (st->tty)
+		if (st->tty) {
 			print_for_tty(st, ev->text, ev->len);
-		else
-			fwrite_unlocked(ev->text, 1, ev->len, stdout);
+		} else {
+			/* Into a pipe or a file the text leaves as it is, in one
+			 * write from the joined text, not copied through stdio's
+			 * buffer first; whatever stdio holds goes before it.  A
+			 * reader that is gone makes it fail (EPIPE), as stdio's
+			 * would. */
+			fflush(stdout);
+			(void)write_all(STDOUT_FILENO, ev->text, ev->len);
+		}
 		st->text_open = ev->len > 0 && ev->text[ev->len - 1] != '\n';
 		break;
 	case TEV_TOOL_CALL:
@@ -282,9 +289,10 @@ int cli_agent_run(struct cli_opts *o)
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
 	 * next write, not by a signal in the middle of a round. */
 	signal(SIGPIPE, SIG_IGN);
-	/* Into a pipe or a file, each network read's text leaves in one
-	 * write: stdio's block-sized buffer would cut it into two or three
-	 * (the answer is flushed after every read either way). */
+	/* Into a pipe or a file, each network read's JSON line (--output
+	 * jsonl) leaves in one write: stdio's block-sized buffer would cut it
+	 * into two or three (output is flushed after every read either way).
+	 * The plain answer's text does not pass through it (on_event). */
 	static char outbuf[64u << 10];	/* glibc ignores the size without a buffer */
 	if (!st.tty)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
