@@ -123,9 +123,9 @@ static void read_usage(struct fold_usage *u, const cJSON *o)
  * on faulting page by page until its next reallocation.
  *
  * b->text_ready is how far appends may go with no work but the copy: the
- * capacity of a short text, the populated end of a long one.
+ * capacity of a short text, the populated end of a long one.  block_room
+ * makes room for need bytes of text (its NUL included) and sets it.
  */
-/* Make room for need bytes of text (its NUL included). */
 static void block_room(struct fold_block *b, size_t need)
 {
 	if (need > b->text_cap) {
@@ -577,13 +577,13 @@ size_t fold_sse_fast(void *ctx, const char *s, size_t n, size_t max_event)
 			if (!take_text_delta(m, i, t, tn))
 				break;
 		} else {
-			if (i >= 0 && (size_t)i < m->nblocks && hi != i) {
-				hook_kept(m, &hi, from);
-				from = m->blocks[i].text_len;
-			}
 			if (!keep_text_delta(m, i, t, tn))
 				break;
-			hi = i;
+			if (hi != i) {	/* another block: the last one's run first */
+				hook_kept(m, &hi, from);
+				hi = i;
+				from = m->blocks[i].text_len - tn;
+			}
 		}
 		e = z + 5;
 	}

@@ -78,7 +78,7 @@ struct fold_block {
 	char *text;		/* text, thinking, or a tool_use's joined input
 				 * JSON; never NULL once started, NUL-terminated */
 	size_t text_len, text_cap;
-	size_t text_ready;	/* bytes of text known to be faulted in */
+	size_t text_ready;	/* appends up to here need only the copy (fold.c) */
 	char *signature;	/* thinking: NULL until a signature arrived */
 	char *data;		/* redacted_thinking */
 	char *id, *name;	/* tool_use */
