@@ -77,6 +77,7 @@ sbx() {
 #                         default $MOCK_T or 30; FLAG e.g. -l to loop); sets
 #                         PORT and MOCKPID, adds to MOCKPIDS
 #   mock_start [SECS]     mock_dir, the script from standard input, mock_serve
+#   mock_rounds N [SECS]  in mock_dir's D: serve D/r1.sse .. D/rN.sse, one a request
 #   mock_stop             stop the last mock
 MOCK_N=0
 MOCKPIDS=""
@@ -94,6 +95,16 @@ mock_serve() {
 	_i=0
 	while [ ! -s "$D/port" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
 	PORT=$(cat "$D/port" 2>/dev/null)
+}
+mock_rounds() {
+	_n=0
+	: > "$D/script"
+	while [ $_n -lt "$1" ]; do
+		_n=$((_n + 1))
+		echo "sse $D/r$_n.sse" >> "$D/script"
+	done
+	shift
+	mock_serve "$@"
 }
 mock_start() {
 	mock_dir

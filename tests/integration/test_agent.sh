@@ -97,10 +97,7 @@ echo "secret-of-the-tree" > "$W/notes.txt"
 mock_dir
 sse_tool toolu_r1 read '{"path":"notes.txt"}' > "$D/r1.sse"
 sse_text "done" > "$D/r2.sse"
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-EOF
+mock_rounds 2
 ar -- read the notes
 mock_stop
 if [ $RC -eq 0 ] && python3 -c "
@@ -115,10 +112,7 @@ O="$TMP/outside"; mkdir -p "$O"; echo hidden > "$O/secret"; chmod 755 "$O"; chmo
 mock_dir
 sse_tool toolu_b1 bash "{\"command\":\"echo made > made.txt; cat $O/secret; echo rc=\$?\"}" > "$D/r1.sse"
 sse_text "ok" > "$D/r2.sse"
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-EOF
+mock_rounds 2
 ar --allow-tool bash --approve run -- run it
 mock_stop
 if [ $RC -eq 0 ] && [ "$(cat "$W/made.txt" 2>/dev/null)" = made ] && python3 -c "
@@ -130,10 +124,7 @@ t_start ag-refused-ceiling "a call beyond --allow-tool is refused back to the mo
 mock_dir
 sse_tool toolu_x1 bash '{"command":"touch pwned"}' > "$D/r1.sse"
 sse_text "fine" > "$D/r2.sse"
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-EOF
+mock_rounds 2
 ar -- try bash
 mock_stop
 if [ $RC -eq 0 ] && [ ! -e "$W/pwned" ] && python3 -c "
@@ -179,10 +170,7 @@ t_start ag-max-rounds "max_rounds with a wrap-up round (no tools offered) exits 
 mock_dir
 sse_tool toolu_m1 ls '{"path":"."}' > "$D/r1.sse"
 sse_text "summary" > "$D/r2.sse"
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-EOF
+mock_rounds 2
 ar --max-rounds 1 -- loop
 mock_stop
 if [ $RC -eq 2 ] && python3 -c "
@@ -203,10 +191,7 @@ t_start ag-jsonl "--output jsonl: one JSON object per line, ending with the resu
 mock_dir
 sse_tool toolu_j1 read '{"path":"notes.txt"}' > "$D/r1.sse"
 sse_text "bye" > "$D/r2.sse"
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-EOF
+mock_rounds 2
 ar --output jsonl -- go
 mock_stop
 if [ $RC -eq 0 ] && python3 -c "
@@ -305,11 +290,7 @@ approve_case() { # ID DESC STEPS EARLY EXPECT_RC CHECK
 	sse_tool toolu_w1 write '{"path":"approved.txt","content":"yes\n"}' > "$D/r1.sse"
 	sse_tool toolu_w2 write '{"path":"approved2.txt","content":"again\n"}' > "$D/r2.sse"
 	sse_text "end" > "$D/r3.sse"
-	{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-sse $D/r3.sse
-EOF
+	mock_rounds 3
 	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool write --approve call -- write)
 	rc=$(cd "$W" && pty_run "$args" "$steps" "$early" 2>"$D/pty")
 	mock_stop
@@ -339,10 +320,7 @@ t_start ag-term-controls "a command's output in the tool summary carries no term
 mock_dir
 sse_tool toolu_c1 bash '{"command":"printf \"\\033]52;c;cHduZWQ=\\007\\033[2Jhi\\302\\233\\342\\200\\256\\n\""}' > "$D/r1.sse"
 sse_text 'A\u001b[2JB\u009bC\u202eD' > "$D/r2.sse"
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $D/r1.sse
-sse $D/r2.sse
-EOF
+mock_rounds 2
 ar --allow-tool bash --approve run -- run it
 mock_stop
 if [ $RC -eq 0 ] && python3 -c "
