@@ -407,8 +407,11 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		devfds[i] = -1;
 		if (dfd < 0)
 			continue;
+		/* Read-only: the node's own reads and writes do not need a
+		 * writable mount (a device is not written through its inode),
+		 * but chmod, utimes and xattrs would reach the host's node. */
 		if (fstat(dfd, &st) == 0 && S_ISCHR(st.st_mode))
-			devfds[i] = clone_tree(dfd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+			devfds[i] = clone_tree(dfd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 		close(dfd);
 	}
 

@@ -61,6 +61,19 @@ t_start mv-proc-hostname "writing /proc/sys/kernel/hostname is refused, also as 
 out=$(run --allow-read /proc -- /bin/sh -c 'echo evil > /proc/sys/kernel/hostname && echo wrote')
 if [ "$out" != wrote ] && [ "$(hostname)" != evil ]; then t_pass; else t_fail "$out"; fi
 
+# ---- /dev nodes ----
+t_start mv-dev-readonly "the /dev nodes work but their host inodes cannot be changed: chmod (to its own mode, harmless if it ever succeeds) and touch of /dev/full fail, the host's times stay"
+before=$(stat -c '%a %u %g %X %Y' /dev/full)
+out=$(run -- /bin/sh -c 'echo x > /dev/null && echo null; head -c 3 /dev/zero | wc -c; head -c 3 /dev/urandom | wc -c; chmod 666 /dev/full 2>&1; touch /dev/full 2>&1; true')
+case "$out" in
+"null
+3
+3
+"*"Read-only file system"*"Read-only file system"*)
+	[ "$(stat -c '%a %u %g %X %Y' /dev/full)" = "$before" ] && t_pass || t_fail "host /dev/full changed: $before -> $(stat -c '%a %u %g %X %Y' /dev/full)" ;;
+*) t_fail "$out" ;;
+esac
+
 # ---- /dev/shm ----
 mark="/dev/shm/sbx-host-mark.$$"
 : > "$mark"
