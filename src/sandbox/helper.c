@@ -617,6 +617,12 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 
 	build_view(p, dns);
 	enter_netns(ns_sock, p->net == POL_NET_NONE);
+	/* The supervisor's message above comes after it moved this process
+	 * into the sandbox's cgroup (limits_attach), if one was made.  Root a
+	 * cgroup namespace here, so the command's /proc/self/cgroup reads "/"
+	 * rather than the host's hierarchy and the caller's session path. */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		refuse(ACH_REF_CGROUPNS, errno);
 
 	pid_t child = fork();
 	if (child < 0)

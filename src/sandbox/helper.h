@@ -7,7 +7,8 @@
  *       unshare(USER|NS|PID|IPC|UTS), id maps
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
- *            pivots into it, enters the network namespace, reaps
+ *            pivots into it, enters the network namespace, unshares a
+ *            cgroup namespace (rooted at its cgroup), reaps
  *            orphans, relays the command's status
  *            └─ fork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps

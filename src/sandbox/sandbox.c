@@ -318,6 +318,8 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 	case ACH_REF_LIMIT:
 		return xasprintf("the %s limit could not be set; nothing was run",
 				 (unsigned)arg < LIM__COUNT ? limit_words[arg] : "resource");
+	case ACH_REF_CGROUPNS:
+		return xasprintf("cannot make the sandbox's cgroup namespace (%s); nothing was run", strerror(arg));
 	case ACH_REF_DNS:
 		return netpol_refusal_message(arg);
 	default:

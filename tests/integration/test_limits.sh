@@ -152,6 +152,14 @@ elif is_root && [ -n "$v2m" ]; then
 elif [ "$v2p" != "$mine" ]; then t_fail "an unprivileged run moved the command to '$v2p' (caller: '$mine')"
 else t_pass; fi
 
+t_start limits-cgroupns "the command has a cgroup namespace of its own: /proc/self/cgroup names no host cgroup path (not the caller's, not the sandbox's sandbx-PID), with or without a limit"
+a=$(run --allow-read /proc -- /bin/cat /proc/self/cgroup)
+b=$(run --allow-read /proc --limit-memory 256M -- /bin/cat /proc/self/cgroup)
+bad=$(printf '%s\n%s\n' "$a" "$b" | grep -v ':/$')
+if [ -z "$a" ] || [ -z "$b" ]; then t_fail "no /proc/self/cgroup read: $(cat "$TMP/err")"
+elif [ -n "$bad" ]; then t_fail "host paths inside: $bad"
+else t_pass; fi
+
 t_start limits-procs-default "sandbox-run with no flag caps processes (4096); --limit-procs none lifts the cap"
 tag="pd$$x$(date +%s)"
 bg --timeout 60 -- "$FB" 1 "$tag" 2
