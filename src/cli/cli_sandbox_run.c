@@ -4,11 +4,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <termios.h>
 
 #include "cli/cli.h"
 #include "sandbox/helper.h"
@@ -68,6 +70,68 @@ static int open_pinned(const struct cli_opts *o, const struct policy *p, char **
 fail:
 	close(fd);
 	return -1;
+}
+
+/*
+ * The command inherits the harness's descriptors 0-2: the user's terminal,
+ * or the files the user redirected.  Their open file descriptions and
+ * inodes are shared with the user's shell, so a change the command makes
+ * outlives it: O_NONBLOCK left on a terminal (the shell's next read gets
+ * EAGAIN), echo or canonical mode turned off, the redirected file's mode
+ * changed.  Take them as they were before the run and put them back after.
+ * (The set-id bits cannot be set at all: the syscall filter refuses them.)
+ */
+struct stdio_snap {
+	int have[3];
+	int flags[3];
+	int tty[3];
+	struct termios tio[3];
+	struct stat st[3];
+};
+
+static void stdio_take(struct stdio_snap *z)
+{
+	memset(z, 0, sizeof(*z));
+	for (int fd = 0; fd < 3; fd++) {
+		if ((z->flags[fd] = fcntl(fd, F_GETFL)) < 0 || fstat(fd, &z->st[fd]) < 0)
+			continue;
+		z->have[fd] = 1;
+		z->tty[fd] = tcgetattr(fd, &z->tio[fd]) == 0;
+	}
+}
+
+static void stdio_restore(const struct stdio_snap *z)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct termios now;
+		struct stat st;
+		if (!z->have[fd])
+			continue;
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0 && fl != z->flags[fd])
+			(void)fcntl(fd, F_SETFL, z->flags[fd]);
+		if (z->tty[fd] && tcgetattr(fd, &now) == 0 && memcmp(&now, &z->tio[fd], sizeof(now)) != 0) {
+			/* Run in the background, sandbx would be stopped by
+			 * SIGTTOU for this: ignored, the change is made. */
+			struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+			sigemptyset(&ign.sa_mask);
+			sigaction(SIGTTOU, &ign, &old);
+			(void)tcsetattr(fd, TCSANOW, &z->tio[fd]);
+			sigaction(SIGTTOU, &old, NULL);
+		}
+		if (fstat(fd, &st) == 0 && st.st_dev == z->st[fd].st_dev && st.st_ino == z->st[fd].st_ino &&
+		    (st.st_mode & 07777) != (z->st[fd].st_mode & 07777)) {
+			if (fchmod(fd, z->st[fd].st_mode & 07777) == 0)
+				sbx_err("the command changed the mode of descriptor %d's file from %04o to %04o "
+					"— put back", fd, (unsigned)(z->st[fd].st_mode & 07777),
+					(unsigned)(st.st_mode & 07777));
+			else
+				sbx_err("the command changed the mode of descriptor %d's file from %04o to %04o "
+					"and it could not be put back (%s) — check it", fd,
+					(unsigned)(z->st[fd].st_mode & 07777), (unsigned)(st.st_mode & 07777),
+					strerror(errno));
+		}
+	}
 }
 
 static char *join_argv(char **argv, int n)
@@ -134,12 +198,15 @@ int cli_sandbox_run(struct cli_opts *o)
 	free(pin);
 
 	int rc;
+	struct stdio_snap z;
+	stdio_take(&z);
 	if (sandbox_start(&s, &err) < 0) {
 		sbx_err("%s", err);
 		free(err);
 		rc = EXIT_REFUSED;
 	} else {
 		sandbox_wait(&s, o->timeout_set ? (int)(o->timeout * 1000) : -1, NULL, &res);
+		stdio_restore(&z);
 		rc = res.code;
 		if (res.timed_out) {
 			char t[32];
