@@ -224,9 +224,15 @@ static const uint64_t clone_new_flags[] = {
 	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, 0x00000080 /* CLONE_NEWTIME, 5.6 */,
 };
 
-/* Terminal ioctls that act on the user's terminal: TIOCSTI types into its
- * input queue, TIOCLINUX reads and pastes the virtual console. */
-static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX };
+/* Terminal ioctls that act on the user's terminal (fds 0-2 are often the
+ * caller's own; the view has no /dev/ptmx or devpts, so no terminal is
+ * the sandbox's): TIOCSTI types into its input queue, TIOCLINUX reads
+ * and pastes the virtual console, TIOCSETD changes its line discipline
+ * for good (N_NULL leaves it dead after the run; with
+ * dev.tty.ldisc_autoload it loads a module), TIOCEXCL makes every later
+ * open of it fail with EBUSY (sudo, ssh, editors), and TIOCSWINSZ has
+ * the kernel send SIGWINCH to the host's foreground process group. */
+static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ };
 
 /*
  * Syscalls that take a file mode, and the argument holding it.  A mode

@@ -311,6 +311,21 @@ static void test_seccomp_tty_ioctls(void **state)
 	ASSERT_RET(run(F_UNIX, SYS_ioctl, 0, 0xffffffff00000000ULL | TIOCSTI, 0, 0), R_EPERM,
 		   "TIOCSTI all high bits");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, HIGH_GARBAGE | TIOCLINUX, 0, 0), R_EPERM, "TIOCLINUX high bits");
+	/* The line discipline, exclusive mode and the window size: each
+	 * outlasts the run or signals the host (docs in seccomp.c). */
+	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ };
+	for (int f = 0; f < F__COUNT; f++)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(more); i++) {
+			ASSERT_RET(run(f, SYS_ioctl, 0, more[i], 0, 0), R_EPERM, "tty ioctl");
+			ASSERT_RET(run(f, SYS_ioctl, 2, HIGH_GARBAGE | more[i], 0, 0), R_EPERM, "tty ioctl high bits");
+			ASSERT_RET(run(f, SYS_ioctl, 1, 0xffffffff00000000ULL | more[i], 0, 0), R_EPERM,
+				   "tty ioctl all high bits");
+		}
+	/* Their readers and the undo of TIOCEXCL stay allowed. */
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCGETD, 0, 0), R_ALLOW, "TIOCGETD");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCNXCL, 0, 0), R_ALLOW, "TIOCNXCL");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCGEXCL, 0, 0), R_ALLOW, "TIOCGEXCL");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCSETS, 0, 0), R_ALLOW, "TCSETS");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCGETS, 0, 0), R_ALLOW, "TCGETS");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 1, TIOCGWINSZ, 0, 0), R_ALLOW, "TIOCGWINSZ");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 3, FIONREAD, 0, 0), R_ALLOW, "FIONREAD");
