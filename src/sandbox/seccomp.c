@@ -9,9 +9,10 @@
  * port rules cannot police.  Each row says why.
  *
  * Denials answer EPERM so a program survives and reports them; clone3
- * answers ENOSYS so libc falls back to clone, whose flags the filter can
- * read (clone3 passes them behind a pointer).  A foreign architecture
- * kills the whole process (libseccomp's bad-arch action).
+ * and openat2 answer ENOSYS so libc and programs fall back to clone and
+ * openat, whose flags and mode the filter can read (clone3 and openat2
+ * pass them behind a pointer).  A foreign architecture kills the whole
+ * process (libseccomp's bad-arch action).
  *
  * Integer arguments: seccomp sees the full 64-bit register, the kernel
  * uses only the low 32 bits of an int.  Every comparison of an int
@@ -31,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "sandbox/seccomp.h"
@@ -222,9 +224,44 @@ static const uint64_t clone_new_flags[] = {
 	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, 0x00000080 /* CLONE_NEWTIME, 5.6 */,
 };
 
-/* Terminal ioctls that act on the user's terminal: TIOCSTI types into its
- * input queue, TIOCLINUX reads and pastes the virtual console. */
-static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX };
+/* Terminal ioctls that act on the user's terminal (fds 0-2 are often the
+ * caller's own; the view has no /dev/ptmx or devpts, so no terminal is
+ * the sandbox's): TIOCSTI types into its input queue, TIOCLINUX reads
+ * and pastes the virtual console, TIOCSETD changes its line discipline
+ * for good (N_NULL leaves it dead after the run; with
+ * dev.tty.ldisc_autoload it loads a module), TIOCEXCL makes every later
+ * open of it fail with EBUSY (sudo, ssh, editors), and TIOCSWINSZ has
+ * the kernel send SIGWINCH to the host's foreground process group. */
+static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ };
+
+/*
+ * Syscalls that take a file mode, and the argument holding it.  A mode
+ * with S_ISUID or S_ISGID is refused: a file the command owns (host
+ * uid 0 when the caller is root) would keep the bit after the run, in a
+ * writable grant or through a descriptor it inherited.  Only the two
+ * bits are compared: garbage in the high half cannot hide them, and every
+ * other mode (0644, 0755, sticky 01777) passes.  open and openat are refused whatever their flags: glibc
+ * passes mode 0 when it creates nothing.  openat2 carries its mode in a
+ * struct the filter cannot read; it answers ENOSYS (below) so programs
+ * fall back to openat.  The foreign ABIs that would reach the same
+ * kernel code under other numbers (i386, x32) are killed wholesale
+ * (build_rules).
+ */
+static const struct sc_mode_arg {
+	struct sc_deny sys;
+	unsigned int arg;
+} mode_args[] = {
+	{ { "chmod", 0 }, 1 },
+	{ { "fchmod", 0 }, 1 },
+	{ { "fchmodat", 0 }, 2 },
+	{ { "fchmodat2", __NR_fchmodat2 }, 2 },
+	{ { "open", 0 }, 2 },
+	{ { "openat", 0 }, 3 },
+	{ { "creat", 0 }, 1 },
+	{ { "mknod", 0 }, 1 },
+	{ { "mknodat", 0 }, 2 },
+};
+static const uint32_t setid_bits[] = { S_ISUID, S_ISGID };
 
 
 static int resolve(const struct sc_deny *d)
@@ -254,6 +291,14 @@ static int add_denylist(scmp_filter_ctx ctx)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(clone_new_flags); i++)
 		RULE(ctx, DENY, SCMP_SYS(clone), 1, ARGBITS(0, clone_new_flags[i]));
 	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(mode_args); i++) {
+		int nr = resolve(&mode_args[i].sys);
+		if (nr < 0)
+			continue;	/* absent on this architecture (open on aarch64) */
+		for (size_t j = 0; j < SBX_ARRAY_LEN(setid_bits); j++)
+			RULE(ctx, DENY, nr, 1, ARGBITS(mode_args[i].arg, setid_bits[j]));
+	}
+	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
 		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
 	/* personality(2) is not filtered: its flags change only the

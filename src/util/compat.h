@@ -104,5 +104,8 @@ struct mount_attr {
 #ifndef __NR_statmount
 #define __NR_statmount 457		/* 6.8 */
 #endif
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452		/* 6.6 */
+#endif
 
 #endif /* SBX_COMPAT_H */

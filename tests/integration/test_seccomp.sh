@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_seccomp.sh — the syscall filter on the real kernel: every denial by
 # a static probe run inside `sandbx sandbox-run` (tests/probes/sys.c), the
-# foreign ABIs killed, TIOCSTI refused on an inherited terminal, and the
-# socket rules of each network mode.  The unit suite (test_seccomp.c)
+# foreign ABIs killed, no set-id file left on the host, TIOCSTI and the
+# other terminal ioctls refused on an inherited terminal, and the socket
+# rules of each network mode.  The unit suite (test_seccomp.c)
 # proves the same rules on the exported BPF; this proves the kernel
 # applies them to a confined command.
 . "$(dirname "$0")/lib.sh"
@@ -148,6 +149,92 @@ fi
 # --- code no path names ---------------------------------------------------------
 expect_out sc-memfd-exec "err EPERM" -- "$SYS" memfd-exec
 
+# --- set-user-ID and set-group-ID files ---------------------------------------------
+# A file the command owns (host uid 0 when the caller is root) must not
+# leave the run with a set-id bit.  Each probe works on a fresh file of
+# the writable grant $W; the host then looks at the file itself.
+W=$TMP/work
+mkdir -p "$W"
+# setid_denied ID NAME: probe NAME on $W/NAME answers EPERM and the host
+# sees no set-id bit on $W/NAME (when the call left a file at all).
+setid_denied() {
+	t_start "$1"
+	rm -rf "${W:?}/$2"
+	probe --allow-write "$W" -- "$SYS" "$2" "$W/$2"
+	case $out in
+	"err EPERM"*)
+		if [ -n "$(find "$W/$2" -perm /6000 2>/dev/null)" ]; then
+			t_fail "answered EPERM, but the host sees $(ls -l "$W/$2")"
+		else
+			t_pass
+		fi ;;
+	*) t_fail "wanted 'err EPERM', got '$out' (exit $rc): $(head -c 300 "$TMP/err")" ;;
+	esac
+}
+setid_denied sc-setid-chmod-suid chmod-suid
+setid_denied sc-setid-chmod-sgid chmod-sgid
+setid_denied sc-setid-chmod-suid-high chmod-suid-high
+setid_denied sc-setid-fchmod-suid fchmod-suid
+setid_denied sc-setid-fchmodat-suid fchmodat-suid
+setid_denied sc-setid-fchmodat2-suid fchmodat2-suid
+setid_denied sc-setid-open-suid open-suid
+setid_denied sc-setid-openat-suid openat-suid
+setid_denied sc-setid-creat-suid creat-suid
+setid_denied sc-setid-mknod-suid mknod-suid
+setid_denied sc-setid-mknodat-suid mknodat-suid
+# openat2 hides its mode in a struct: ENOSYS, whatever it asks.
+expect_out sc-openat2-enosys "err ENOSYS" --allow-write "$W" -- "$SYS" openat2 "$W/openat2"
+# Ordinary modes keep working, and are what was asked (the probe checks).
+expect_out sc-setid-chmod-plain ok --allow-write "$W" -- "$SYS" chmod-plain "$W/chmod-plain"
+expect_out sc-setid-open-plain ok --allow-write "$W" -- "$SYS" open-plain "$W/open-plain"
+expect_out sc-setid-sticky ok --allow-write "$W" -- "$SYS" chmod-sticky "$W/sticky"
+
+# The refusal is the filter's: the same probe sets the bit without it.
+t_start sc-setid-filter-only
+if [ ! -x "$TRY" ]; then
+	t_skip "no $TRY (build with make)"
+else
+	ctl=$("$SYS" chmod-suid "$TMP/setid-ctl" 2>&1)
+	ctlmode=$(stat -c %a "$TMP/setid-ctl" 2>&1)
+	got=$("$TRY" -- "$SYS" chmod-suid "$TMP/setid-try" 2>&1)
+	case "$ctl|$ctlmode|$got" in
+	"ok|4755|err EPERM"*) t_pass ;;
+	*) t_fail "unconfined '$ctl' (mode $ctlmode), under the filter '$got'" ;;
+	esac
+	rm -f "$TMP/setid-ctl" "$TMP/setid-try"
+fi
+
+# End to end: sh in the default working-directory grant copies a program
+# and tries chmod 4755, g+s and u+s,g+s; the host sees mode 755.
+t_start sc-setid-sh-chmod
+rm -f "$W/suid"
+out=$(sbx sandbox-run -- /bin/sh -c 'cp /bin/true suid && chmod 755 suid || exit 9
+chmod 4755 suid; chmod g+s suid; chmod u+s,g+s suid; exit 0')
+rc=$?
+mode=$(stat -c %a "$W/suid" 2>&1)
+denials=$(grep -c 'Operation not permitted' "$TMP/err")
+if [ "$rc" -eq 0 ] && [ "$mode" = 755 ] && [ "$denials" -eq 3 ]; then
+	t_pass
+else
+	t_fail "exit $rc, host mode '$mode', $denials chmod refusals: $(head -c 300 "$TMP/err")"
+fi
+
+# The file the user redirected stdout to, outside every grant: fchmod on
+# the inherited descriptor is refused and its mode stays 755.  The probe
+# reports on stderr and never writes the file (a write would clear the
+# bit by itself).
+t_start sc-setid-stdout
+: > "$TMP/redir"
+chmod 755 "$TMP/redir"
+sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" fchmod-stdout-suid > "$TMP/redir"
+rc=$?
+got=$(grep -E '^(ok|err)' "$TMP/err")
+mode=$(stat -c %a "$TMP/redir")
+case "$got|$mode" in
+"err EPERM"*"|755") t_pass ;;
+*) t_fail "probe said '$got' (exit $rc), host mode $mode" ;;
+esac
+
 # --- foreign ABIs: killed by SIGSYS, reported 128+31 ----------------------------
 # killed ID NAME: probe NAME dies by SIGSYS before printing anything.
 killed() {
@@ -160,11 +247,16 @@ if [ "$(uname -m)" = x86_64 ]; then
 	# seccomp: the probe dies by SIGSEGV even unconfined.
 	if "$SYS" int80 >/dev/null 2>&1; then
 		killed sc-kill-int80 int80
+		killed sc-kill-int80-chmod int80-chmod
 	else
 		t_start sc-kill-int80
 		t_skip "this kernel has no i386 emulation: int \$0x80 fails before any filter"
+		t_start sc-kill-int80-chmod
+		t_skip "this kernel has no i386 emulation: int \$0x80 fails before any filter"
 	fi
 	killed sc-kill-x32 x32
+	# A set-id chmod through the other ABIs dies too, before any file changes.
+	killed sc-kill-x32-chmod x32-chmod
 fi
 
 # --- the terminal ------------------------------------------------------------------
@@ -190,6 +282,25 @@ tty_denied() {
 tty_denied sc-tty-tiocsti tiocsti
 tty_denied sc-tty-tiocsti-high tiocsti-high
 tty_denied sc-tty-tioclinux tioclinux
+# tty_refused ID NAME: probe NAME, confined, under a pty, answers EPERM.
+# These probes answer ENOTTY without a terminal, so with no script(1)
+# the check runs without one and fails rather than skips.
+tty_refused() {
+	t_start "$1"
+	cmd="cd '$TMP/work' && '$SANDBX' sandbox-run --allow-exec '$PROBES' -- '$SYS' $2"
+	if [ $have_script = 1 ]; then
+		got=$(in_pty "$cmd")
+	else
+		got="$(sh -c "$cmd" </dev/null 2>/dev/null) (no pty: script(1) missing)"
+	fi
+	case $got in
+	"err EPERM"*) t_pass ;;
+	*) t_fail "under a pty: '$got'" ;;
+	esac
+}
+tty_refused sc-tty-tiocsetd tiocsetd
+tty_refused sc-tty-tiocexcl tiocexcl
+tty_refused sc-tty-tiocswinsz tiocswinsz
 # The command stage's setsid alone would refuse TIOCSTI (not the session's
 # terminal); show the filter refuses it on the caller's own controlling
 # terminal too, where the kernel would otherwise push the byte (or answer
@@ -211,6 +322,12 @@ tty_filter_only() {
 }
 tty_filter_only sc-tty-filter-only-tiocsti tiocsti
 tty_filter_only sc-tty-filter-only-tiocsti-high tiocsti-high
+# The same for the line discipline, exclusive mode and the window size:
+# unconfined on a pty each works (set to what it was, undone), under the
+# filter alone each answers EPERM.
+tty_filter_only sc-tty-filter-only-tiocsetd tiocsetd
+tty_filter_only sc-tty-filter-only-tiocexcl tiocexcl
+tty_filter_only sc-tty-filter-only-tiocswinsz tiocswinsz
 # Other terminal ioctls still work on the inherited terminal.
 t_start sc-tty-tcgets-allowed
 if [ $have_script = 0 ]; then

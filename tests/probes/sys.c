@@ -10,6 +10,22 @@
  *   sys socket FAM TYPE PROTO socket(2) with numeric arguments
  *   sys socketpair FAM TYPE   socketpair(2)
  *   sys write-file PATH       open PATH O_WRONLY and write one line
+ *   sys MODE-NAME PATH        a mode-taking call on PATH (created first
+ *                             where the call needs a file): chmod-suid,
+ *                             chmod-sgid, chmod-suid-high, fchmod-suid,
+ *                             fchmodat-suid, fchmodat2-suid, open-suid,
+ *                             openat-suid, creat-suid, mknod-suid,
+ *                             mknodat-suid, openat2; controls chmod-plain,
+ *                             open-plain, chmod-sticky (PATH a directory)
+ *   sys fchmod-stdout-suid    fchmod(1, 04755): the inherited stdout;
+ *                             reported on stderr
+ *
+ * The terminal probes (tiocsti... tiocswinsz) act on fd 0.  Those that
+ * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
+ * is a terminal and answer ENOTTY otherwise, never "ok" and never EPERM,
+ * and they are harmless if the filter lets them through: the line
+ * discipline and the window size are set to what they already are, and
+ * exclusive mode is undone at once.
  */
 #include <fcntl.h>
 #include <netdb.h>
@@ -22,9 +38,11 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <linux/io_uring.h>
+#include <linux/openat2.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -110,6 +128,126 @@ static long tty_ioctl(unsigned long req)
 	if ((req & 0xffffffffUL) == TIOCSTI)
 		buf[0] = '\n';
 	return syscall(SYS_ioctl, 0, req, buf);
+}
+
+/* fd 0 is a terminal, or -1 with the errno of TCGETS (ENOTTY). */
+static long need_tty(void)
+{
+	char t[256];		/* a struct termios, with room */
+	return syscall(SYS_ioctl, 0, TCGETS, t) < 0 ? -1 : 0;
+}
+
+/* TIOCSETD with the line discipline fd 0 already has: a no-op if allowed. */
+static long tiocsetd_same(void)
+{
+	int disc;
+	if (need_tty() < 0 || syscall(SYS_ioctl, 0, TIOCGETD, &disc) < 0)
+		return -1;
+	return syscall(SYS_ioctl, 0, TIOCSETD, &disc);
+}
+
+/* TIOCEXCL, undone at once if it was allowed. */
+static long tiocexcl_undone(void)
+{
+	if (need_tty() < 0)
+		return -1;
+	long r = syscall(SYS_ioctl, 0, TIOCEXCL, 0);
+	if (r == 0)
+		syscall(SYS_ioctl, 0, TIOCNXCL, 0);
+	return r;
+}
+
+/* TIOCSWINSZ with the size fd 0 already has: no SIGWINCH if allowed. */
+static long tiocswinsz_same(void)
+{
+	struct winsize ws;
+	if (need_tty() < 0 || syscall(SYS_ioctl, 0, TIOCGWINSZ, &ws) < 0)
+		return -1;
+	return syscall(SYS_ioctl, 0, TIOCSWINSZ, &ws);
+}
+
+/* A fresh regular file at path, mode 0644; its descriptor (O_RDWR) or -1. */
+static int fresh_file(const char *path)
+{
+	unlink(path);
+	return open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+}
+
+/* Check path's mode is want (permission, set-id and sticky bits). */
+static long mode_is(const char *path, mode_t want)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	if ((st.st_mode & 07777) != want) {
+		printf("mode 0%o, wanted 0%o\n", (unsigned)(st.st_mode & 07777), (unsigned)want);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The mode-taking calls on path, raw (glibc's wrappers would narrow the
+ * mode or pick another syscall).  A set-id mode is expected to answer
+ * EPERM; the kernel itself would allow each of them on the caller's own
+ * file in a writable grant. */
+static long mode_call(const char *n, const char *path)
+{
+	int fd = -1;
+	if (!strcmp(n, "open-suid") || !strcmp(n, "openat-suid") || !strcmp(n, "creat-suid") ||
+	    !strcmp(n, "mknod-suid") || !strcmp(n, "mknodat-suid") || !strcmp(n, "openat2") ||
+	    !strcmp(n, "open-plain"))
+		unlink(path);		/* these create it */
+	else if ((fd = fresh_file(path)) < 0)
+		return -1;
+	else if (strcmp(n, "fchmod-suid") != 0)
+		close(fd);
+
+	if (!strcmp(n, "chmod-suid"))
+		return syscall(SYS_chmod, path, 04755);
+	if (!strcmp(n, "chmod-sgid"))
+		return syscall(SYS_chmod, path, 02755);
+	if (!strcmp(n, "chmod-suid-high"))
+		return syscall(SYS_chmod, path, HIGH_GARBAGE | 04755);
+	if (!strcmp(n, "fchmod-suid"))
+		return syscall(SYS_fchmod, fd, 04755);
+	if (!strcmp(n, "fchmodat-suid"))
+		return syscall(SYS_fchmodat, AT_FDCWD, path, 04755);
+	if (!strcmp(n, "fchmodat2-suid"))
+		return syscall(__NR_fchmodat2, AT_FDCWD, path, 04755, 0);
+	if (!strcmp(n, "open-suid"))
+		return syscall(SYS_open, path, O_WRONLY | O_CREAT | O_CLOEXEC, 04755);
+	if (!strcmp(n, "openat-suid"))
+		return syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_CLOEXEC, 04755);
+	if (!strcmp(n, "creat-suid"))
+		return syscall(SYS_creat, path, 04755);
+	if (!strcmp(n, "mknod-suid"))
+		return syscall(SYS_mknod, path, S_IFREG | 04755, 0);
+	if (!strcmp(n, "mknodat-suid"))
+		return syscall(SYS_mknodat, AT_FDCWD, path, S_IFREG | 04755, 0);
+	if (!strcmp(n, "openat2")) {
+		struct open_how how = { .flags = O_WRONLY | O_CREAT | O_CLOEXEC, .mode = 04755 };
+		return syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	}
+	/* Controls: ordinary modes still work and are what was asked. */
+	if (!strcmp(n, "chmod-plain"))
+		return syscall(SYS_chmod, path, 0755) < 0 ? -1 : mode_is(path, 0755);
+	if (!strcmp(n, "open-plain")) {
+		umask(022);
+		return syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) < 0
+			       ? -1
+			       : mode_is(path, 0644);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* chmod 01777 on a directory (created when missing), as /tmp has. */
+static long sticky_dir(const char *path)
+{
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return syscall(SYS_chmod, path, 01777) < 0 ? -1 : mode_is(path, 01777);
 }
 
 static long tcp_opt(int opt, const void *val, socklen_t len)
@@ -336,6 +474,18 @@ int main(int argc, char **argv)
 		r = ret < 0 ? (errno = (int)-ret, -1) : ret;
 	} else if (!strcmp(n, "x32"))
 		r = syscall(0x40000000 | SYS_getpid);
+	/* The same with a set-id chmod: killed before the mode is read
+	 * (the path pointer does not survive i386's 32-bit registers). */
+	else if (!strcmp(n, "int80-chmod")) {
+		static const char path[] = "sbx-int80";
+		long ret;
+		__asm__ volatile("int $0x80"
+				 : "=a"(ret)
+				 : "a"(15L /* i386 chmod */), "b"(path), "c"(04755L)
+				 : "memory");
+		r = ret < 0 ? (errno = (int)-ret, -1) : ret;
+	} else if (!strcmp(n, "x32-chmod"))
+		r = syscall(0x40000000 | SYS_chmod, "sbx-x32", 04755);
 #endif
 	/* Terminal. */
 	else if (!strcmp(n, "tiocsti"))
@@ -344,6 +494,31 @@ int main(int argc, char **argv)
 		r = tty_ioctl(HIGH_GARBAGE | TIOCSTI);
 	else if (!strcmp(n, "tioclinux"))
 		r = tty_ioctl(TIOCLINUX);
+	else if (!strcmp(n, "tiocsetd"))
+		r = tiocsetd_same();
+	else if (!strcmp(n, "tiocexcl"))
+		r = tiocexcl_undone();
+	else if (!strcmp(n, "tiocswinsz"))
+		r = tiocswinsz_same();
+	/* File modes. */
+	else if (!strcmp(n, "fchmod-stdout-suid")) {
+		/* Reported on stderr: a write to the file would itself
+		 * clear the bit and hide a failure. */
+		r = syscall(SYS_fchmod, 1, 04755);
+		int e = errno;
+		dup2(2, 1);
+		errno = e;
+	}
+	else if (!strcmp(n, "chmod-sticky") && argc == 3)
+		r = sticky_dir(argv[2]);
+	else if (strstr(n, "-suid") || strstr(n, "-sgid") || !strcmp(n, "openat2") ||
+		 !strcmp(n, "chmod-plain") || !strcmp(n, "open-plain")) {
+		if (argc != 3) {
+			fprintf(stderr, "sys: %s needs a PATH\n", n);
+			return 2;
+		}
+		r = mode_call(n, argv[2]);
+	}
 	/* Network. */
 	else if (!strcmp(n, "socket") && argc == 5)
 		r = socket((int)num(argv[2]), (int)num(argv[3]) | SOCK_CLOEXEC, (int)num(argv[4]));
