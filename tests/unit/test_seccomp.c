@@ -537,7 +537,7 @@ static void test_seccomp_other_modes_no_port_rules(void **state)
 		   "none: vsock high bits");
 }
 
-/* personality is left alone (docs/claims/seccomp.md says why). */
+/* personality is left alone (SECURITY.md, "Decided and not claimed", says why). */
 static void test_seccomp_personality_allowed(void **state)
 {
 	const uint64_t vals[] = { 0xffffffff, PER_LINUX, PER_LINUX32, ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC };
