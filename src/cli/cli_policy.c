@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/cli_policy.h"
 #include "store/xdg.h"
+#include "tools/fsguard.h"
 #include "util/log.h"
 
 static const char *const floor_paths[] = { "/usr", "/bin", "/lib", "/lib64" };
@@ -79,6 +80,35 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 	}
 	strv_free(&lists[0]);
 	strv_free(&lists[1]);
+	return r;
+}
+
+static const char *flag_name(unsigned access)
+{
+	if (access & POL_WRITE)
+		return "--allow-write";
+	return (access & POL_EXEC) ? "--allow-exec" : "--allow-read";
+}
+
+int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err)
+{
+	/* The lexical form is the path the user wrote; realpath's answer is
+	 * where the kernel lands.  They differ only when a symlink was
+	 * followed on the way (a '..' through a link included), and a link
+	 * in a tree an earlier confined run could write may have been planted. */
+	char *lex = fsguard_normalize(cwd, given);
+	int r = 0;
+	if (!lex) {
+		*err = xasprintf("%s '%s' cannot be read as a path — name a shorter, non-empty path",
+				 flag_name(access), given);
+		return -1;
+	}
+	if (strcmp(lex, real) != 0) {
+		*err = xasprintf("%s '%s' leads through a symlink to '%s' — a link may have been planted by an earlier "
+				 "run; grant '%s' itself if that is what you mean", flag_name(access), given, real, real);
+		r = -1;
+	}
+	free(lex);
 	return r;
 }
 
@@ -161,6 +191,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	struct xdg_paths x;
 	char *xerr = NULL, *home = NULL, cwd[PATH_MAX];
 	int have_x = xdg_paths_get(&x, &xerr) == 0;
+	int have_cwd = getcwd(cwd, sizeof(cwd)) != NULL, cwd_errno = errno;
 	int r = -1;
 
 	free(xerr);
@@ -192,14 +223,35 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 
 	if (o->npaths > 0) {
 		for (size_t i = 0; i < o->npaths; i++) {
-			char *real = realpath(o->paths[i].path, NULL);
-			if (real && have_x && cli_owned_check(real, &x, err) < 0) {
+			const struct cli_path *cp = &o->paths[i];
+			char *real = realpath(cp->path, NULL);
+			if (real && cp->path[0] != '/' && !have_cwd) {
+				*err = xasprintf("cannot read the working directory to place '%s' — name it by its absolute path",
+						 cp->path);
+				free(real);
+				goto out;
+			}
+			/* Not the floor: only the user's own paths are held to it. */
+			if (real && (cli_symlink_check(cp->path, cp->access, have_cwd ? cwd : "/", real, err) < 0 ||
+				     (have_x && cli_owned_check(real, &x, err) < 0))) {
+				free(real);
+				goto out;
+			}
+			if (!real) {
+				/* policy_add_grant says why it does not resolve */
+				if (policy_add_grant(p, cp->path, cp->access, err) < 0)
+					goto out;
+				*err = xasprintf("%s '%s' changed while it was checked — run again", flag_name(cp->access),
+						 cp->path);
+				goto out;
+			}
+			/* The path just vetted, not the given one resolved again: a
+			 * link swapped in since cannot redirect the grant. */
+			if (policy_add_grant_resolved(p, real, cp->access, err) < 0) {
 				free(real);
 				goto out;
 			}
 			free(real);
-			if (policy_add_grant(p, o->paths[i].path, o->paths[i].access, err) < 0)
-				goto out;
 		}
 		/* The CLI grants read wherever it grants write (the library keeps
 		 * the axes apart: a write-only grant is expressible there). */
@@ -207,8 +259,8 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			if (p->grants[i].access & POL_WRITE)
 				p->grants[i].access |= POL_READ;
 	} else {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			*err = xasprintf("cannot read the working directory (%s) — cd into a project directory", strerror(errno));
+		if (!have_cwd) {
+			*err = xasprintf("cannot read the working directory (%s) — cd into a project directory", strerror(cwd_errno));
 			goto out;
 		}
 		if (cli_cwd_check(cwd, home, p, have_x ? &x : NULL, err) < 0)

@@ -15,6 +15,11 @@ char *cli_resolve_prefix(const char *path);
  * in either direction. */
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err);
 
+/* -1 with *err when the user-given grant path (flag access) reaches real
+ * (its realpath) through a symlink: its lexical normal form against cwd
+ * ('.', '..' and '//' folded) is not real. */
+int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err);
+
 /* -1 with *err for each refused shape of the working-directory default.
  * home: the resolved $HOME, or NULL when unusable.  x may be NULL. */
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,

@@ -42,7 +42,7 @@ static struct policy_grant *grant_slot(struct policy *p, const char *path, char 
 	return g;
 }
 
-int policy_add_grant(struct policy *p, const char *path, unsigned access, char **err)
+static int add_grant(struct policy *p, const char *path, unsigned access, int exact, char **err)
 {
 	char *real;
 	struct stat st;
@@ -58,6 +58,12 @@ int policy_add_grant(struct policy *p, const char *path, unsigned access, char *
 			*err = xasprintf("granted path '%s' does not exist — create it or grant an existing path", path);
 		else
 			*err = xasprintf("cannot resolve granted path '%s': %s", path, strerror(e));
+		return -1;
+	}
+	if (exact && strcmp(real, path) != 0) {
+		*err = xasprintf("granted path '%s' now resolves to '%s': it changed while it was checked — "
+				 "look at what changed it, then run again", path, real);
+		free(real);
 		return -1;
 	}
 	if (lstat(real, &st) < 0) {
@@ -84,6 +90,16 @@ int policy_add_grant(struct policy *p, const char *path, unsigned access, char *
 	g->link = NULL;
 	free(real);
 	return 0;
+}
+
+int policy_add_grant(struct policy *p, const char *path, unsigned access, char **err)
+{
+	return add_grant(p, path, access, 0, err);
+}
+
+int policy_add_grant_resolved(struct policy *p, const char *real, unsigned access, char **err)
+{
+	return add_grant(p, real, access, 1, err);
 }
 
 void policy_add_link(struct policy *p, const char *path, const char *target)

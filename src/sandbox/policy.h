@@ -81,6 +81,13 @@ void policy_release(struct policy *p);
 int policy_add_grant(struct policy *p, const char *path, unsigned access, char **err);
 
 /*
+ * policy_add_grant for a path the caller already resolved and vetted:
+ * refused (-1, *err) when it no longer resolves to itself, so what is
+ * pinned is what was vetted, whatever was swapped in since.
+ */
+int policy_add_grant_resolved(struct policy *p, const char *real, unsigned access, char **err);
+
+/*
  * Add a symlink entry (path is a link to target) for the floor's merged-/usr
  * links.  Not vetted by pin: the view recreates the link, grants nothing.
  */

@@ -183,6 +183,39 @@ out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$TMP/nope" -- /bin/true 2>
 rc=$?
 if [ $rc -eq 125 ] && echo "$out" | grep -q "'$TMP/nope' does not exist"; then t_pass; else t_fail "rc=$rc $out"; fi
 
+# A link a confined run could have planted in its writable tree: granting
+# through it is refused, for every path flag, naming the path given and
+# where it leads, and nothing runs.
+t_start sb-grant-symlink "a grant whose path crosses a symlink is refused, naming the path and its target"
+ln -sfn "$O" "$W/out"
+bad=""
+for f in --allow-write --allow-read --allow-exec; do
+	out=$( cd "$W" && "$SANDBX" sandbox-run $f ./out -- /bin/sh -c "echo ran > '$O/ran'" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 125 ] || [ -e "$O/ran" ] || ! echo "$out" | grep -q "^sandbx: $f './out' leads through a symlink to '$O' .*grant '$O' itself"; then
+		bad="$bad [$f rc=$rc $out]"
+	fi
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start sb-grant-symlink-middle "a symlink in the middle of a grant path, or before a '..', is refused too"
+mkdir -p "$O/sub"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$W/out/sub" -- /bin/true 2>&1)
+rc=$?
+out2=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "out/sub/.." -- /bin/true 2>&1)
+rc2=$?
+if [ $rc -eq 125 ] && echo "$out" | grep -q "'$W/out/sub' leads through a symlink to '$O/sub'" \
+	&& [ $rc2 -eq 125 ] && echo "$out2" | grep -q "'out/sub/..' leads through a symlink to '$O'"; then t_pass
+else t_fail "rc=$rc $out / rc=$rc2 $out2"; fi
+rm -f "$W/out"; rmdir "$O/sub"
+
+t_start sb-grant-real-dir "a real directory named with '.', '..' and '//' is granted and writable"
+mkdir -p "$TMP/real/dir"; chmod 755 "$TMP/real" "$TMP/real/dir"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write "../real//dir/./" -- /bin/sh -c "echo hi > '$TMP/real/dir/made' && echo ok" 2>"$TMP/err")
+rc=$?
+if [ $rc -eq 0 ] && [ "$out" = ok ] && [ "$(cat "$TMP/real/dir/made" 2>/dev/null)" = hi ] \
+	&& grep -q "paths=.*rw=$TMP/real/dir" "$TMP/err"; then t_pass; else t_fail "rc=$rc out=$out $(cat "$TMP/err")"; fi
+
 usage() { # ID ARGS...
 	id=$1; shift
 	t_start "$id" "refused command line exits 64 with one line on stderr and nothing on stdout"

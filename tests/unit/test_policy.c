@@ -163,6 +163,65 @@ static void cwd_shapes_refused(void **state)
 	policy_release(&p);
 }
 
+static void grant_symlink_detected(void **state)
+{
+	/* given, cwd, realpath's answer: equal to the lexical form, or not */
+	struct { const char *given, *cwd, *real; int ok; } c[] = {
+		{ "out", "/w", "/w/out", 1 },
+		{ "./a//b/", "/w", "/w/a/b", 1 },
+		{ "/w/x/../y/.", "/elsewhere", "/w/y", 1 },
+		{ "..", "/w/sub", "/w", 1 },
+		{ "//", "/w", "/", 1 },
+		{ "out", "/w", "/home/u/.ssh", 0 },		/* the link itself */
+		{ "/w/lnk/f", "/", "/srv/f", 0 },		/* a link in the middle */
+		{ "lnk/..", "/w", "/home/u", 0 },		/* '..' taken after a link */
+		{ "/bin", "/", "/usr/bin", 0 },			/* merged /usr: the user's own grant */
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
+		char *err = NULL;
+		int r = cli_symlink_check(c[i].given, POL_WRITE, c[i].cwd, c[i].real, &err);
+		if (c[i].ok) {
+			if (r != 0)
+				fail_msg("%s: refused: %s", c[i].given, err);
+			continue;
+		}
+		assert_int_equal(r, -1);
+		char *given = xasprintf("--allow-write '%s'", c[i].given), *real = xasprintf("'%s'", c[i].real),
+		     *fix = xasprintf("grant '%s' itself", c[i].real);
+		if (!strstr(err, given) || !strstr(err, real) || !strstr(err, fix) || !strstr(err, "symlink"))
+			fail_msg("%s: message '%s'", c[i].given, err);
+		free(given);
+		free(real);
+		free(fix);
+		free(err);
+	}
+	char *err = NULL;
+	assert_int_equal(cli_symlink_check("x", POL_READ | POL_EXEC, "/w", "/o", &err), -1);
+	assert_non_null(strstr(err, "--allow-exec 'x'"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_symlink_check("x", POL_READ, "/w", "/o", &err), -1);
+	assert_non_null(strstr(err, "--allow-read 'x'"));
+	free(err);
+}
+
+static void grant_resolved_refuses_changed(void **state)
+{
+	/* A path vetted as resolved that no longer resolves to itself (here:
+	 * it never did, /bin is a link on merged /usr or /usr/../bin folds)
+	 * is refused; a resolved one is pinned as usual. */
+	struct policy p;
+	char *err = NULL;
+	policy_init(&p);
+	assert_int_equal(policy_add_grant_resolved(&p, "/usr/../usr", POL_READ, &err), -1);
+	assert_non_null(strstr(err, "changed while it was checked"));
+	free(err);
+	err = NULL;
+	assert_int_equal(policy_add_grant_resolved(&p, "/usr", POL_READ, &err), 0);
+	assert_non_null(policy_find(&p, "/usr"));
+	policy_release(&p);
+}
+
 static void owned_paths_refused_both_ways(void **state)
 {
 	struct xdg_paths x = { 0 };
@@ -209,6 +268,8 @@ int main(void)
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(cwd_shapes_refused),
+		cmocka_unit_test(grant_symlink_detected),
+		cmocka_unit_test(grant_resolved_refuses_changed),
 		cmocka_unit_test(owned_paths_refused_both_ways),
 		cmocka_unit_test(util_parsers),
 	};
