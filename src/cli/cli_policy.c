@@ -26,6 +26,14 @@ static const char *const floor_paths[] = { "/usr", "/bin", "/lib", "/lib64" };
 static const char floor_links_dir[] = "/etc/alternatives";
 static const char *const floor_env[] = { "PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ" };
 static const char *const home_parents[] = { "/home", "/root", "/var/home" };
+/* The system's own trees: no working-directory default at or beneath them. */
+static const char *const system_trees[] = { "/etc", "/boot", "/dev", "/proc", "/sys", "/run" };
+/* Roots shared by the system or by every user: refused as the default
+ * themselves; a directory beneath (/var/www/site, /tmp/proj) is a project. */
+static const char *const shared_roots[] = { "/var", "/opt", "/srv", "/tmp", "/var/tmp", "/dev/shm" };
+/* The kernel's interfaces (cgroupfs among them, which holds the limits):
+ * never writable through a grant. */
+static const char *const kernel_trees[] = { "/proc", "/sys", "/dev" };
 
 /* Resolve the longest existing prefix of path and append the rest, so a
  * store that does not exist yet is still compared by its real location. */
@@ -155,6 +163,23 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, con
 		}
 		free(hp);
 	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(system_trees); i++) {
+		if (!path_within(cwd, system_trees[i]))
+			continue;
+		if (strcmp(cwd, system_trees[i]) == 0)
+			*err = xasprintf("the working directory '%s' is a system directory, too wide to grant%s", cwd, fix);
+		else
+			*err = xasprintf("the working directory '%s' lies in the system directory '%s', too wide to grant%s",
+					 cwd, system_trees[i], fix);
+		return -1;
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(shared_roots); i++) {
+		if (strcmp(cwd, shared_roots[i]) == 0) {
+			*err = xasprintf("the working directory '%s' is a shared system directory, too wide to grant%s",
+					 cwd, fix);
+			return -1;
+		}
+	}
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
 		if (g->link || !(g->access & POL_EXEC))
@@ -168,6 +193,24 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, con
 	}
 	if (x && cli_owned_check(cwd, x, err) < 0)
 		return -1;
+	return 0;
+}
+
+int cli_write_tree_check(const char *real, unsigned access, char **err)
+{
+	/* Execute and read grants are mounted read-only: only write counts. */
+	if (!(access & POL_WRITE))
+		return 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(kernel_trees); i++) {
+		const char *t = kernel_trees[i];
+		if (!path_within(real, t) && !path_within(t, real))
+			continue;
+		*err = xasprintf("--allow-write '%s' %s '%s', the kernel's own interface (cgroups, devices, process "
+				 "files): a command writing there could undo its limits or reach the host — grant "
+				 "write on a project directory instead (read there stays allowed)",
+				 real, path_within(real, t) ? "lies in" : "holds", t);
+		return -1;
+	}
 	return 0;
 }
 
@@ -233,6 +276,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			}
 			/* Not the floor: only the user's own paths are held to it. */
 			if (real && (cli_symlink_check(cp->path, cp->access, have_cwd ? cwd : "/", real, err) < 0 ||
+				     cli_write_tree_check(real, cp->access, err) < 0 ||
 				     (have_x && cli_owned_check(real, &x, err) < 0))) {
 				free(real);
 				goto out;

@@ -20,6 +20,10 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err);
  * ('.', '..' and '//' folded) is not real. */
 int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err);
 
+/* -1 with *err when a grant with write (access) is at, beneath or above
+ * /proc, /sys or /dev (real: resolved). */
+int cli_write_tree_check(const char *real, unsigned access, char **err);
+
 /* -1 with *err for each refused shape of the working-directory default.
  * home: the resolved $HOME, or NULL when unusable.  x may be NULL. */
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,

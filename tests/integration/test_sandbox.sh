@@ -176,6 +176,52 @@ else
 	t_start sb-cwd-home-child; t_skip "no directory under /home"
 fi
 refused_cwd sb-cwd-exec-overlap /usr/share "granted execute"
+# each existing system directory, and each shared root itself, is refused
+# as the default, the message naming it; nothing runs
+refused_dirs() { # ID WHAT DIR...
+	id=$1 what=$2; shift 2
+	t_start "$id" "the working-directory default refuses $what"
+	bad="" n=0
+	for d in "$@"; do
+		[ -d "$d" ] || continue
+		n=$((n + 1))
+		out=$( cd "$d" && "$SANDBX" sandbox-run -- /bin/sh -c "echo ran > '$O/ran-$id'" 2>&1 >/dev/null)
+		rc=$?
+		if [ $rc -ne 125 ] || [ -e "$O/ran-$id" ] || ! echo "$out" | grep -q "^sandbx: the working directory '$d' .*$what.* run sandbx from a project directory, or name what to grant"; then
+			bad="$bad [$d rc=$rc $out]"
+		fi
+	done
+	if [ $n -eq 0 ]; then t_fail "none of $* exists"
+	elif [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+}
+refused_dirs sb-cwd-system "system directory" /etc /etc/apt /boot /dev /dev/shm /proc /sys /sys/fs/cgroup /run
+refused_dirs sb-cwd-shared-root "shared system directory" /var /opt /srv /tmp /var/tmp
+
+t_start sb-cwd-tmp-project "a project directory in /tmp is still granted read+write by default"
+PJ=$(mktemp -d /tmp/sbxproj.XXXXXX); chmod 755 "$PJ"
+out=$( cd "$PJ" && "$SANDBX" sandbox-run -- /bin/sh -c "echo hi > made && cat made" 2>"$TMP/err")
+rc=$?
+if [ $rc -eq 0 ] && [ "$out" = hi ] && [ -e "$PJ/made" ]; then t_pass; else t_fail "rc=$rc out=$out $(cat "$TMP/err")"; fi
+rm -rf "$PJ"
+
+t_start sb-write-kernel-tree "write on /proc, /sys (cgroupfs) or /dev is refused, naming the path; read is not"
+bad=""
+for d in /sys/fs/cgroup /sys /proc /dev/shm /dev; do
+	out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write "$d" -- /bin/sh -c "echo ran > '$O/ran-kt'" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 125 ] || [ -e "$O/ran-kt" ] || ! echo "$out" | grep -q "^sandbx: --allow-write '$d' lies in '.*', the kernel's own interface .*project directory"; then
+		bad="$bad [$d rc=$rc $out]"
+	fi
+done
+# '.' from inside cgroupfs: named by where it is
+out=$( cd /sys/fs/cgroup && "$SANDBX" sandbox-run --allow-write . -- /bin/true 2>&1)
+rc=$?
+echo "$out" | grep -q "'/sys/fs/cgroup' lies in '/sys', the kernel's own interface" && [ $rc -eq 125 ] || bad="$bad [. rc=$rc $out]"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read /sys/fs/cgroup -- /bin/true 2>&1)
+rc=$?
+[ $rc -eq 0 ] || bad="$bad [read rc=$rc $out]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 refused_cwd sb-cwd-own-state "$TMP/fakehome/proj" "sandbx's own session store" HOME="$TMP/fakehome" XDG_STATE_HOME="$TMP/fakehome/proj/state"
 
 t_start sb-grant-missing "a grant that does not exist is refused with its path named"

@@ -148,6 +148,19 @@ static void cwd_shapes_refused(void **state)
 		{ "/usr/local/src", "/srv/u", "granted execute" },
 		{ "/srv/u/.local", "/elsewhere", "session store" },
 		{ "/srv/u/.config/sandbx/x", "/elsewhere", "credential directory" },
+		{ "/etc", "/srv/u", "'/etc' is a system directory" },
+		{ "/etc/nginx", "/srv/u", "'/etc/nginx' lies in the system directory '/etc'" },
+		{ "/boot", "/srv/u", "system directory" },
+		{ "/dev", "/srv/u", "system directory" },
+		{ "/dev/shm", "/srv/u", "lies in the system directory '/dev'" },
+		{ "/proc", "/srv/u", "system directory" },
+		{ "/sys/fs/cgroup/pids", "/srv/u", "lies in the system directory '/sys'" },
+		{ "/run/user/0", "/srv/u", "lies in the system directory '/run'" },
+		{ "/var", "/srv/u", "'/var' is a shared system directory" },
+		{ "/opt", "/srv/u", "shared system directory" },
+		{ "/srv", "/elsewhere", "'/srv' is a shared system directory" },
+		{ "/tmp", "/srv/u", "'/tmp' is a shared system directory" },
+		{ "/var/tmp", "/srv/u", "shared system directory" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		err = NULL;
@@ -159,8 +172,36 @@ static void cwd_shapes_refused(void **state)
 	err = NULL;
 	assert_int_equal(cli_cwd_check("/srv/u/projects/a", "/srv/u", &p, &x, &err), 0);
 	assert_int_equal(cli_cwd_check("/home/bob/proj", NULL, &p, &x, &err), 0);
+	/* beneath a shared root, or merely named like a system tree: a project */
+	const char *ok[] = { "/var/www/site", "/tmp/proj", "/var/tmp/x", "/opt/app", "/srv/data",
+			     "/etcetera", "/devices", "/run2", "/tmpx", "/system" };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(ok); i++)
+		if (cli_cwd_check(ok[i], "/elsewhere", &p, &x, &err) != 0)
+			fail_msg("cwd %s refused: %s", ok[i], err);
 	xdg_paths_release(&x);
 	policy_release(&p);
+}
+
+static void write_kernel_trees_refused(void **state)
+{
+	const char *bad[] = { "/proc", "/proc/sys/kernel", "/sys", "/sys/fs/cgroup/pids", "/dev", "/dev/shm",
+			      "/dev/null", "/" };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *err = NULL;
+		assert_int_equal(cli_write_tree_check(bad[i], POL_WRITE, &err), -1);
+		char *named = xasprintf("--allow-write '%s'", bad[i]);
+		if (!strstr(err, named) || !strstr(err, "project directory"))
+			fail_msg("%s: message '%s'", bad[i], err);
+		free(named);
+		free(err);
+	}
+	char *err = NULL;
+	/* read and execute grants are mounted read-only: not refused */
+	assert_int_equal(cli_write_tree_check("/sys/fs/cgroup", POL_READ, &err), 0);
+	assert_int_equal(cli_write_tree_check("/proc", POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(cli_write_tree_check("/devel", POL_WRITE, &err), 0);
+	assert_int_equal(cli_write_tree_check("/tmp/proj", POL_WRITE, &err), 0);
+	assert_int_equal(cli_write_tree_check("/var/proc", POL_WRITE, &err), 0);
 }
 
 static void grant_symlink_detected(void **state)
@@ -268,6 +309,7 @@ int main(void)
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(cwd_shapes_refused),
+		cmocka_unit_test(write_kernel_trees_refused),
 		cmocka_unit_test(grant_symlink_detected),
 		cmocka_unit_test(grant_resolved_refuses_changed),
 		cmocka_unit_test(owned_paths_refused_both_ways),
