@@ -214,6 +214,68 @@ int cli_write_tree_check(const char *real, unsigned access, char **err)
 	return 0;
 }
 
+int cli_self_load(struct cli_self *s, char **err)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	memset(s, 0, sizeof(*s));
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/' || stat("/proc/self/exe", &st) < 0) {
+		*err = xasprintf("cannot find sandbx's own program through '/proc/self/exe' (%s), so cannot keep it out "
+				 "of the grants — run sandbx where /proc is mounted", n < 0 ? strerror(errno) : "no path");
+		return -1;
+	}
+	buf[n] = '\0';
+	s->exe = xstrdup(buf);
+	/* The program itself (also through a hard link elsewhere), then each
+	 * directory above it (also where bind-mounted under another name). */
+	s->dev = xcalloc(1, sizeof(*s->dev));
+	s->ino = xcalloc(1, sizeof(*s->ino));
+	s->dev[0] = st.st_dev;
+	s->ino[0] = st.st_ino;
+	s->n = 1;
+	for (char *slash = buf; slash; slash = strchr(slash + 1, '/')) {
+		char c = slash[slash == buf ? 1 : 0];
+		slash[slash == buf ? 1 : 0] = '\0';
+		if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+			s->dev = xrealloc(s->dev, (s->n + 1) * sizeof(*s->dev));
+			s->ino = xrealloc(s->ino, (s->n + 1) * sizeof(*s->ino));
+			s->dev[s->n] = st.st_dev;
+			s->ino[s->n] = st.st_ino;
+			s->n++;
+		}
+		slash[slash == buf ? 1 : 0] = c;
+	}
+	return 0;
+}
+
+void cli_self_release(struct cli_self *s)
+{
+	free(s->exe);
+	free(s->dev);
+	free(s->ino);
+	memset(s, 0, sizeof(*s));
+}
+
+int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self *s, int is_cwd, char **err)
+{
+	int is_exe = s->n > 0 && s->dev[0] == dev && s->ino[0] == ino;
+	int hit = is_exe || path_within(s->exe, path);
+	for (size_t i = 1; i < s->n && !hit; i++)
+		hit = s->dev[i] == dev && s->ino[i] == ino;
+	if (!hit)
+		return 0;
+	if (is_cwd)
+		*err = xasprintf("the working directory '%s' holds sandbx's own program '%s': the command could replace "
+				 "the sandbox itself — install sandbx outside it, or name a narrower tree with "
+				 "--allow-read/--allow-write", path, s->exe);
+	else
+		*err = xasprintf("--allow-write '%s' %s sandbx's own program '%s': the command could replace the "
+				 "sandbox itself — install sandbx elsewhere, or grant a narrower tree",
+				 path, is_exe ? "is" : "holds", s->exe);
+	return -1;
+}
+
 static int usable_home(const char *h, char **out)
 {
 	struct stat st;
@@ -232,6 +294,7 @@ static int usable_home(const char *h, char **out)
 int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char **err)
 {
 	struct xdg_paths x;
+	struct cli_self self;
 	char *xerr = NULL, *home = NULL, cwd[PATH_MAX];
 	int have_x = xdg_paths_get(&x, &xerr) == 0;
 	int have_cwd = getcwd(cwd, sizeof(cwd)) != NULL, cwd_errno = errno;
@@ -239,6 +302,11 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 
 	free(xerr);
 	policy_init(p);
+	if (cli_self_load(&self, err) < 0) {
+		if (have_x)
+			xdg_paths_release(&x);
+		return -1;
+	}
 	usable_home(getenv("HOME"), &home);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_paths); i++) {
@@ -295,6 +363,11 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				free(real);
 				goto out;
 			}
+			const struct policy_grant *g = policy_find(p, real);
+			if ((cp->access & POL_WRITE) && cli_self_check(real, g->dev, g->ino, &self, 0, err) < 0) {
+				free(real);
+				goto out;
+			}
 			free(real);
 		}
 		/* The CLI grants read wherever it grants write (the library keeps
@@ -309,7 +382,10 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		}
 		if (cli_cwd_check(cwd, home, p, have_x ? &x : NULL, err) < 0)
 			goto out;
-		if (policy_add_grant(p, cwd, POL_READ | POL_WRITE, err) < 0)
+		if (policy_add_grant_resolved(p, cwd, POL_READ | POL_WRITE, err) < 0)
+			goto out;
+		const struct policy_grant *g = policy_find(p, cwd);
+		if (cli_self_check(cwd, g->dev, g->ino, &self, 1, err) < 0)
 			goto out;
 	}
 
@@ -339,6 +415,7 @@ out:
 	if (r < 0)
 		policy_release(p);
 	free(home);
+	cli_self_release(&self);
 	if (have_x)
 		xdg_paths_release(&x);
 	return r;

@@ -222,6 +222,33 @@ rc=$?
 [ $rc -eq 0 ] || bad="$bad [read rc=$rc $out]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+# a copy of sandbx in a project's build tree, as a developer has it
+SP="$TMP/selfproj"
+mkdir -p "$SP/build" "$SP/src" "$TMP/hl"; chmod 755 "$SP" "$SP/build" "$SP/src" "$TMP/hl"
+cp "$SANDBX" "$SP/build/sandbx"; chmod 755 "$SP/build/sandbx"
+ln "$SP/build/sandbx" "$TMP/hl/other-name"
+t_start sb-cwd-holds-self "the default is refused in a tree holding sandbx's own program, which is left unchanged"
+out=$( cd "$SP" && ./build/sandbx sandbox-run -- /bin/sh -c "echo pwned > build/sandbx" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -eq 125 ] && cmp -s "$SANDBX" "$SP/build/sandbx" \
+	&& echo "$out" | grep -q "^sandbx: the working directory '$SP' holds sandbx's own program '$SP/build/sandbx': the command could replace the sandbox itself — install sandbx outside it"
+then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start sb-write-holds-self "a write grant at or above sandbx's own program, or on a hard link of it, is refused; a narrower one works"
+bad=""
+for g in "$SP" "$SP/build" "$SP/build/sandbx" "$TMP/hl/other-name"; do
+	out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$g" -- /bin/true 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 125 ] || ! echo "$out" | grep -q "^sandbx: --allow-write '$g' \(is\|holds\) sandbx's own program '$SP/build/sandbx': the command could replace the sandbox itself — install sandbx elsewhere, or grant a narrower tree"; then
+		bad="$bad [$g rc=$rc $out]"
+	fi
+done
+out=$( cd "$SP" && ./build/sandbx sandbox-run --allow-read "$SP" --allow-write "$SP/src" -- /bin/sh -c "echo ok > src/made && cat build/sandbx > /dev/null && echo fine" 2>"$TMP/err")
+rc=$?
+[ $rc -eq 0 ] && [ "$out" = fine ] && [ -e "$SP/src/made" ] || bad="$bad [narrower rc=$rc out=$out $(cat "$TMP/err")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$SP" "$TMP/hl"
+
 refused_cwd sb-cwd-own-state "$TMP/fakehome/proj" "sandbx's own session store" HOME="$TMP/fakehome" XDG_STATE_HOME="$TMP/fakehome/proj/state"
 
 t_start sb-grant-missing "a grant that does not exist is refused with its path named"

@@ -204,6 +204,53 @@ static void write_kernel_trees_refused(void **state)
 	assert_int_equal(cli_write_tree_check("/var/proc", POL_WRITE, &err), 0);
 }
 
+static void self_program_refused(void **state)
+{
+	/* sandbx at /opt/sbx/build/sandbx: (1,10) the program, (1,2) /,
+	 * (1,3) /opt, (1,4) /opt/sbx, (1,5) /opt/sbx/build */
+	dev_t dev[] = { 1, 1, 1, 1, 1 };
+	ino_t ino[] = { 10, 2, 3, 4, 5 };
+	struct cli_self s = { .exe = (char *)"/opt/sbx/build/sandbx", .n = 5, .dev = dev, .ino = ino };
+	struct { const char *path; dev_t dev; ino_t ino; const char *needle; } bad[] = {
+		{ "/opt/sbx", 9, 99, "'/opt/sbx' holds sandbx's own program '/opt/sbx/build/sandbx'" },
+		{ "/opt/sbx/build/sandbx", 9, 98, "holds sandbx's own program" },	/* by path */
+		{ "/mnt/bind", 1, 4, "'/mnt/bind' holds" },		/* /opt/sbx mounted elsewhere */
+		{ "/srv/hl", 1, 10, "'/srv/hl' is sandbx's own program" },	/* a hard link */
+		{ "/", 1, 2, "holds" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *err = NULL;
+		assert_int_equal(cli_self_check(bad[i].path, bad[i].dev, bad[i].ino, &s, 0, &err), -1);
+		if (!strstr(err, bad[i].needle) || !strstr(err, "could replace the sandbox itself") ||
+		    !strstr(err, "install sandbx elsewhere"))
+			fail_msg("%s: message '%s'", bad[i].path, err);
+		free(err);
+	}
+	char *err = NULL;
+	assert_int_equal(cli_self_check("/opt/sbx", 1, 4, &s, 1, &err), -1);
+	assert_non_null(strstr(err, "the working directory '/opt/sbx' holds sandbx's own program"));
+	assert_non_null(strstr(err, "install sandbx outside it"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_self_check("/opt/sbx/src", 1, 6, &s, 0, &err), 0);
+	assert_int_equal(cli_self_check("/opt/sbxy", 1, 7, &s, 1, &err), 0);
+	assert_int_equal(cli_self_check("/opt/sbx/build/sandbx.d", 1, 8, &s, 0, &err), 0);
+
+	/* the real one: this test binary, found by path and by pin */
+	struct cli_self me;
+	assert_int_equal(cli_self_load(&me, &err), 0);
+	assert_true(me.n >= 2);
+	char *dir = xstrdup(me.exe);
+	*strrchr(dir, '/') = '\0';
+	assert_int_equal(cli_self_check(dir, 0, 0, &me, 1, &err), -1);
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_self_check("/nonexistent-elsewhere", me.dev[me.n - 1], me.ino[me.n - 1], &me, 0, &err), -1);
+	free(err);
+	free(dir);
+	cli_self_release(&me);
+}
+
 static void grant_symlink_detected(void **state)
 {
 	/* given, cwd, realpath's answer: equal to the lexical form, or not */
@@ -310,6 +357,7 @@ int main(void)
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(cwd_shapes_refused),
 		cmocka_unit_test(write_kernel_trees_refused),
+		cmocka_unit_test(self_program_refused),
 		cmocka_unit_test(grant_symlink_detected),
 		cmocka_unit_test(grant_resolved_refuses_changed),
 		cmocka_unit_test(owned_paths_refused_both_ways),
