@@ -144,6 +144,22 @@ static void append(char **s, const char *sep, const char *v)
 	*s = n;
 }
 
+char *policy_escape_path(const char *path)
+{
+	/* The summary's separators (' ' between classes, '=' after a class,
+	 * ',' between paths) and the escape character itself, as \xNN: the
+	 * scheme the audit record uses for control characters. */
+	char *out = xmalloc(strlen(path) * 4 + 1), *o = out;
+	for (const char *c = path; *c; c++) {
+		if (*c == ' ' || *c == ',' || *c == '=' || *c == '\\')
+			o += sprintf(o, "\\x%02x", (unsigned char)*c);
+		else
+			*o++ = *c;
+	}
+	*o = '\0';
+	return out;
+}
+
 char *policy_describe_paths(const struct policy *p)
 {
 	char *ro = NULL, *rw = NULL, *rx = NULL, *wo = NULL, *out;
@@ -151,14 +167,16 @@ char *policy_describe_paths(const struct policy *p)
 		const struct policy_grant *g = &p->grants[i];
 		if (g->link)
 			continue;
+		char *e = policy_escape_path(g->path);
 		if (g->access & POL_EXEC)
-			append(&rx, ",", g->path);
+			append(&rx, ",", e);
 		else if ((g->access & POL_WRITE) && (g->access & POL_READ))
-			append(&rw, ",", g->path);
+			append(&rw, ",", e);
 		else if (g->access & POL_WRITE)
-			append(&wo, ",", g->path);
+			append(&wo, ",", e);
 		else
-			append(&ro, ",", g->path);
+			append(&ro, ",", e);
+		free(e);
 	}
 	out = xasprintf("%s%s%s%s%s%s%s%s", rx ? "rx=" : "", rx ? rx : "",
 			ro ? (rx ? " ro=" : "ro=") : "", ro ? ro : "",

@@ -96,8 +96,11 @@ void policy_add_link(struct policy *p, const char *path, const char *target);
 /* The grant whose path is exactly path, or NULL. */
 const struct policy_grant *policy_find(const struct policy *p, const char *path);
 
-/* Human-readable summaries for the spawned record ("ro=/usr,/lib rw=/w"). */
+/* Human-readable summaries for the spawned record ("ro=/usr,/lib rw=/w").
+ * In each path ' ', ',', '=' and '\' are written \xNN (policy_escape_path),
+ * so a directory named "b,rw=/x" cannot read as another grant. */
 char *policy_describe_paths(const struct policy *p);
+char *policy_escape_path(const char *path);
 char *policy_describe_net(const struct policy *p);
 
 /*

@@ -330,6 +330,17 @@ run -- /bin/true
 if grep -q '^sandbx audit spawned .*network=denied' "$TMP/err" && grep -q '^sandbx audit exited .*code=0' "$TMP/err"; then t_pass
 else t_fail "$(cat "$TMP/err")"; fi
 
+t_start sb-audit-paths-escaped "a granted directory named like another grant ('b,rw=', 'c d') reads as one path in the record"
+mkdir -p "$TMP/b,rw=" "$TMP/c d"; chmod 755 "$TMP/b,rw=" "$TMP/c d"
+run --allow-write "$TMP/b,rw=" --allow-read "$TMP/c d" -- /bin/true
+line=$(grep '^sandbx audit spawned' "$TMP/err")
+# the path escapes (\x20, \x2c, \x3d) inside the record's quoted value,
+# whose own quoting doubles each backslash
+# (printf, not echo: sh's echo would read the backslashes)
+if printf '%s\n' "$line" | grep -qF "$TMP/c\\\\x20d rw=" \
+	&& printf '%s\n' "$line" | grep -qF "$TMP/b\\\\x2crw\\\\x3d," \
+	&& [ "$(printf '%s\n' "$line" | grep -o 'rw=' | wc -l)" -eq 1 ]; then t_pass; else t_fail "$line"; fi
+
 t_start sb-userns-refused "a host that refuses user namespaces gets its own message and exit 125, nothing run"
 # sandbx under the sandbox's own syscall filter (which denies unshare) is a
 # host where creating a user namespace fails with EPERM.

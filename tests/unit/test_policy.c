@@ -13,6 +13,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/policy.h"
 #include "util/compat.h"
+#include "util/log.h"
 
 static void policy_roundtrip(void **state)
 {
@@ -72,6 +73,35 @@ static void policy_roundtrip(void **state)
 	policy_release(&q);
 	policy_release(&p);
 	strv_free(&argv);
+}
+
+static void policy_describe_escapes_separators(void **state)
+{
+	/* Directories named to read as more grants: "b,rw=/etc", "a b",
+	 * a backslash, a newline.  Grants from argv: no file is touched. */
+	char *words[] = { (char *)"--grant", (char *)"rx", (char *)"1", (char *)"2", (char *)"/usr",
+			  (char *)"--grant", (char *)"r", (char *)"1", (char *)"3", (char *)"/a b",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"4", (char *)"/w/b,rw=/etc",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"5", (char *)"/x\\x2cy",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"6", (char *)"/n\nl", (char *)"--" };
+	struct policy p;
+	char *err = NULL;
+	policy_init(&p);
+	assert_int_equal(policy_from_argv(&p, words, (int)SBX_ARRAY_LEN(words), &err), (int)SBX_ARRAY_LEN(words) - 1);
+	char *d = policy_describe_paths(&p);
+	assert_string_equal(d, "rx=/usr ro=/a\\x20b rw=/w/b\\x2crw\\x3d/etc,/x\\x5cx2cy,/n\nl");
+	/* in the record, the audit layer's own quoting on top: '\\' doubled,
+	 * the newline as \x0a — one line, three grants in the rw class */
+	const char *kv[] = { "paths", d };
+	char *r = audit_format("spawned", kv, 2);
+	assert_string_equal(r, "sandbx audit spawned paths=\"rx=/usr ro=/a\\\\x20b "
+			       "rw=/w/b\\\\x2crw\\\\x3d/etc,/x\\\\x5cx2cy,/n\\x0al\"");
+	free(r);
+	free(d);
+	char *e = policy_escape_path("/plain/path-1.2_x");
+	assert_string_equal(e, "/plain/path-1.2_x");
+	free(e);
+	policy_release(&p);
 }
 
 static void policy_refuses_missing_grant(void **state)
@@ -352,6 +382,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policy_roundtrip),
+		cmocka_unit_test(policy_describe_escapes_separators),
 		cmocka_unit_test(policy_refuses_missing_grant),
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
