@@ -282,6 +282,20 @@ if [ $rc -eq 125 ] && echo "$out" | grep -q "'$W/out/sub' leads through a symlin
 else t_fail "rc=$rc $out / rc=$rc2 $out2"; fi
 rm -f "$W/out"; rmdir "$O/sub"
 
+t_start sb-grant-vetting-shared "agent-run, tui and tool refuse the same symlinked grant and system working directory"
+ln -sfn "$O" "$W/out"
+bad=""
+for c in "agent-run --allow-read ./out -- hi" "tui --allow-read ./out" "tool ls {} --allow-read ./out"; do
+	out=$( cd "$W" && env -u ANTHROPIC_API_KEY "$SANDBX" $c 2>&1 </dev/null)
+	rc=$?
+	[ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: --allow-read './out' leads through a symlink to '$O'" || bad="$bad [$c rc=$rc $out]"
+	out=$( cd /etc && env -u ANTHROPIC_API_KEY "$SANDBX" ${c% --allow-read ./out*} ${c#*./out} 2>&1 </dev/null)
+	rc=$?
+	[ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: the working directory '/etc' is a system directory" || bad="$bad [/etc: $c rc=$rc $out]"
+done
+rm -f "$W/out"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start sb-grant-real-dir "a real directory named with '.', '..' and '//' is granted and writable"
 mkdir -p "$TMP/real/dir"; chmod 755 "$TMP/real" "$TMP/real/dir"
 out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write "../real//dir/./" -- /bin/sh -c "echo hi > '$TMP/real/dir/made' && echo ok" 2>"$TMP/err")
