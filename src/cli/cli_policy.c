@@ -342,10 +342,12 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				free(real);
 				goto out;
 			}
-			/* Not the floor: only the user's own paths are held to it. */
-			if (real && (cli_symlink_check(cp->path, cp->access, have_cwd ? cwd : "/", real, err) < 0 ||
-				     cli_write_tree_check(real, cp->access, err) < 0 ||
-				     (have_x && cli_owned_check(real, &x, err) < 0))) {
+			/* What the target may not be comes first (granting it
+			 * instead would be refused too), then the symlink rule, which
+			 * holds the user's own paths only, not the floor. */
+			if (real && (cli_write_tree_check(real, cp->access, err) < 0 ||
+				     (have_x && cli_owned_check(real, &x, err) < 0) ||
+				     cli_symlink_check(cp->path, cp->access, have_cwd ? cwd : "/", real, err) < 0)) {
 				free(real);
 				goto out;
 			}
