@@ -2,8 +2,9 @@
  * cli_policy.c — the CLI's convenience layer over the default-deny policy:
  * the floor (system directories read+execute, /etc/alternatives read,
  * seven startup variables),
- * the working-directory default and its refused shapes, and the refusal of
- * any grant that reaches sandbx's own state.
+ * the working-directory default and its refused shapes, and the vetting of
+ * the user's own grants: refused when one reaches sandbx's own state or
+ * program, writes into the kernel's trees, or is reached through a symlink.
  */
 #include <errno.h>
 #include <limits.h>
