@@ -2,8 +2,9 @@
  * cli_policy.c — the CLI's convenience layer over the default-deny policy:
  * the floor (system directories read+execute, /etc/alternatives read,
  * seven startup variables),
- * the working-directory default and its refused shapes, and the refusal of
- * any grant that reaches sandbx's own state.
+ * the working-directory default and its refused shapes, and the vetting of
+ * the user's own grants: refused when one reaches sandbx's own state or
+ * program, writes into the kernel's trees, or is reached through a symlink.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/cli_policy.h"
 #include "store/xdg.h"
+#include "tools/fsguard.h"
 #include "util/log.h"
 
 static const char *const floor_paths[] = { "/usr", "/bin", "/lib", "/lib64" };
@@ -25,6 +27,14 @@ static const char *const floor_paths[] = { "/usr", "/bin", "/lib", "/lib64" };
 static const char floor_links_dir[] = "/etc/alternatives";
 static const char *const floor_env[] = { "PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ" };
 static const char *const home_parents[] = { "/home", "/root", "/var/home" };
+/* The system's own trees: no working-directory default at or beneath them. */
+static const char *const system_trees[] = { "/etc", "/boot", "/dev", "/proc", "/sys", "/run" };
+/* Roots shared by the system or by every user: refused as the default
+ * themselves; a directory beneath (/var/www/site, /tmp/proj) is a project. */
+static const char *const shared_roots[] = { "/var", "/opt", "/srv", "/tmp", "/var/tmp", "/dev/shm" };
+/* The kernel's interfaces (cgroupfs among them, which holds the limits):
+ * never writable through a grant. */
+static const char *const kernel_trees[] = { "/proc", "/sys", "/dev" };
 
 /* Resolve the longest existing prefix of path and append the rest, so a
  * store that does not exist yet is still compared by its real location. */
@@ -82,6 +92,35 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 	return r;
 }
 
+static const char *flag_name(unsigned access)
+{
+	if (access & POL_WRITE)
+		return "--allow-write";
+	return (access & POL_EXEC) ? "--allow-exec" : "--allow-read";
+}
+
+int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err)
+{
+	/* The lexical form is the path the user wrote; realpath's answer is
+	 * where the kernel lands.  They differ only when a symlink was
+	 * followed on the way (a '..' through a link included), and a link
+	 * in a tree an earlier confined run could write may have been planted. */
+	char *lex = fsguard_normalize(cwd, given);
+	int r = 0;
+	if (!lex) {
+		*err = xasprintf("%s '%s' cannot be read as a path — name a shorter, non-empty path",
+				 flag_name(access), given);
+		return -1;
+	}
+	if (strcmp(lex, real) != 0) {
+		*err = xasprintf("%s '%s' leads through a symlink to '%s' — a link may have been planted by an earlier "
+				 "run; grant '%s' itself if that is what you mean", flag_name(access), given, real, real);
+		r = -1;
+	}
+	free(lex);
+	return r;
+}
+
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, const struct xdg_paths *x,
 		  char **err)
 {
@@ -125,6 +164,23 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, con
 		}
 		free(hp);
 	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(system_trees); i++) {
+		if (!path_within(cwd, system_trees[i]))
+			continue;
+		if (strcmp(cwd, system_trees[i]) == 0)
+			*err = xasprintf("the working directory '%s' is a system directory, too wide to grant%s", cwd, fix);
+		else
+			*err = xasprintf("the working directory '%s' lies in the system directory '%s', too wide to grant%s",
+					 cwd, system_trees[i], fix);
+		return -1;
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(shared_roots); i++) {
+		if (strcmp(cwd, shared_roots[i]) == 0) {
+			*err = xasprintf("the working directory '%s' is a shared system directory, too wide to grant%s",
+					 cwd, fix);
+			return -1;
+		}
+	}
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
 		if (g->link || !(g->access & POL_EXEC))
@@ -139,6 +195,86 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, con
 	if (x && cli_owned_check(cwd, x, err) < 0)
 		return -1;
 	return 0;
+}
+
+int cli_write_tree_check(const char *real, unsigned access, char **err)
+{
+	/* Execute and read grants are mounted read-only: only write counts. */
+	if (!(access & POL_WRITE))
+		return 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(kernel_trees); i++) {
+		const char *t = kernel_trees[i];
+		if (!path_within(real, t) && !path_within(t, real))
+			continue;
+		*err = xasprintf("--allow-write '%s' %s '%s', the kernel's own interface (cgroups, devices, process "
+				 "files): a command writing there could undo its limits or reach the host — grant "
+				 "write on a project directory instead (read there stays allowed)",
+				 real, path_within(real, t) ? "lies in" : "holds", t);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_self_load(struct cli_self *s, char **err)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	memset(s, 0, sizeof(*s));
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/' || stat("/proc/self/exe", &st) < 0) {
+		*err = xasprintf("cannot find sandbx's own program through '/proc/self/exe' (%s), so cannot keep it out "
+				 "of the grants — run sandbx where /proc is mounted", n < 0 ? strerror(errno) : "no path");
+		return -1;
+	}
+	buf[n] = '\0';
+	s->exe = xstrdup(buf);
+	/* The program itself (also through a hard link elsewhere), then each
+	 * directory above it (also where bind-mounted under another name). */
+	s->dev = xcalloc(1, sizeof(*s->dev));
+	s->ino = xcalloc(1, sizeof(*s->ino));
+	s->dev[0] = st.st_dev;
+	s->ino[0] = st.st_ino;
+	s->n = 1;
+	for (char *slash = buf; slash; slash = strchr(slash + 1, '/')) {
+		char c = slash[slash == buf ? 1 : 0];
+		slash[slash == buf ? 1 : 0] = '\0';
+		if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+			s->dev = xrealloc(s->dev, (s->n + 1) * sizeof(*s->dev));
+			s->ino = xrealloc(s->ino, (s->n + 1) * sizeof(*s->ino));
+			s->dev[s->n] = st.st_dev;
+			s->ino[s->n] = st.st_ino;
+			s->n++;
+		}
+		slash[slash == buf ? 1 : 0] = c;
+	}
+	return 0;
+}
+
+void cli_self_release(struct cli_self *s)
+{
+	free(s->exe);
+	free(s->dev);
+	free(s->ino);
+	memset(s, 0, sizeof(*s));
+}
+
+int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self *s, int is_cwd, char **err)
+{
+	int is_exe = s->n > 0 && s->dev[0] == dev && s->ino[0] == ino;
+	int hit = is_exe || path_within(s->exe, path);
+	for (size_t i = 1; i < s->n && !hit; i++)
+		hit = s->dev[i] == dev && s->ino[i] == ino;
+	if (!hit)
+		return 0;
+	if (is_cwd)
+		*err = xasprintf("the working directory '%s' holds sandbx's own program '%s': the command could replace "
+				 "the sandbox itself — install sandbx outside it, or name a narrower tree with "
+				 "--allow-read/--allow-write", path, s->exe);
+	else
+		*err = xasprintf("--allow-write '%s' %s sandbx's own program '%s': the command could replace the "
+				 "sandbox itself — install sandbx elsewhere, or grant a narrower tree",
+				 path, is_exe ? "is" : "holds", s->exe);
+	return -1;
 }
 
 static int usable_home(const char *h, char **out)
@@ -159,12 +295,19 @@ static int usable_home(const char *h, char **out)
 int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char **err)
 {
 	struct xdg_paths x;
+	struct cli_self self;
 	char *xerr = NULL, *home = NULL, cwd[PATH_MAX];
 	int have_x = xdg_paths_get(&x, &xerr) == 0;
+	int have_cwd = getcwd(cwd, sizeof(cwd)) != NULL, cwd_errno = errno;
 	int r = -1;
 
 	free(xerr);
 	policy_init(p);
+	if (cli_self_load(&self, err) < 0) {
+		if (have_x)
+			xdg_paths_release(&x);
+		return -1;
+	}
 	usable_home(getenv("HOME"), &home);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_paths); i++) {
@@ -192,14 +335,43 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 
 	if (o->npaths > 0) {
 		for (size_t i = 0; i < o->npaths; i++) {
-			char *real = realpath(o->paths[i].path, NULL);
-			if (real && have_x && cli_owned_check(real, &x, err) < 0) {
+			const struct cli_path *cp = &o->paths[i];
+			char *real = realpath(cp->path, NULL);
+			if (real && cp->path[0] != '/' && !have_cwd) {
+				*err = xasprintf("cannot read the working directory to place '%s' — name it by its absolute path",
+						 cp->path);
+				free(real);
+				goto out;
+			}
+			/* What the target may not be comes first (granting it
+			 * instead would be refused too), then the symlink rule, which
+			 * holds the user's own paths only, not the floor. */
+			if (real && (cli_write_tree_check(real, cp->access, err) < 0 ||
+				     (have_x && cli_owned_check(real, &x, err) < 0) ||
+				     cli_symlink_check(cp->path, cp->access, have_cwd ? cwd : "/", real, err) < 0)) {
+				free(real);
+				goto out;
+			}
+			if (!real) {
+				/* policy_add_grant says why it does not resolve */
+				if (policy_add_grant(p, cp->path, cp->access, err) < 0)
+					goto out;
+				*err = xasprintf("%s '%s' changed while it was checked — run again", flag_name(cp->access),
+						 cp->path);
+				goto out;
+			}
+			/* The path just vetted, not the given one resolved again: a
+			 * link swapped in since cannot redirect the grant. */
+			if (policy_add_grant_resolved(p, real, cp->access, err) < 0) {
+				free(real);
+				goto out;
+			}
+			const struct policy_grant *g = policy_find(p, real);
+			if ((cp->access & POL_WRITE) && cli_self_check(real, g->dev, g->ino, &self, 0, err) < 0) {
 				free(real);
 				goto out;
 			}
 			free(real);
-			if (policy_add_grant(p, o->paths[i].path, o->paths[i].access, err) < 0)
-				goto out;
 		}
 		/* The CLI grants read wherever it grants write (the library keeps
 		 * the axes apart: a write-only grant is expressible there). */
@@ -207,13 +379,16 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			if (p->grants[i].access & POL_WRITE)
 				p->grants[i].access |= POL_READ;
 	} else {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			*err = xasprintf("cannot read the working directory (%s) — cd into a project directory", strerror(errno));
+		if (!have_cwd) {
+			*err = xasprintf("cannot read the working directory (%s) — cd into a project directory", strerror(cwd_errno));
 			goto out;
 		}
 		if (cli_cwd_check(cwd, home, p, have_x ? &x : NULL, err) < 0)
 			goto out;
-		if (policy_add_grant(p, cwd, POL_READ | POL_WRITE, err) < 0)
+		if (policy_add_grant_resolved(p, cwd, POL_READ | POL_WRITE, err) < 0)
+			goto out;
+		const struct policy_grant *g = policy_find(p, cwd);
+		if (cli_self_check(cwd, g->dev, g->ino, &self, 1, err) < 0)
 			goto out;
 	}
 
@@ -243,6 +418,7 @@ out:
 	if (r < 0)
 		policy_release(p);
 	free(home);
+	cli_self_release(&self);
 	if (have_x)
 		xdg_paths_release(&x);
 	return r;

@@ -15,6 +15,31 @@ char *cli_resolve_prefix(const char *path);
  * in either direction. */
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err);
 
+/* -1 with *err when the user-given grant path (flag access) reaches real
+ * (its realpath) through a symlink: its lexical normal form against cwd
+ * ('.', '..' and '//' folded) is not real. */
+int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err);
+
+/* -1 with *err when a grant with write (access) is at, beneath or above
+ * /proc, /sys or /dev (real: resolved). */
+int cli_write_tree_check(const char *real, unsigned access, char **err);
+
+/* sandbx's own program: its resolved path (/proc/self/exe), and the
+ * (dev, ino) of the program (ids[0]) and of each directory above it. */
+struct cli_self {
+	char *exe;
+	size_t n;
+	dev_t *dev;
+	ino_t *ino;
+};
+int cli_self_load(struct cli_self *s, char **err);
+void cli_self_release(struct cli_self *s);
+
+/* -1 with *err when a writable grant at path (resolved, pinned as dev, ino)
+ * is or holds sandbx's own program, by path or by (dev, ino).  is_cwd: the
+ * working-directory default (its message). */
+int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self *s, int is_cwd, char **err);
+
 /* -1 with *err for each refused shape of the working-directory default.
  * home: the resolved $HOME, or NULL when unusable.  x may be NULL. */
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,

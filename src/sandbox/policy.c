@@ -42,7 +42,7 @@ static struct policy_grant *grant_slot(struct policy *p, const char *path, char 
 	return g;
 }
 
-int policy_add_grant(struct policy *p, const char *path, unsigned access, char **err)
+static int add_grant(struct policy *p, const char *path, unsigned access, int exact, char **err)
 {
 	char *real;
 	struct stat st;
@@ -58,6 +58,12 @@ int policy_add_grant(struct policy *p, const char *path, unsigned access, char *
 			*err = xasprintf("granted path '%s' does not exist — create it or grant an existing path", path);
 		else
 			*err = xasprintf("cannot resolve granted path '%s': %s", path, strerror(e));
+		return -1;
+	}
+	if (exact && strcmp(real, path) != 0) {
+		*err = xasprintf("granted path '%s' now resolves to '%s': it changed while it was checked — "
+				 "look at what changed it, then run again", path, real);
+		free(real);
 		return -1;
 	}
 	if (lstat(real, &st) < 0) {
@@ -84,6 +90,16 @@ int policy_add_grant(struct policy *p, const char *path, unsigned access, char *
 	g->link = NULL;
 	free(real);
 	return 0;
+}
+
+int policy_add_grant(struct policy *p, const char *path, unsigned access, char **err)
+{
+	return add_grant(p, path, access, 0, err);
+}
+
+int policy_add_grant_resolved(struct policy *p, const char *real, unsigned access, char **err)
+{
+	return add_grant(p, real, access, 1, err);
 }
 
 void policy_add_link(struct policy *p, const char *path, const char *target)
@@ -128,6 +144,22 @@ static void append(char **s, const char *sep, const char *v)
 	*s = n;
 }
 
+char *policy_escape_path(const char *path)
+{
+	/* The summary's separators (' ' between classes, '=' after a class,
+	 * ',' between paths) and the escape character itself, as \xNN: the
+	 * scheme the audit record uses for control characters. */
+	char *out = xmalloc(strlen(path) * 4 + 1), *o = out;
+	for (const char *c = path; *c; c++) {
+		if (*c == ' ' || *c == ',' || *c == '=' || *c == '\\')
+			o += sprintf(o, "\\x%02x", (unsigned char)*c);
+		else
+			*o++ = *c;
+	}
+	*o = '\0';
+	return out;
+}
+
 char *policy_describe_paths(const struct policy *p)
 {
 	char *ro = NULL, *rw = NULL, *rx = NULL, *wo = NULL, *out;
@@ -135,14 +167,16 @@ char *policy_describe_paths(const struct policy *p)
 		const struct policy_grant *g = &p->grants[i];
 		if (g->link)
 			continue;
+		char *e = policy_escape_path(g->path);
 		if (g->access & POL_EXEC)
-			append(&rx, ",", g->path);
+			append(&rx, ",", e);
 		else if ((g->access & POL_WRITE) && (g->access & POL_READ))
-			append(&rw, ",", g->path);
+			append(&rw, ",", e);
 		else if (g->access & POL_WRITE)
-			append(&wo, ",", g->path);
+			append(&wo, ",", e);
 		else
-			append(&ro, ",", g->path);
+			append(&ro, ",", e);
+		free(e);
 	}
 	out = xasprintf("%s%s%s%s%s%s%s%s", rx ? "rx=" : "", rx ? rx : "",
 			ro ? (rx ? " ro=" : "ro=") : "", ro ? ro : "",

@@ -81,6 +81,13 @@ void policy_release(struct policy *p);
 int policy_add_grant(struct policy *p, const char *path, unsigned access, char **err);
 
 /*
+ * policy_add_grant for a path the caller already resolved and vetted:
+ * refused (-1, *err) when it no longer resolves to itself, so what is
+ * pinned is what was vetted, whatever was swapped in since.
+ */
+int policy_add_grant_resolved(struct policy *p, const char *real, unsigned access, char **err);
+
+/*
  * Add a symlink entry (path is a link to target) for the floor's merged-/usr
  * links.  Not vetted by pin: the view recreates the link, grants nothing.
  */
@@ -89,8 +96,11 @@ void policy_add_link(struct policy *p, const char *path, const char *target);
 /* The grant whose path is exactly path, or NULL. */
 const struct policy_grant *policy_find(const struct policy *p, const char *path);
 
-/* Human-readable summaries for the spawned record ("ro=/usr,/lib rw=/w"). */
+/* Human-readable summaries for the spawned record ("ro=/usr,/lib rw=/w").
+ * In each path ' ', ',', '=' and '\' are written \xNN (policy_escape_path),
+ * so a directory named "b,rw=/x" cannot read as another grant. */
 char *policy_describe_paths(const struct policy *p);
+char *policy_escape_path(const char *path);
 char *policy_describe_net(const struct policy *p);
 
 /*

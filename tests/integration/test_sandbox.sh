@@ -176,12 +176,132 @@ else
 	t_start sb-cwd-home-child; t_skip "no directory under /home"
 fi
 refused_cwd sb-cwd-exec-overlap /usr/share "granted execute"
+# each existing system directory, and each shared root itself, is refused
+# as the default, the message naming it; nothing runs
+refused_dirs() { # ID WHAT DIR...
+	id=$1 what=$2; shift 2
+	t_start "$id" "the working-directory default refuses $what"
+	bad="" n=0
+	for d in "$@"; do
+		[ -d "$d" ] || continue
+		n=$((n + 1))
+		out=$( cd "$d" && "$SANDBX" sandbox-run -- /bin/sh -c "echo ran > '$O/ran-$id'" 2>&1 >/dev/null)
+		rc=$?
+		if [ $rc -ne 125 ] || [ -e "$O/ran-$id" ] || ! echo "$out" | grep -q "^sandbx: the working directory '$d' .*$what.* run sandbx from a project directory, or name what to grant"; then
+			bad="$bad [$d rc=$rc $out]"
+		fi
+	done
+	if [ $n -eq 0 ]; then t_fail "none of $* exists"
+	elif [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+}
+refused_dirs sb-cwd-system "system directory" /etc /etc/apt /boot /dev /dev/shm /proc /sys /sys/fs/cgroup /run
+refused_dirs sb-cwd-shared-root "shared system directory" /var /opt /srv /tmp /var/tmp
+
+t_start sb-cwd-tmp-project "a project directory in /tmp is still granted read+write by default"
+PJ=$(mktemp -d /tmp/sbxproj.XXXXXX); chmod 755 "$PJ"
+out=$( cd "$PJ" && "$SANDBX" sandbox-run -- /bin/sh -c "echo hi > made && cat made" 2>"$TMP/err")
+rc=$?
+if [ $rc -eq 0 ] && [ "$out" = hi ] && [ -e "$PJ/made" ]; then t_pass; else t_fail "rc=$rc out=$out $(cat "$TMP/err")"; fi
+rm -rf "$PJ"
+
+t_start sb-write-kernel-tree "write on /proc, /sys (cgroupfs) or /dev is refused, naming the path; read is not"
+bad=""
+for d in /sys/fs/cgroup /sys /proc /dev/shm /dev; do
+	out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write "$d" -- /bin/sh -c "echo ran > '$O/ran-kt'" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 125 ] || [ -e "$O/ran-kt" ] || ! echo "$out" | grep -q "^sandbx: --allow-write '$d' lies in '.*', the kernel's own interface .*project directory"; then
+		bad="$bad [$d rc=$rc $out]"
+	fi
+done
+# '.' from inside cgroupfs: named by where it is
+out=$( cd /sys/fs/cgroup && "$SANDBX" sandbox-run --allow-write . -- /bin/true 2>&1)
+rc=$?
+echo "$out" | grep -q "'/sys/fs/cgroup' lies in '/sys', the kernel's own interface" && [ $rc -eq 125 ] || bad="$bad [. rc=$rc $out]"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read /sys/fs/cgroup -- /bin/true 2>&1)
+rc=$?
+[ $rc -eq 0 ] || bad="$bad [read rc=$rc $out]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+# a copy of sandbx in a project's build tree, as a developer has it
+SP="$TMP/selfproj"
+mkdir -p "$SP/build" "$SP/src" "$TMP/hl"; chmod 755 "$SP" "$SP/build" "$SP/src" "$TMP/hl"
+cp "$SANDBX" "$SP/build/sandbx"; chmod 755 "$SP/build/sandbx"
+ln "$SP/build/sandbx" "$TMP/hl/other-name"
+t_start sb-cwd-holds-self "the default is refused in a tree holding sandbx's own program, which is left unchanged"
+out=$( cd "$SP" && ./build/sandbx sandbox-run -- /bin/sh -c "echo pwned > build/sandbx" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -eq 125 ] && cmp -s "$SANDBX" "$SP/build/sandbx" \
+	&& echo "$out" | grep -q "^sandbx: the working directory '$SP' holds sandbx's own program '$SP/build/sandbx': the command could replace the sandbox itself — install sandbx outside it"
+then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start sb-write-holds-self "a write grant at or above sandbx's own program, or on a hard link of it, is refused; a narrower one works"
+bad=""
+for g in "$SP" "$SP/build" "$SP/build/sandbx" "$TMP/hl/other-name"; do
+	out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$g" -- /bin/true 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 125 ] || ! echo "$out" | grep -q "^sandbx: --allow-write '$g' \(is\|holds\) sandbx's own program '$SP/build/sandbx': the command could replace the sandbox itself — install sandbx elsewhere, or grant a narrower tree"; then
+		bad="$bad [$g rc=$rc $out]"
+	fi
+done
+out=$( cd "$SP" && ./build/sandbx sandbox-run --allow-read "$SP" --allow-write "$SP/src" -- /bin/sh -c "echo ok > src/made && cat build/sandbx > /dev/null && echo fine" 2>"$TMP/err")
+rc=$?
+[ $rc -eq 0 ] && [ "$out" = fine ] && [ -e "$SP/src/made" ] || bad="$bad [narrower rc=$rc out=$out $(cat "$TMP/err")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$SP" "$TMP/hl"
+
 refused_cwd sb-cwd-own-state "$TMP/fakehome/proj" "sandbx's own session store" HOME="$TMP/fakehome" XDG_STATE_HOME="$TMP/fakehome/proj/state"
 
 t_start sb-grant-missing "a grant that does not exist is refused with its path named"
 out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$TMP/nope" -- /bin/true 2>&1)
 rc=$?
 if [ $rc -eq 125 ] && echo "$out" | grep -q "'$TMP/nope' does not exist"; then t_pass; else t_fail "rc=$rc $out"; fi
+
+# A link a confined run could have planted in its writable tree: granting
+# through it is refused, for every path flag, naming the path given and
+# where it leads, and nothing runs.
+t_start sb-grant-symlink "a grant whose path crosses a symlink is refused, naming the path and its target"
+ln -sfn "$O" "$W/out"
+bad=""
+for f in --allow-write --allow-read --allow-exec; do
+	out=$( cd "$W" && "$SANDBX" sandbox-run $f ./out -- /bin/sh -c "echo ran > '$O/ran'" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 125 ] || [ -e "$O/ran" ] || ! echo "$out" | grep -q "^sandbx: $f './out' leads through a symlink to '$O' .*grant '$O' itself"; then
+		bad="$bad [$f rc=$rc $out]"
+	fi
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start sb-grant-symlink-middle "a symlink in the middle of a grant path, or before a '..', is refused too"
+mkdir -p "$O/sub"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$W/out/sub" -- /bin/true 2>&1)
+rc=$?
+out2=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "out/sub/.." -- /bin/true 2>&1)
+rc2=$?
+if [ $rc -eq 125 ] && echo "$out" | grep -q "'$W/out/sub' leads through a symlink to '$O/sub'" \
+	&& [ $rc2 -eq 125 ] && echo "$out2" | grep -q "'out/sub/..' leads through a symlink to '$O'"; then t_pass
+else t_fail "rc=$rc $out / rc=$rc2 $out2"; fi
+rm -f "$W/out"; rmdir "$O/sub"
+
+t_start sb-grant-vetting-shared "agent-run, tui and tool refuse the same symlinked grant and system working directory"
+ln -sfn "$O" "$W/out"
+bad=""
+for c in "agent-run --allow-read ./out -- hi" "tui --allow-read ./out" "tool ls {} --allow-read ./out"; do
+	out=$( cd "$W" && env -u ANTHROPIC_API_KEY "$SANDBX" $c 2>&1 </dev/null)
+	rc=$?
+	[ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: --allow-read './out' leads through a symlink to '$O'" || bad="$bad [$c rc=$rc $out]"
+	out=$( cd /etc && env -u ANTHROPIC_API_KEY "$SANDBX" ${c% --allow-read ./out*} ${c#*./out} 2>&1 </dev/null)
+	rc=$?
+	[ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: the working directory '/etc' is a system directory" || bad="$bad [/etc: $c rc=$rc $out]"
+done
+rm -f "$W/out"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start sb-grant-real-dir "a real directory named with '.', '..' and '//' is granted and writable"
+mkdir -p "$TMP/real/dir"; chmod 755 "$TMP/real" "$TMP/real/dir"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write "../real//dir/./" -- /bin/sh -c "echo hi > '$TMP/real/dir/made' && echo ok" 2>"$TMP/err")
+rc=$?
+if [ $rc -eq 0 ] && [ "$out" = ok ] && [ "$(cat "$TMP/real/dir/made" 2>/dev/null)" = hi ] \
+	&& grep -q "paths=.*rw=$TMP/real/dir" "$TMP/err"; then t_pass; else t_fail "rc=$rc out=$out $(cat "$TMP/err")"; fi
 
 usage() { # ID ARGS...
 	id=$1; shift
@@ -223,6 +343,17 @@ t_start sb-audit-records "spawned and exited records describe the run"
 run -- /bin/true
 if grep -q '^sandbx audit spawned .*network=denied' "$TMP/err" && grep -q '^sandbx audit exited .*code=0' "$TMP/err"; then t_pass
 else t_fail "$(cat "$TMP/err")"; fi
+
+t_start sb-audit-paths-escaped "a granted directory named like another grant ('b,rw=', 'c d') reads as one path in the record"
+mkdir -p "$TMP/b,rw=" "$TMP/c d"; chmod 755 "$TMP/b,rw=" "$TMP/c d"
+run --allow-write "$TMP/b,rw=" --allow-read "$TMP/c d" -- /bin/true
+line=$(grep '^sandbx audit spawned' "$TMP/err")
+# the path escapes (\x20, \x2c, \x3d) inside the record's quoted value,
+# whose own quoting doubles each backslash
+# (printf, not echo: sh's echo would read the backslashes)
+if printf '%s\n' "$line" | grep -qF "$TMP/c\\\\x20d rw=" \
+	&& printf '%s\n' "$line" | grep -qF "$TMP/b\\\\x2crw\\\\x3d," \
+	&& [ "$(printf '%s\n' "$line" | grep -o 'rw=' | wc -l)" -eq 1 ]; then t_pass; else t_fail "$line"; fi
 
 t_start sb-userns-refused "a host that refuses user namespaces gets its own message and exit 125, nothing run"
 # sandbx under the sandbox's own syscall filter (which denies unshare) is a

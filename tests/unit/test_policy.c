@@ -13,6 +13,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/policy.h"
 #include "util/compat.h"
+#include "util/log.h"
 
 static void policy_roundtrip(void **state)
 {
@@ -72,6 +73,35 @@ static void policy_roundtrip(void **state)
 	policy_release(&q);
 	policy_release(&p);
 	strv_free(&argv);
+}
+
+static void policy_describe_escapes_separators(void **state)
+{
+	/* Directories named to read as more grants: "b,rw=/etc", "a b",
+	 * a backslash, a newline.  Grants from argv: no file is touched. */
+	char *words[] = { (char *)"--grant", (char *)"rx", (char *)"1", (char *)"2", (char *)"/usr",
+			  (char *)"--grant", (char *)"r", (char *)"1", (char *)"3", (char *)"/a b",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"4", (char *)"/w/b,rw=/etc",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"5", (char *)"/x\\x2cy",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"6", (char *)"/n\nl", (char *)"--" };
+	struct policy p;
+	char *err = NULL;
+	policy_init(&p);
+	assert_int_equal(policy_from_argv(&p, words, (int)SBX_ARRAY_LEN(words), &err), (int)SBX_ARRAY_LEN(words) - 1);
+	char *d = policy_describe_paths(&p);
+	assert_string_equal(d, "rx=/usr ro=/a\\x20b rw=/w/b\\x2crw\\x3d/etc,/x\\x5cx2cy,/n\nl");
+	/* in the record, the audit layer's own quoting on top: '\\' doubled,
+	 * the newline as \x0a — one line, three grants in the rw class */
+	const char *kv[] = { "paths", d };
+	char *r = audit_format("spawned", kv, 2);
+	assert_string_equal(r, "sandbx audit spawned paths=\"rx=/usr ro=/a\\\\x20b "
+			       "rw=/w/b\\\\x2crw\\\\x3d/etc,/x\\\\x5cx2cy,/n\\x0al\"");
+	free(r);
+	free(d);
+	char *e = policy_escape_path("/plain/path-1.2_x");
+	assert_string_equal(e, "/plain/path-1.2_x");
+	free(e);
+	policy_release(&p);
 }
 
 static void policy_refuses_missing_grant(void **state)
@@ -148,6 +178,19 @@ static void cwd_shapes_refused(void **state)
 		{ "/usr/local/src", "/srv/u", "granted execute" },
 		{ "/srv/u/.local", "/elsewhere", "session store" },
 		{ "/srv/u/.config/sandbx/x", "/elsewhere", "credential directory" },
+		{ "/etc", "/srv/u", "'/etc' is a system directory" },
+		{ "/etc/nginx", "/srv/u", "'/etc/nginx' lies in the system directory '/etc'" },
+		{ "/boot", "/srv/u", "system directory" },
+		{ "/dev", "/srv/u", "system directory" },
+		{ "/dev/shm", "/srv/u", "lies in the system directory '/dev'" },
+		{ "/proc", "/srv/u", "system directory" },
+		{ "/sys/fs/cgroup/pids", "/srv/u", "lies in the system directory '/sys'" },
+		{ "/run/user/0", "/srv/u", "lies in the system directory '/run'" },
+		{ "/var", "/srv/u", "'/var' is a shared system directory" },
+		{ "/opt", "/srv/u", "shared system directory" },
+		{ "/srv", "/elsewhere", "'/srv' is a shared system directory" },
+		{ "/tmp", "/srv/u", "'/tmp' is a shared system directory" },
+		{ "/var/tmp", "/srv/u", "shared system directory" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		err = NULL;
@@ -159,7 +202,141 @@ static void cwd_shapes_refused(void **state)
 	err = NULL;
 	assert_int_equal(cli_cwd_check("/srv/u/projects/a", "/srv/u", &p, &x, &err), 0);
 	assert_int_equal(cli_cwd_check("/home/bob/proj", NULL, &p, &x, &err), 0);
+	/* beneath a shared root, or merely named like a system tree: a project */
+	const char *ok[] = { "/var/www/site", "/tmp/proj", "/var/tmp/x", "/opt/app", "/srv/data",
+			     "/etcetera", "/devices", "/run2", "/tmpx", "/system" };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(ok); i++)
+		if (cli_cwd_check(ok[i], "/elsewhere", &p, &x, &err) != 0)
+			fail_msg("cwd %s refused: %s", ok[i], err);
 	xdg_paths_release(&x);
+	policy_release(&p);
+}
+
+static void write_kernel_trees_refused(void **state)
+{
+	const char *bad[] = { "/proc", "/proc/sys/kernel", "/sys", "/sys/fs/cgroup/pids", "/dev", "/dev/shm",
+			      "/dev/null", "/" };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *err = NULL;
+		assert_int_equal(cli_write_tree_check(bad[i], POL_WRITE, &err), -1);
+		char *named = xasprintf("--allow-write '%s'", bad[i]);
+		if (!strstr(err, named) || !strstr(err, "project directory"))
+			fail_msg("%s: message '%s'", bad[i], err);
+		free(named);
+		free(err);
+	}
+	char *err = NULL;
+	/* read and execute grants are mounted read-only: not refused */
+	assert_int_equal(cli_write_tree_check("/sys/fs/cgroup", POL_READ, &err), 0);
+	assert_int_equal(cli_write_tree_check("/proc", POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(cli_write_tree_check("/devel", POL_WRITE, &err), 0);
+	assert_int_equal(cli_write_tree_check("/tmp/proj", POL_WRITE, &err), 0);
+	assert_int_equal(cli_write_tree_check("/var/proc", POL_WRITE, &err), 0);
+}
+
+static void self_program_refused(void **state)
+{
+	/* sandbx at /opt/sbx/build/sandbx: (1,10) the program, (1,2) /,
+	 * (1,3) /opt, (1,4) /opt/sbx, (1,5) /opt/sbx/build */
+	dev_t dev[] = { 1, 1, 1, 1, 1 };
+	ino_t ino[] = { 10, 2, 3, 4, 5 };
+	struct cli_self s = { .exe = (char *)"/opt/sbx/build/sandbx", .n = 5, .dev = dev, .ino = ino };
+	struct { const char *path; dev_t dev; ino_t ino; const char *needle; } bad[] = {
+		{ "/opt/sbx", 9, 99, "'/opt/sbx' holds sandbx's own program '/opt/sbx/build/sandbx'" },
+		{ "/opt/sbx/build/sandbx", 9, 98, "holds sandbx's own program" },	/* by path */
+		{ "/mnt/bind", 1, 4, "'/mnt/bind' holds" },		/* /opt/sbx mounted elsewhere */
+		{ "/srv/hl", 1, 10, "'/srv/hl' is sandbx's own program" },	/* a hard link */
+		{ "/", 1, 2, "holds" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		char *err = NULL;
+		assert_int_equal(cli_self_check(bad[i].path, bad[i].dev, bad[i].ino, &s, 0, &err), -1);
+		if (!strstr(err, bad[i].needle) || !strstr(err, "could replace the sandbox itself") ||
+		    !strstr(err, "install sandbx elsewhere"))
+			fail_msg("%s: message '%s'", bad[i].path, err);
+		free(err);
+	}
+	char *err = NULL;
+	assert_int_equal(cli_self_check("/opt/sbx", 1, 4, &s, 1, &err), -1);
+	assert_non_null(strstr(err, "the working directory '/opt/sbx' holds sandbx's own program"));
+	assert_non_null(strstr(err, "install sandbx outside it"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_self_check("/opt/sbx/src", 1, 6, &s, 0, &err), 0);
+	assert_int_equal(cli_self_check("/opt/sbxy", 1, 7, &s, 1, &err), 0);
+	assert_int_equal(cli_self_check("/opt/sbx/build/sandbx.d", 1, 8, &s, 0, &err), 0);
+
+	/* the real one: this test binary, found by path and by pin */
+	struct cli_self me;
+	assert_int_equal(cli_self_load(&me, &err), 0);
+	assert_true(me.n >= 2);
+	char *dir = xstrdup(me.exe);
+	*strrchr(dir, '/') = '\0';
+	assert_int_equal(cli_self_check(dir, 0, 0, &me, 1, &err), -1);
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_self_check("/nonexistent-elsewhere", me.dev[me.n - 1], me.ino[me.n - 1], &me, 0, &err), -1);
+	free(err);
+	free(dir);
+	cli_self_release(&me);
+}
+
+static void grant_symlink_detected(void **state)
+{
+	/* given, cwd, realpath's answer: equal to the lexical form, or not */
+	struct { const char *given, *cwd, *real; int ok; } c[] = {
+		{ "out", "/w", "/w/out", 1 },
+		{ "./a//b/", "/w", "/w/a/b", 1 },
+		{ "/w/x/../y/.", "/elsewhere", "/w/y", 1 },
+		{ "..", "/w/sub", "/w", 1 },
+		{ "//", "/w", "/", 1 },
+		{ "out", "/w", "/home/u/.ssh", 0 },		/* the link itself */
+		{ "/w/lnk/f", "/", "/srv/f", 0 },		/* a link in the middle */
+		{ "lnk/..", "/w", "/home/u", 0 },		/* '..' taken after a link */
+		{ "/bin", "/", "/usr/bin", 0 },			/* merged /usr: the user's own grant */
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
+		char *err = NULL;
+		int r = cli_symlink_check(c[i].given, POL_WRITE, c[i].cwd, c[i].real, &err);
+		if (c[i].ok) {
+			if (r != 0)
+				fail_msg("%s: refused: %s", c[i].given, err);
+			continue;
+		}
+		assert_int_equal(r, -1);
+		char *given = xasprintf("--allow-write '%s'", c[i].given), *real = xasprintf("'%s'", c[i].real),
+		     *fix = xasprintf("grant '%s' itself", c[i].real);
+		if (!strstr(err, given) || !strstr(err, real) || !strstr(err, fix) || !strstr(err, "symlink"))
+			fail_msg("%s: message '%s'", c[i].given, err);
+		free(given);
+		free(real);
+		free(fix);
+		free(err);
+	}
+	char *err = NULL;
+	assert_int_equal(cli_symlink_check("x", POL_READ | POL_EXEC, "/w", "/o", &err), -1);
+	assert_non_null(strstr(err, "--allow-exec 'x'"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_symlink_check("x", POL_READ, "/w", "/o", &err), -1);
+	assert_non_null(strstr(err, "--allow-read 'x'"));
+	free(err);
+}
+
+static void grant_resolved_refuses_changed(void **state)
+{
+	/* A path vetted as resolved that no longer resolves to itself (here:
+	 * it never did, /bin is a link on merged /usr or /usr/../bin folds)
+	 * is refused; a resolved one is pinned as usual. */
+	struct policy p;
+	char *err = NULL;
+	policy_init(&p);
+	assert_int_equal(policy_add_grant_resolved(&p, "/usr/../usr", POL_READ, &err), -1);
+	assert_non_null(strstr(err, "changed while it was checked"));
+	free(err);
+	err = NULL;
+	assert_int_equal(policy_add_grant_resolved(&p, "/usr", POL_READ, &err), 0);
+	assert_non_null(policy_find(&p, "/usr"));
 	policy_release(&p);
 }
 
@@ -205,10 +382,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policy_roundtrip),
+		cmocka_unit_test(policy_describe_escapes_separators),
 		cmocka_unit_test(policy_refuses_missing_grant),
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(cwd_shapes_refused),
+		cmocka_unit_test(write_kernel_trees_refused),
+		cmocka_unit_test(self_program_refused),
+		cmocka_unit_test(grant_symlink_detected),
+		cmocka_unit_test(grant_resolved_refuses_changed),
 		cmocka_unit_test(owned_paths_refused_both_ways),
 		cmocka_unit_test(util_parsers),
 	};
