@@ -192,8 +192,12 @@ install: $(B)/sandbx
 	install -m 0755 $(B)/sandbx $(DESTDIR)$(BINDIR)/sandbx
 	if [ -f doc/sandbx.1 ]; then install -m 0644 doc/sandbx.1 $(DESTDIR)$(MANDIR)/man1/sandbx.1; fi
 
+# From a copy outside the tree: sandbx refuses to grant write on a tree
+# that holds its own program (the command could replace it), and this tree
+# holds build/sandbx.
 run: all
-	@$(B)/sandbx tui
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/sandbx-run.XXXXXX") && cp $(B)/sandbx "$$d/sandbx" && \
+	{ "$$d/sandbx" tui; rc=$$?; rm -rf "$$d"; exit $$rc; }
 
 # The TUI against the bundled mock provider: a read, an approval question,
 # a sandboxed bash call and a refusal, with no key and no network.
