@@ -606,9 +606,10 @@ static const char usage_main[] =
 static const char usage_sr[] =
 	"usage: sandbx sandbox-run [POLICY] [--timeout SECS] [--pin-sha256 HEX] -- PROGRAM [ARG...]\n"
 	"\n"
-	"Runs PROGRAM in new user, mount, pid, ipc, uts and (unless network is\n"
-	"granted) network namespaces, in a mount view holding only the granted\n"
-	"paths, under Landlock and a seccomp filter.  See 'sandbx --help' for POLICY.\n"
+	"Runs PROGRAM in new user, mount, pid, ipc, uts, cgroup and (unless\n"
+	"network is granted) network namespaces, in a mount view holding only the\n"
+	"granted paths, under Landlock and a seccomp filter.  See 'sandbx --help'\n"
+	"for POLICY.\n"
 	"  --timeout SECS      kill the whole command tree after SECS (exit 124)\n"
 	"  --pin-sha256 HEX    run PROGRAM (absolute path) only if its SHA-256 is HEX\n";
 
