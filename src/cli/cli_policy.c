@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_policy.h"
+#include "sandbox/limits.h"
 #include "store/xdg.h"
 #include "tools/fsguard.h"
 #include "util/log.h"
@@ -215,6 +217,48 @@ int cli_write_tree_check(const char *real, unsigned access, char **err)
 	return 0;
 }
 
+int cli_write_mounts_check(const char *mi, const char *real, int is_cwd, char **err)
+{
+	char mnt[LIMITS_MAX_PATH], type[64];
+	const char *what = is_cwd ? "the working directory" : "--allow-write";
+	int r = mi ? limits_kernel_mount_near(mi, real, mnt, sizeof(mnt), type, sizeof(type)) : -1;
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		*err = xasprintf("%s '%s': the mount table could not be read to check it holds none of the "
+				 "kernel's interfaces (cgroups, devices, process files) — nothing was run", what, real);
+	else
+		*err = xasprintf("%s '%s' %s a %s mount at '%s', the kernel's own interface: a command "
+				 "writing there could undo its limits or reach the host — grant write on a tree "
+				 "without it", what, real, path_within(real, mnt) ? "lies in" : "holds", type, mnt);
+	return -1;
+}
+
+/* All of /proc/self/mountinfo (NULL when it cannot be read). */
+static char *read_mountinfo(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t cap = 65536, len = 0;
+	char *buf = NULL;
+	if (!f)
+		return NULL;
+	for (;;) {
+		buf = xrealloc(buf, cap + 1);
+		len += fread(buf + len, 1, cap - len, f);
+		if (len < cap || cap >= (16u << 20))
+			break;
+		cap *= 2;
+	}
+	int bad = ferror(f) || (len == cap && !feof(f));
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 int cli_self_load(struct cli_self *s, char **err)
 {
 	char buf[PATH_MAX];
@@ -391,6 +435,19 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		if (cli_self_check(cwd, g->dev, g->ino, &self, 1, err) < 0)
 			goto out;
 	}
+
+	/* Every writable grant, the working-directory default included:
+	 * none may hold a mount of the kernel's interfaces, wherever the
+	 * host mounted one (/proc, /sys and /dev are refused above by name). */
+	char *mi = read_mountinfo();
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		if (!g->link && (g->access & POL_WRITE) && cli_write_mounts_check(mi, g->path, o->npaths == 0, err) < 0) {
+			free(mi);
+			goto out;
+		}
+	}
+	free(mi);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_env); i++)
 		strv_push(&p->env, floor_env[i]);

@@ -24,6 +24,13 @@ int cli_symlink_check(const char *given, unsigned access, const char *cwd, const
  * /proc, /sys or /dev (real: resolved). */
 int cli_write_tree_check(const char *real, unsigned access, char **err);
 
+/* -1 with *err when a grant with write at real (resolved) holds, or lies
+ * in, a mount of one of the kernel's interface filesystems (a cgroup tree
+ * mounted under /mnt, say), per mountinfo text mi; also when mi is NULL or
+ * cannot be read through (the check cannot be made).  is_cwd: the
+ * working-directory default (its message). */
+int cli_write_mounts_check(const char *mi, const char *real, int is_cwd, char **err);
+
 /* sandbx's own program: its resolved path (/proc/self/exe), and the
  * (dev, ino) of the program (ids[0]) and of each directory above it. */
 struct cli_self {

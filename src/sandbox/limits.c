@@ -189,6 +189,28 @@ static int unescape(const char *s, char *out, size_t n)
 	return 0;
 }
 
+/* Split one mountinfo line in place: id parent maj:min root mountpoint
+ * opts [optional...] - fstype source superopts.  0, or -1 when malformed. */
+static int split_mountinfo(char *line, char **root, char **mnt, char **fstype, char **super)
+{
+	char *f[6] = { 0 }, *save = NULL, *tok = strtok_r(line, " ", &save);
+	int i = 0;
+	while (tok && i < 6) {
+		f[i++] = tok;
+		tok = strtok_r(NULL, " ", &save);
+	}
+	if (i < 6)
+		return -1;
+	while (tok && strcmp(tok, "-") != 0)
+		tok = strtok_r(NULL, " ", &save);
+	*fstype = tok ? strtok_r(NULL, " ", &save) : NULL;
+	char *source = *fstype ? strtok_r(NULL, " ", &save) : NULL;
+	*super = source ? strtok_r(NULL, " ", &save) : NULL;
+	*root = f[3];
+	*mnt = f[4];
+	return *fstype ? 0 : -1;
+}
+
 int limits_find_mount(const char *text, const char *controller, char *mnt, size_t nmnt, char *root,
 		      size_t nroot)
 {
@@ -196,32 +218,48 @@ int limits_find_mount(const char *text, const char *controller, char *mnt, size_
 	int toolong;
 	for (const char *s = text; s && *s;) {
 		s = next_line(s, line, sizeof(line), &toolong);
-		if (toolong)
-			continue;
-		/* id parent maj:min root mountpoint opts [optional...] - fstype source superopts */
-		char *f[6] = { 0 }, *save = NULL, *tok = strtok_r(line, " ", &save);
-		int i = 0;
-		while (tok && i < 6) {
-			f[i++] = tok;
-			tok = strtok_r(NULL, " ", &save);
-		}
-		if (i < 6)
-			continue;
-		while (tok && strcmp(tok, "-") != 0)
-			tok = strtok_r(NULL, " ", &save);
-		char *fstype = tok ? strtok_r(NULL, " ", &save) : NULL;
-		char *source = fstype ? strtok_r(NULL, " ", &save) : NULL;
-		char *super = source ? strtok_r(NULL, " ", &save) : NULL;
-		if (!fstype)
+		char *r, *m, *fstype, *super;
+		if (toolong || split_mountinfo(line, &r, &m, &fstype, &super) < 0)
 			continue;
 		if (controller ? (strcmp(fstype, "cgroup") != 0 || !super || !has_item(super, controller, ','))
 			       : strcmp(fstype, "cgroup2") != 0)
 			continue;
-		if (unescape(f[4], mnt, nmnt) < 0 || unescape(f[3], root, nroot) < 0)
+		if (unescape(m, mnt, nmnt) < 0 || unescape(r, root, nroot) < 0)
 			return -1;
 		return 0;
 	}
 	return -1;
+}
+
+/* The kernel's own interfaces: writing into one reaches past any view. */
+static const char *const kernel_fs[] = { "proc", "sysfs", "cgroup", "cgroup2", "devtmpfs", "devpts",
+					 "securityfs", "debugfs", "tracefs", "bpf", "configfs", "efivarfs",
+					 "pstore", "fusectl", "binfmt_misc" };
+
+int limits_kernel_mount_near(const char *text, const char *path, char *mnt, size_t nmnt, char *type,
+			     size_t ntype)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH];
+	int toolong;
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		char *r, *mp, *fstype, *super;
+		if (toolong || split_mountinfo(line, &r, &mp, &fstype, &super) < 0 ||
+		    unescape(mp, m, sizeof(m)) < 0) {
+			snprintf(mnt, nmnt, "?");
+			snprintf(type, ntype, "?");
+			return -1;
+		}
+		int kernel = 0;
+		for (size_t i = 0; i < sizeof(kernel_fs) / sizeof(kernel_fs[0]) && !kernel; i++)
+			kernel = strcmp(fstype, kernel_fs[i]) == 0;
+		if (!kernel || (!path_within(m, path) && !path_within(path, m)))
+			continue;
+		if (copy_out(mnt, nmnt, m) < 0 || copy_out(type, ntype, fstype) < 0)
+			return -1;
+		return 1;
+	}
+	return 0;
 }
 
 int limits_cgroup_dir(const char *mnt, const char *root, const char *cg, char *out, size_t n)

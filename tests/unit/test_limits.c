@@ -192,6 +192,37 @@ static void limits_mountinfo_parse(void **state)
 	assert_int_equal(limits_find_mount(mi, NULL, mnt, 4, root, sizeof(root)), -1);
 }
 
+static void limits_kernel_mounts(void **state)
+{
+	const char *mi =
+		"24 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+		"25 24 0:5 / /dev rw,nosuid - devtmpfs udev rw\n"
+		"60 24 0:21 / /srv/proj\\040x/p rw,relatime - proc proc rw\n"
+		"61 24 0:40 / /mnt/cg rw,relatime shared:9 - cgroup2 cgroup2 rw\n"
+		"62 24 0:41 / /srv/data rw,relatime - tmpfs tmpfs rw\n";
+	char mnt[LIMITS_MAX_PATH], type[64];
+	(void)state;
+
+	/* a kernel mount beneath the grant, its escaped name decoded */
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_string_equal(mnt, "/srv/proj x/p");
+	assert_string_equal(type, "proc");
+	/* the grant inside one; the grant holding several: the first */
+	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cg/sub", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_string_equal(mnt, "/mnt/cg");
+	assert_string_equal(type, "cgroup2");
+	assert_int_equal(limits_kernel_mount_near(mi, "/", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_string_equal(mnt, "/dev");
+	/* none: a tmpfs, a name that only begins like one, a sibling */
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/data", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cgx", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near("", "/srv", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	/* a line it cannot read: it cannot tell, so it says so */
+	assert_int_equal(limits_kernel_mount_near("24 1 254:0 / /\n", "/srv", mnt, sizeof(mnt), type, sizeof(type)), -1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", mnt, 4, type, sizeof(type)), -1);
+}
+
 static void limits_cgroup_dirs(void **state)
 {
 	char out[LIMITS_MAX_PATH];
@@ -225,6 +256,7 @@ int main(void)
 		cmocka_unit_test(limits_rlimit_plan),
 		cmocka_unit_test(limits_proc_cgroup_parse),
 		cmocka_unit_test(limits_mountinfo_parse),
+		cmocka_unit_test(limits_kernel_mounts),
 		cmocka_unit_test(limits_cgroup_dirs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,6 +212,33 @@ static void cwd_shapes_refused(void **state)
 	policy_release(&p);
 }
 
+static void write_kernel_mounts_refused(void **state)
+{
+	const char *mi = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			 "61 24 0:40 / /mnt/cg rw - cgroup2 cgroup2 rw\n";
+	char *err = NULL;
+	(void)state;
+
+	assert_int_equal(cli_write_mounts_check(mi, "/mnt", 0, &err), -1);
+	assert_non_null(strstr(err, "--allow-write '/mnt' holds a cgroup2 mount at '/mnt/cg'"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_write_mounts_check(mi, "/mnt", 1, &err), -1);
+	assert_non_null(strstr(err, "the working directory '/mnt' holds a cgroup2 mount at '/mnt/cg'"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_write_mounts_check(mi, "/mnt/cg/a", 0, &err), -1);
+	assert_non_null(strstr(err, "lies in a cgroup2 mount"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_write_mounts_check(mi, "/srv/proj", 0, &err), 0);
+	assert_null(err);
+	/* no mount table: refused, not waved through */
+	assert_int_equal(cli_write_mounts_check(NULL, "/srv/proj", 0, &err), -1);
+	assert_non_null(strstr(err, "the mount table could not be read"));
+	free(err);
+}
+
 static void write_kernel_trees_refused(void **state)
 {
 	const char *bad[] = { "/proc", "/proc/sys/kernel", "/sys", "/sys/fs/cgroup/pids", "/dev", "/dev/shm",
@@ -388,6 +415,7 @@ int main(void)
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(cwd_shapes_refused),
 		cmocka_unit_test(write_kernel_trees_refused),
+		cmocka_unit_test(write_kernel_mounts_refused),
 		cmocka_unit_test(self_program_refused),
 		cmocka_unit_test(grant_symlink_detected),
 		cmocka_unit_test(grant_resolved_refuses_changed),
