@@ -94,6 +94,62 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 	return r;
 }
 
+/* 1 when path, or a directory above it, is the object (dev, ino): the
+ * same directory under another name (a bind mount) included.  Path need
+ * not exist whole: the parts that do not are skipped. */
+int cli_ancestry_has(const char *path, dev_t dev, ino_t ino)
+{
+	char *p = xstrdup(path);
+	int hit = 0;
+	for (;;) {
+		struct stat st;
+		if (stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino) {
+			hit = 1;
+			break;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		if (slash == p) {
+			if (p[1] == '\0')
+				break;
+			p[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+	}
+	free(p);
+	return hit;
+}
+
+int cli_owned_inode_check(const char *grant, dev_t dev, ino_t ino, const struct xdg_paths *x, char **err)
+{
+	/* cli_owned_check compares names; this compares objects, so a store
+	 * reached through a bind mount of its tree is caught too. */
+	struct strv lists[2] = { { 0 }, { 0 } };
+	int r = 0;
+	xdg_protected_dirs(x, &lists[0], &lists[1]);
+	for (int l = 0; l < 2 && r == 0; l++) {
+		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
+			char *o = cli_resolve_prefix(lists[l].v[i]);
+			struct stat st;
+			int holds = cli_ancestry_has(o, dev, ino);
+			int inside = !holds && stat(o, &st) == 0 && cli_ancestry_has(grant, st.st_dev, st.st_ino);
+			if (holds || inside) {
+				*err = xasprintf("grant '%s' %s sandbx's own %s '%s' under another name (a bind mount) — "
+						 "grant a narrower path that leaves it out", grant,
+						 holds ? "holds" : "lies in",
+						 l == 0 ? "session store" : "credential directory", o);
+				r = -1;
+			}
+			free(o);
+		}
+	}
+	strv_free(&lists[0]);
+	strv_free(&lists[1]);
+	return r;
+}
+
 static const char *flag_name(unsigned access)
 {
 	if (access & POL_WRITE)
@@ -411,6 +467,10 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				goto out;
 			}
 			const struct policy_grant *g = policy_find(p, real);
+			if (have_x && cli_owned_inode_check(real, g->dev, g->ino, &x, err) < 0) {
+				free(real);
+				goto out;
+			}
 			if ((cp->access & POL_WRITE) && cli_self_check(real, g->dev, g->ino, &self, 0, err) < 0) {
 				free(real);
 				goto out;
@@ -433,6 +493,14 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			goto out;
 		const struct policy_grant *g = policy_find(p, cwd);
 		if (cli_self_check(cwd, g->dev, g->ino, &self, 1, err) < 0)
+			goto out;
+		if (home && cli_ancestry_has(home, g->dev, g->ino)) {
+			*err = xasprintf("the working directory '%s' is your home directory '%s', or holds it, under "
+					 "another name (a bind mount), too wide to grant — run from a project directory, "
+					 "or name the grants with --allow-read/--allow-write", cwd, home);
+			goto out;
+		}
+		if (have_x && cli_owned_inode_check(cwd, g->dev, g->ino, &x, err) < 0)
 			goto out;
 	}
 

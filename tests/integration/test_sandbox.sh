@@ -238,6 +238,23 @@ else
 	esac
 fi
 
+t_start sb-bind-alias "home and the session store are recognised by object, not only by name: a bind mount of home as the working directory, a grant holding the store through a bind mount, and one inside it that way, are refused; a project under home is not"
+BA="$TMP/bindalias"
+mkdir -p "$BA/home/proj" "$BA/xs/state/sandbx/x" "$BA/halias" "$BA/salias"; chmod -R 755 "$BA"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	out=$(unshare -Urm sh -c "mount --bind '$BA/home' '$BA/halias' && mount --bind '$BA/xs' '$BA/salias' || exit 9
+		cd '$BA/halias' && HOME='$BA/home' '$SANDBX' sandbox-run -- /bin/sh -c 'echo ran > \"$O/ran-ba\"'; echo rc=\$?
+		cd '$BA/home/proj' && HOME='$BA/home' XDG_STATE_HOME='$BA/xs/state' '$SANDBX' sandbox-run --allow-read '$BA/salias' -- /bin/true; echo rc=\$?
+		cd '$BA/home/proj' && HOME='$BA/home' XDG_STATE_HOME='$BA/xs/state' '$SANDBX' sandbox-run --allow-read '$BA/salias/state/sandbx/x' -- /bin/true; echo rc=\$?
+		cd '$BA/home/proj' && HOME='$BA/home' XDG_STATE_HOME='$BA/xs/state' '$SANDBX' sandbox-run -- /bin/true 2>/dev/null; echo rc=\$?" 2>&1)
+	case "$out" in
+	*"sandbx: the working directory '$BA/halias' is your home directory '$BA/home', or holds it, under another name"*"rc=125"*"sandbx: grant '$BA/salias' holds sandbx's own session store '$BA/xs/state"*"rc=125"*"sandbx: grant '$BA/salias/state/sandbx/x' lies in sandbx's own session store '$BA/xs/state/sandbx' under another name"*"rc=125"*"rc=0"*)
+		[ -e "$O/ran-ba" ] && t_fail "the command ran" || t_pass ;;
+	*) t_fail "$out" ;;
+	esac
+fi
+
 # a copy of sandbx in a project's build tree, as a developer has it
 SP="$TMP/selfproj"
 mkdir -p "$SP/build" "$SP/src" "$TMP/hl"; chmod 755 "$SP" "$SP/build" "$SP/src" "$TMP/hl"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "cli/cli_policy.h"
@@ -210,6 +211,34 @@ static void cwd_shapes_refused(void **state)
 			fail_msg("cwd %s refused: %s", ok[i], err);
 	xdg_paths_release(&x);
 	policy_release(&p);
+}
+
+static void ancestry_by_object(void **state)
+{
+	char dir[] = "/tmp/sbx-anc.XXXXXX", sub[64], leaf[96], other[64];
+	struct stat top, o;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	snprintf(leaf, sizeof(leaf), "%s/a/b/not-yet", dir);
+	snprintf(other, sizeof(other), "%s/o", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(other, 0755), 0);
+	assert_int_equal(stat(dir, &top), 0);
+	assert_int_equal(stat(other, &o), 0);
+
+	/* the path itself, a directory above it, above a part that does not exist */
+	assert_int_equal(cli_ancestry_has(dir, top.st_dev, top.st_ino), 1);
+	assert_int_equal(cli_ancestry_has(leaf, top.st_dev, top.st_ino), 1);
+	/* a sibling is not above it; the root is above everything */
+	assert_int_equal(cli_ancestry_has(leaf, o.st_dev, o.st_ino), 0);
+	struct stat root;
+	assert_int_equal(stat("/", &root), 0);
+	assert_int_equal(cli_ancestry_has(leaf, root.st_dev, root.st_ino), 1);
+	assert_int_equal(cli_ancestry_has("relative/x", o.st_dev, o.st_ino), 0);
+	rmdir(sub);
+	rmdir(other);
+	rmdir(dir);
 }
 
 static void write_kernel_mounts_refused(void **state)
@@ -416,6 +445,7 @@ int main(void)
 		cmocka_unit_test(cwd_shapes_refused),
 		cmocka_unit_test(write_kernel_trees_refused),
 		cmocka_unit_test(write_kernel_mounts_refused),
+		cmocka_unit_test(ancestry_by_object),
 		cmocka_unit_test(self_program_refused),
 		cmocka_unit_test(grant_symlink_detected),
 		cmocka_unit_test(grant_resolved_refuses_changed),
