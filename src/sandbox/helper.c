@@ -28,7 +28,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
 
 #include "sandbox/auditch.h"
 #include "sandbox/helper.h"
@@ -544,8 +547,32 @@ static void drop_privileges(void)
 		refuse(ACH_REF_PRIVS, errno);
 }
 
+/* Pass one descriptor over a unix socket; 0 or -1. */
+static int send_fd(int sock, int fd)
+{
+	char one = 1;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	memset(&u, 0, sizeof(u));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	ssize_t n;
+	while ((n = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return n == 1 ? 0 : -1;
+}
+
+/* notify_fd >= 0 (port mode): the filter answers listen() through the
+ * init; its listener descriptor goes to the init over notify_fd. */
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
-				    const struct netpol_files *dns, int bpf_fd)
+				    const struct netpol_files *dns, int bpf_fd, int notify_fd)
 {
 	static struct seccomp_bpf bpf;
 	struct rlimit zero = { 0, 0 };
@@ -558,11 +585,19 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 
 	if (setsid() < 0)
 		refuse(ACH_REF_PRIVS, errno);
-	/* Only 0-2, the audit channel (closed by execve) and the pin cross. */
+	/* Only 0-2, the audit channel (closed by execve) and the pin cross;
+	 * the socket to the init sits just above them until the filter's
+	 * listener has been passed, and is closed before the exec. */
 	fcntl(AUDIT_FD, F_SETFD, FD_CLOEXEC);
 	if (have_pin)
 		fcntl(PIN_FD, F_SETFD, FD_CLOEXEC);
-	if (syscall(__NR_close_range, have_pin ? PIN_FD + 1 : AUDIT_FD + 1, ~0U, 0) < 0)
+	int keep = have_pin ? PIN_FD + 1 : AUDIT_FD + 1;
+	if (notify_fd >= 0) {
+		if (notify_fd != keep && (dup3(notify_fd, keep, O_CLOEXEC) < 0 || close(notify_fd) < 0))
+			refuse(ACH_REF_PRIVS, errno);
+		notify_fd = keep++;
+	}
+	if (syscall(__NR_close_range, keep, ~0U, 0) < 0)
 		refuse(ACH_REF_PRIVS, errno);
 	if (!p->cwd || chdir(p->cwd) < 0) {
 		if (chdir("/") < 0)
@@ -574,9 +609,16 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	netpol_apply_env(p);
 	drop_privileges();
 
-	int r = seccomp_filter_load_bpf(&bpf);
+	int listener = -1;
+	int r = seccomp_filter_load_bpf(&bpf, notify_fd >= 0 ? &listener : NULL);
 	if (r < 0)
 		refuse(ACH_REF_SECCOMP, -r);
+	if (notify_fd >= 0) {
+		if (send_fd(notify_fd, listener) < 0)
+			refuse(ACH_REF_SECCOMP, errno ? errno : EPROTO);
+		close(listener);
+		close(notify_fd);
+	}
 	int label = 0, arg = 0;
 	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + POLICY_NSCRATCH + NETPOL_NRULES];
 	size_t nrules = SBX_ARRAY_LEN(dev_rules);
@@ -602,6 +644,76 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 
 /* ---- stage 2: the init ------------------------------------------------- */
 
+/*
+ * Port mode: answer one listen() of the command's (seccomp user
+ * notification).  The init takes the very socket from the caller
+ * (pidfd_getfd), refuses it with EACCES when it has no port of its own,
+ * since listen() would bind it to an ephemeral port that Landlock's bind
+ * rule never sees, and otherwise makes the listen() itself on that socket:
+ * continuing the caller's call instead would let another of its threads
+ * put an unbound socket under the same descriptor number in between.
+ */
+static void serve_listen(int listener)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	memset(&req, 0, sizeof(req));
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return;	/* the caller died, or was interrupted */
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.error = -EPERM;
+	int pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0), sock = -1;
+	/* The id still pending means req.pid is still the caller: pidfd
+	 * then names it, whatever happens to the number later. */
+	if (req.data.nr == __NR_listen && pidfd >= 0 && ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0)
+		sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)req.data.args[0], 0);
+	if (sock < 0 && errno == EBADF)
+		resp.error = -EBADF;
+	if (sock >= 0) {
+		struct sockaddr_storage a;
+		socklen_t len = sizeof(a);
+		int port = -1;
+		if (getsockname(sock, (struct sockaddr *)&a, &len) < 0) {
+			resp.error = -errno;
+		} else {
+			if (a.ss_family == AF_INET)
+				port = ntohs(((struct sockaddr_in *)&a)->sin_port);
+			else if (a.ss_family == AF_INET6)
+				port = ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+			if (port == 0)
+				resp.error = -EACCES;
+			else
+				resp.error = listen(sock, (int)req.data.args[1]) < 0 ? -errno : 0;
+		}
+		close(sock);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* The filter's listener from the command stage, or -1 when it exited
+ * before passing one (it refused: its record says why). */
+static int recv_fd(int sock)
+{
+	char one;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+	int fd = -1;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
 static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int abi, int alive_fd,
 				 const struct netpol_files *dns, int bpf_fd, int ns_sock)
 {
@@ -624,11 +736,17 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		refuse(ACH_REF_CGROUPNS, errno);
 
+	int nsk[2] = { -1, -1 };
+	if (p->net == POL_NET_PORTS && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nsk) < 0)
+		refuse(ACH_REF_FORK, errno);
 	pid_t child = fork();
 	if (child < 0)
 		refuse(ACH_REF_FORK, errno);
-	if (child == 0)
-		command_stage(p, cmd, have_pin, abi, dns, bpf_fd);
+	if (child == 0) {
+		if (nsk[0] >= 0)
+			close(nsk[0]);
+		command_stage(p, cmd, have_pin, abi, dns, bpf_fd, nsk[1]);
+	}
 	close(bpf_fd);
 
 	/* The init: nothing of ours is needed in the view any more. */
@@ -637,13 +755,45 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 		close(PIN_FD);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
+	int listener = -1, sfd = -1;
+	if (nsk[0] >= 0) {
+		close(nsk[1]);
+		listener = recv_fd(nsk[0]);
+		close(nsk[0]);
+		sigset_t chld;
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		if (listener >= 0 && (sfd = signalfd(-1, &chld, SFD_CLOEXEC)) < 0)
+			_exit(EXIT_REFUSED);	/* the command's listen() would hang */
+	}
 	for (;;) {
 		int st;
-		pid_t w = waitpid(-1, &st, __WALL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			_exit(EXIT_REFUSED);
+		/* Port mode: wait for a listen() to answer or a child to reap,
+		 * then reap without blocking until none is left. */
+		if (listener >= 0) {
+			struct pollfd w2[2] = { { .fd = listener, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+			if (poll(w2, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				_exit(EXIT_REFUSED);
+			}
+			if (w2[0].revents & POLLIN)
+				serve_listen(listener);
+			if (w2[1].revents & POLLIN) {
+				struct signalfd_siginfo si;
+				(void)!read(sfd, &si, sizeof(si));
+			}
+			if (w2[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				close(listener);	/* no process uses the filter now */
+				listener = -1;
+			}
+		}
+		pid_t w;
+		while ((w = waitpid(-1, &st, __WALL | (listener >= 0 ? WNOHANG : 0))) != child) {
+			if (w < 0 && errno != EINTR)
+				_exit(EXIT_REFUSED);
+			if (w == 0)
+				break;	/* port mode: nobody else to reap now */
 		}
 		if (w == child) {
 			int code = wait_status_code(st);

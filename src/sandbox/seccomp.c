@@ -367,6 +367,11 @@ static int add_port_rules(scmp_filter_ctx ctx)
 	RULE(ctx, DENY, SCMP_SYS(sendto), 1, ARGBITS(3, MSG_FASTOPEN));
 	RULE(ctx, DENY, SCMP_SYS(sendmsg), 1, ARGBITS(2, MSG_FASTOPEN));
 	RULE(ctx, DENY, SCMP_SYS(sendmmsg), 1, ARGBITS(3, MSG_FASTOPEN));
+	/* listen() on a socket never bound binds it to an ephemeral port
+	 * inside the kernel, where Landlock's bind rule does not look: the
+	 * init answers each listen() instead (helper.c, serve_listen), and
+	 * refuses a socket with no port of its own. */
+	RULE(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0);
 	return 0;
 }
 
@@ -520,7 +525,7 @@ int seccomp_filter_read(int fd, struct seccomp_bpf *out)
 	return 0;
 }
 
-int seccomp_filter_load_bpf(const struct seccomp_bpf *bpf)
+int seccomp_filter_load_bpf(const struct seccomp_bpf *bpf, int *listener)
 {
 	struct sock_fprog prog = {
 		.len = bpf->len,
@@ -528,7 +533,10 @@ int seccomp_filter_load_bpf(const struct seccomp_bpf *bpf)
 	};
 	if (bpf->len == 0)
 		return -EINVAL;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+	if (r < 0)
 		return -errno;
+	if (listener)
+		*listener = (int)r;
 	return 0;
 }

@@ -61,7 +61,9 @@ int seccomp_filter_export(const struct policy *p, int fd);
 int seccomp_filter_read(int fd, struct seccomp_bpf *out);
 
 /* Load a read program into the calling thread (no_new_privs must be
- * set); 0 or -errno. */
-int seccomp_filter_load_bpf(const struct seccomp_bpf *bpf);
+ * set); 0 or -errno.  listener non-NULL: the program has user
+ * notifications (port mode's listen()), and *listener gets the descriptor
+ * another process answers them on (SECCOMP_FILTER_FLAG_NEW_LISTENER). */
+int seccomp_filter_load_bpf(const struct seccomp_bpf *bpf, int *listener);
 
 #endif

@@ -196,6 +196,25 @@ done
 if [ "${o1%% *}" = err ] && [ "${o2%% *}" = err ] && [ "$o3" = ok ]; then t_pass
 else t_fail "unlisted='$o1' zero='$o2' listed='$o3'"; fi
 
+t_start net-ports-listen-unbound "ports: listen() on a socket never bound (the kernel would pick an unlisted port) fails with EACCES, IPv4 and IPv6; the same probe listens in the default mode"
+u4=$(run --allow-network "$pa" -- "$NET" listen-unbound 4)
+u6=$(run --allow-network "$pa" -- "$NET" listen-unbound 6)
+uc=$(run -- "$NET" listen-unbound 4)
+if [ "$u4" = "err EACCES 13" ] && [ "$u6" = "err EACCES 13" ] && [ "$uc" = ok ]; then t_pass
+else t_fail "v4='$u4' v6='$u6' control='$uc' $(head -c 300 "$TMP/err")"; fi
+
+t_start net-ports-listen-race "ports: a thread swapping unbound sockets under the descriptor another thread listens on never gets one listening; under bare --allow-network (nothing to check) the same probe does"
+o=""; oc=""
+for lp in $((41000 + $$ % 9000)) $((50000 + $$ % 9000)) 59998; do
+	o=$(run --allow-network "$pa,$lp" -- "$NET" listen-dup-race "$lp")
+	[ "$o" = "err EADDRINUSE 98" ] || break
+done
+oc=$(run --allow-network -- "$NET" listen-dup-race "$lp")
+case "$o|$oc" in
+"ok|leaked"*) t_pass ;;
+*) t_fail "ports='$o' bare='$oc'" ;;
+esac
+
 unlisten $pa_pid
 unlisten $pb_pid
 

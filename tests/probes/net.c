@@ -15,6 +15,13 @@
  *   net bind PORT                    bind a TCP socket to 127.0.0.1:PORT
  *   net listen-self [PORT]           listen on 127.0.0.1:PORT (0: any), connect
  *                                    to it, pass one byte through
+ *   net listen-unbound 4|6           listen() on a TCP socket never bound (the
+ *                                    kernel would pick a port); on success the
+ *                                    port it got is on stderr
+ *   net listen-dup-race PORT         listen() on a socket bound to 127.0.0.1:PORT
+ *                                    while another thread keeps swapping an
+ *                                    unbound socket under the same descriptor:
+ *                                    "ok" when no unbound socket ever listened
  *   net unix-socket                  socket(AF_UNIX, SOCK_STREAM)
  *   net unix-socketpair-dgram        socketpair(AF_UNIX, SOCK_DGRAM)
  *   net unix-socketpair-stream       socketpair(AF_UNIX, SOCK_STREAM)
@@ -28,6 +35,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -238,6 +248,81 @@ static int bind_port(const char *port)
 	return probe_report(0);
 }
 
+static int listen_unbound(const char *v)
+{
+	int family = strcmp(v, "6") == 0 ? AF_INET6 : AF_INET;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int l = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0)
+		return fail("socket");
+	if (listen(l, 4) < 0)
+		return fail("listen");
+	if (getsockname(l, (struct sockaddr *)&ss, &len) == 0)
+		fprintf(stderr, "listening on port %d\n",
+			ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+						: ((struct sockaddr_in6 *)&ss)->sin6_port));
+	close(l);
+	return probe_report(0);
+}
+
+/* The swap thread of listen-dup-race: puts a fresh unbound socket, then
+ * the bound one again, under descriptor race_fd, until told to stop; it
+ * keeps every unbound socket it made, for the check afterwards. */
+#define RACE_MAX 400
+static int race_fd, race_bound, race_made[RACE_MAX], race_n;
+static volatile int race_stop;
+static void *race_swap(void *arg)
+{
+	(void)arg;
+	while (!race_stop) {
+		if (race_n < RACE_MAX) {
+			int u = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (u >= 0)
+				race_made[race_n++] = u;
+		}
+		if (race_n > 0)
+			dup2(race_made[race_n - 1], race_fd);
+		dup2(race_bound, race_fd);
+	}
+	return NULL;
+}
+
+static int listen_dup_race(const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr("127.0.0.1", port, &ss);
+	if (!len)
+		return usage();
+	race_bound = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (race_bound < 0)
+		return fail("socket");
+	int one = 1;
+	setsockopt(race_bound, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(race_bound, (struct sockaddr *)&ss, len) < 0)
+		return fail("bind");
+	race_fd = dup(race_bound);
+	pthread_t t;
+	if (race_fd < 0 || pthread_create(&t, NULL, race_swap, NULL) != 0)
+		return fail("thread");
+	int oks = 0;
+	for (int i = 0; i < 2000; i++)
+		oks += listen(race_fd, 4) == 0;
+	race_stop = 1;
+	pthread_join(t, NULL);
+	/* No socket that was never bound may be listening now. */
+	for (int i = 0; i < race_n; i++) {
+		int acc = 0;
+		socklen_t ol = sizeof(acc);
+		if (getsockopt(race_made[i], SOL_SOCKET, SO_ACCEPTCONN, &acc, &ol) == 0 && acc) {
+			printf("leaked: an unbound socket listened\n");
+			return 1;
+		}
+	}
+	fprintf(stderr, "%d of 2000 listen() calls succeeded, %d unbound sockets swapped in\n", oks, race_n);
+	return probe_report(0);
+}
+
 static int listen_self(const char *port)
 {
 	struct sockaddr_storage ss;
@@ -337,6 +422,10 @@ int main(int argc, char **argv)
 		return bind_port(argv[2]);
 	if (strcmp(c, "listen-self") == 0 && argc <= 3)
 		return listen_self(argc == 3 ? argv[2] : "0");
+	if (strcmp(c, "listen-unbound") == 0 && argc == 3)
+		return listen_unbound(argv[2]);
+	if (strcmp(c, "listen-dup-race") == 0 && argc == 3)
+		return listen_dup_race(argv[2]);
 	if (strcmp(c, "unix-socket") == 0 && argc == 2)
 		return just_socket(AF_UNIX, SOCK_STREAM, 0);
 	if (strcmp(c, "unix-socketpair-dgram") == 0 && argc == 2)

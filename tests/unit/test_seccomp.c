@@ -684,7 +684,7 @@ static void test_seccomp_load_bpf_kernel(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_filter_load_bpf(&bpf) < 0)
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_filter_load_bpf(&bpf, NULL) < 0)
 			_exit(10);
 		if (syscall(SYS_unshare, CLONE_NEWUSER) != -1 || errno != EPERM)
 			_exit(11);
