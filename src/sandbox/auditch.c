@@ -30,6 +30,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_LIMIT] = "limit",
 	[ACH_REF_DNS] = "dns-files",
 	[ACH_REF_CGROUPNS] = "cgroupns",
+	[ACH_REF_LANDLOCK_SCOPE] = "landlock-scope",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",
 	[ACH_DEG_LIMIT] = "limit-rlimit",
@@ -49,5 +50,5 @@ const char *auditch_name(enum auditch_label label)
 
 int auditch_is_refusal(enum auditch_label label)
 {
-	return label >= ACH_REF_USERNS && label <= ACH_REF_CGROUPNS;
+	return label >= ACH_REF_USERNS && label <= ACH_REF_LANDLOCK_SCOPE;
 }

@@ -847,6 +847,8 @@ int helper_main(int argc, char **argv)
 		refuse(ACH_REF_LANDLOCK_ABI, abi < 0 ? 0 : abi);
 	if (abi > LANDLOCK_ABI_MAX)
 		abi = LANDLOCK_ABI_MAX;
+	if (landlock_scope_missing(abi, p.net != POL_NET_NONE, p.allow_unix))
+		refuse(ACH_REF_LANDLOCK_SCOPE, abi);
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */

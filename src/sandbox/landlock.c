@@ -57,6 +57,13 @@ uint64_t landlock_scopes(int abi)
 	return abi >= 6 ? (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL) : 0;
 }
 
+int landlock_scope_missing(int abi, int host_net, int allow_unix)
+{
+	/* In its own network namespace the command has its own abstract
+	 * socket namespace; without AF_UNIX sockets it cannot dial one. */
+	return host_net && allow_unix && !(landlock_scopes(abi) & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET);
+}
+
 static int add_path_rule(int rfd, int pfd, uint64_t rights)
 {
 	struct landlock_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = pfd };

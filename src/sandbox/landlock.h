@@ -31,6 +31,11 @@ uint64_t landlock_rights(unsigned access, int is_dir, int abi);
 /* Scopes handled at abi (0 below 6). */
 uint64_t landlock_scopes(int abi);
 
+/* 1 when the policy needs the abstract-unix-socket scope and abi lacks it:
+ * the command shares the host's network namespace (host_net: port or bare
+ * mode) and may create AF_UNIX sockets (allow_unix).  The run is refused. */
+int landlock_scope_missing(int abi, int host_net, int allow_unix);
+
 /*
  * An extra rule for the view's own files (minimal /dev).  path is opened
  * O_PATH in the current root.

@@ -318,6 +318,10 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 	case ACH_REF_LIMIT:
 		return xasprintf("the %s limit could not be set; nothing was run",
 				 (unsigned)arg < LIM__COUNT ? limit_words[arg] : "resource");
+	case ACH_REF_LANDLOCK_SCOPE:
+		return xasprintf("this kernel's Landlock ABI is %d: below 6 (Linux 6.12) it cannot keep a command that has "
+				 "the host's network and --allow-unix-sockets from the host's abstract unix sockets — drop "
+				 "--allow-unix-sockets or upgrade the kernel; nothing was run", arg);
 	case ACH_REF_CGROUPNS:
 		return xasprintf("cannot make the sandbox's cgroup namespace (%s); nothing was run", strerror(arg));
 	case ACH_REF_DNS:

@@ -155,6 +155,12 @@ static void landlock_rights_mapping(void **state)
 			  LANDLOCK_ACCESS_FS_REFER));
 	assert_true(f & LANDLOCK_ACCESS_FS_WRITE_FILE);
 	assert_int_equal(landlock_scopes(5), 0);
+	/* ABI 5 refuses host network + unix sockets only; 6 and later none */
+	assert_int_equal(landlock_scope_missing(5, 1, 1), 1);
+	assert_int_equal(landlock_scope_missing(5, 1, 0), 0);
+	assert_int_equal(landlock_scope_missing(5, 0, 1), 0);
+	assert_int_equal(landlock_scope_missing(6, 1, 1), 0);
+	assert_int_equal(landlock_scope_missing(7, 1, 1), 0);
 	assert_int_equal(landlock_scopes(6), LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL);
 }
 
