@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -272,13 +273,31 @@ static int root_open(struct fsguard *g, struct fsg_root *r, const char *rel, int
 /* A file grant: open the path itself, then compare the handle with the pin. */
 static int file_open(const struct fsg_root *r, int oflags)
 {
+	/* A file grant has no directory to resolve beneath, so its path is
+	 * walked again here, and a parent swapped for a symlink can land
+	 * anywhere.  Nothing may happen to what it lands on: take it as
+	 * O_PATH (no open side effects, no FIFO wait), compare it with the
+	 * pin, and only then open that very inode (through /proc/self/fd)
+	 * and truncate it if asked. */
 	struct stat st;
-	int fd = open(r->path, oflags | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	char via[32];
+	int pfd = open(r->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (pfd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != r->dev || st.st_ino != r->ino || S_ISLNK(st.st_mode)) {
-		close(fd);
+	if (fstat(pfd, &st) < 0 || st.st_dev != r->dev || st.st_ino != r->ino || S_ISLNK(st.st_mode)) {
+		close(pfd);
 		return -ELOOP;	/* replaced since it was vetted: refused like a link */
+	}
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	int fd = open(via, (oflags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
+	int e = errno;
+	close(pfd);
+	if (fd < 0)
+		return -e;
+	if ((oflags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
 	}
 	return fd;
 }

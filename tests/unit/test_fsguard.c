@@ -281,6 +281,51 @@ static void fsg_file_grant(void **state)
 	fx_free(f);
 }
 
+/* A file grant's parent swapped for a link to another directory holding a
+ * file of the same name: the open is refused and that file is untouched
+ * (it was truncated before the pin was compared, once). */
+static void fsg_file_grant_parent_swap(void **state)
+{
+	char *dir = tt_setup(), *err = NULL;
+	struct policy p;
+	struct fsguard *g = NULL;
+	(void)state;
+	tt_dir(dir, "fgd");
+	tt_file(dir, "fgd/config", "grant");
+	tt_dir(dir, "victim");
+	tt_file(dir, "victim/config", "VICTIM");
+	char *fg = tt_path(dir, "fgd/config"), *fgd = tt_path(dir, "fgd"), *old = tt_path(dir, "fgd.old");
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, fg, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(fsguard_new(&p, dir, 0, &g, &err), 0);
+	assert_int_equal(rename(fgd, old), 0);
+	tt_link(dir, "fgd", "victim");
+
+	int fd = fsguard_open(g, fg, O_WRONLY | O_TRUNC, POL_WRITE, NULL, &err);
+	assert_true(fd < 0);
+	free(err);
+	err = NULL;
+	char *v = tt_slurp(dir, "victim/config");
+	assert_string_equal(v, "VICTIM");
+	free(v);
+	/* put back, the grant works and truncates its own file */
+	assert_int_equal(unlink(fgd), 0);
+	assert_int_equal(rename(old, fgd), 0);
+	fd = fsguard_open(g, fg, O_WRONLY | O_TRUNC, POL_WRITE, NULL, &err);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "new", 3), 3);
+	close(fd);
+	v = tt_slurp(dir, "fgd/config");
+	assert_string_equal(v, "new");
+	free(v);
+	fsguard_free(g);
+	policy_release(&p);
+	free(fg);
+	free(fgd);
+	free(old);
+	tt_teardown(dir);
+}
+
 static void fsg_open_parent(void **state)
 {
 	struct fx *f = fx_new(0);
@@ -322,6 +367,7 @@ int main(void)
 		cmocka_unit_test(fsg_root_swapped_while_held),
 		cmocka_unit_test(fsg_pin_mismatch_refused),
 		cmocka_unit_test(fsg_file_grant),
+		cmocka_unit_test(fsg_file_grant_parent_swap),
 		cmocka_unit_test(fsg_open_parent),
 	};
 	log_set_level(LOG_OFF);
