@@ -86,7 +86,12 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		*err = xasprintf("cannot create a temp file next to '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	if (write_all(fd, data, n) < 0 || (exists && fchmod(fd, st.st_mode & 07777) < 0) || fsync(fd) < 0) {
+	/* The replaced file's mode, but never its set-id bits: the new file
+	 * belongs to whoever runs sandbx (root, maybe) and holds what the
+	 * model wrote, as the syscall filter keeps the bash tool from making
+	 * one (a write by someone else clears them in the kernel too). */
+	if (write_all(fd, data, n) < 0 || (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) ||
+	    fsync(fd) < 0) {
 		*err = xasprintf("cannot write '%s': %s", path, strerror(errno));
 		close(fd);
 		unlinkat(dfd, tmp, 0);

@@ -391,6 +391,19 @@ static void tool_write_atomic(void **state)
 	tool_result_release(&r);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
+	/* a set-id file keeps its mode but not the set-id bits */
+	assert_int_equal(chmod(p, 06755), 0);
+	assert_int_equal(run(f, "write", "{\"path\":\"five.txt\",\"content\":\"#!/bin/sh\\nid\\n\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(run(f, "edit", "{\"path\":\"five.txt\",\"old\":\"id\",\"new\":\"ls\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(chmod(p, 04755), 0);
+	assert_int_equal(run(f, "edit", "{\"path\":\"five.txt\",\"old\":\"ls\",\"new\":\"id\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
 	free(p);
 	/* no temp file left behind */
 	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*sandbx-*\"}", &r), 0);
