@@ -19,6 +19,7 @@
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -45,6 +46,7 @@ static struct {
 	__typeof__(pcre2_match_context_free_8) *match_context_free;
 	__typeof__(pcre2_match_data_create_8) *match_data_create;
 	__typeof__(pcre2_match_data_free_8) *match_data_free;
+	__typeof__(pcre2_set_callout_8) *set_callout;
 } pc;
 
 #define PC_SYM(n) DL_SYM(__typeof__(pc), n, "pcre2_" #n "_8")
@@ -63,6 +65,7 @@ static const struct dl_sym pc_syms[] = {
 	PC_SYM(match_context_free),
 	PC_SYM(match_data_create),
 	PC_SYM(match_data_free),
+	PC_SYM(set_callout),
 };
 
 #undef pcre2_compile
@@ -93,6 +96,8 @@ static const struct dl_sym pc_syms[] = {
 #define pcre2_match_data_create pc.match_data_create
 #undef pcre2_match_data_free
 #define pcre2_match_data_free pc.match_data_free
+#undef pcre2_set_callout
+#define pcre2_set_callout pc.set_callout
 
 static struct dl_lib pc_lib = DL_LIB("libpcre2-8.so.0", "libpcre2-8-0", pc_syms, &pc);
 
@@ -115,7 +120,9 @@ struct grepst {
 	uint64_t files, bytes, max_files, max_bytes;
 	uint64_t matches, shown, max_shown;
 	uint64_t binary, big, unreadable, limit_hit;
-	enum { CAP_NONE, CAP_FILES, CAP_BYTES } cap;
+	uint64_t callouts;
+	long deadline_ms;		/* CLOCK_MONOTONIC; the regex's time budget */
+	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_TIME, CAP_STOPPED } cap;
 	struct tout o;
 };
 
@@ -142,6 +149,33 @@ static int is_literal(const char *p)
 	return strpbrk(p, "\\^$.|?*+()[]{}") == NULL;
 }
 
+static long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Called by PCRE2 at the start of every match attempt (the (?C1) put in
+ * front of the pattern) and at the pattern's own callouts, from inside a
+ * match: the only place a match that scans a long line from each start
+ * position can be stopped.  Every 1024th call looks at the stop flag and
+ * the clock. */
+static int grep_callout(pcre2_callout_block *cb, void *arg)
+{
+	struct grepst *g = arg;
+	(void)cb;
+	if (++g->callouts & 1023)
+		return 0;
+	if (tool_stopped(g->c))
+		g->cap = CAP_STOPPED;
+	else if (mono_ms() > g->deadline_ms)
+		g->cap = CAP_TIME;
+	else
+		return 0;
+	return PCRE2_ERROR_CALLOUT;
+}
+
 static int grep_setup(struct grepst *g, const char *pattern, int icase, char **err)
 {
 	if (is_literal(pattern) && !icase && *pattern) {
@@ -156,8 +190,29 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	PCRE2_SIZE eo;
 	if (dl_load(&pc_lib, err) < 0)
 		return -1;
-	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-			      PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
+	uint32_t opts = PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0);
+	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &ec, &eo, NULL);
+	if (g->re) {
+		/* Valid: compile it again with one callout at the start of every
+		 * match attempt (grep_callout), after any leading (*VERB) options,
+		 * which must stay first.  A valid pattern's parentheses balance,
+		 * so the wrapping group changes nothing else. */
+		size_t lead = 0;
+		while (pattern[lead] == '(' && pattern[lead + 1] == '*') {
+			const char *e = strchr(pattern + lead, ')');
+			if (!e)
+				break;
+			lead = (size_t)(e - pattern) + 1;
+		}
+		char *wrapped = xasprintf("%.*s(?C1)(?:%s)", (int)lead, pattern, pattern + lead);
+		pcre2_code *w = pcre2_compile((PCRE2_SPTR)wrapped, PCRE2_ZERO_TERMINATED, opts, &ec, &eo, NULL);
+		free(wrapped);
+		pcre2_code_free(g->re);
+		/* Should the wrapped form not compile, a callout at every item
+		 * bounds it as well, only slower. */
+		g->re = w ? w : pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts | PCRE2_AUTO_CALLOUT,
+					      &ec, &eo, NULL);
+	}
 	if (!g->re) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof(msg));
@@ -168,6 +223,7 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	}
 	g->md = pcre2_match_data_create(1, NULL);
 	g->mctx = pcre2_match_context_create(NULL);
+	pcre2_set_callout(g->mctx, grep_callout, g);
 	/* PCRE2's JIT code reads past the subject in whole words, which
 	 * valgrind reports as uninitialised (PCRE2 documents this); under
 	 * valgrind the interpreter gives the same matches. */
@@ -214,10 +270,11 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 	}
 	int r = g->jit ? pcre2_jit_match(g->re, b, n, pos, 0, g->md, g->mctx)
 		       : pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
-	if (r < 0) {
-		if (r != PCRE2_ERROR_NOMATCH)
-			g->limit_hit++;
+	if (r == PCRE2_ERROR_NOMATCH || (r < 0 && g->cap != CAP_NONE))
 		return -1;
+	if (r < 0) {
+		g->limit_hit++;
+		return -2;	/* this line is given up; the next ones are not */
 	}
 	return (long)pcre2_get_ovector_pointer(g->md)[0];
 }
@@ -242,6 +299,15 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 	uint64_t line = 1;
 	while (pos <= n) {
 		long m = next_match(g, b, n, pos);
+		if (m == -2) {
+			/* A match limit hit from pos: go on from the next line, so a
+			 * hostile line does not hide the rest of the file. */
+			const unsigned char *nl = memchr(b + pos, '\n', n - pos);
+			if (!nl)
+				break;
+			pos = (size_t)(nl - b) + 1;
+			continue;
+		}
 		if (m < 0)
 			break;
 		const unsigned char *nl = memchr(b + m, '\n', n - (size_t)m);
@@ -320,7 +386,7 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 	close(fd);
 	g->bytes += got;
 	search_buf(g, path, g->buf, got);
-	return 0;
+	return g->cap == CAP_TIME || g->cap == CAP_STOPPED;
 }
 
 static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
@@ -336,7 +402,7 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		return 0;
 	}
 	if (search_fd(g, fd, w->path)) {
-		w->stop = WALK_CAP;
+		w->stop = g->cap == CAP_STOPPED ? WALK_CANCELLED : WALK_CAP;
 		return 1;
 	}
 	return 0;
@@ -347,6 +413,7 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	const char *path = tin_str(in, "path"), *pattern = tin_str(in, "pattern");
 	struct grepst g = { .c = c, .glob = tin_str(in, "glob"), .max_files = tlim_files(c),
 			    .max_bytes = tlim_bytes(c), .max_shown = tlim_results(c) };
+	long budget = c->limits.grep_ms ? (long)c->limits.grep_ms : TOOLS_GREP_SECONDS * 1000L;
 	char *err = NULL;
 	struct stat st;
 	int cancelled = 0;
@@ -363,6 +430,7 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		grep_release(&g);
 		return tool_fail_own(out, err);
 	}
+	g.deadline_ms = mono_ms() + budget;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		struct walk w = { .ctx = c, .visit = grep_visit, .arg = &g };
 		char *base = tdisplay_base(path);
@@ -375,6 +443,8 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	} else {
 		search_fd(&g, fd, path);
 	}
+	if (g.cap == CAP_STOPPED)
+		cancelled = 1;
 	if (cancelled) {
 		grep_release(&g);
 		return tool_fail(out, "cancelled");
@@ -386,7 +456,11 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		tout_note(o, "(showing %llu of %llu matching lines%s)\n", (unsigned long long)g.shown,
 		     (unsigned long long)g.matches, o->full ? ": output cap of 256 KiB reached, narrow the pattern or path"
 							    : "; raise --max-results for more, or narrow the search");
-	if (g.cap != CAP_NONE) {
+	if (g.cap == CAP_TIME) {
+		tout_note(o, "(stopped after %.1f s and %llu files: the pattern is too slow on this text — simplify it "
+			     "(a lookahead or a nested repeat rescans each line from every position) or search a narrower "
+			     "path)\n", (double)budget / 1000, (unsigned long long)g.files);
+	} else if (g.cap != CAP_NONE) {
 		char *lim = tsize_words(g.max_bytes);
 		tout_note(o, "(stopped after %llu files: scan cap of %s reached, raise %s or search a narrower path)\n",
 		     (unsigned long long)g.files, g.cap == CAP_FILES ? "files" : lim,
@@ -398,8 +472,8 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	if (g.big)
 		tout_note(o, "(skipped %llu file%s over 2 MiB)\n", (unsigned long long)g.big, g.big == 1 ? "" : "s");
 	if (g.limit_hit)
-		tout_note(o, "(the pattern hit PCRE2's match limit in %llu places; simplify it)\n",
-		     (unsigned long long)g.limit_hit);
+		tout_note(o, "(the pattern hit PCRE2's match limit in %llu places, each time giving up the rest of that "
+			     "line; simplify it)\n", (unsigned long long)g.limit_hit);
 	char *content = tout_detach(o);
 	grep_release(&g);
 	return tool_ok_own(out, content);

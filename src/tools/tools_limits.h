@@ -35,6 +35,10 @@
 #define TOOLS_BASH_DRAIN_MS		2000
 /* A file larger than this is not edited (it is read whole into memory). */
 #define TOOLS_MAX_EDIT_BYTES		(16u * 1024 * 1024)
+/* Wall-clock time one grep call may spend matching a regular expression:
+ * PCRE2's match limit does not bound a pattern whose every start position
+ * scans to the end of a line ((?=x*y) over a long line of x). */
+#define TOOLS_GREP_SECONDS		30
 /* Path length accepted from the model. */
 #define TOOLS_MAX_PATH			4096
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "sandbox/helper.h"
@@ -351,6 +352,68 @@ static void stop_hook(void *arg, const char *event, const char *path)
 		f->stop = 1;
 }
 
+static long test_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void stop_at_check(void *arg, const char *event, const char *path)
+{
+	struct tfx *f = arg;
+	(void)path;
+	if (strcmp(event, "checked") == 0)
+		f->stop = 1;	/* set before the match: only the callout sees it */
+}
+
+/* A pattern whose every start position scans the rest of a long line
+ * ((?=x*y): quadratic, and PCRE2's match limit never trips) is stopped by
+ * the time budget, mid-match, with a note; a stop request ends it too. */
+static void tool_grep_time_bound(void **state)
+{
+	/* Under valgrind PCRE2 runs without JIT (grep_setup) and its match
+	 * limit, not the clock, ends this pattern; and times mean nothing. */
+	if (getenv("SBX_UNDER_VALGRIND"))
+		skip();
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	char *big = xmalloc(400002);
+	(void)state;
+	memset(big, 'x', 400000);
+	memcpy(big + 400000, "\n", 2);
+	tt_file(f->dir, "w/long.txt", big);
+	free(big);
+	f->ctx.limits.grep_ms = 300;
+	long t0 = test_ms();
+	assert_int_equal(run(f, "grep", "{\"path\":\"long.txt\",\"pattern\":\"(?=x*y)\"}", &r), 0);
+	long took = test_ms() - t0;
+	EXPECT_HAS(r, "(stopped after 0.3 s and 1 files: the pattern is too slow");
+	tool_result_release(&r);
+	assert_true(took < 3000);	/* unbounded, this takes about 50 s here */
+	/* leading (*VERB) options stay first and are bounded the same way */
+	assert_int_equal(run(f, "grep", "{\"path\":\"long.txt\",\"pattern\":\"(*UTF)(?=x*y)|z\"}", &r), 0);
+	EXPECT_HAS(r, "too slow");
+	tool_result_release(&r);
+	/* a stop request set before the match ends it as cancelled */
+	f->ctx.limits.grep_ms = 0;
+	f->ctx.hook = stop_at_check;
+	f->ctx.hook_arg = f;
+	t0 = test_ms();
+	assert_int_equal(run(f, "grep", "{\"path\":\"long.txt\",\"pattern\":\"(?=x*y)\"}", &r), -1);
+	assert_string_equal(r.content, "cancelled");
+	assert_true(test_ms() - t0 < 3000);
+	tool_result_release(&r);
+	f->stop = 0;
+	f->ctx.hook = NULL;
+	/* a line that hits the match limit does not hide the lines after it */
+	tt_file(f->dir, "w/limit.txt", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\nb\nMARK here\n");
+	assert_int_equal(run(f, "grep", "{\"path\":\"limit.txt\",\"pattern\":\"^(a+)+b|MARK\"}", &r), 0);
+	EXPECT_HAS(r, "limit.txt:3:MARK here");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_cancellation(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -576,6 +639,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_limits),
 		cmocka_unit_test(tool_grep_swap_after_check),
 		cmocka_unit_test(tool_cancellation),
+		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_edit_unique),
