@@ -72,7 +72,16 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		return tool_fail(out, "old text matches %zu times in '%s' — it must match exactly once: add "
 				 "surrounding lines to make it unique, or set replace_all to replace all %zu", k, path, k);
 	}
-	size_t outn = got - k * on + k * nn;
+	/* The result is bounded like the file it replaces: replace_all of a
+	 * short text by a long one multiplies the size. */
+	uint64_t grown = (uint64_t)got - (uint64_t)k * on + (uint64_t)k * nn;
+	if (grown > TOOLS_MAX_EDIT_BYTES) {
+		free(buf);
+		return tool_fail(out, "this edit would make '%s' %llu bytes, over the %u MiB edit limit — nothing was "
+				 "changed; replace fewer occurrences or use bash", path, (unsigned long long)grown,
+				 TOOLS_MAX_EDIT_BYTES >> 20);
+	}
+	size_t outn = (size_t)grown;
 	char *res = xmalloc(outn + 1), *w = res;
 	const char *p = buf, *e = buf + got, *q;
 	while ((q = memmem(p, (size_t)(e - p), old, on))) {

@@ -475,6 +475,33 @@ static void tool_write_atomic(void **state)
 	tfx_free(f);
 }
 
+/* replace_all cannot grow a file past the edit limit (it would be built
+ * whole in memory): refused, the file unchanged. */
+static void tool_edit_growth_capped(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	char *as = xmalloc(4097), *json = xmalloc(8192);
+	memset(as, 'a', 4096);
+	as[4096] = '\0';
+	tt_file(f->dir, "w/amp.txt", as);
+	char *bs = xmalloc(5001);
+	memset(bs, 'B', 5000);
+	bs[5000] = '\0';
+	snprintf(json, 8192, "{\"path\":\"amp.txt\",\"old\":\"a\",\"new\":\"%s\",\"replace_all\":true}", bs);
+	assert_int_equal(run(f, "edit", json, &r), -1);
+	EXPECT_HAS(r, "this edit would make 'amp.txt' 20480000 bytes, over the 16 MiB edit limit");
+	tool_result_release(&r);
+	char *now = tt_slurp(f->dir, "w/amp.txt");
+	assert_string_equal(now, as);
+	free(now);
+	free(as);
+	free(bs);
+	free(json);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -642,6 +669,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_symlink_refused),
+		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_readonly_root),
 		cmocka_unit_test(tool_bash_sandboxed),
