@@ -346,6 +346,16 @@ static struct fsg_root *match(struct fsguard *g, const char *path, unsigned want
 		*rc = -ENOENT;
 		return NULL;
 	}
+	/* These tools run in the harness: its /proc is the host's (every
+	 * process, their maps, kallsyms), not the sandbox's own that a
+	 * --allow-read /proc shows the bash tool. */
+	if (path_within(*abs, "/proc")) {
+		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason", "the host's /proc", NULL);
+		*err = xasprintf("'%s' is in /proc, which this tool would read outside the sandbox, from the host — "
+				 "use the bash tool: its /proc is the sandbox's own", path);
+		*rc = -EACCES;
+		return NULL;
+	}
 	if ((r->access & want) != want) {
 		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason", "right not granted", NULL);
 		*err = xasprintf("'%s' is not %s: the granted path '%s' has no %s right — the user can grant it "

@@ -326,6 +326,29 @@ static void fsg_file_grant_parent_swap(void **state)
 	tt_teardown(dir);
 }
 
+/* A /proc grant reaches the bash tool's own /proc; the in-process tools,
+ * which would read the host's, refuse it and say why. */
+static void fsg_proc_refused(void **state)
+{
+	struct policy p;
+	struct fsguard *g = NULL;
+	char *err = NULL;
+	(void)state;
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, "/proc", POL_READ, &err), 0);
+	assert_int_equal(fsguard_new(&p, "/", 0, &g, &err), 0);
+	int fd = fsguard_open(g, "/proc/1/status", O_RDONLY, POL_READ, NULL, &err);
+	assert_int_equal(fd, -EACCES);
+	assert_non_null(strstr(err, "'/proc/1/status' is in /proc, which this tool would read outside the sandbox"));
+	free(err);
+	err = NULL;
+	fd = fsguard_open(g, "/proc", O_RDONLY | O_DIRECTORY, POL_READ, NULL, &err);
+	assert_int_equal(fd, -EACCES);
+	free(err);
+	fsguard_free(g);
+	policy_release(&p);
+}
+
 static void fsg_open_parent(void **state)
 {
 	struct fx *f = fx_new(0);
@@ -368,6 +391,7 @@ int main(void)
 		cmocka_unit_test(fsg_pin_mismatch_refused),
 		cmocka_unit_test(fsg_file_grant),
 		cmocka_unit_test(fsg_file_grant_parent_swap),
+		cmocka_unit_test(fsg_proc_refused),
 		cmocka_unit_test(fsg_open_parent),
 	};
 	log_set_level(LOG_OFF);
