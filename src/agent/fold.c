@@ -15,6 +15,7 @@
 #endif
 
 #include "agent/fold.h"
+#include "tools/tools.h"
 #include "util/util.h"
 
 /* The fast path's helpers: inlined into it, where GCC would otherwise
@@ -355,7 +356,11 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 		} else {
 			const char *end = NULL;
 			cJSON *in = cJSON_ParseWithLengthOpts(b->text, b->text_len, &end, 0);
-			if (in && cJSON_IsObject(in) && only_space(end, (size_t)(b->text + b->text_len - end))) {
+			if (in && tools_json_has_nul(b->text, b->text_len)) {
+				cJSON_Delete(in);
+				b->input_error = xasprintf("the input of tool call '%s' (%s) holds a NUL character (\\u0000), "
+							   "which no tool argument may contain", b->name, b->id);
+			} else if (in && cJSON_IsObject(in) && only_space(end, (size_t)(b->text + b->text_len - end))) {
 				b->input = in;
 			} else {
 				cJSON_Delete(in);

@@ -36,10 +36,16 @@ int cli_tool(struct cli_opts *o)
 		sbx_err("tool input is larger than %u MiB — pass less", TOOLS_MAX_INPUT >> 20);
 		return EXIT_USAGE;
 	}
-	cJSON *in = cJSON_Parse(o->tool_json);
+	/* The whole text must be the object: nothing may follow it. */
+	cJSON *in = cJSON_ParseWithOpts(o->tool_json, NULL, 1);
 	if (!in) {
 		sbx_err("tool input '%s' is not valid JSON — give an object such as '{\"path\":\"README.md\"}'",
 			o->tool_json);
+		return EXIT_USAGE;
+	}
+	if (tools_json_has_nul(o->tool_json, strlen(o->tool_json))) {
+		sbx_err("tool input holds a NUL character (\\u0000), which no tool argument may contain — remove it");
+		cJSON_Delete(in);
 		return EXIT_USAGE;
 	}
 	if (cli_build_policy(o, 1, &p, &err) < 0) {

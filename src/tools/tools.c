@@ -470,3 +470,15 @@ char *tsize_words(uint64_t n)
 		return xasprintf("%llu KiB", (unsigned long long)(n >> 10));
 	return xasprintf("%llu bytes", (unsigned long long)n);
 }
+
+int tools_json_has_nul(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (s[i] != '\\')
+			continue;
+		if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
+			return 1;
+		i++;	/* the escaped character, a backslash included */
+	}
+	return 0;
+}

@@ -108,6 +108,11 @@ unsigned tools_bit(const char *name);
  */
 cJSON *tools_schema_json(unsigned allowed_mask);
 
+/* 1 when JSON text s (n bytes) has a \u0000 escape in a string: cJSON
+ * would cut the value there ("a.txt\u0000/../x" reads as "a.txt"), so
+ * such an input is refused whole rather than half-read. */
+int tools_json_has_nul(const char *s, size_t n);
+
 /*
  * Check input against the tool's schema: an object, every required field
  * present, no unknown field, each of its type (integers whole, >= 0).

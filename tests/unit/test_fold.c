@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "agent/fold.h"
+#include "tools/tools.h"
 #include "agent/sse.h"
 #include "sse_fixtures.h"
 
@@ -288,6 +289,36 @@ static void test_fold_max_tokens_inside_tool_use(void **state)
 	assert_int_equal(cJSON_GetArraySize(c), 0);
 	cJSON_Delete(c);
 	fold_release(&m);
+}
+
+/* A tool input with a \u0000 escape is refused whole: cJSON would cut the
+ * string there ("a.txt\u0000/../x" read as "a.txt"). */
+static void test_fold_tool_input_nul(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	fold_init(&m, 0, NULL);
+	const char *evs[] = {
+		"{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}",
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a.txt\\\\u0000/../x\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"read\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a\\\\\\\\u0000\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(evs); i++)
+		assert_int_equal(fold_event(&m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+	assert_null(m.blocks[0].input);
+	assert_non_null(strstr(m.blocks[0].input_error, "holds a NUL character"));
+	/* an escaped backslash before "u0000" is text, not a NUL */
+	assert_non_null(m.blocks[1].input);
+	assert_string_equal(cJSON_GetObjectItem(m.blocks[1].input, "path")->valuestring, "a\\u0000");
+	fold_release(&m);
+	assert_int_equal(tools_json_has_nul("\"\\u0000\"", 8), 1);
+	assert_int_equal(tools_json_has_nul("\"\\\\u0000\"", 9), 0);
+	assert_int_equal(tools_json_has_nul("\"\\u0001\"", 8), 0);
+	assert_int_equal(tools_json_has_nul("\"\\u00", 5), 0);
 }
 
 static void test_fold_unknown_ignored(void **state)
@@ -730,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_fold_pings_and_comments_ignored),
 		cmocka_unit_test(test_fold_error_event_fails),
 		cmocka_unit_test(test_fold_max_tokens_inside_tool_use),
+		cmocka_unit_test(test_fold_tool_input_nul),
 		cmocka_unit_test(test_fold_unknown_ignored),
 		cmocka_unit_test(test_fold_malformed_fails),
 		cmocka_unit_test(test_fold_drop_text_still_hooks),
