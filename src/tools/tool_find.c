@@ -40,7 +40,9 @@ static int find_visit(struct walk *w, int dfd, const char *name, unsigned char t
 			return 0;
 		}
 		f->out_len += add;
-		strv_push_own(&f->shown, type == DT_DIR ? xasprintf("%s/", w->path) : xstrdup(w->path));
+		char *vis = tools_name_visible(w->path);
+		strv_push_own(&f->shown, type == DT_DIR ? xasprintf("%s/", vis) : xstrdup(vis));
+		free(vis);
 	}
 	return 0;
 }

@@ -324,9 +324,11 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 			int cut = len > TOOLS_MAX_LINE;
 			if (cut)
 				len = TOOLS_MAX_LINE;
-			if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", path, (unsigned long long)line, (int)len,
+			char *vis = tools_name_visible(path);
+			if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)line, (int)len,
 					(const char *)b + lstart, cut ? " [... line cut]" : "") == 0)
 				g->shown++;
+			free(vis);
 		}
 		if (!nl)
 			break;

@@ -86,9 +86,11 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 			qsort(v, n, sizeof(*v), cmp_lsent);
 		uint64_t shown = 0, maxr = tlim_results(c);
 		for (size_t i = 0; i < n && shown < maxr; i++) {
-			int r = v[i].size >= 0 ? tout_printf(&o, "%-5s %12lld  %s\n", v[i].type, v[i].size, v[i].name)
-					       : tout_printf(&o, "%-5s %12s  %s%s\n", v[i].type, "-", v[i].name,
+			char *vis = tools_name_visible(v[i].name);
+			int r = v[i].size >= 0 ? tout_printf(&o, "%-5s %12lld  %s\n", v[i].type, v[i].size, vis)
+					       : tout_printf(&o, "%-5s %12s  %s%s\n", v[i].type, "-", vis,
 							     strcmp(v[i].type, "dir") == 0 ? "/" : "");
+			free(vis);
 			if (r < 0)
 				break;
 			shown++;

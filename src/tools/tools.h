@@ -128,6 +128,11 @@ int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, 
 
 void tool_result_release(struct tool_result *r);
 
+/* A file name (or path) as the tools list it: each control byte (below
+ * 0x20, and 0x7f) written as \xNN, so a name holding a newline cannot
+ * pose as another entry or a grep hit.  malloc'd. */
+char *tools_name_visible(const char *s);
+
 /*
  * Make s valid UTF-8 (the API refuses anything else): each byte that does
  * not start a valid sequence becomes U+FFFD.  Takes s; returns s itself

@@ -502,6 +502,30 @@ static void tool_edit_growth_capped(void **state)
 	tfx_free(f);
 }
 
+/* A name with a newline cannot pose as another entry or a grep hit. */
+static void tool_names_visible(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/nm");
+	tt_file(f->dir, "w/nm/evil\nfile        0  PWNED.txt", "MARK\n");
+	assert_int_equal(run(f, "ls", "{\"path\":\"nm\"}", &r), 0);
+	EXPECT_HAS(r, "evil\\x0afile        0  PWNED.txt\n");
+	EXPECT_NOT(r, "\nfile ");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "find", "{\"path\":\"nm\",\"name\":\"*\"}", &r), 0);
+	EXPECT_HAS(r, "nm/evil\\x0afile");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"nm\",\"pattern\":\"MARK\"}", &r), 0);
+	EXPECT_HAS(r, "nm/evil\\x0afile        0  PWNED.txt:1:MARK\n");
+	tool_result_release(&r);
+	char *v = tools_name_visible("a\tb\x7f\x1b[31m");
+	assert_string_equal(v, "a\\x09b\\x7f\\x1b[31m");
+	free(v);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -669,6 +693,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_symlink_refused),
+		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_readonly_root),
