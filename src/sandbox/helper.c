@@ -644,16 +644,36 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 
 /* ---- stage 2: the init ------------------------------------------------- */
 
+/* The port an inet socket reports bound (getsockname), 0 for none, -1 for
+ * another family or an error (errno). */
+static int sock_port(int sock, int *family)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+	if (getsockname(sock, (struct sockaddr *)&a, &len) < 0)
+		return -1;
+	*family = a.ss_family;
+	if (a.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&a)->sin_port);
+	if (a.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+	return -1;
+}
+
 /*
  * Port mode: answer one listen() of the command's (seccomp user
  * notification).  The init takes the very socket from the caller
- * (pidfd_getfd), refuses it with EACCES when it has no port of its own,
- * since listen() would bind it to an ephemeral port that Landlock's bind
- * rule never sees, and otherwise makes the listen() itself on that socket:
- * continuing the caller's call instead would let another of its threads
- * put an unbound socket under the same descriptor number in between.
+ * (pidfd_getfd) and makes the listen() itself on it: continuing the
+ * caller's call instead would let another of its threads put an unbound
+ * socket under the same descriptor number in between.  It refuses (EACCES)
+ * a socket whose port is not one of the policy's, since listen() would
+ * bind it to an ephemeral port that Landlock's bind rule never sees.  The
+ * port getsockname reports can be stale (the one a failed or undone
+ * connect() took and gave back), so the port after the listen() must be
+ * the same one; if not, the socket is shut down again, before the call
+ * returns to anyone who could accept on it.
  */
-static void serve_listen(int listener)
+static void serve_listen(int listener, const struct policy *p)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
@@ -663,7 +683,11 @@ static void serve_listen(int listener)
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
 	resp.error = -EPERM;
-	int pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0), sock = -1;
+	/* req.pid is the calling thread: a thread pidfd where the kernel has
+	 * them (6.9), else the caller must be a thread-group leader. */
+	int pidfd = (int)syscall(SYS_pidfd_open, req.pid, PIDFD_THREAD), sock = -1;
+	if (pidfd < 0 && errno == EINVAL)
+		pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0);
 	/* The id still pending means req.pid is still the caller: pidfd
 	 * then names it, whatever happens to the number later. */
 	if (req.data.nr == __NR_listen && pidfd >= 0 && ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0)
@@ -671,20 +695,26 @@ static void serve_listen(int listener)
 	if (sock < 0 && errno == EBADF)
 		resp.error = -EBADF;
 	if (sock >= 0) {
-		struct sockaddr_storage a;
-		socklen_t len = sizeof(a);
-		int port = -1;
-		if (getsockname(sock, (struct sockaddr *)&a, &len) < 0) {
+		int family = AF_UNSPEC, port = sock_port(sock, &family), listed = 0;
+		for (size_t i = 0; i < p->nports && port > 0; i++)
+			listed |= p->ports[i] == port;
+		if (port < 0 && family == AF_UNSPEC) {
+			resp.error = -errno;	/* not a socket, ... */
+		} else if (port < 0) {
+			/* not inet (a socketpair end): nothing to bind */
+			resp.error = listen(sock, (int)req.data.args[1]) < 0 ? -errno : 0;
+		} else if (!listed) {
+			resp.error = -EACCES;
+		} else if (listen(sock, (int)req.data.args[1]) < 0) {
 			resp.error = -errno;
 		} else {
-			if (a.ss_family == AF_INET)
-				port = ntohs(((struct sockaddr_in *)&a)->sin_port);
-			else if (a.ss_family == AF_INET6)
-				port = ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
-			if (port == 0)
+			int f2 = AF_UNSPEC;
+			if (sock_port(sock, &f2) == port) {
+				resp.error = 0;
+			} else {
+				shutdown(sock, SHUT_RDWR);
 				resp.error = -EACCES;
-			else
-				resp.error = listen(sock, (int)req.data.args[1]) < 0 ? -errno : 0;
+			}
 		}
 		close(sock);
 	}
@@ -778,7 +808,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 				_exit(EXIT_REFUSED);
 			}
 			if (w2[0].revents & POLLIN)
-				serve_listen(listener);
+				serve_listen(listener, p);
 			if (w2[1].revents & POLLIN) {
 				struct signalfd_siginfo si;
 				(void)!read(sfd, &si, sizeof(si));

@@ -107,5 +107,9 @@ struct mount_attr {
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452		/* 6.6 */
 #endif
+/* pidfd_open(2) of a thread, not only of a thread-group leader. */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL		/* 6.9 */
+#endif
 
 #endif /* SBX_COMPAT_H */

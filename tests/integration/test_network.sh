@@ -215,6 +215,21 @@ case "$o|$oc" in
 *) t_fail "ports='$o' bare='$oc'" ;;
 esac
 
+t_start net-ports-listen-stale "ports: listen() after a refused connect() (the socket still reports the port the connect took and gave back) fails with EACCES; under bare --allow-network it listens on a random port"
+# port 1 is listed and nothing listens there: the connect is refused
+st=$(run --allow-network "$pa,1" -- "$NET" listen-stale 1)
+stc=$(run --allow-network -- "$NET" listen-stale 1)
+if [ "$st" = "err EACCES 13" ] && [ "$stc" = ok ]; then t_pass
+else t_fail "ports='$st' bare='$stc'"; fi
+
+t_start net-ports-listen-thread "ports: a thread other than the main one can bind a listed port, listen and accept"
+o=""
+for lp in $((42000 + $$ % 9000)) $((51000 + $$ % 9000)) 59997; do
+	o=$(run --allow-network "$pa,$lp" -- "$NET" listen-thread "$lp")
+	[ "$o" = "err EADDRINUSE 98" ] || break
+done
+if [ "$o" = ok ]; then t_pass; else t_fail "$o $(head -c 300 "$TMP/err")"; fi
+
 unlisten $pa_pid
 unlisten $pb_pid
 

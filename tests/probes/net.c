@@ -22,6 +22,11 @@
  *                                    while another thread keeps swapping an
  *                                    unbound socket under the same descriptor:
  *                                    "ok" when no unbound socket ever listened
+ *   net listen-stale PORT            connect() to 127.0.0.1:PORT, where nothing
+ *                                    listens (the socket takes a port and gives
+ *                                    it back), then listen()
+ *   net listen-thread PORT           bind 127.0.0.1:PORT and listen() from a
+ *                                    second thread, connect to it
  *   net unix-socket                  socket(AF_UNIX, SOCK_STREAM)
  *   net unix-socketpair-dgram        socketpair(AF_UNIX, SOCK_DGRAM)
  *   net unix-socketpair-stream       socketpair(AF_UNIX, SOCK_STREAM)
@@ -39,6 +44,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -323,6 +329,46 @@ static int listen_dup_race(const char *port)
 	return probe_report(0);
 }
 
+static int listen_self(const char *port);
+
+static int listen_stale(const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr("127.0.0.1", port, &ss);
+	if (!len)
+		return usage();
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return fail("socket");
+	if (connect(s, (struct sockaddr *)&ss, len) == 0)
+		return fail("connect succeeded: pick a port nothing listens on");
+	if (listen(s, 4) < 0)
+		return fail("listen");
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	if (getsockname(s, (struct sockaddr *)&a, &al) == 0)
+		fprintf(stderr, "listening on port %d\n", ntohs(a.sin_port));
+	return probe_report(0);
+}
+
+static const char *thread_port;
+static void *listen_in_thread(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)listen_self(thread_port);
+}
+
+static int listen_thread(const char *port)
+{
+	pthread_t t;
+	void *rc = NULL;
+	thread_port = port;
+	if (pthread_create(&t, NULL, listen_in_thread, NULL) != 0)
+		return fail("thread");
+	pthread_join(t, &rc);
+	return (int)(intptr_t)rc;
+}
+
 static int listen_self(const char *port)
 {
 	struct sockaddr_storage ss;
@@ -424,6 +470,10 @@ int main(int argc, char **argv)
 		return listen_self(argc == 3 ? argv[2] : "0");
 	if (strcmp(c, "listen-unbound") == 0 && argc == 3)
 		return listen_unbound(argv[2]);
+	if (strcmp(c, "listen-stale") == 0 && argc == 3)
+		return listen_stale(argv[2]);
+	if (strcmp(c, "listen-thread") == 0 && argc == 3)
+		return listen_thread(argv[2]);
 	if (strcmp(c, "listen-dup-race") == 0 && argc == 3)
 		return listen_dup_race(argv[2]);
 	if (strcmp(c, "unix-socket") == 0 && argc == 2)
