@@ -299,6 +299,14 @@ static int file_open(const struct fsg_root *r, int oflags)
 		close(fd);
 		return -e;
 	}
+	/* Written in place, the file keeps its inode: take its set-id bits
+	 * off, which a root caller's write (CAP_FSETID) would leave on. */
+	if ((oflags & O_ACCMODE) != O_RDONLY && fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) &&
+	    fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
 	return fd;
 }
 
