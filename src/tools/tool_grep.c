@@ -17,11 +17,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pcre2.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "tools/tools_int.h"
 #include "util/dl.h"
@@ -46,7 +50,6 @@ static struct {
 	__typeof__(pcre2_match_context_free_8) *match_context_free;
 	__typeof__(pcre2_match_data_create_8) *match_data_create;
 	__typeof__(pcre2_match_data_free_8) *match_data_free;
-	__typeof__(pcre2_set_callout_8) *set_callout;
 } pc;
 
 #define PC_SYM(n) DL_SYM(__typeof__(pc), n, "pcre2_" #n "_8")
@@ -65,7 +68,6 @@ static const struct dl_sym pc_syms[] = {
 	PC_SYM(match_context_free),
 	PC_SYM(match_data_create),
 	PC_SYM(match_data_free),
-	PC_SYM(set_callout),
 };
 
 #undef pcre2_compile
@@ -96,8 +98,6 @@ static const struct dl_sym pc_syms[] = {
 #define pcre2_match_data_create pc.match_data_create
 #undef pcre2_match_data_free
 #define pcre2_match_data_free pc.match_data_free
-#undef pcre2_set_callout
-#define pcre2_set_callout pc.set_callout
 
 static struct dl_lib pc_lib = DL_LIB("libpcre2-8.so.0", "libpcre2-8-0", pc_syms, &pc);
 
@@ -120,9 +120,7 @@ struct grepst {
 	uint64_t files, bytes, max_files, max_bytes;
 	uint64_t matches, shown, max_shown;
 	uint64_t binary, big, unreadable, limit_hit;
-	uint64_t callouts;
-	long deadline_ms;		/* CLOCK_MONOTONIC; the regex's time budget */
-	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_TIME, CAP_STOPPED } cap;
+	enum { CAP_NONE, CAP_FILES, CAP_BYTES } cap;
 	struct tout o;
 };
 
@@ -156,26 +154,6 @@ static long mono_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Called by PCRE2 at the start of every match attempt (the (?C1) put in
- * front of the pattern) and at the pattern's own callouts, from inside a
- * match: the only place a match that scans a long line from each start
- * position can be stopped.  Every 1024th call looks at the stop flag and
- * the clock. */
-static int grep_callout(pcre2_callout_block *cb, void *arg)
-{
-	struct grepst *g = arg;
-	(void)cb;
-	if (++g->callouts & 1023)
-		return 0;
-	if (tool_stopped(g->c))
-		g->cap = CAP_STOPPED;
-	else if (mono_ms() > g->deadline_ms)
-		g->cap = CAP_TIME;
-	else
-		return 0;
-	return PCRE2_ERROR_CALLOUT;
-}
-
 static int grep_setup(struct grepst *g, const char *pattern, int icase, char **err)
 {
 	if (is_literal(pattern) && !icase && *pattern) {
@@ -190,29 +168,8 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	PCRE2_SIZE eo;
 	if (dl_load(&pc_lib, err) < 0)
 		return -1;
-	uint32_t opts = PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0);
-	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &ec, &eo, NULL);
-	if (g->re) {
-		/* Valid: compile it again with one callout at the start of every
-		 * match attempt (grep_callout), after any leading (*VERB) options,
-		 * which must stay first.  A valid pattern's parentheses balance,
-		 * so the wrapping group changes nothing else. */
-		size_t lead = 0;
-		while (pattern[lead] == '(' && pattern[lead + 1] == '*') {
-			const char *e = strchr(pattern + lead, ')');
-			if (!e)
-				break;
-			lead = (size_t)(e - pattern) + 1;
-		}
-		char *wrapped = xasprintf("%.*s(?C1)(?:%s)", (int)lead, pattern, pattern + lead);
-		pcre2_code *w = pcre2_compile((PCRE2_SPTR)wrapped, PCRE2_ZERO_TERMINATED, opts, &ec, &eo, NULL);
-		free(wrapped);
-		pcre2_code_free(g->re);
-		/* Should the wrapped form not compile, a callout at every item
-		 * bounds it as well, only slower. */
-		g->re = w ? w : pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts | PCRE2_AUTO_CALLOUT,
-					      &ec, &eo, NULL);
-	}
+	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+			      PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
 	if (!g->re) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof(msg));
@@ -223,7 +180,6 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	}
 	g->md = pcre2_match_data_create(1, NULL);
 	g->mctx = pcre2_match_context_create(NULL);
-	pcre2_set_callout(g->mctx, grep_callout, g);
 	/* PCRE2's JIT code reads past the subject in whole words, which
 	 * valgrind reports as uninitialised (PCRE2 documents this); under
 	 * valgrind the interpreter gives the same matches. */
@@ -270,7 +226,7 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 	}
 	int r = g->jit ? pcre2_jit_match(g->re, b, n, pos, 0, g->md, g->mctx)
 		       : pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
-	if (r == PCRE2_ERROR_NOMATCH || (r < 0 && g->cap != CAP_NONE))
+	if (r == PCRE2_ERROR_NOMATCH)
 		return -1;
 	if (r < 0) {
 		g->limit_hit++;
@@ -388,7 +344,7 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 	close(fd);
 	g->bytes += got;
 	search_buf(g, path, g->buf, got);
-	return g->cap == CAP_TIME || g->cap == CAP_STOPPED;
+	return 0;
 }
 
 static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
@@ -404,10 +360,148 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		return 0;
 	}
 	if (search_fd(g, fd, w->path)) {
-		w->stop = g->cap == CAP_STOPPED ? WALK_CANCELLED : WALK_CAP;
+		w->stop = WALK_CAP;
 		return 1;
 	}
 	return 0;
+}
+
+/* The search itself, on fd (consumed), into out. */
+static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *path, int fd, struct tool_result *out)
+{
+	struct stat st;
+	int cancelled = 0;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		struct walk w = { .ctx = c, .visit = grep_visit, .arg = g };
+		char *base = tdisplay_base(path);
+		walk_tree(&w, fd, base);
+		free(base);
+		cancelled = w.stop == WALK_CANCELLED;
+		if (w.deep_skipped)
+			tout_note(&g->o, "(%llu directories deeper than %d levels not searched)\n",
+			     (unsigned long long)w.deep_skipped, TOOLS_MAX_DEPTH);
+	} else {
+		search_fd(g, fd, path);
+	}
+	if (cancelled)
+		return tool_fail(out, "cancelled");
+	struct tout *o = &g->o;
+	if (g->matches == 0)
+		tout_note(o, "(no matches in %llu files searched)\n", (unsigned long long)g->files);
+	else if (g->shown < g->matches)
+		tout_note(o, "(showing %llu of %llu matching lines%s)\n", (unsigned long long)g->shown,
+		     (unsigned long long)g->matches, o->full ? ": output cap of 256 KiB reached, narrow the pattern or path"
+							    : "; raise --max-results for more, or narrow the search");
+	if (g->cap != CAP_NONE) {
+		char *lim = tsize_words(g->max_bytes);
+		tout_note(o, "(stopped after %llu files: scan cap of %s reached, raise %s or search a narrower path)\n",
+		     (unsigned long long)g->files, g->cap == CAP_FILES ? "files" : lim,
+		     g->cap == CAP_FILES ? "--max-scan-files" : "--max-scan-bytes");
+		free(lim);
+	}
+	if (g->binary)
+		tout_note(o, "(skipped %llu binary file%s)\n", (unsigned long long)g->binary, g->binary == 1 ? "" : "s");
+	if (g->big)
+		tout_note(o, "(skipped %llu file%s over 2 MiB)\n", (unsigned long long)g->big, g->big == 1 ? "" : "s");
+	if (g->limit_hit)
+		tout_note(o, "(the pattern hit PCRE2's match limit in %llu places, each time giving up the rest of that "
+			     "line; simplify it)\n", (unsigned long long)g->limit_hit);
+	return tool_ok_own(out, tout_detach(o));
+}
+
+/*
+ * A regular expression runs in a child process, which the call kills after
+ * its time budget or on a stop request: PCRE2's JIT code cannot be
+ * interrupted, its match limit does not count every runaway pattern
+ * ((?=x*y) rescans a long line from each position), and a callout in the
+ * pattern would cost the optimisations that make most patterns fast.  The
+ * child sends back one byte (is_error) and the result's text.
+ */
+static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char *path, int fd, long budget,
+			 struct tool_result *out)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return tool_fail(out, "cannot start the search: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		close(fd);
+		return tool_fail(out, "cannot start the search: %s", strerror(e));
+	}
+	if (pid == 0) {
+		struct tool_result r = { 0 };
+		close(pfd[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		grep_search(g, c, path, fd, &r);
+		char flag = r.is_error ? 1 : 0;
+		if (write_all(pfd[1], &flag, 1) == 0 && r.content)
+			(void)write_all(pfd[1], r.content, strlen(r.content));
+		free(r.content);
+		grep_release(g);
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(fd);
+	size_t len = 0, cap = 64 * 1024;
+	char *buf = xmalloc(cap + 1);
+	long deadline = mono_ms() + budget;
+	int ended = 0, timed_out = 0, stopped = 0;
+	while (!ended) {
+		if (tool_stopped(c)) {
+			stopped = 1;
+			break;
+		}
+		long left = deadline - mono_ms();
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+		int n = poll(&pf, 1, left < 50 ? (int)left : 50);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(pfd[0], buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			ended = 1;
+		else
+			len += (size_t)r;
+	}
+	close(pfd[0]);
+	if (!ended)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	if (stopped) {
+		free(buf);
+		return tool_fail(out, "cancelled");
+	}
+	if (timed_out) {
+		free(buf);
+		return tool_ok_own(out, xasprintf("(stopped after %.1f s: the pattern is too slow on this text, and "
+						  "what it had found is dropped — simplify it (a lookahead or a nested "
+						  "repeat rescans each line from every position) or search a narrower "
+						  "path)\n", (double)budget / 1000));
+	}
+	if (len == 0) {
+		free(buf);
+		return tool_fail(out, "the search ended without a result — run it again");
+	}
+	int is_error = buf[0] == 1;
+	char *content = xstrdup(buf + 1);
+	free(buf);
+	return is_error ? tool_fail_own(out, content) : tool_ok_own(out, content);
 }
 
 int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
@@ -417,8 +511,6 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			    .max_bytes = tlim_bytes(c), .max_shown = tlim_results(c) };
 	long budget = c->limits.grep_ms ? (long)c->limits.grep_ms : TOOLS_GREP_SECONDS * 1000L;
 	char *err = NULL;
-	struct stat st;
-	int cancelled = 0;
 
 	tout_init(&g.o, TOOLS_MAX_OUTPUT);
 	if (g.glob && !*g.glob)
@@ -432,51 +524,9 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		grep_release(&g);
 		return tool_fail_own(out, err);
 	}
-	g.deadline_ms = mono_ms() + budget;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		struct walk w = { .ctx = c, .visit = grep_visit, .arg = &g };
-		char *base = tdisplay_base(path);
-		walk_tree(&w, fd, base);
-		free(base);
-		cancelled = w.stop == WALK_CANCELLED;
-		if (w.deep_skipped)
-			tout_note(&g.o, "(%llu directories deeper than %d levels not searched)\n",
-			     (unsigned long long)w.deep_skipped, TOOLS_MAX_DEPTH);
-	} else {
-		search_fd(&g, fd, path);
-	}
-	if (g.cap == CAP_STOPPED)
-		cancelled = 1;
-	if (cancelled) {
-		grep_release(&g);
-		return tool_fail(out, "cancelled");
-	}
-	struct tout *o = &g.o;
-	if (g.matches == 0)
-		tout_note(o, "(no matches in %llu files searched)\n", (unsigned long long)g.files);
-	else if (g.shown < g.matches)
-		tout_note(o, "(showing %llu of %llu matching lines%s)\n", (unsigned long long)g.shown,
-		     (unsigned long long)g.matches, o->full ? ": output cap of 256 KiB reached, narrow the pattern or path"
-							    : "; raise --max-results for more, or narrow the search");
-	if (g.cap == CAP_TIME) {
-		tout_note(o, "(stopped after %.1f s and %llu files: the pattern is too slow on this text — simplify it "
-			     "(a lookahead or a nested repeat rescans each line from every position) or search a narrower "
-			     "path)\n", (double)budget / 1000, (unsigned long long)g.files);
-	} else if (g.cap != CAP_NONE) {
-		char *lim = tsize_words(g.max_bytes);
-		tout_note(o, "(stopped after %llu files: scan cap of %s reached, raise %s or search a narrower path)\n",
-		     (unsigned long long)g.files, g.cap == CAP_FILES ? "files" : lim,
-		     g.cap == CAP_FILES ? "--max-scan-files" : "--max-scan-bytes");
-		free(lim);
-	}
-	if (g.binary)
-		tout_note(o, "(skipped %llu binary file%s)\n", (unsigned long long)g.binary, g.binary == 1 ? "" : "s");
-	if (g.big)
-		tout_note(o, "(skipped %llu file%s over 2 MiB)\n", (unsigned long long)g.big, g.big == 1 ? "" : "s");
-	if (g.limit_hit)
-		tout_note(o, "(the pattern hit PCRE2's match limit in %llu places, each time giving up the rest of that "
-			     "line; simplify it)\n", (unsigned long long)g.limit_hit);
-	char *content = tout_detach(o);
+	/* A literal is a memchr scan, linear: searched here.  So is
+	 * everything when a test hook watches the search from this process. */
+	int r = g.lit || c->hook ? grep_search(&g, c, path, fd, out) : grep_in_child(&g, c, path, fd, budget, out);
 	grep_release(&g);
-	return tool_ok_own(out, content);
+	return r;
 }
