@@ -234,7 +234,7 @@ int limits_find_mount(const char *text, const char *controller, char *mnt, size_
 /* The kernel's own interfaces: writing into one reaches past any view. */
 static const char *const kernel_fs[] = { "proc", "sysfs", "cgroup", "cgroup2", "devtmpfs", "devpts",
 					 "securityfs", "debugfs", "tracefs", "bpf", "configfs", "efivarfs",
-					 "pstore", "fusectl", "binfmt_misc" };
+					 "pstore", "fusectl", "binfmt_misc", "mqueue", "hugetlbfs" };
 
 int limits_kernel_mount_near(const char *text, const char *path, char *mnt, size_t nmnt, char *type,
 			     size_t ntype)

@@ -136,7 +136,8 @@ int limits_find_mount(const char *text, const char *controller, char *mnt, size_
 /*
  * From /proc/self/mountinfo text: a mount of one of the kernel's interface
  * filesystems (proc, sysfs, cgroup, cgroup2, devtmpfs, devpts, securityfs,
- * debugfs, tracefs, bpf, configfs, efivarfs, pstore, fusectl, binfmt_misc)
+ * debugfs, tracefs, bpf, configfs, efivarfs, pstore, fusectl, binfmt_misc,
+ * mqueue: the host's POSIX message queues, hugetlbfs: its huge pages)
  * whose mount point is at or beneath path, or holds it.  1 with its mount
  * point and type in mnt and type; 0 when there is none; -1 when a line
  * cannot be read (the caller refuses: it cannot tell).

@@ -199,7 +199,8 @@ static void limits_kernel_mounts(void **state)
 		"25 24 0:5 / /dev rw,nosuid - devtmpfs udev rw\n"
 		"60 24 0:21 / /srv/proj\\040x/p rw,relatime - proc proc rw\n"
 		"61 24 0:40 / /mnt/cg rw,relatime shared:9 - cgroup2 cgroup2 rw\n"
-		"62 24 0:41 / /srv/data rw,relatime - tmpfs tmpfs rw\n";
+		"62 24 0:41 / /srv/data rw,relatime - tmpfs tmpfs rw\n"
+		"63 24 0:42 / /srv/mq rw,relatime - mqueue mqueue rw\n";
 	char mnt[LIMITS_MAX_PATH], type[64];
 	(void)state;
 
@@ -215,6 +216,9 @@ static void limits_kernel_mounts(void **state)
 	assert_string_equal(mnt, "/dev");
 	/* none: a tmpfs, a name that only begins like one, a sibling */
 	assert_int_equal(limits_kernel_mount_near(mi, "/srv/data", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	/* the host's message queues */
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/mq/q", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_string_equal(type, "mqueue");
 	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cgx", mnt, sizeof(mnt), type, sizeof(type)), 0);
 	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj", mnt, sizeof(mnt), type, sizeof(type)), 0);
 	assert_int_equal(limits_kernel_mount_near("", "/srv", mnt, sizeof(mnt), type, sizeof(type)), 0);
