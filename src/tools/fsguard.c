@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 
@@ -400,6 +402,16 @@ int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want,
 		free(abs);
 		return fd;
 	}
+	/* A proc mounted under another name inside a grant is the host's
+	 * too (match() refuses /proc by name). */
+	if (fsguard_is_proc(fd)) {
+		close(fd);
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", "the host's /proc", NULL);
+		*err = xasprintf("'%s' is on a proc filesystem, which this tool would read outside the sandbox, from "
+				 "the host — use the bash tool", path);
+		free(abs);
+		return -EACCES;
+	}
 	audit(LOG_DEBUG, "allowed", "path", abs, "access", want_word(want), NULL);
 	if (abs_out)
 		*abs_out = abs;
@@ -476,4 +488,10 @@ int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int 
 	audit(LOG_DEBUG, "allowed", "path", abs, "access", want_word(want), NULL);
 	free(abs);
 	return fd;
+}
+
+int fsguard_is_proc(int fd)
+{
+	struct statfs sf;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
 }

@@ -50,6 +50,10 @@ enum fsguard_flags {
 int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct fsguard **out, char **err);
 void fsguard_free(struct fsguard *g);
 
+/* 1 when fd is on a proc filesystem: the in-process tools, which run in
+ * the harness, would read the host's processes there. */
+int fsguard_is_proc(int fd);
+
 /*
  * Open path with oflags (O_CLOEXEC and O_NOFOLLOW are added; O_CREAT is
  * refused: creation goes through fsguard_open_parent).  want: POL_READ

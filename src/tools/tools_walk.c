@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "tools/fsguard.h"
 #include "tools/tools_int.h"
 
 static int skipped_dir(const char *name)
@@ -44,6 +45,11 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
 			w->deep_skipped++;
 		} else {
 			int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			/* not into a proc mounted beneath the root: the host's */
+			if (fd >= 0 && fsguard_is_proc(fd)) {
+				close(fd);
+				fd = -1;
+			}
 			DIR *sub = fd >= 0 ? fdopendir(fd) : NULL;
 			if (sub)
 				walk_dir(w, sub, depth + 1);
