@@ -41,6 +41,11 @@ int cli_write_tree_check(const char *real, unsigned access, char **err);
  * working-directory default (its message). */
 int cli_write_mounts_check(const char *mi, const char *real, int is_cwd, char **err);
 
+/* -1 with *err when a grant without write at real holds, or lies in, a
+ * proc mount (the host's processes; /proc itself is granted apart), or mi
+ * is NULL or unreadable. */
+int cli_read_proc_check(const char *mi, const char *real, char **err);
+
 /* sandbx's own program: its resolved path (/proc/self/exe), and the
  * (dev, ino) of the program (ids[0]) and of each directory above it. */
 struct cli_self {

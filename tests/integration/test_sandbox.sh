@@ -222,7 +222,7 @@ rc=$?
 [ $rc -eq 0 ] || bad="$bad [read rc=$rc $out]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
-t_start sb-write-kernel-mount "write on a tree holding a kernel interface mounted elsewhere (here /proc bound under the project), or on a path inside one, is refused naming the mount; the working-directory default too"
+t_start sb-write-kernel-mount "write on a tree holding a kernel interface mounted elsewhere (here /proc bound under the project), or on a path inside one, is refused naming the mount; the working-directory default too; read on a tree holding a proc too"
 KM="$TMP/kmount"
 mkdir -p "$KM/p"; chmod 755 "$KM" "$KM/p"
 if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
@@ -230,9 +230,10 @@ else
 	out=$(cd "$KM" && unshare -Urm sh -c "mount --rbind /proc '$KM/p' || exit 9
 		'$SANDBX' sandbox-run -- /bin/sh -c 'echo ran > \"$O/ran-km\"'; echo rc=\$?
 		'$SANDBX' sandbox-run --allow-write '$KM' -- /bin/true; echo rc=\$?
-		'$SANDBX' sandbox-run --allow-write '$KM/p/sys' -- /bin/true; echo rc=\$?" 2>&1)
+		'$SANDBX' sandbox-run --allow-write '$KM/p/sys' -- /bin/true; echo rc=\$?
+		'$SANDBX' sandbox-run --allow-read '$KM' -- /bin/true; echo rc=\$?" 2>&1)
 	case "$out" in
-	*"sandbx: the working directory '$KM' holds a proc mount at '$KM/p', the kernel's own interface"*"rc=125"*"sandbx: --allow-write '$KM' holds a proc mount at '$KM/p'"*"rc=125"*"sandbx: --allow-write '$KM/p/sys' lies in a proc mount at '$KM/p'"*"rc=125"*)
+	*"sandbx: the working directory '$KM' holds a proc mount at '$KM/p', the kernel's own interface"*"rc=125"*"sandbx: --allow-write '$KM' holds a proc mount at '$KM/p'"*"rc=125"*"sandbx: --allow-write '$KM/p/sys' lies in a proc mount at '$KM/p'"*"rc=125"*"sandbx: --allow-read '$KM' holds a proc mount at '$KM/p'"*"rc=125"*)
 		[ -e "$O/ran-km" ] && t_fail "the command ran" || t_pass ;;
 	*) t_fail "$out" ;;
 	esac

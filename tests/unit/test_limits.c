@@ -205,26 +205,26 @@ static void limits_kernel_mounts(void **state)
 	(void)state;
 
 	/* a kernel mount beneath the grant, its escaped name decoded */
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(mnt, "/srv/proj x/p");
 	assert_string_equal(type, "proc");
 	/* the grant inside one; the grant holding several: the first */
-	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cg/sub", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cg/sub", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(mnt, "/mnt/cg");
 	assert_string_equal(type, "cgroup2");
-	assert_int_equal(limits_kernel_mount_near(mi, "/", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(mnt, "/dev");
 	/* none: a tmpfs, a name that only begins like one, a sibling */
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/data", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/data", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
 	/* the host's message queues */
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/mq/q", mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/mq/q", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(type, "mqueue");
-	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cgx", mnt, sizeof(mnt), type, sizeof(type)), 0);
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj", mnt, sizeof(mnt), type, sizeof(type)), 0);
-	assert_int_equal(limits_kernel_mount_near("", "/srv", mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cgx", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near("", "/srv", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
 	/* a line it cannot read: it cannot tell, so it says so */
-	assert_int_equal(limits_kernel_mount_near("24 1 254:0 / /\n", "/srv", mnt, sizeof(mnt), type, sizeof(type)), -1);
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", mnt, 4, type, sizeof(type)), -1);
+	assert_int_equal(limits_kernel_mount_near("24 1 254:0 / /\n", "/srv", NULL, mnt, sizeof(mnt), type, sizeof(type)), -1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, mnt, 4, type, sizeof(type)), -1);
 }
 
 static void limits_cgroup_dirs(void **state)

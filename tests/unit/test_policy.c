@@ -272,6 +272,18 @@ static void write_kernel_mounts_refused(void **state)
 	assert_int_equal(cli_write_mounts_check(NULL, "/srv/proj", 0, &err), -1);
 	assert_non_null(strstr(err, "the mount table could not be read"));
 	free(err);
+	err = NULL;
+	/* read grants: a proc mount only (the host's processes) */
+	const char *mp = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			 "61 24 0:40 / /mnt/cg rw - cgroup2 cgroup2 rw\n"
+			 "62 24 0:21 / /srv/p/pp rw - proc proc rw\n";
+	assert_int_equal(cli_read_proc_check(mp, "/mnt", &err), 0);
+	assert_int_equal(cli_read_proc_check(mp, "/srv/p", &err), -1);
+	assert_non_null(strstr(err, "--allow-read '/srv/p' holds a proc mount at '/srv/p/pp'"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_read_proc_check(NULL, "/srv/p", &err), -1);
+	free(err);
 }
 
 static void write_kernel_trees_refused(void **state)
