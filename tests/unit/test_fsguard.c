@@ -363,7 +363,7 @@ static void fsg_proc_refused(void **state)
 static void fsg_proc_by_type(void **state)
 {
 	(void)state;
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		skip();
 	char *dir = tt_setup(), *err = NULL;
 	struct policy p;
@@ -373,7 +373,7 @@ static void fsg_proc_by_type(void **state)
 	policy_init(&p);
 	assert_int_equal(policy_add_grant(&p, dir, POL_READ, &err), 0);
 	assert_int_equal(fsguard_new(&p, dir, 0, &g, &err), 0);
-	assert_int_equal(mount("/proc", pp, NULL, MS_BIND | MS_REC, NULL), 0);
+	assert_int_equal(mount("/proc", pp, "none", MS_BIND | MS_REC, NULL), 0);
 	int fd = fsguard_open(g, host, O_RDONLY, POL_READ, NULL, &err);
 	assert_int_equal(fd, -EACCES);
 	assert_non_null(strstr(err, "is on a proc filesystem"));
