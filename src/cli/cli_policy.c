@@ -70,30 +70,6 @@ int cli_is_floor(const char *path)
 	return strcmp(path, floor_links_dir) == 0;
 }
 
-int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
-{
-	/* The current XDG locations and the defaults under $HOME and the
-	 * passwd home: a store written under another XDG setting is still
-	 * sandbx's own. */
-	struct strv lists[2] = { { 0 }, { 0 } };
-	int r = 0;
-	xdg_protected_dirs(x, &lists[0], &lists[1]);
-	for (int l = 0; l < 2 && r == 0; l++) {
-		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
-			char *o = cli_resolve_prefix(lists[l].v[i]);
-			if (path_within(grant, o) || path_within(o, grant)) {
-				*err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that "
-						 "leaves it out", grant, l == 0 ? "session store" : "credential directory", o);
-				r = -1;
-			}
-			free(o);
-		}
-	}
-	strv_free(&lists[0]);
-	strv_free(&lists[1]);
-	return r;
-}
-
 /* 1 when path, or a directory above it, is the object (dev, ino): the
  * same directory under another name (a bind mount) included.  Path need
  * not exist whole: the parts that do not are skipped. */
@@ -122,24 +98,33 @@ int cli_ancestry_has(const char *path, dev_t dev, ino_t ino)
 	return hit;
 }
 
-int cli_owned_inode_check(const char *grant, dev_t dev, ino_t ino, const struct xdg_paths *x, char **err)
+int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 {
-	/* cli_owned_check compares names; this compares objects, so a store
-	 * reached through a bind mount of its tree is caught too. */
+	/* The current XDG locations and the defaults under $HOME and the
+	 * passwd home: a store written under another XDG setting is still
+	 * sandbx's own.  Compared by name, then as objects (dev, ino of the
+	 * path and each directory above it), so a bind mount of either's tree
+	 * under another name is caught too. */
 	struct strv lists[2] = { { 0 }, { 0 } };
-	int r = 0;
+	struct stat gst;
+	int r = 0, have = stat(grant, &gst) == 0;
 	xdg_protected_dirs(x, &lists[0], &lists[1]);
 	for (int l = 0; l < 2 && r == 0; l++) {
+		const char *what = l == 0 ? "session store" : "credential directory";
 		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
 			char *o = cli_resolve_prefix(lists[l].v[i]);
-			struct stat st;
-			int holds = cli_ancestry_has(o, dev, ino);
-			int inside = !holds && stat(o, &st) == 0 && cli_ancestry_has(grant, st.st_dev, st.st_ino);
-			if (holds || inside) {
-				*err = xasprintf("grant '%s' %s sandbx's own %s '%s' under another name (a bind mount) — "
-						 "grant a narrower path that leaves it out", grant,
-						 holds ? "holds" : "lies in",
-						 l == 0 ? "session store" : "credential directory", o);
+			struct stat ost;
+			if (path_within(grant, o) || path_within(o, grant)) {
+				*err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that "
+						 "leaves it out", grant, what, o);
+				r = -1;
+			} else if (have && cli_ancestry_has(o, gst.st_dev, gst.st_ino)) {
+				*err = xasprintf("grant '%s' holds sandbx's own %s '%s' under another name (a bind mount) "
+						 "— grant a narrower path that leaves it out", grant, what, o);
+				r = -1;
+			} else if (stat(o, &ost) == 0 && cli_ancestry_has(grant, ost.st_dev, ost.st_ino)) {
+				*err = xasprintf("grant '%s' lies in sandbx's own %s '%s' under another name (a bind mount) "
+						 "— grant a narrower path that leaves it out", grant, what, o);
 				r = -1;
 			}
 			free(o);
@@ -191,6 +176,12 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, con
 		*err = xasprintf(strcmp(home, cwd) == 0 ? "the working directory '%s' is your home directory, too wide to grant%s"
 							 : "the working directory '%s' holds your home directory, too wide to grant%s",
 				 cwd, fix);
+		return -1;
+	}
+	struct stat cst;
+	if (home && stat(cwd, &cst) == 0 && cli_ancestry_has(home, cst.st_dev, cst.st_ino)) {
+		*err = xasprintf("the working directory '%s' is your home directory '%s', or holds it, under another "
+				 "name (a bind mount), too wide to grant%s", cwd, home, fix);
 		return -1;
 	}
 	for (size_t i = 0; i < SBX_ARRAY_LEN(home_parents); i++) {
@@ -485,10 +476,6 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				goto out;
 			}
 			const struct policy_grant *g = policy_find(p, real);
-			if (have_x && cli_owned_inode_check(real, g->dev, g->ino, &x, err) < 0) {
-				free(real);
-				goto out;
-			}
 			if ((cp->access & POL_WRITE) && cli_self_check(real, g->dev, g->ino, &self, 0, err) < 0) {
 				free(real);
 				goto out;
@@ -511,14 +498,6 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			goto out;
 		const struct policy_grant *g = policy_find(p, cwd);
 		if (cli_self_check(cwd, g->dev, g->ino, &self, 1, err) < 0)
-			goto out;
-		if (home && cli_ancestry_has(home, g->dev, g->ino)) {
-			*err = xasprintf("the working directory '%s' is your home directory '%s', or holds it, under "
-					 "another name (a bind mount), too wide to grant — run from a project directory, "
-					 "or name the grants with --allow-read/--allow-write", cwd, home);
-			goto out;
-		}
-		if (have_x && cli_owned_inode_check(cwd, g->dev, g->ino, &x, err) < 0)
 			goto out;
 	}
 

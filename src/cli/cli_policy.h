@@ -12,7 +12,8 @@
 char *cli_resolve_prefix(const char *path);
 
 /* -1 with *err when grant (resolved) reaches the store or credentials,
- * in either direction. */
+ * in either direction, by name or as the same objects under another name
+ * (a bind mount). */
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err);
 
 /* 1 when path or a directory above it is the object (dev, ino), under
@@ -20,10 +21,6 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err);
  * skipped. */
 int cli_ancestry_has(const char *path, dev_t dev, ino_t ino);
 
-/* -1 with *err when the grant (resolved, pinned as dev, ino) holds or lies
- * in the store or the credential directory as objects, not names: through
- * a bind mount of either's tree. */
-int cli_owned_inode_check(const char *grant, dev_t dev, ino_t ino, const struct xdg_paths *x, char **err);
 
 /* -1 with *err when the user-given grant path (flag access) reaches real
  * (its realpath) through a symlink: its lexical normal form against cwd

@@ -83,14 +83,9 @@ static void loopback_up(void)
 	close(s);
 }
 
-/*
- * The network namespace is made by the supervisor after the init is
- * forked, while the init builds the mount view (a new netns costs about
- * as much as the view).  The init enters it with setns before forking the
- * command.  nsdir is the supervisor's /proc/self/ns, opened before the
- * fork: the init's pivot_root changes the supervisor's root too.
- */
-static void make_netns(int nsdir, int sock)
+/* One byte over a unix socket, with descriptor fd when fd >= 0; 0, or -1
+ * with errno. */
+static int send_fd(int sock, int fd)
 {
 	char one = 1;
 	union {
@@ -99,15 +94,7 @@ static void make_netns(int nsdir, int sock)
 	} u;
 	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fd = -1;
-
-	if (nsdir >= 0) {
-		if (unshare(CLONE_NEWNET) < 0)
-			refuse(ACH_REF_NETNS_LO, errno);
-		loopback_up();
-		fd = openat(nsdir, "net", O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			refuse(ACH_REF_NETNS_LO, errno);
+	if (fd >= 0) {
 		memset(&u, 0, sizeof(u));
 		m.msg_control = u.buf;
 		m.msg_controllen = sizeof(u.buf);
@@ -117,7 +104,55 @@ static void make_netns(int nsdir, int sock)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
+	ssize_t n;
+	while ((n = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return n == 1 ? 0 : -1;
+}
+
+/* The other end: 1 when the byte came (*fd its descriptor, or -1), 0 at
+ * end of file (the sender exited first), -1 on error. */
+static int recv_fd(int sock, int *fd)
+{
+	char one;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+	*fd = -1;
+	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		return n < 0 ? -1 : 0;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 1;
+}
+
+/*
+ * The network namespace is made by the supervisor after the init is
+ * forked, while the init builds the mount view (a new netns costs about
+ * as much as the view).  The init enters it with setns before forking the
+ * command.  nsdir is the supervisor's /proc/self/ns, opened before the
+ * fork: the init's pivot_root changes the supervisor's root too.
+ */
+static void make_netns(int nsdir, int sock)
+{
+	int fd = -1;
+
+	if (nsdir >= 0) {
+		if (unshare(CLONE_NEWNET) < 0)
+			refuse(ACH_REF_NETNS_LO, errno);
+		loopback_up();
+		fd = openat(nsdir, "net", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			refuse(ACH_REF_NETNS_LO, errno);
+	}
+	if (send_fd(sock, fd) < 0)
 		refuse(ACH_REF_NETNS_LO, errno);
 	if (fd >= 0)
 		close(fd);
@@ -128,24 +163,10 @@ static void make_netns(int nsdir, int sock)
  * end of file, and the init goes too. */
 static void enter_netns(int sock, int want_net)
 {
-	char one;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
-
-	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
+	int fd;
+	if (recv_fd(sock, &fd) != 1)
 		_exit(EXIT_REFUSED);
 	close(sock);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	int fd = -1;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	if (!want_net) {
 		if (fd >= 0)
 			close(fd);
@@ -547,28 +568,6 @@ static void drop_privileges(void)
 		refuse(ACH_REF_PRIVS, errno);
 }
 
-/* Pass one descriptor over a unix socket; 0 or -1. */
-static int send_fd(int sock, int fd)
-{
-	char one = 1;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	memset(&u, 0, sizeof(u));
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	ssize_t n;
-	while ((n = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	return n == 1 ? 0 : -1;
-}
-
 /* notify_fd >= 0 (port mode): the filter answers listen() through the
  * init; its listener descriptor goes to the init over notify_fd. */
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
@@ -723,27 +722,6 @@ static void serve_listen(int listener, const struct policy *p)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/* The filter's listener from the command stage, or -1 when it exited
- * before passing one (it refused: its record says why). */
-static int recv_fd(int sock)
-{
-	char one;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
-	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
-	int fd = -1;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int abi, int alive_fd,
 				 const struct netpol_files *dns, int bpf_fd, int ns_sock)
 {
@@ -788,7 +766,8 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	int listener = -1, sfd = -1;
 	if (nsk[0] >= 0) {
 		close(nsk[1]);
-		listener = recv_fd(nsk[0]);
+		if (recv_fd(nsk[0], &listener) != 1)
+			listener = -1;	/* it refused first: its record says why */
 		close(nsk[0]);
 		sigset_t chld;
 		sigemptyset(&chld);
