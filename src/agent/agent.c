@@ -367,12 +367,6 @@ static cJSON *tool_result_block(const char *id, const char *content, int is_erro
 	return b;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 /*
  * Run the tool calls of one assistant message; returns the user message of
@@ -396,7 +390,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		emit(rc, &call);
 
 		struct tool_result res = { 0 };
-		long t0 = now_ms();
+		long t0 = mono_ms();
 		enum gate_verdict v = gate_decide(&a->gate, b->name);
 		if (*no_consent && v == GATE_ASK)
 			v = GATE_REFUSE;
@@ -438,7 +432,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		}
 		struct turn_event done = { .kind = TEV_TOOL_RESULT, .tool = b->name, .id = b->id,
 					   .subject = subject, .text = res.content, .len = strlen(res.content),
-					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(now_ms() - t0) };
+					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(mono_ms() - t0) };
 		emit(rc, &done);
 		cJSON_AddItemToArray(content, tool_result_block(b->id, res.content, res.is_error));
 		tool_result_release(&res);

@@ -264,38 +264,28 @@ int cli_write_tree_check(const char *real, unsigned access, char **err)
 	return 0;
 }
 
-int cli_write_mounts_check(const char *mi, const char *real, int is_cwd, char **err)
+int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_cwd, char **err)
 {
+	/* The view copies a grant with what is mounted beneath it.  Written,
+	 * any kernel interface reaches past the sandbox; read, a proc shows
+	 * the host's processes (/proc itself is the sandbox's own, apart). */
+	const char *what = is_cwd ? "the working directory" : (access & POL_WRITE) ? "--allow-write" : "--allow-read";
+	const char *only = (access & POL_WRITE) ? NULL : "proc";
 	char mnt[LIMITS_MAX_PATH], type[64];
-	const char *what = is_cwd ? "the working directory" : "--allow-write";
-	int r = mi ? limits_kernel_mount_near(mi, real, NULL, mnt, sizeof(mnt), type, sizeof(type)) : -1;
+	int r = mi ? limits_kernel_mount_near(mi, real, only, mnt, sizeof(mnt), type, sizeof(type)) : -1;
 	if (r == 0)
 		return 0;
 	if (r < 0)
 		*err = xasprintf("%s '%s': the mount table could not be read to check it holds none of the "
 				 "kernel's interfaces (cgroups, devices, process files) — nothing was run", what, real);
+	else if (only)
+		*err = xasprintf("%s '%s' %s a proc mount at '%s': the host's processes would be in the view — "
+				 "grant /proc itself (the sandbox's own) or a tree without it", what, real,
+				 path_within(real, mnt) ? "lies in" : "holds", mnt);
 	else
 		*err = xasprintf("%s '%s' %s a %s mount at '%s', the kernel's own interface: a command "
 				 "writing there could undo its limits or reach the host — grant write on a tree "
 				 "without it", what, real, path_within(real, mnt) ? "lies in" : "holds", type, mnt);
-	return -1;
-}
-
-int cli_read_proc_check(const char *mi, const char *real, char **err)
-{
-	/* The view copies a grant with what is mounted beneath it: a proc
-	 * there would be the host's, where /proc itself is the sandbox's own. */
-	char mnt[LIMITS_MAX_PATH], type[64];
-	int r = mi ? limits_kernel_mount_near(mi, real, "proc", mnt, sizeof(mnt), type, sizeof(type)) : -1;
-	if (r == 0)
-		return 0;
-	if (r < 0)
-		*err = xasprintf("--allow-read '%s': the mount table could not be read to check it holds no proc "
-				 "filesystem — nothing was run", real);
-	else
-		*err = xasprintf("--allow-read '%s' %s a proc mount at '%s': the host's processes would be in the "
-				 "view — grant /proc itself (the sandbox's own) or a tree without it", real,
-				 path_within(real, mnt) ? "lies in" : "holds", mnt);
 	return -1;
 }
 
@@ -507,11 +497,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	char *mi = read_mountinfo();
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
-		if (!g->link && (g->access & POL_WRITE) && cli_write_mounts_check(mi, g->path, o->npaths == 0, err) < 0) {
-			free(mi);
-			goto out;
-		}
-		if (!g->link && !g->is_proc && !(g->access & POL_WRITE) && cli_read_proc_check(mi, g->path, err) < 0) {
+		if (!g->link && !g->is_proc && cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0) {
 			free(mi);
 			goto out;
 		}

@@ -31,17 +31,13 @@ int cli_symlink_check(const char *given, unsigned access, const char *cwd, const
  * /proc, /sys or /dev (real: resolved). */
 int cli_write_tree_check(const char *real, unsigned access, char **err);
 
-/* -1 with *err when a grant with write at real (resolved) holds, or lies
- * in, a mount of one of the kernel's interface filesystems (a cgroup tree
- * mounted under /mnt, say), per mountinfo text mi; also when mi is NULL or
- * cannot be read through (the check cannot be made).  is_cwd: the
- * working-directory default (its message). */
-int cli_write_mounts_check(const char *mi, const char *real, int is_cwd, char **err);
-
-/* -1 with *err when a grant without write at real holds, or lies in, a
- * proc mount (the host's processes; /proc itself is granted apart), or mi
- * is NULL or unreadable. */
-int cli_read_proc_check(const char *mi, const char *real, char **err);
+/* -1 with *err when a grant (resolved: real; access its rights) holds, or
+ * lies in, a mount the view must not copy, per mountinfo text mi: with
+ * write, any of the kernel's interface filesystems (a cgroup tree mounted
+ * under /mnt, say); without, a proc (the host's processes).  Also -1 when
+ * mi is NULL or cannot be read through.  is_cwd: the working-directory
+ * default (its message). */
+int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_cwd, char **err);
 
 /* sandbx's own program: its resolved path (/proc/self/exe), and the
  * (dev, ino) of the program (ids[0]) and of each directory above it. */

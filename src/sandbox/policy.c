@@ -149,15 +149,7 @@ char *policy_escape_path(const char *path)
 	/* The summary's separators (' ' between classes, '=' after a class,
 	 * ',' between paths) and the escape character itself, as \xNN: the
 	 * scheme the audit record uses for control characters. */
-	char *out = xmalloc(strlen(path) * 4 + 1), *o = out;
-	for (const char *c = path; *c; c++) {
-		if (*c == ' ' || *c == ',' || *c == '=' || *c == '\\')
-			o += sprintf(o, "\\x%02x", (unsigned char)*c);
-		else
-			*o++ = *c;
-	}
-	*o = '\0';
-	return out;
+	return str_hex_escape(path, " ,=\\", 0);
 }
 
 char *policy_describe_paths(const struct policy *p)

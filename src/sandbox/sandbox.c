@@ -129,12 +129,6 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	return r;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static const char *const limit_words[LIM__COUNT] = { "process", "memory", "CPU time", "file size", "open files" };
 
@@ -196,7 +190,7 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res)
 {
-	long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	long deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : -1;
 	int killed = 0, detached = 0, st = 0;
 	char buf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
@@ -205,7 +199,7 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 	for (;;) {
 		int wait_ms = -1;
 		if (!killed && deadline >= 0) {
-			long left = deadline - now_ms();
+			long left = deadline - mono_ms();
 			wait_ms = left < 0 ? 0 : (int)left;
 		}
 		if (!killed && stop && (wait_ms < 0 || wait_ms > 50))
@@ -242,7 +236,7 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 			res->cancelled = 1;
 			kill(s->pid, SIGKILL);
 			killed = 1;
-		} else if (deadline >= 0 && now_ms() >= deadline) {
+		} else if (deadline >= 0 && mono_ms() >= deadline) {
 			res->timed_out = 1;
 			kill(s->pid, SIGKILL);
 			killed = 1;

@@ -37,12 +37,6 @@ struct capture {
 	int fd;		/* -1 once at EOF */
 };
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static void cap_read(struct capture *k)
 {
@@ -135,14 +129,14 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	fcntl(ko.fd, F_SETFL, O_NONBLOCK);
 	fcntl(ke.fd, F_SETFL, O_NONBLOCK);
 
-	long deadline = now_ms() + (long)secs * 1000, drain_until = -1;
+	long deadline = mono_ms() + (long)secs * 1000, drain_until = -1;
 	int killed = 0, timed_out = 0, cancelled = 0, st = 0;
 	char rbuf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
 	while (s.audit_fd >= 0 || ko.fd >= 0 || ke.fd >= 0) {
 		struct pollfd pf[3] = { { .fd = s.audit_fd, .events = POLLIN }, { .fd = ko.fd, .events = POLLIN },
 					{ .fd = ke.fd, .events = POLLIN } };
-		long t = now_ms();
+		long t = mono_ms();
 		int wait = BASH_STOP_POLL_MS;
 		if (!killed && deadline - t < wait)
 			wait = deadline - t < 0 ? 0 : (int)(deadline - t);
@@ -171,7 +165,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			cap_read(&ko);
 		if (n > 0 && pf[2].revents)
 			cap_read(&ke);
-		t = now_ms();
+		t = mono_ms();
 		if (!killed && tool_stopped(c)) {
 			cancelled = killed = 1;
 		} else if (!killed && t >= deadline) {

@@ -147,12 +147,6 @@ static int is_literal(const char *p)
 	return strpbrk(p, "\\^$.|?*+()[]{}") == NULL;
 }
 
-static long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int grep_setup(struct grepst *g, const char *pattern, int icase, char **err)
 {

@@ -485,18 +485,5 @@ int tools_json_has_nul(const char *s, size_t n)
 
 char *tools_name_visible(const char *s)
 {
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		n += (*p < 0x20 || *p == 0x7f) ? 4 : 1;
-	char *out = xmalloc(n + 1), *w = out;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f) {
-			snprintf(w, 5, "\\x%02x", *p);
-			w += 4;
-		} else {
-			*w++ = (char)*p;
-		}
-	}
-	*w = '\0';
-	return out;
+	return str_hex_escape(s, "", 1);
 }

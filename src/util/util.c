@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -179,4 +180,24 @@ int path_within(const char *path, const char *dir)
 	if (strncmp(path, dir, n) != 0)
 		return 0;
 	return path[n] == '\0' || path[n] == '/';
+}
+
+char *str_hex_escape(const char *s, const char *set, int ctl)
+{
+	char *out = xmalloc(strlen(s) * 4 + 1), *o = out;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (strchr(set, *c) || (ctl && (*c < 0x20 || *c == 0x7f)))
+			o += sprintf(o, "\\x%02x", *c);
+		else
+			*o++ = (char)*c;
+	}
+	*o = '\0';
+	return out;
+}
+
+long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -55,4 +55,11 @@ int parse_size(const char *s, uint64_t *out);
 /* 1 if path is equal to or beneath dir (both absolute, normalised). */
 int path_within(const char *path, const char *dir);
 
+/* A copy of s (malloc'd) with each byte in set, and each control byte
+ * (below 0x20, 0x7f) when ctl, written as \xNN. */
+char *str_hex_escape(const char *s, const char *set, int ctl);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long mono_ms(void);
+
 #endif

@@ -254,22 +254,22 @@ static void write_kernel_mounts_refused(void **state)
 	char *err = NULL;
 	(void)state;
 
-	assert_int_equal(cli_write_mounts_check(mi, "/mnt", 0, &err), -1);
+	assert_int_equal(cli_mounts_check(mi, "/mnt", POL_WRITE, 0, &err), -1);
 	assert_non_null(strstr(err, "--allow-write '/mnt' holds a cgroup2 mount at '/mnt/cg'"));
 	free(err);
 	err = NULL;
-	assert_int_equal(cli_write_mounts_check(mi, "/mnt", 1, &err), -1);
+	assert_int_equal(cli_mounts_check(mi, "/mnt", POL_READ | POL_WRITE, 1, &err), -1);
 	assert_non_null(strstr(err, "the working directory '/mnt' holds a cgroup2 mount at '/mnt/cg'"));
 	free(err);
 	err = NULL;
-	assert_int_equal(cli_write_mounts_check(mi, "/mnt/cg/a", 0, &err), -1);
+	assert_int_equal(cli_mounts_check(mi, "/mnt/cg/a", POL_WRITE, 0, &err), -1);
 	assert_non_null(strstr(err, "lies in a cgroup2 mount"));
 	free(err);
 	err = NULL;
-	assert_int_equal(cli_write_mounts_check(mi, "/srv/proj", 0, &err), 0);
+	assert_int_equal(cli_mounts_check(mi, "/srv/proj", POL_WRITE, 0, &err), 0);
 	assert_null(err);
 	/* no mount table: refused, not waved through */
-	assert_int_equal(cli_write_mounts_check(NULL, "/srv/proj", 0, &err), -1);
+	assert_int_equal(cli_mounts_check(NULL, "/srv/proj", POL_WRITE, 0, &err), -1);
 	assert_non_null(strstr(err, "the mount table could not be read"));
 	free(err);
 	err = NULL;
@@ -277,12 +277,12 @@ static void write_kernel_mounts_refused(void **state)
 	const char *mp = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
 			 "61 24 0:40 / /mnt/cg rw - cgroup2 cgroup2 rw\n"
 			 "62 24 0:21 / /srv/p/pp rw - proc proc rw\n";
-	assert_int_equal(cli_read_proc_check(mp, "/mnt", &err), 0);
-	assert_int_equal(cli_read_proc_check(mp, "/srv/p", &err), -1);
+	assert_int_equal(cli_mounts_check(mp, "/mnt", POL_READ, 0, &err), 0);
+	assert_int_equal(cli_mounts_check(mp, "/srv/p", POL_READ, 0, &err), -1);
 	assert_non_null(strstr(err, "--allow-read '/srv/p' holds a proc mount at '/srv/p/pp'"));
 	free(err);
 	err = NULL;
-	assert_int_equal(cli_read_proc_check(NULL, "/srv/p", &err), -1);
+	assert_int_equal(cli_mounts_check(NULL, "/srv/p", POL_READ, 0, &err), -1);
 	free(err);
 }
 
