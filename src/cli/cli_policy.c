@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "cli/cli.h"
 #include "cli/cli_policy.h"
@@ -334,6 +335,9 @@ int cli_self_load(struct cli_self *s, char **err)
 	s->dev[0] = st.st_dev;
 	s->ino[0] = st.st_ino;
 	s->n = 1;
+	s->links = st.st_nlink;
+	/* Its owner may chmod it writable again, whatever its mode. */
+	s->writable = st.st_uid == getuid() || access(s->exe, W_OK) == 0;
 	for (char *slash = buf; slash; slash = strchr(slash + 1, '/')) {
 		char c = slash[slash == buf ? 1 : 0];
 		slash[slash == buf ? 1 : 0] = '\0';
@@ -373,6 +377,36 @@ int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self
 		*err = xasprintf("--allow-write '%s' %s sandbx's own program '%s': the command could replace the "
 				 "sandbox itself — install sandbx elsewhere, or grant a narrower tree",
 				 path, is_exe ? "is" : "holds", s->exe);
+	return -1;
+}
+
+int cli_self_links_check(const char *mi, const char *path, dev_t dev, const struct cli_self *s, int is_cwd,
+			 char **err)
+{
+	char mnt[LIMITS_MAX_PATH] = "";
+	if (s->n == 0 || s->links <= 1 || !s->writable)
+		return 0;
+	int r = dev == s->dev[0] ? 1
+		: mi ? limits_dev_mount_under(mi, path, major(s->dev[0]), minor(s->dev[0]), mnt, sizeof(mnt)) : -1;
+	if (r == 0)
+		return 0;
+	const char *what = is_cwd ? "the working directory" : "--allow-write";
+	/* root may write any file, owned or not */
+	const char *alt = geteuid() == 0 ? "" : ", or install sandbx as a file you do not own";
+	if (r < 0)
+		*err = xasprintf("%s '%s': sandbx's own program '%s' has %lu hard links and the mount table could "
+				 "not be read to tell whether one may lie inside — nothing was run", what, path, s->exe,
+				 (unsigned long)s->links);
+	else if (*mnt)
+		*err = xasprintf("%s '%s' holds '%s', a mount of the filesystem of sandbx's own program '%s', which "
+				 "has %lu hard links: one may lie inside and let the command replace the sandbox itself "
+				 "— remove the other links (find '%s' -xdev -samefile '%s' lists them)%s", what, path,
+				 mnt, s->exe, (unsigned long)s->links, mnt, s->exe, alt);
+	else
+		*err = xasprintf("%s '%s' is on the filesystem of sandbx's own program '%s', which has %lu hard "
+				 "links: one may lie inside and let the command replace the sandbox itself — remove "
+				 "the other links (find '%s' -xdev -samefile '%s' lists them)%s", what, path, s->exe,
+				 (unsigned long)s->links, path, s->exe, alt);
 	return -1;
 }
 
@@ -497,7 +531,9 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	char *mi = read_mountinfo();
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
-		if (!g->link && !g->is_proc && cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0) {
+		if (!g->link && !g->is_proc &&
+		    (cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0 ||
+		     ((g->access & POL_WRITE) && cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0))) {
 			free(mi);
 			goto out;
 		}

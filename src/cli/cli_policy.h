@@ -46,6 +46,8 @@ struct cli_self {
 	size_t n;
 	dev_t *dev;
 	ino_t *ino;
+	nlink_t links;		/* the program's hard links */
+	int writable;		/* the caller may write the program */
 };
 int cli_self_load(struct cli_self *s, char **err);
 void cli_self_release(struct cli_self *s);
@@ -54,6 +56,14 @@ void cli_self_release(struct cli_self *s);
  * is or holds sandbx's own program, by path or by (dev, ino).  is_cwd: the
  * working-directory default (its message). */
 int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self *s, int is_cwd, char **err);
+
+/* -1 with *err when sandbx's own program has more than one hard link, the
+ * caller may write it, and the writable grant at path (pinned as dev) is on
+ * its filesystem or holds a mount of it (mi: /proc/self/mountinfo text, or
+ * NULL when unreadable, which refuses): a link to the program could lie
+ * inside the grant, where no walk short of the whole tree would find it. */
+int cli_self_links_check(const char *mi, const char *path, dev_t dev, const struct cli_self *s, int is_cwd,
+			 char **err);
 
 /* -1 with *err for each refused shape of the working-directory default.
  * home: the resolved $HOME, or NULL when unusable.  x may be NULL. */

@@ -191,7 +191,7 @@ static int unescape(const char *s, char *out, size_t n)
 
 /* Split one mountinfo line in place: id parent maj:min root mountpoint
  * opts [optional...] - fstype source superopts.  0, or -1 when malformed. */
-static int split_mountinfo(char *line, char **root, char **mnt, char **fstype, char **super)
+static int split_mountinfo(char *line, char **root, char **mnt, char **fstype, char **super, char **devno)
 {
 	char *f[6] = { 0 }, *save = NULL, *tok = strtok_r(line, " ", &save);
 	int i = 0;
@@ -208,6 +208,8 @@ static int split_mountinfo(char *line, char **root, char **mnt, char **fstype, c
 	*super = source ? strtok_r(NULL, " ", &save) : NULL;
 	*root = f[3];
 	*mnt = f[4];
+	if (devno)
+		*devno = f[2];
 	return *fstype ? 0 : -1;
 }
 
@@ -219,7 +221,7 @@ int limits_find_mount(const char *text, const char *controller, char *mnt, size_
 	for (const char *s = text; s && *s;) {
 		s = next_line(s, line, sizeof(line), &toolong);
 		char *r, *m, *fstype, *super;
-		if (toolong || split_mountinfo(line, &r, &m, &fstype, &super) < 0)
+		if (toolong || split_mountinfo(line, &r, &m, &fstype, &super, NULL) < 0)
 			continue;
 		if (controller ? (strcmp(fstype, "cgroup") != 0 || !super || !has_item(super, controller, ','))
 			       : strcmp(fstype, "cgroup2") != 0)
@@ -244,7 +246,7 @@ int limits_kernel_mount_near(const char *text, const char *path, const char *onl
 	for (const char *s = text; s && *s;) {
 		s = next_line(s, line, sizeof(line), &toolong);
 		char *r, *mp, *fstype, *super;
-		if (toolong || split_mountinfo(line, &r, &mp, &fstype, &super) < 0 ||
+		if (toolong || split_mountinfo(line, &r, &mp, &fstype, &super, NULL) < 0 ||
 		    unescape(mp, m, sizeof(m)) < 0) {
 			snprintf(mnt, nmnt, "?");
 			snprintf(type, ntype, "?");
@@ -258,6 +260,27 @@ int limits_kernel_mount_near(const char *text, const char *path, const char *onl
 		if (copy_out(mnt, nmnt, m) < 0 || copy_out(type, ntype, fstype) < 0)
 			return -1;
 		return 1;
+	}
+	return 0;
+}
+
+int limits_dev_mount_under(const char *text, const char *path, unsigned major, unsigned minor, char *mnt,
+			   size_t nmnt)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], want[32];
+	int toolong;
+	snprintf(want, sizeof(want), "%u:%u", major, minor);
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		char *r, *mp, *fstype, *super, *devno;
+		if (toolong || split_mountinfo(line, &r, &mp, &fstype, &super, &devno) < 0 ||
+		    unescape(mp, m, sizeof(m)) < 0) {
+			snprintf(mnt, nmnt, "?");
+			return -1;
+		}
+		if (strcmp(devno, want) != 0 || !path_within(m, path))
+			continue;
+		return copy_out(mnt, nmnt, m) < 0 ? -1 : 1;
 	}
 	return 0;
 }

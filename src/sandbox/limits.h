@@ -147,6 +147,14 @@ int limits_kernel_mount_near(const char *text, const char *path, const char *onl
 			     char *type, size_t ntype);
 
 /*
+ * From /proc/self/mountinfo text: a mount of the filesystem major:minor
+ * (st_dev) whose mount point is at or beneath path.  1 with the mount
+ * point in mnt, 0 when there is none, -1 when a line cannot be read.
+ */
+int limits_dev_mount_under(const char *text, const char *path, unsigned major, unsigned minor, char *mnt,
+			   size_t nmnt);
+
+/*
  * The directory of cgroup path cg (as in /proc/self/cgroup) under a mount
  * at mnt whose root is root.  -1 when cg is not beneath root.
  */

@@ -277,9 +277,28 @@ for g in "$SP" "$SP/build" "$SP/build/sandbx" "$TMP/hl/other-name"; do
 		bad="$bad [$g rc=$rc $out]"
 	fi
 done
+rm "$TMP/hl/other-name"	# one link again: the narrower grant below is on its filesystem
 out=$( cd "$SP" && ./build/sandbx sandbox-run --allow-read "$SP" --allow-write "$SP/src" -- /bin/sh -c "echo ok > src/made && cat build/sandbx > /dev/null && echo fine" 2>"$TMP/err")
 rc=$?
 [ $rc -eq 0 ] && [ "$out" = fine ] && [ -e "$SP/src/made" ] || bad="$bad [narrower rc=$rc out=$out $(cat "$TMP/err")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start sb-write-self-link-inside "with a second hard link to sandbx's own program, a writable grant on its filesystem is refused (the link may lie deep inside) and the program is left unchanged"
+mkdir -p "$SP/src/deep/er"; chmod -R 755 "$SP/src"
+ln "$SP/build/sandbx" "$SP/src/deep/er/tool"
+bad=""
+out=$( cd "$SP/src" && ../build/sandbx sandbox-run -- /bin/sh -c "echo pwned > deep/er/tool" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: the working directory '$SP/src' is on the filesystem of sandbx's own program '$SP/build/sandbx', which has 2 hard links: one may lie inside and let the command replace the sandbox itself — remove the other links (find '$SP/src' -xdev -samefile '$SP/build/sandbx' lists them)" \
+	|| bad="$bad [default rc=$rc $out]"
+out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$SP/src" -- /bin/sh -c "echo pwned > '$SP/src/deep/er/tool'" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: --allow-write '$SP/src' is on the filesystem of sandbx's own program" || bad="$bad [grant rc=$rc $out]"
+cmp -s "$SANDBX" "$SP/build/sandbx" || bad="$bad [program changed]"
+rm "$SP/src/deep/er/tool"
+out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$SP/src" -- /bin/true 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 0 ] || bad="$bad [one link rc=$rc $out]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$SP" "$TMP/hl"
 

@@ -227,6 +227,31 @@ static void limits_kernel_mounts(void **state)
 	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, mnt, 4, type, sizeof(type)), -1);
 }
 
+static void limits_dev_mounts(void **state)
+{
+	const char *mi =
+		"24 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+		"62 24 0:41 / /srv/data rw,relatime - tmpfs tmpfs rw\n"
+		"64 62 254:0 /home/u/bin /srv/data/in\\040side rw,relatime - ext4 /dev/vda rw\n";
+	char mnt[LIMITS_MAX_PATH];
+	(void)state;
+
+	/* a mount of that filesystem beneath the path, its name decoded */
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data", 254, 0, mnt, sizeof(mnt)), 1);
+	assert_string_equal(mnt, "/srv/data/in side");
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data/in side", 254, 0, mnt, sizeof(mnt)), 1);
+	/* the one it lies in is not beneath it; another filesystem; a sibling */
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data/in side/x", 254, 0, mnt, sizeof(mnt)), 0);
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data", 0, 41, mnt, sizeof(mnt)), 1);
+	assert_string_equal(mnt, "/srv/data");
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/dat", 254, 0, mnt, sizeof(mnt)), 0);
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data", 254, 1, mnt, sizeof(mnt)), 0);
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data", 25, 40, mnt, sizeof(mnt)), 0);
+	/* a line it cannot read, or a name too long for mnt: it cannot tell */
+	assert_int_equal(limits_dev_mount_under("24 1 254:0 / /\n", "/srv", 254, 0, mnt, sizeof(mnt)), -1);
+	assert_int_equal(limits_dev_mount_under(mi, "/srv/data", 254, 0, mnt, 4), -1);
+}
+
 static void limits_cgroup_dirs(void **state)
 {
 	char out[LIMITS_MAX_PATH];
@@ -261,6 +286,7 @@ int main(void)
 		cmocka_unit_test(limits_proc_cgroup_parse),
 		cmocka_unit_test(limits_mountinfo_parse),
 		cmocka_unit_test(limits_kernel_mounts),
+		cmocka_unit_test(limits_dev_mounts),
 		cmocka_unit_test(limits_cgroup_dirs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,10 +4,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <cmocka.h>
 
 #include "cli/cli_policy.h"
@@ -355,6 +357,46 @@ static void self_program_refused(void **state)
 	cli_self_release(&me);
 }
 
+static void self_links_refused(void **state)
+{
+	/* sandbx at /opt/sbx/sandbx on filesystem 254:0 with a second link */
+	dev_t dev[] = { makedev(254, 0) };
+	ino_t ino[] = { 10 };
+	struct cli_self s = { .exe = (char *)"/opt/sbx/sandbx", .n = 1, .dev = dev, .ino = ino, .links = 2,
+			      .writable = 1 };
+	const char *mi = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			 "30 24 0:41 / /srv rw - tmpfs tmpfs rw\n"
+			 "31 30 254:0 /home/u /srv/w/home rw - ext4 /dev/vda rw\n";
+	char *err = NULL;
+	(void)state;
+
+	/* on its filesystem: the default and a grant, each by its own words */
+	assert_int_equal(cli_self_links_check(mi, "/home/u/proj", makedev(254, 0), &s, 1, &err), -1);
+	assert_non_null(strstr(err, "the working directory '/home/u/proj' is on the filesystem of sandbx's own "
+				    "program '/opt/sbx/sandbx', which has 2 hard links"));
+	assert_non_null(strstr(err, "find '/home/u/proj' -xdev -samefile '/opt/sbx/sandbx'"));
+	free(err);
+	err = NULL;
+	/* another filesystem holding a mount of it */
+	assert_int_equal(cli_self_links_check(mi, "/srv/w", makedev(0, 41), &s, 0, &err), -1);
+	assert_non_null(strstr(err, "--allow-write '/srv/w' holds '/srv/w/home', a mount of the filesystem"));
+	free(err);
+	err = NULL;
+	/* the mount table unreadable: refused, it cannot tell */
+	assert_int_equal(cli_self_links_check(NULL, "/srv/w", makedev(0, 41), &s, 0, &err), -1);
+	assert_non_null(strstr(err, "the mount table could not be read"));
+	free(err);
+	err = NULL;
+	/* another filesystem without one; one link; a program the caller cannot write */
+	assert_int_equal(cli_self_links_check(mi, "/srv/x", makedev(0, 41), &s, 0, &err), 0);
+	s.links = 1;
+	assert_int_equal(cli_self_links_check(mi, "/home/u/proj", makedev(254, 0), &s, 0, &err), 0);
+	s.links = 3;
+	s.writable = 0;
+	assert_int_equal(cli_self_links_check(mi, "/home/u/proj", makedev(254, 0), &s, 0, &err), 0);
+	assert_null(err);
+}
+
 static void grant_symlink_detected(void **state)
 {
 	/* given, cwd, realpath's answer: equal to the lexical form, or not */
@@ -465,6 +507,7 @@ int main(void)
 		cmocka_unit_test(write_kernel_mounts_refused),
 		cmocka_unit_test(ancestry_by_object),
 		cmocka_unit_test(self_program_refused),
+		cmocka_unit_test(self_links_refused),
 		cmocka_unit_test(grant_symlink_detected),
 		cmocka_unit_test(grant_resolved_refuses_changed),
 		cmocka_unit_test(owned_paths_refused_both_ways),
