@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -21,6 +22,7 @@
 #include "store/session.h"
 #include "store/xdg.h"
 #include "tools/tools.h"
+#include "tools/tools_limits.h"
 #include "util/log.h"
 
 #define AGENT_DEFAULT_MODEL "claude-sonnet-4-5"
@@ -300,57 +302,74 @@ static char *call_subject(const char *tool, const cJSON *input)
 	return xstrdup("");
 }
 
-/* Unified diff of what a write or edit would change (NULL otherwise). */
+/*
+ * Unified diff of what a write or edit would change (NULL otherwise): the
+ * new text is built the way the tool builds it (tools_edit_text), so
+ * replace_all shows every change.  The current content is read through the
+ * same guard and with the same open as the tool's: a FIFO or a device is
+ * not waited on.  A file that cannot be compared is said to be replaced
+ * whole, never shown as a new one.
+ */
 static char *call_diff(struct agent *a, const char *tool, const cJSON *input)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(input, "path");
-	if (!cJSON_IsString(path) || (strcmp(tool, "write") && strcmp(tool, "edit")))
+	int is_edit = !strcmp(tool, "edit");
+	if (!cJSON_IsString(path) || (strcmp(tool, "write") && !is_edit))
 		return NULL;
-	/* The current content, read through the same guard the tool uses. */
-	char *old = NULL;
-	{
-		char *err = NULL, *abs = NULL;
-		int fd = fsguard_open(a->guard, path->valuestring, O_RDONLY, POL_READ, &abs, &err);
-		if (fd >= 0) {
-			size_t cap = 65536, len = 0;
-			old = xmalloc(cap + 1);
+	char *old = NULL, *why = NULL, *err = NULL;
+	size_t len = 0;
+	int fd = fsguard_open(a->guard, path->valuestring, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
+	free(err);
+	if (fd >= 0) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			why = xstrdup("it is not a regular file");
+		} else if ((uint64_t)st.st_size > TOOLS_MAX_EDIT_BYTES) {
+			why = xasprintf("it is %llu bytes, over the %u MiB compared", (unsigned long long)st.st_size,
+					TOOLS_MAX_EDIT_BYTES >> 20);
+		} else {
+			size_t size = (size_t)st.st_size;
+			old = xmalloc(size + 2);
 			for (;;) {
-				if (len == cap) {
-					if (cap >= (4u << 20))
-						break;
-					cap *= 2;
-					old = xrealloc(old, cap + 1);
-				}
-				ssize_t n = read(fd, old + len, cap - len);
-				if (n <= 0)
+				ssize_t n = read(fd, old + len, size + 1 - len);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0 || (len += (size_t)n) > size)
 					break;
-				len += (size_t)n;
 			}
 			old[len] = '\0';
-			close(fd);
+			if (len > size)
+				why = xstrdup("it grew while it was read");
+			else if (memchr(old, 0, len))
+				why = xstrdup("it holds NUL bytes (binary)");
 		}
-		free(err);
-		free(abs);
+		close(fd);
 	}
-	char *new_text = NULL;
-	if (!strcmp(tool, "write")) {
+	char *new_text = NULL, *d = NULL;
+	if (!is_edit) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(input, "content");
 		new_text = xstrdup(cJSON_IsString(c) ? c->valuestring : "");
-	} else if (old) {
+	} else if (old && !why) {
 		const cJSON *o = cJSON_GetObjectItemCaseSensitive(input, "old");
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(input, "new");
-		const char *hit = cJSON_IsString(o) && *o->valuestring ? strstr(old, o->valuestring) : NULL;
-		if (hit && cJSON_IsString(n)) {
-			size_t pre = (size_t)(hit - old), ol = strlen(o->valuestring);
-			new_text = xasprintf("%.*s%s%s", (int)pre, old, n->valuestring, hit + ol);
-		}
+		const cJSON *all = cJSON_GetObjectItemCaseSensitive(input, "replace_all");
+		size_t k;
+		uint64_t grown;
+		if (cJSON_IsString(o) && cJSON_IsString(n))
+			new_text = tools_edit_text(old, len, o->valuestring, n->valuestring, cJSON_IsTrue(all), &k,
+						   &grown);
 	}
-	char *d = NULL;
 	if (new_text) {
 		char *vis = gate_visible(path->valuestring, GATE_MAX_SHOWN);
-		d = gate_diff(vis, old, new_text, 200);
+		char *body = gate_diff(vis, why ? "" : old, new_text, 200);
+		d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced by the text "
+				    "below)\n%s", vis, why, body)
+			: body;
+		if (why)
+			free(body);
 		free(vis);
 	}
+	free(why);
 	free(old);
 	free(new_text);
 	return d;
@@ -379,6 +398,13 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 	cJSON *content = NULL;
 	for (size_t i = 0; i < m->nblocks; i++) {
 		const struct fold_block *b = &m->blocks[i];
+		if (b->type == FOLD_TOOL_USE && b->stopped && b->input_error) {
+			/* Left out of the history (fold_content_take): said, not
+			 * dropped without a word. */
+			char *t = xasprintf("%s — the call was not run", b->input_error);
+			note(rc, t);
+			free(t);
+		}
 		if (b->type != FOLD_TOOL_USE || !fold_tool_ready(m, i))
 			continue;
 		if (!content)

@@ -254,8 +254,16 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, char **err)
 		b->id = xstrdup(id);
 		b->name = xstrdup(name);
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(cb, "input");
-		if (cJSON_IsObject(in) && in->child)
-			b->start_input = cJSON_Duplicate(in, 1);
+		if (cJSON_IsObject(in) && in->child) {
+			/* Kept only when flat and short, like a joined input. */
+			int n = 0, flat = 1;
+			for (const cJSON *c = in->child; c && flat; c = c->next)
+				flat = !cJSON_IsObject(c) && !cJSON_IsArray(c) && ++n <= TOOLS_MAX_INPUT_MEMBERS;
+			if (flat)
+				b->start_input = cJSON_Duplicate(in, 1);
+			else
+				b->start_bad = 1;
+		}
 	} else {
 		b->type = FOLD_OTHER;
 	}
@@ -341,6 +349,13 @@ static int only_space(const char *s, size_t n)
 	return 1;
 }
 
+static char *flat_error(const struct fold_block *b)
+{
+	return xasprintf("the input of tool call '%s' (%s) is not a flat JSON object of at most %d members: every "
+			 "tool takes a few plain values (strings, numbers, booleans)", b->name, b->id,
+			 TOOLS_MAX_INPUT_MEMBERS);
+}
+
 static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 {
 	size_t i;
@@ -351,8 +366,12 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 		return failf(m, err, xasprintf("content block %zu stopped twice — the stream is malformed", i));
 	b->stopped = 1;
 	if (b->type == FOLD_TOOL_USE) {
-		if (only_space(b->text, b->text_len)) {
+		if (only_space(b->text, b->text_len) && b->start_bad) {
+			b->input_error = flat_error(b);
+		} else if (only_space(b->text, b->text_len)) {
 			b->input = b->start_input ? cJSON_Duplicate(b->start_input, 1) : cJSON_CreateObject();
+		} else if (!tools_json_is_flat(b->text, b->text_len, TOOLS_MAX_INPUT_MEMBERS)) {
+			b->input_error = flat_error(b);
 		} else {
 			const char *end = NULL;
 			cJSON *in = cJSON_ParseWithLengthOpts(b->text, b->text_len, &end, 0);

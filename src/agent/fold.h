@@ -27,7 +27,9 @@
  *                        input_json_delta (fragments joined); other delta
  *                        types ignored
  *   content_block_stop   a tool_use's joined fragments parsed with cJSON:
- *                        empty means {}; not a JSON object leaves input NULL
+ *                        empty means {}; a nested or long input is refused
+ *                        before parsing (tools_json_is_flat); one that is
+ *                        not a JSON object either leaves input NULL
  *                        with input_error set (the round goes on: the caller
  *                        must not run such a call)
  *   message_delta        stop_reason, stop_sequence, usage (cumulative)
@@ -85,6 +87,7 @@ struct fold_block {
 	cJSON *input;		/* tool_use: the parsed object, set at stop */
 	char *input_error;	/* tool_use stopped but input is not an object */
 	cJSON *start_input;	/* tool_use: "input" of content_block_start */
+	int start_bad;		/* ... which was not flat (tools_json_is_flat) */
 };
 
 struct fold_usage {

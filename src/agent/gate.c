@@ -311,8 +311,11 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	fprintf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, q->subject ? q->subject : "");
 	if (q->args && *q->args)
 		fprintf(tty, "  arguments: %s\n", q->args);
+	/* The diff is the model's text and the file's: its controls are made
+	 * visible like the answer's, so it cannot draw over the question or
+	 * make the terminal type a reply. */
 	if (q->diff && *q->diff)
-		fprintf(tty, "%s", q->diff);
+		utf8_term_write(tty, q->diff, strlen(q->diff), 1);
 	fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
 	fflush(tty);
 	if (is_term) {

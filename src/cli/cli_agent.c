@@ -205,6 +205,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 		utf8_term_write(stdout, st->carry, st->ncarry, 1);	/* cut short: shown as bytes */
 		st->ncarry = 0;
 	}
+	char *tool;
 	switch (ev->kind) {
 	case TEV_TEXT:
 		/* flushed once per network read (on_flush), not per delta */
@@ -227,7 +228,10 @@ static void on_event(void *ud, const struct turn_event *ev)
 			fflush(stdout);
 			st->text_open = 0;
 		}
-		fprintf(stderr, "sandbx: %s %s\n", ev->tool, ev->subject ? ev->subject : "");
+		/* The name is the model's: an unknown one reaches here too. */
+		tool = gate_visible(ev->tool, 64);
+		fprintf(stderr, "sandbx: %s %s\n", tool, ev->subject ? ev->subject : "");
+		free(tool);
 		break;
 	case TEV_TOOL_RESULT: {
 		const char *nl = strchr(ev->text, '\n');
@@ -236,9 +240,11 @@ static void on_event(void *ud, const struct turn_event *ev)
 		 * its controls must not reach the terminal. */
 		char *line = xstrndup(ev->text, (size_t)first);
 		char *vis = gate_visible(line, 120);
-		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", ev->tool, ev->subject ? ev->subject : "",
+		tool = gate_visible(ev->tool, 64);
+		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, ev->subject ? ev->subject : "",
 			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, vis,
 			nl ? " …" : "");
+		free(tool);
 		free(vis);
 		free(line);
 		break;

@@ -22,15 +22,38 @@ static size_t count_occ(const char *b, size_t n, const char *old, size_t on)
 	return k;
 }
 
+char *tools_edit_text(const char *buf, size_t n, const char *old, const char *new, int all, size_t *k,
+		      uint64_t *grown)
+{
+	size_t on = strlen(old), nn = strlen(new);
+	*k = on ? count_occ(buf, n, old, on) : 0;
+	/* The result is bounded like the file it replaces: replace_all of a
+	 * short text by a long one multiplies the size. */
+	*grown = (uint64_t)n - (uint64_t)*k * on + (uint64_t)*k * nn;
+	if (*k == 0 || (*k > 1 && !all) || *grown > TOOLS_MAX_EDIT_BYTES)
+		return NULL;
+	char *res = xmalloc((size_t)*grown + 1), *w = res;
+	const char *p = buf, *e = buf + n, *q;
+	while ((q = memmem(p, (size_t)(e - p), old, on))) {
+		memcpy(w, p, (size_t)(q - p));
+		w += q - p;
+		memcpy(w, new, nn);
+		w += nn;
+		p = q + on;
+	}
+	memcpy(w, p, (size_t)(e - p));
+	w[e - p] = '\0';
+	return res;
+}
+
 int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
 {
 	const char *path = tin_str(in, "path"), *old = tin_str(in, "old"), *new = tin_str(in, "new");
 	int all = tin_bool(in, "replace_all", 0), created;
-	size_t on = strlen(old), nn = strlen(new);
 	char *err = NULL;
 	struct stat st;
 
-	if (on == 0)
+	if (!*old)
 		return tool_fail(out, "old is empty — give the exact text to replace (use write to create a file)");
 	if (strcmp(old, new) == 0)
 		return tool_fail(out, "old and new are the same — nothing to change");
@@ -61,38 +84,21 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		free(buf);
 		return tool_fail(out, "'%s' is a binary file — edit changes text files", path);
 	}
-	size_t k = count_occ(buf, got, old, on);
-	if (k == 0) {
-		free(buf);
+	size_t k, outn;
+	uint64_t grown;
+	char *res = tools_edit_text(buf, got, old, new, all, &k, &grown);
+	free(buf);
+	if (k == 0)
 		return tool_fail(out, "old text not found in '%s' — read the file and copy the text exactly, "
 				 "whitespace and indentation included", path);
-	}
-	if (k > 1 && !all) {
-		free(buf);
+	if (k > 1 && !all)
 		return tool_fail(out, "old text matches %zu times in '%s' — it must match exactly once: add "
 				 "surrounding lines to make it unique, or set replace_all to replace all %zu", k, path, k);
-	}
-	/* The result is bounded like the file it replaces: replace_all of a
-	 * short text by a long one multiplies the size. */
-	uint64_t grown = (uint64_t)got - (uint64_t)k * on + (uint64_t)k * nn;
-	if (grown > TOOLS_MAX_EDIT_BYTES) {
-		free(buf);
+	if (!res)
 		return tool_fail(out, "this edit would make '%s' %llu bytes, over the %u MiB edit limit — nothing was "
 				 "changed; replace fewer occurrences or use bash", path, (unsigned long long)grown,
 				 TOOLS_MAX_EDIT_BYTES >> 20);
-	}
-	size_t outn = (size_t)grown;
-	char *res = xmalloc(outn + 1), *w = res;
-	const char *p = buf, *e = buf + got, *q;
-	while ((q = memmem(p, (size_t)(e - p), old, on))) {
-		memcpy(w, p, (size_t)(q - p));
-		w += q - p;
-		memcpy(w, new, nn);
-		w += nn;
-		p = q + on;
-	}
-	memcpy(w, p, (size_t)(e - p));
-	free(buf);
+	outn = (size_t)grown;
 	int r = tools_write_atomic(c, path, res, outn, &created, &err);
 	free(res);
 	if (r < 0)

@@ -483,6 +483,44 @@ int tools_json_has_nul(const char *s, size_t n)
 	return 0;
 }
 
+int tools_json_is_flat(const char *s, size_t n, size_t max_members)
+{
+	size_t depth = 0, members = 0;
+	int in_str = 0, seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_str = 1;
+			break;
+		case '{':
+		case '[':
+			if (depth > 0 || c == '[' || seen)
+				return 0;	/* a nested value, or a second object */
+			depth = 1;
+			seen = 1;
+			break;
+		case '}':
+			depth = 0;
+			break;
+		case ',':
+			if (depth == 1 && ++members >= max_members)
+				return 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return 1;
+}
+
 char *tools_name_visible(const char *s)
 {
 	return str_hex_escape(s, "", 1);

@@ -113,6 +113,13 @@ cJSON *tools_schema_json(unsigned allowed_mask);
  * such an input is refused whole rather than half-read. */
 int tools_json_has_nul(const char *s, size_t n);
 
+/* 0 when JSON text s (n bytes) holds a nested object or array, or an
+ * object of more than max_members members: no tool takes such an input,
+ * and parsed it would cost a tree node for every two bytes sent.  Checked
+ * before parsing; 1 otherwise (cJSON then parses and judges the rest). */
+#define TOOLS_MAX_INPUT_MEMBERS 32
+int tools_json_is_flat(const char *s, size_t n, size_t max_members);
+
 /*
  * Check input against the tool's schema: an object, every required field
  * present, no unknown field, each of its type (integers whole, >= 0).
@@ -127,6 +134,16 @@ int tools_validate(const struct tool_def *t, const cJSON *input, char **err);
 int tools_run(const struct tool_ctx *ctx, const char *name, const cJSON *input, struct tool_result *out);
 
 void tool_result_release(struct tool_result *r);
+
+/*
+ * What edit makes of buf (n bytes): old (non-empty) replaced by new, once,
+ * or everywhere when all.  *k is how many times old occurs and *grown the
+ * size of the result.  The result (malloc'd, NUL-terminated), or NULL when
+ * edit would refuse: no match, several without all, or over the edit limit.
+ * The approval question's diff is built with it, so it shows what runs.
+ */
+char *tools_edit_text(const char *buf, size_t n, const char *old, const char *new, int all, size_t *k,
+		      uint64_t *grown);
 
 /* A file name (or path) as the tools list it: each control byte (below
  * 0x20, and 0x7f) written as \xNN, so a name holding a newline cannot

@@ -277,7 +277,16 @@ for wait, send in steps:
     else:
         os.write(fd, send.encode())
 pump(3)
-_, st = os.waitpid(pid, 0)
+end = time.time() + 30       # a run stuck past its questions is a failure, not a hang
+while True:
+    w, st = os.waitpid(pid, os.WNOHANG)
+    if w or time.time() > end:
+        break
+    pump(0.1)
+if not w:
+    os.kill(pid, 9)
+    _, st = os.waitpid(pid, 0)
+    buf += b"\n[pty_run: still running after its questions; killed]\n"
 sys.stderr.write(buf.decode(errors="replace"))
 print(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
 PY
@@ -314,6 +323,73 @@ approve_case ag-approve-eof "end of input at a question refuses and exits 3" \
 approve_case ag-approve-typeahead "keys typed before the question are discarded" \
 	'[["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'
+
+# What the question shows is what runs, drawn safely.  ask_case ID DESC
+# TOOL JSON STEPS EXPECT_RC CHECK: one call of TOOL, then a text answer.
+ask_case() {
+	id=$1; desc=$2; tool=$3; json=$4; steps=$5; want=$6; check=$7
+	t_start "$id" "$desc"
+	mock_dir
+	sse_tool toolu_q1 "$tool" "$json" > "$D/r1.sse"
+	sse_text "end" > "$D/r2.sse"
+	mock_rounds 2
+	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool "$tool" --approve call -- go)
+	rc=$(cd "$W" && pty_run "$args" "$steps" "" 2>"$D/pty")
+	mock_stop
+	if [ "$rc" = "$want" ] && eval "$check"; then t_pass; else t_fail "rc=$rc $(tail -c 800 "$D/pty" | cat -A)"; fi
+}
+rm -f "$W/hook"
+ask_case ag-approve-diff-controls "the diff in a question has its controls made visible: it cannot draw a fake question or make the terminal answer" \
+	write '{"path":"hook","content":"\u001b[2J\u001b[Hwrite notes.txt\u001b[1E+fix typo\u001b[1Eallow? \u0005\u001b]0;t\u0007\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/hook" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read()
+for bad in (b\"\x1b[2J\", b\"\x1b[H\", b\"\x05\", b\"\x1b]0\", b\"\x07\"):
+    assert bad not in b, (bad, b)
+assert b\"+^[[2J^[[Hwrite notes.txt^[[1E+fix typo^[[1Eallow? ^E^[]0;t^G\" in b, b
+"'
+printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
+ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
+	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \
+	'[["allow?","y"]]' 0 \
+	'grep -q "^+a = true" "$D/pty" && grep -q "^+b = true" "$D/pty" && [ "$(grep -c true "$W/conf.txt")" -eq 2 ]'
+rm -f "$W/conf.txt"
+mkfifo "$W/pipe"
+ask_case ag-approve-diff-fifo "a write aimed at a FIFO asks at once (the diff does not wait on it)" \
+	write '{"path":"pipe","content":"x\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'grep -q "the current .pipe. is not compared — it is not a regular file" "$D/pty"'
+rm -f "$W/pipe"
+head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' 'x' > "$W/big.txt"; printf '\ntail\n' >> "$W/big.txt"
+ask_case ag-approve-diff-big "a write over a file too large to compare says it replaces all of it, never shows it as new" \
+	write '{"path":"big.txt","content":"small\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'grep -q "the current .big.txt. is not compared — it is [0-9]* bytes, over the 16 MiB compared: all of it is replaced" "$D/pty" && ! grep -q "^--- /dev/null" "$D/pty" && [ "$(tail -n 1 "$W/big.txt")" = tail ]'
+rm -f "$W/big.txt"
+
+t_start ag-tool-name-controls "a tool name the model made up reaches the terminal with its controls made visible, and is refused"
+mock_dir
+sse_tool toolu_n1 '\u001b[2Jfake\u001b]0;x' '{}' > "$D/r1.sse"
+sse_text "ok" > "$D/r2.sse"
+mock_rounds 2
+ar -- go
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+err=open('$D/err','rb').read()
+assert b'\x1b' not in err, err
+assert b'sandbx: \\\\x1b[2Jfake\\\\x1b]0;x' in err, err
+import json; r=json.load(open('$D/req-2.json'))['messages'][2]['content'][0]
+assert r['is_error'], r
+"; then t_pass; else t_fail "rc=$RC $(cat -A "$D/err")"; fi
+
+t_start ag-tool-input-nested "a tool call whose input nests objects or arrays is not run, and the user is told why"
+mock_dir
+sse_tool toolu_j1 write '{"path":"nested.txt","content":"x","extra":[1,1,1]}' > "$D/r1.sse"
+mock_rounds 1
+ar --allow-tool write --approve run -- go
+mock_stop
+if [ ! -e "$W/nested.txt" ] && grep -q "the input of tool call 'write' (toolu_j1) is not a flat JSON object of at most 32 members.* — the call was not run" "$D/err"
+then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"

@@ -321,6 +321,49 @@ static void test_fold_tool_input_nul(void **state)
 	assert_int_equal(tools_json_has_nul("\"\\u00", 5), 0);
 }
 
+/* No tool takes a nested or long input: refused before it is parsed (a
+ * tree node per two bytes sent), in the joined fragments and in the input
+ * of content_block_start alike. */
+static void test_fold_tool_input_flat(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	fold_init(&m, 0, NULL);
+	const char *evs[] = {
+		"{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}",
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a\\\", \\\"x\\\": [1,1,1]}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"read\",\"input\":{\"path\":{\"a\":1}}}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t3\",\"name\":\"read\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"[{,}]\\\\\\\"[\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+		"{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t4\",\"name\":\"read\",\"input\":{\"path\":\"b\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":3}",
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(evs); i++)
+		assert_int_equal(fold_event(&m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+	assert_null(m.blocks[0].input);
+	assert_non_null(strstr(m.blocks[0].input_error, "'read' (t1) is not a flat JSON object of at most 32 members"));
+	assert_null(m.blocks[1].input);
+	assert_non_null(strstr(m.blocks[1].input_error, "(t2) is not a flat JSON object"));
+	/* brackets, braces and commas inside a string are text */
+	assert_non_null(m.blocks[2].input);
+	assert_string_equal(cJSON_GetObjectItem(m.blocks[2].input, "path")->valuestring, "[{,}]\"[");
+	assert_string_equal(cJSON_GetObjectItem(m.blocks[3].input, "path")->valuestring, "b");
+	fold_release(&m);
+
+	assert_int_equal(tools_json_is_flat("{\"a\":1,\"b\":\"x\",\"c\":true}", 25, 3), 1);
+	assert_int_equal(tools_json_is_flat("{\"a\":1,\"b\":\"x\",\"c\":true}", 25, 2), 0);
+	assert_int_equal(tools_json_is_flat(" {} ", 4, 1), 1);
+	assert_int_equal(tools_json_is_flat("[1]", 3, 8), 0);
+	assert_int_equal(tools_json_is_flat("{}{}", 4, 8), 0);
+	assert_int_equal(tools_json_is_flat("{\"a\":{}}", 8, 8), 0);
+	assert_int_equal(tools_json_is_flat("{\"a\\\\\":[]}", 10, 8), 0);
+	assert_int_equal(tools_json_is_flat("{\"a\\\"[\":1}", 10, 8), 1);
+}
+
 static void test_fold_unknown_ignored(void **state)
 {
 	struct run r;
@@ -762,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_fold_error_event_fails),
 		cmocka_unit_test(test_fold_max_tokens_inside_tool_use),
 		cmocka_unit_test(test_fold_tool_input_nul),
+		cmocka_unit_test(test_fold_tool_input_flat),
 		cmocka_unit_test(test_fold_unknown_ignored),
 		cmocka_unit_test(test_fold_malformed_fails),
 		cmocka_unit_test(test_fold_drop_text_still_hooks),

@@ -553,6 +553,40 @@ static void tool_write_symlink_refused(void **state)
 	tfx_free(f);
 }
 
+/* The text edit makes, shared with the approval question's diff. */
+static void tool_edit_text_shared(void **state)
+{
+	size_t k;
+	uint64_t grown;
+	const char *f = "a = false\nkeep\nb = false\n";
+	(void)state;
+	char *r = tools_edit_text(f, strlen(f), "false", "true", 1, &k, &grown);
+	assert_string_equal(r, "a = true\nkeep\nb = true\n");
+	assert_int_equal(k, 2);
+	assert_int_equal(grown, strlen(r));
+	free(r);
+	/* several without replace_all, none, an empty old: what edit refuses */
+	assert_null(tools_edit_text(f, strlen(f), "false", "true", 0, &k, &grown));
+	assert_int_equal(k, 2);
+	assert_null(tools_edit_text(f, strlen(f), "nope", "x", 1, &k, &grown));
+	assert_int_equal(k, 0);
+	assert_null(tools_edit_text(f, strlen(f), "", "x", 1, &k, &grown));
+	r = tools_edit_text(f, strlen(f), "keep", "", 0, &k, &grown);
+	assert_string_equal(r, "a = false\n\nb = false\n");
+	free(r);
+	/* over the edit limit: the size it would have, and no text */
+	size_t half = TOOLS_MAX_EDIT_BYTES / 2 + 1;
+	char *big = xmalloc(half + 1);
+	memset(big, 'x', half);
+	big[half] = '\0';
+	r = tools_edit_text("ab", 2, "a", big, 1, &k, &grown);
+	assert_non_null(r);
+	free(r);
+	assert_null(tools_edit_text("aa", 2, "a", big, 1, &k, &grown));
+	assert_int_equal(grown, 2 * (uint64_t)half);
+	free(big);
+}
+
 static void tool_edit_unique(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -699,6 +733,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
+		cmocka_unit_test(tool_edit_text_shared),
 		cmocka_unit_test(tool_readonly_root),
 		cmocka_unit_test(tool_bash_sandboxed),
 	};
