@@ -310,7 +310,7 @@ static char *call_subject(const char *tool, const cJSON *input)
  * not waited on.  A file that cannot be compared is said to be replaced
  * whole, never shown as a new one.
  */
-static char *call_diff(struct agent *a, const char *tool, const cJSON *input)
+static char *call_diff(struct agent *a, const char *tool, const cJSON *input, size_t max_lines)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(input, "path");
 	int is_edit = !strcmp(tool, "edit");
@@ -361,7 +361,7 @@ static char *call_diff(struct agent *a, const char *tool, const cJSON *input)
 	}
 	if (new_text) {
 		char *vis = gate_visible(path->valuestring, GATE_MAX_SHOWN);
-		char *body = gate_diff(vis, why ? "" : old, new_text, 200);
+		char *body = gate_diff(vis, why ? "" : old, new_text, max_lines);
 		d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced by the text "
 				    "below)\n%s", vis, why, body)
 			: body;
@@ -422,11 +422,20 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			v = GATE_REFUSE;
 		if (v == GATE_ASK) {
 			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
-			char *diff = call_diff(a, b->name, b->input);
-			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff };
+			char *diff = call_diff(a, b->name, b->input, GATE_MAX_DIFF_LINES);
+			/* What the question cuts, the user may still read whole. */
+			char *args_w = gate_visible(input, GATE_MAX_WHOLE);
+			char *diff_w = diff ? call_diff(a, b->name, b->input, GATE_MAX_WHOLE_LINES) : NULL;
+			char *whole = strcmp(args_w, args) || (diff_w && strcmp(diff_w, diff))
+				? gate_whole(b->name, args_w, diff_w) : NULL;
+			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff,
+						       .whole = whole };
 			enum approval_answer ans = rc->io && rc->io->ask ? rc->io->ask(rc->io->ud, &q, &reason) : APPROVE_ABORT;
 			free(args);
 			free(diff);
+			free(args_w);
+			free(diff_w);
+			free(whole);
 			if (ans == APPROVE_ALWAYS) {
 				gate_remember_always(&a->gate, b->name);
 				v = GATE_RUN;

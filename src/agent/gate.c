@@ -280,6 +280,22 @@ char *gate_diff(const char *path, const char *old, const char *new_text, size_t 
 	return out.s;
 }
 
+char *gate_whole(const char *tool, const char *args_whole, const char *diff_whole)
+{
+	char *w = xasprintf("the whole %s call:\narguments: %s\n%s", tool, args_whole, diff_whole ? diff_whole : "");
+	size_t n = strlen(w);
+	if (n <= GATE_MAX_WHOLE)
+		return w;
+	/* cut on a character boundary */
+	size_t k = GATE_MAX_WHOLE;
+	while (k > 0 && ((unsigned char)w[k] & 0xc0) == 0x80)
+		k--;
+	char *c = xasprintf("%.*s\n… [%zu more bytes not shown: a call too long to read is one to refuse]\n", (int)k, w,
+			    n - k);
+	free(w);
+	return c;
+}
+
 /* ---- the terminal question ---------------------------------------------- */
 
 int gate_tty_available(void)
@@ -316,7 +332,8 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	 * make the terminal type a reply. */
 	if (q->diff && *q->diff)
 		utf8_term_write(tty, q->diff, strlen(q->diff), 1);
-	fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
+	fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call%s: ", q->tool,
+		q->whole ? "  [v] see it whole (it was cut)" : "");
 	fflush(tty);
 	if (is_term) {
 		raw = old;
@@ -337,6 +354,12 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		if (c == 'y' || c == 'Y') { ans = APPROVE_YES; break; }
 		if (c == 'a' || c == 'A') { ans = APPROVE_ALWAYS; break; }
 		if (c == 'n' || c == 'N') { ans = APPROVE_NO; break; }
+		if ((c == 'v' || c == 'V') && q->whole) {
+			fputs("v\n", tty);
+			utf8_term_write(tty, q->whole, strlen(q->whole), 1);
+			fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
+			fflush(tty);
+		}
 	}
 	if (is_term)
 		tcsetattr(fd, TCSANOW, &old);

@@ -23,6 +23,9 @@
 #include "agent/turn.h"
 
 #define GATE_MAX_SHOWN 512	/* characters of a subject or arguments shown */
+#define GATE_MAX_DIFF_LINES 200	/* lines of the diff shown */
+#define GATE_MAX_WHOLE (1u << 20)	/* bytes of a whole call on request (v) */
+#define GATE_MAX_WHOLE_LINES 10000	/* lines of its diff */
 
 enum gate_tool {
 	GT_READ, GT_LS, GT_FIND, GT_GREP, GT_WRITE, GT_EDIT, GT_BASH, GT__COUNT
@@ -71,9 +74,17 @@ char *gate_visible(const char *s, size_t max);
 char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines);
 
 /*
+ * The whole of a call whose arguments or diff the question cut: args_whole
+ * (made visible, uncut) and diff_whole (or NULL), cut at GATE_MAX_WHOLE
+ * bytes with the rest counted.  malloc'd.
+ */
+char *gate_whole(const char *tool, const char *args_whole, const char *diff_whole);
+
+/*
  * Ask on the controlling terminal (/dev/tty, never stdin): typeahead is
- * discarded before the question is drawn; y/n/a; after n an optional
- * reason line.  End of input or no terminal: APPROVE_ABORT.
+ * discarded before the question is drawn; y/n/a, and v to print the whole
+ * call first when the question cut it; after n an optional reason line.
+ * End of input or no terminal: APPROVE_ABORT.
  */
 enum approval_answer gate_tty_ask(const struct approval_question *q, char **reason);
 

@@ -126,6 +126,14 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 		} else if (k->code == TK_CHAR && (k->ch == 'a' || k->ch == 'A')) {
 			out->act = TACT_ANSWER;
 			out->answer = APPROVE_ALWAYS;
+		} else if (k->code == TK_CHAR && (k->ch == 'v' || k->ch == 'V') && m->qwhole) {
+			/* Into the transcript once, drawn made safe; the question
+			 * shrinks to two rows so it shows (PgUp reads back); v
+			 * again shows the question whole. */
+			if (!m->qviewed)
+				tui_model_note(m, TL_NOTE, m->qwhole);
+			m->qviewed = 1;
+			m->qcompact = !m->qcompact;
 		} else if (k->code == TK_CHAR && (k->ch == 'n' || k->ch == 'N')) {
 			m->q = TQ_REASON;
 			tui_input_set(&m->reason, "");

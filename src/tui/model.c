@@ -557,6 +557,10 @@ static void question_free(struct tui_model *m)
 	free(m->qtext);
 	free(m->qattr);
 	free(m->qtool);
+	free(m->qwhole);
+	m->qwhole = NULL;
+	m->qviewed = 0;
+	m->qcompact = 0;
 	m->qtext = NULL;
 	m->qattr = NULL;
 	m->qtool = NULL;
@@ -1030,6 +1034,8 @@ static int question_rows(const struct tui_model *m, struct qrow *rows, int max, 
 	const struct glyphs *g = G(m);
 	int c = 0;
 	for (size_t k = 0; k < m->nq; k++) {
+		if (m->qcompact && k != 0 && k + 1 != m->nq)
+			continue;
 		const char *s = qline_text(m, k, tmp);
 		const char *p1 = k == 0 ? g->qfirst : k == m->nq - 1 ? g->qlast : g->qmid;
 		int pw = tui_width(p1, strlen(p1));
@@ -1262,7 +1268,8 @@ void tui_model_question(struct tui_model *m, const struct approval_question *q)
 		strv_push(&lines, "(the diff is longer; the rest is not shown)");
 		attr[na++] = TA_DIM;
 	}
-	t = xasprintf("y yes, n no (with a reason), a always allow %s, esc refuses and stops", q->tool ? q->tool : "it");
+	t = xasprintf("y yes, n no + reason, a always allow %s, v view all, esc refuses and stops",
+		      q->tool ? q->tool : "it");
 	strv_push_own(&lines, t);
 	attr[na++] = TA_QUESTION;
 
@@ -1277,6 +1284,11 @@ void tui_model_question(struct tui_model *m, const struct approval_question *q)
 	m->nq = lines.n;
 	m->qattr = attr;
 	m->qtool = xstrdup(q->tool ? q->tool : "");
+	/* v shows it in the transcript: also what a pane too small for the
+	 * question leaves out between its first and last rows. */
+	m->qwhole = q->whole ? xstrdup(q->whole)
+		: xasprintf("the whole %s call:\narguments: %s\n%s", q->tool ? q->tool : "tool", q->args ? q->args : "",
+			    q->diff ? q->diff : "");
 	strv_free(&lines);
 	m->q = TQ_ASK;
 	tui_input_set(&m->reason, "");

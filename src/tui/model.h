@@ -132,6 +132,10 @@ struct tui_model {
 	uint8_t *qattr;
 	size_t nq;
 	char *qtool;
+	char *qwhole;			/* the whole call (v adds it to the transcript) */
+	int qviewed;			/* ... it was added */
+	int qcompact;			/* v: the question shrinks to its first and
+					   last rows, so the transcript shows it */
 	struct tui_input reason;
 
 	/* status line */

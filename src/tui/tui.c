@@ -36,7 +36,7 @@ struct msg {
 	struct turn_event ev;		/* strings below */
 	char *text, *tool, *id, *subject, *input;
 	size_t tlen, tcap;
-	char *q_subject, *q_args, *q_diff;
+	char *q_subject, *q_args, *q_diff, *q_whole;
 	struct turn_outcome out;
 };
 
@@ -101,6 +101,7 @@ static void msg_free(struct msg *m)
 	free(m->q_subject);
 	free(m->q_args);
 	free(m->q_diff);
+	free(m->q_whole);
 	free(m);
 }
 
@@ -173,6 +174,7 @@ static enum approval_answer io_ask(void *ud, const struct approval_question *q, 
 	m->q_subject = dup_or_null(q->subject);
 	m->q_args = dup_or_null(q->args);
 	m->q_diff = dup_or_null(q->diff);
+	m->q_whole = dup_or_null(q->whole);
 	pthread_mutex_lock(&t->mu);
 	if (t->quit) {
 		pthread_mutex_unlock(&t->mu);
@@ -272,7 +274,7 @@ static int drain(struct tui *t, struct tui_model *m, uint64_t now, int *done, in
 			tui_model_event(m, &x->ev, now);
 			break;
 		case M_QUESTION: {
-			struct approval_question q = { x->tool, x->q_subject, x->q_args, x->q_diff };
+			struct approval_question q = { x->tool, x->q_subject, x->q_args, x->q_diff, x->q_whole };
 			tui_model_question(m, &q);
 			if (!tui_model_question_fits(m)) {
 				tui_model_question_end(m);

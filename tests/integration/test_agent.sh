@@ -367,6 +367,17 @@ ask_case ag-approve-diff-big "a write over a file too large to compare says it r
 	'grep -q "the current .big.txt. is not compared — it is [0-9]* bytes, over the 16 MiB compared: all of it is replaced" "$D/pty" && ! grep -q "^--- /dev/null" "$D/pty" && [ "$(tail -n 1 "$W/big.txt")" = tail ]'
 rm -f "$W/big.txt"
 
+long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
+ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
+	bash "{\"command\":\"$long\"}" \
+	'[["allow?","v"],["the whole bash call","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/tail.txt" ] && grep -q "\[v\] see it whole" "$D/pty" && python3 -c "
+b=open(\"$D/pty\",\"rb\").read()
+q=b.index(b\"arguments:\"); w=b.index(b\"the whole bash call:\")
+assert b\"TAIL-RAN\" not in b[q:w], \"the question itself shows the tail\"
+assert b\"echo TAIL-RAN > tail.txt\" in b[w:], b[w:]
+"'
+
 t_start ag-tool-name-controls "a tool name the model made up reaches the terminal with its controls made visible, and is refused"
 mock_dir
 sse_tool toolu_n1 '\u001b[2Jfake\u001b]0;x' '{}' > "$D/r1.sse"

@@ -35,6 +35,31 @@ static void gate_ceiling_and_approval(void **state)
 	free(t);
 }
 
+static void gate_whole_bounded(void **state)
+{
+	(void)state;
+	char *w = gate_whole("bash", "{\"command\":\"ls\"}", NULL);
+	assert_string_equal(w, "the whole bash call:\narguments: {\"command\":\"ls\"}\n");
+	free(w);
+	w = gate_whole("write", "{}", "--- a\n+++ b/a\n+x\n");
+	assert_string_equal(w, "the whole write call:\narguments: {}\n--- a\n+++ b/a\n+x\n");
+	free(w);
+	/* past GATE_MAX_WHOLE: cut on a character boundary, the rest counted */
+	size_t n = GATE_MAX_WHOLE;
+	char *big = xmalloc(n + 1);
+	for (size_t i = 0; i + 2 <= n; i += 2)
+		memcpy(big + i, "\xc3\xa9", 2);	/* é */
+	big[n] = '\0';
+	w = gate_whole("bash", big, NULL);
+	const char *cut = strstr(w, "\n… [");
+	assert_non_null(cut);
+	assert_true((size_t)(cut - w) <= GATE_MAX_WHOLE);
+	assert_true(((unsigned char)cut[-1] & 0xc0) != 0xc0);	/* no lead byte left alone */
+	assert_non_null(strstr(cut, "more bytes not shown: a call too long to read is one to refuse]"));
+	free(w);
+	free(big);
+}
+
 static void gate_visible_escapes(void **state)
 {
 	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
@@ -71,6 +96,7 @@ int main(void)
 		cmocka_unit_test(gate_ceiling_and_approval),
 		cmocka_unit_test(gate_visible_escapes),
 		cmocka_unit_test(gate_diff_shapes),
+		cmocka_unit_test(gate_whole_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -484,6 +484,53 @@ static void test_tui_keys_question(void **state)
 	tui_model_release(&m);
 }
 
+/* v puts the whole call in the transcript, made safe: what the agent cut,
+ * or what a pane too small for the question leaves out. */
+static void test_tui_keys_question_whole(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 60, 12, 1);
+	struct approval_question q = { "bash", "echo hi… [cut: 9 more bytes]", "{\"command\":\"echo hi… [cut]\"}",
+				       NULL, "the whole bash call:\narguments: {\"command\":\"echo hi; \x1b[2Jrm -rf ~\"}\n" };
+	tui_model_question(&m, &q);
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "v view all"));
+	assert_null(strstr(s, "rm -rf"));
+	free(s);
+	key(&m, TK_CHAR, 'v', &a);
+	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.q, TQ_ASK);		/* still asking */
+	s = screen(&m);
+	assert_non_null(strstr(s, "the whole bash call:"));
+	assert_non_null(strstr(s, "echo hi; ^[[2Jrm -rf ~"));
+	free(s);
+	tui_model_question_end(&m);
+	/* not cut by the agent: v still shows all of it, hint without the note */
+	question(&m, 30);
+	s = screen(&m);
+	assert_non_null(strstr(s, "v view all,"));
+	free(s);
+	s = screen(&m);
+	assert_null(strstr(s, "+line 15"));	/* between the question's first and last rows */
+	free(s);
+	key(&m, TK_CHAR, 'v', &a);
+	int seen = 0;
+	for (int i = 0; i < 8 && !seen; i++) {
+		s = screen(&m);
+		seen = strstr(s, "+line 15") != NULL;
+		free(s);
+		tui_model_scroll_page(&m, -1);
+	}
+	assert_true(seen);
+	/* v again: the question whole, the note not added twice */
+	size_t n = m.n;
+	key(&m, TK_CHAR, 'v', &a);
+	assert_int_equal(m.n, n);
+	assert_int_equal(m.qcompact, 0);
+	tui_model_release(&m);
+}
+
 static void test_tui_bounded_window(void **state)
 {
 	struct tui_model m;
@@ -581,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_quit),
 		cmocka_unit_test(test_tui_keys_paste),
 		cmocka_unit_test(test_tui_keys_question),
+		cmocka_unit_test(test_tui_keys_question_whole),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_replay_history),
