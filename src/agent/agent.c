@@ -509,7 +509,7 @@ static void finish(struct round_ctx *rc, struct turn_outcome *out, const char *r
 int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, struct turn_outcome *out)
 {
 	struct round_ctx rc = { .a = a, .io = io };
-	int prompt_stored = 0, stored_rounds = 0, no_consent = 0;
+	int prompt_stored = 0, stored_rounds = 0, no_consent = 0, store_failed = 0;
 	char *err = NULL;
 	size_t hist_len = (size_t)cJSON_GetArraySize(a->history);
 
@@ -591,9 +591,10 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		}
 		if (a->sess) {
 			if (session_append_round(a->sess, prompt_stored ? NULL : prompt, assistant, results, &err) < 0) {
-				sbx_err("cannot store the round in session %s: %s", session_id(a->sess), err);
+				sbx_err("session %s: %s", session_id(a->sess), err);
 				free(err);
 				err = NULL;
+				store_failed = 1;
 			} else {
 				prompt_stored = 1;
 				stored_rounds++;
@@ -634,6 +635,15 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			sbx_err("cannot close the turn in session %s: %s", session_id(a->sess), err);
 			free(err);
 			err = NULL;
+			store_failed = 1;
+		}
+		/* Answered but not all kept: a resume would miss it, so the
+		 * turn does not end as a success. */
+		if (store_failed && out->exit_code == 0) {
+			sbx_err("session %s does not hold all of this turn: a resume will not see what could not be stored",
+				session_id(a->sess));
+			out->exit_code = 1;
+			out->is_error = 1;
 		}
 	}
 	if (!prompt_stored && !stored_rounds && strcmp(out->stop_reason, "stopped") == 0) {

@@ -44,7 +44,8 @@ static void trim(char *s)
 	memmove(s, s + a, n - a + 1);
 }
 
-/* Read up to a newline or the end; -1 when longer than AUTH_MAX_INPUT. */
+/* Read up to a newline or the end; -1 when longer than AUTH_MAX_INPUT,
+ * -2 when it holds a NUL byte (the key would be cut there, silently). */
 static int read_line_fd(int fd, char *buf, size_t cap, int stop_at_newline)
 {
 	size_t n = 0;
@@ -62,14 +63,17 @@ static int read_line_fd(int fd, char *buf, size_t cap, int stop_at_newline)
 		buf[n++] = c;
 	}
 	buf[n] = '\0';
-	return 0;
+	return memchr(buf, '\0', n) ? -2 : 0;
 }
 
 static int read_key(char *buf, size_t cap)
 {
 	if (!isatty(STDIN_FILENO)) {
-		if (read_line_fd(STDIN_FILENO, buf, cap, 0) < 0) {
-			sbx_err("the input on stdin is longer than an API key — pipe the key alone");
+		int r = read_line_fd(STDIN_FILENO, buf, cap, 0);
+		if (r < 0) {
+			sbx_err(r == -2 ? "the input on stdin holds a NUL byte, which no API key has — pipe the key alone; "
+					  "nothing stored"
+					: "the input on stdin is longer than an API key — pipe the key alone");
 			return -1;
 		}
 		return 0;
@@ -100,8 +104,9 @@ static int read_key(char *buf, size_t cap)
 	if (tcsetattr(fd, TCSAFLUSH, &t) < 0) {
 		sbx_err("cannot turn off echo on the terminal: %s — pipe the key instead", strerror(errno));
 		r = -1;
-	} else if (read_line_fd(fd, buf, cap, 1) < 0) {
-		sbx_err("the input is longer than an API key — nothing stored");
+	} else if ((r = read_line_fd(fd, buf, cap, 1)) < 0) {
+		sbx_err(r == -2 ? "the input holds a NUL byte, which no API key has — nothing stored"
+				: "the input is longer than an API key — nothing stored");
 		r = -1;
 	}
 	tcsetattr(fd, TCSAFLUSH, &tty_saved);

@@ -6,11 +6,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
 #include "store/session.h"
 #include "util/log.h"
+#include "util/utf8.h"
 
 int cli_sessions(struct cli_opts *o)
 {
@@ -55,8 +57,12 @@ int cli_sessions(struct cli_opts *o)
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 		cut |= v[i].cut_short;
-		printf("%-10s %-16s %5d%c  %s\n", v[i].id, when, v[i].turns, v[i].cut_short ? '*' : ' ',
-		       v[i].first_prompt ? v[i].first_prompt : "");
+		printf("%-10s %-16s %5d%c  ", v[i].id, when, v[i].turns, v[i].cut_short ? '*' : ' ');
+		/* Whoever wrote the prompt: bidi controls and bytes that are
+		 * not UTF-8 are shown, not obeyed, like the answer's. */
+		if (v[i].first_prompt)
+			utf8_term_write(stdout, v[i].first_prompt, strlen(v[i].first_prompt), 1);
+		putchar('\n');
 	}
 	if (cut)
 		printf("* the last turn was stopped or cut short\n");

@@ -212,7 +212,8 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
 fail:;
 	int e = errno;
 	*err = xasprintf("cannot %s '%s': %s%s", what, display, strerror(e),
-			 (e == ENOSPC || e == EFBIG || e == EDQUOT) ? " — free some disk space and try again" : "");
+			 e == EFBIG ? " — a file size limit (ulimit -f) was hit; raise it and try again"
+			 : (e == ENOSPC || e == EDQUOT) ? " — free some disk space and try again" : "");
 	if (fd >= 0)
 		close(fd);
 	unlinkat(dirfd, tmp, 0);

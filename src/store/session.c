@@ -580,7 +580,7 @@ static int check_mode(const struct stat *st, const char *what, const char *displ
 	fsu_mode_str(st->st_mode, m);
 	if (st->st_mode & 022) {
 		*err = xasprintf("%s '%s' has mode %s: other users can write it and change what the model is shown — "
-				 "refusing to resume; check it, then chmod %s it", what, display, m,
+				 "refusing to use it; check it, then chmod %s it", what, display, m,
 				 S_ISDIR(st->st_mode) ? "700" : "600");
 		errno = EPERM;
 		return -1;
@@ -937,16 +937,20 @@ int session_resume_latest(const struct xdg_paths *x, struct session **out, struc
 	*out = NULL;
 	if (session_list(x, &v, &n, notes, err) < 0)
 		return -1;
-	const char *pick = NULL;
-	for (size_t i = 0; i < n && !pick; i++)
-		if (!v[i].error)
-			pick = v[i].id;
-	if (!pick) {
-		session_list_free(v, n);
+	if (n == 0) {
 		*err = xasprintf("no stored session to continue in '%s' — start one with --session", x->sessions_dir);
 		return -ENOENT;
 	}
-	char *id = xstrdup(pick);
+	/* The most recent one, or nothing: an older conversation resumed in
+	 * its place would go to the model without a word. */
+	if (v[0].error) {
+		*err = xasprintf("the most recent session '%s' cannot be read: %s — nothing was sent; repair or move "
+				 "that file, or name another session with --session ID (sandbx sessions lists them)",
+				 v[0].id, v[0].error);
+		session_list_free(v, n);
+		return -1;
+	}
+	char *id = xstrdup(v[0].id);
 	session_list_free(v, n);
 	int r = session_resume(x, id, out, notes, err);
 	free(id);
@@ -1143,6 +1147,8 @@ int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n
 			}
 			session_parser_free(p);
 			close(fd);
+		} else if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			in->mtime = st.st_mtime;	/* sorted by it all the same */
 		}
 		in->error = e;
 		free(display);

@@ -219,6 +219,45 @@ assert [x['role'] for x in m]==['user','assistant','user'], m
 assert m[0]['content'][0]['text']=='first question' and m[2]['content'][0]['text']=='second question'
 " && grep -q "resumed session $sid: 1 turn loaded" "$D/err"; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-continue-newest "--continue resumes the most recent session, and refuses when that one cannot be read rather than resume an older one"
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+sse $FX/text.sse
+sse $FX/text.sse
+EOF
+bad=""
+ar --session -- conversation A
+a=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+sleep 1.1	# one second apart: sessions are ordered by their files' times
+ar --session -- conversation B
+b=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+ar --continue -- and then
+grep -q "resumed session $b: 1 turn loaded" "$D/err" || bad="$bad [continue: $(cat "$D/err")]"
+f="$XDG_STATE_HOME/sandbx/sessions/$b.jsonl"
+cp "$f" "$TMP/b.keep"
+python3 -c "
+import sys; p=sys.argv[1]; d=open(p,'rb').read().split(b'\n'); d[1]=d[1][:5]+b'#'+d[1][6:]
+open(p,'wb').write(b'\n'.join(d))" "$f"
+ar --continue -- go on
+[ $RC -eq 1 ] && grep -q "the most recent session '$b' cannot be read: '.*/$b.jsonl' line 2: .* nothing was sent; repair or move that file, or name another session with --session ID" "$D/err" \
+	|| bad="$bad [damaged: rc=$RC $(cat "$D/err")]"
+[ ! -e "$D/req-4.json" ] || bad="$bad [a request was sent]"
+cmp -s "$f" "$TMP/b.keep" && bad="$bad [not damaged?]"
+mock_stop
+if [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && [ -z "$bad" ]; then t_pass; else t_fail "a=$a b=$b $bad"; fi
+
+t_start ag-session-store-fail "a turn the session cannot hold (a round over the 16 MiB line) is answered but exits 1, says so, and the jsonl result is an error"
+mock_dir
+echo "textgen 60000000" > "$D/script"; mock_serve
+ar --session --output jsonl -- a very long answer
+mock_stop
+if [ $RC -eq 1 ] && grep -q "line limit" "$D/err" && grep -q "does not hold all of this turn: a resume will not see what could not be stored" "$D/err" \
+	&& ! grep -q "cannot store the round in session" "$D/err" && python3 -c "
+import json; last=json.loads(open('$D/out').read().splitlines()[-1])
+assert last['type']=='result' and last['is_error'] is True, last
+"; then t_pass; else t_fail "rc=$RC $(cat "$D/err") $(tail -c 300 "$D/out")"; fi
+
 t_start ag-base-url-policy "http to a non-loopback host is refused before any request"
 ( cd "$W" && "$SANDBX" agent-run --base-url http://example.com -- hi ) >/dev/null 2>"$TMP/err"
 rc=$?

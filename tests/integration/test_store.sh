@@ -34,6 +34,14 @@ if [ $rc -eq 0 ] && [ "$(mode "$CRED")" = 600 ] && [ "$(mode "$CFG/sandbx")" = 7
 	[ -z "$(find "$CFG/sandbx" -name '.credentials*')" ]; then t_pass
 else t_fail "rc=$rc modes $(mode "$CRED" 2>&1) $(mode "$CFG/sandbx" 2>&1) out=$out err=$err"; fi
 
+t_start st-login-nul "auth login refuses a piped key holding a NUL byte (it would be cut there) and stores nothing"
+rm -f "$CRED.nul"; cp "$CRED" "$CRED.nul"
+out=$(printf 'sk-ant-REAL\0-rest\n' | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+	"$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "holds a NUL byte, which no API key has — pipe the key alone; nothing stored" &&
+	cmp -s "$CRED" "$CRED.nul" && ! grep -q "sk-ant-REAL" "$CRED"; then t_pass; else t_fail "rc=$rc $err $(cat "$CRED")"; fi
+rm -f "$CRED.nul"
+
 t_start st-status-file "auth status names the file as the source and never prints the key"
 st auth status
 if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "from the file '$CRED'" && ! both | grep -qF "$KEY"; then t_pass
@@ -164,6 +172,13 @@ st sessions
 if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^cccc3333 .*unreadable: .*line 1: session version 9" &&
 	printf '%s' "$out" | grep -q "^bbbb2222"; then t_pass; else t_fail "rc=$rc $(both)"; fi
 rm -f "$SESS/cccc3333.jsonl"
+
+t_start st-sessions-bidi "the listing shows a prompt's bidi controls and bytes that are not UTF-8, never obeys them"
+mksession dddd4444 1700000600 1700009500 'invoice \u202efdp.exe\u202c'
+st sessions
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -qF 'invoice <U+202E>fdp.exe<U+202C>' &&
+	! printf '%s' "$out" | grep -q "$(printf '\342\200\256')"; then t_pass; else t_fail "rc=$rc $(printf '%s' "$out" | cat -A)"; fi
+rm -f "$SESS/dddd4444.jsonl"
 
 t_start st-sessions-wide-dir "a group/other-writable session directory is refused, naming it and its mode"
 chmod 777 "$SESS"

@@ -783,7 +783,14 @@ static void test_session_list_newest_first_and_continue(void **state)
 	assert_string_equal(v[1].first_prompt, "hello");
 	session_list_free(v, n);
 
+	/* the most recent is unreadable: refused, never an older one instead */
 	struct session *s = NULL;
+	assert_int_equal(session_resume_latest(&T.x, &s, &notes, &err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err, "the most recent session 'broken1' cannot be read"));
+	free(err);
+	err = NULL;
+	assert_int_equal(unlink(bad), 0);
 	assert_int_equal(session_resume_latest(&T.x, &s, &notes, &err), 0);
 	assert_string_equal(session_id(s), b);
 	session_close(s);
