@@ -320,6 +320,10 @@ static char *call_diff(struct agent *a, const char *tool, const cJSON *input, si
 	size_t len = 0;
 	int fd = fsguard_open(a->guard, path->valuestring, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
 	free(err);
+	/* Not there (or outside the grants: the tool fails too) is a new
+	 * file; there but unreadable is not. */
+	if (fd < 0 && fd != -ENOENT)
+		why = xasprintf("it could not be read (%s)", strerror(-fd));
 	if (fd >= 0) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -361,7 +365,7 @@ static char *call_diff(struct agent *a, const char *tool, const cJSON *input, si
 	}
 	if (new_text) {
 		char *vis = gate_visible(path->valuestring, GATE_MAX_SHOWN);
-		char *body = gate_diff(vis, why ? "" : old, new_text, max_lines);
+		char *body = gate_diff(vis, why ? "" : old, new_text, max_lines);	/* old NULL: a new file */
 		d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced by the text "
 				    "below)\n%s", vis, why, body)
 			: body;

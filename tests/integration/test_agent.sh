@@ -406,6 +406,12 @@ ask_case ag-approve-diff-big "a write over a file too large to compare says it r
 	'grep -q "the current .big.txt. is not compared — it is [0-9]* bytes, over the 16 MiB compared: all of it is replaced" "$D/pty" && ! grep -q "^--- /dev/null" "$D/pty" && [ "$(tail -n 1 "$W/big.txt")" = tail ]'
 rm -f "$W/big.txt"
 
+printf 'kept\n' > "$W/locked.txt"; chmod 000 "$W/locked.txt"
+ask_case ag-approve-diff-unreadable "a write over a file the user cannot read is never shown as a new file" \
+	write '{"path":"locked.txt","content":"new\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'! grep -q "^--- /dev/null" "$D/pty" && { [ "$(id -u)" -eq 0 ] && grep -q "^-kept" "$D/pty" || grep -q "the current .locked.txt. is not compared — it could not be read" "$D/pty"; }'
+rm -f "$W/locked.txt"
 long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
 ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
 	bash "{\"command\":\"$long\"}" \
