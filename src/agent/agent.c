@@ -310,12 +310,24 @@ static char *call_subject(const char *tool, const cJSON *input)
  * not waited on.  A file that cannot be compared is said to be replaced
  * whole, never shown as a new one.
  */
-static char *call_diff(struct agent *a, const char *tool, const cJSON *input, size_t max_lines)
+static size_t count_lines(const char *s)
+{
+	size_t n = 0, len = strlen(s);
+	for (const char *p = s; (p = strchr(p, '\n')); p++)
+		n++;
+	return n + (len > 0 && s[len - 1] != '\n');
+}
+
+/* The diff as the question shows it (GATE_MAX_DIFF_LINES) and whole
+ * (GATE_MAX_WHOLE_LINES), from one read of the file; both NULL when the
+ * call changes no file. */
+static void call_diff(struct agent *a, const char *tool, const cJSON *input, char **shown, char **whole)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(input, "path");
 	int is_edit = !strcmp(tool, "edit");
+	*shown = *whole = NULL;
 	if (!cJSON_IsString(path) || (strcmp(tool, "write") && !is_edit))
-		return NULL;
+		return;
 	char *old = NULL, *why = NULL, *err = NULL;
 	size_t len = 0;
 	int fd = fsguard_open(a->guard, path->valuestring, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
@@ -349,7 +361,7 @@ static char *call_diff(struct agent *a, const char *tool, const cJSON *input, si
 		}
 		close(fd);
 	}
-	char *new_text = NULL, *d = NULL;
+	char *new_text = NULL;
 	if (!is_edit) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(input, "content");
 		new_text = xstrdup(cJSON_IsString(c) ? c->valuestring : "");
@@ -365,18 +377,30 @@ static char *call_diff(struct agent *a, const char *tool, const cJSON *input, si
 	}
 	if (new_text) {
 		char *vis = gate_visible(path->valuestring, GATE_MAX_SHOWN);
-		char *body = gate_diff(vis, why ? "" : old, new_text, max_lines);	/* old NULL: a new file */
-		d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced by the text "
-				    "below)\n%s", vis, why, body)
-			: body;
-		if (why)
-			free(body);
+		size_t on = why || !old ? 0 : count_lines(old), nn = count_lines(new_text);
+		if (on + nn > GATE_MAX_DIFF_INPUT_LINES) {
+			/* A diff costs some 32 bytes a line: past a few million,
+			 * say what the change is instead. */
+			*shown = xasprintf("(the change is too large to show as a diff: '%s' would go from %zu lines to "
+					   "%zu — a change you cannot read is one to refuse)\n", vis, on, nn);
+			*whole = xstrdup(*shown);
+		} else {
+			for (int w = 0; w < 2; w++) {
+				char *body = gate_diff(vis, why ? "" : old, new_text,	/* old NULL: a new file */
+						       w ? GATE_MAX_WHOLE_LINES : GATE_MAX_DIFF_LINES);
+				char *d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced "
+							  "by the text below)\n%s", vis, why, body)
+					: body;
+				if (why)
+					free(body);
+				*(w ? whole : shown) = d;
+			}
+		}
 		free(vis);
 	}
 	free(why);
 	free(old);
 	free(new_text);
-	return d;
 }
 
 static cJSON *tool_result_block(const char *id, const char *content, int is_error)
@@ -426,10 +450,10 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			v = GATE_REFUSE;
 		if (v == GATE_ASK) {
 			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
-			char *diff = call_diff(a, b->name, b->input, GATE_MAX_DIFF_LINES);
+			char *diff, *diff_w;
+			call_diff(a, b->name, b->input, &diff, &diff_w);
 			/* What the question cuts, the user may still read whole. */
 			char *args_w = gate_visible(input, GATE_MAX_WHOLE);
-			char *diff_w = diff ? call_diff(a, b->name, b->input, GATE_MAX_WHOLE_LINES) : NULL;
 			char *whole = strcmp(args_w, args) || (diff_w && strcmp(diff_w, diff))
 				? gate_whole(b->name, args_w, diff_w) : NULL;
 			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff,

@@ -288,7 +288,7 @@ char *gate_whole(const char *tool, const char *args_whole, const char *diff_whol
 		return w;
 	/* cut on a character boundary */
 	size_t k = GATE_MAX_WHOLE;
-	while (k > 0 && ((unsigned char)w[k] & 0xc0) == 0x80)
+	for (int back = 0; back < 3 && ((unsigned char)w[k] & 0xc0) == 0x80; back++)
 		k--;
 	char *c = xasprintf("%.*s\n… [%zu more bytes not shown: a call too long to read is one to refuse]\n", (int)k, w,
 			    n - k);

@@ -26,6 +26,7 @@
 #define GATE_MAX_DIFF_LINES 200	/* lines of the diff shown */
 #define GATE_MAX_WHOLE (1u << 20)	/* bytes of a whole call on request (v) */
 #define GATE_MAX_WHOLE_LINES 10000	/* lines of its diff */
+#define GATE_MAX_DIFF_INPUT_LINES 2000000	/* old + new lines diffed at all */
 
 enum gate_tool {
 	GT_READ, GT_LS, GT_FIND, GT_GREP, GT_WRITE, GT_EDIT, GT_BASH, GT__COUNT

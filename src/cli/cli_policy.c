@@ -533,7 +533,8 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		const struct policy_grant *g = &p->grants[i];
 		if (!g->link && !g->is_proc &&
 		    (cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0 ||
-		     ((g->access & POL_WRITE) && cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0))) {
+		     ((g->access & POL_WRITE) && g->is_dir &&
+		      cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0))) {
 			free(mi);
 			goto out;
 		}

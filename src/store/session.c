@@ -1079,6 +1079,11 @@ static int info_cmp(const void *a, const void *b)
 	const struct session_info *x = a, *y = b;
 	if (x->mtime != y->mtime)
 		return x->mtime < y->mtime ? 1 : -1;
+	if (x->mtime_ns != y->mtime_ns)
+		return x->mtime_ns < y->mtime_ns ? 1 : -1;
+	/* a tie: the unreadable one first, so --continue never passes over it */
+	if (!x->error != !y->error)
+		return x->error ? -1 : 1;
 	if (x->created != y->created)
 		return x->created < y->created ? 1 : -1;
 	return strcmp(x->id, y->id);
@@ -1137,6 +1142,7 @@ int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n
 		int fd = open_session_file(dir, de->d_name, display, &st, &e);
 		if (fd >= 0) {
 			in->mtime = st.st_mtime;
+			in->mtime_ns = st.st_mtim.tv_nsec;
 			struct session_parser *p = session_parser_new(SESSION_PARSE_SUMMARY);
 			if (parse_fd(fd, p, display, &e) == 0) {
 				const struct session_info *pi = session_parser_info(p);
@@ -1149,6 +1155,7 @@ int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n
 			close(fd);
 		} else if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			in->mtime = st.st_mtime;	/* sorted by it all the same */
+			in->mtime_ns = st.st_mtim.tv_nsec;
 		}
 		in->error = e;
 		free(display);

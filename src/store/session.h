@@ -91,6 +91,7 @@ struct session_info {
 	char id[SESSION_ID_MAX + 1];
 	int64_t created;		/* header's unix time */
 	int64_t mtime;			/* file's last write (listing) */
+	long mtime_ns;			/* ... its nanoseconds, for the order */
 	char *first_prompt;		/* first line of the first prompt, cut; NULL if none */
 	int turns;			/* prompts stored */
 	int cut_short;			/* last turn stopped, unfinished, torn or repaired */

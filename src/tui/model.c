@@ -421,13 +421,18 @@ static void push_text(struct tui_model *m, int kind, const char *s)
 	do {
 		const char *nl = strchr(s, '\n');
 		size_t k = nl ? (size_t)(nl - s) : strlen(s);
-		if (k > TUI_MAX_LINE_BYTES)
+		int split = k > TUI_MAX_LINE_BYTES;
+		if (split) {
+			/* split, never dropped: on a UTF-8 boundary */
 			k = TUI_MAX_LINE_BYTES;
+			for (int back = 0; back < 3 && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; back++)
+				k--;
+		}
 		struct tui_line *l = push_line(m, kind);
 		int col = 0;
 		tui_sanitize(s, k, 0, &l->text, &l->len, &l->cap, &col);
 		m->bytes += l->len;
-		s = nl ? nl + 1 : s + k;
+		s = split || !nl ? s + k : nl + 1;
 	} while (*s);
 }
 

@@ -406,6 +406,12 @@ ask_case ag-approve-diff-big "a write over a file too large to compare says it r
 	'grep -q "the current .big.txt. is not compared — it is [0-9]* bytes, over the 16 MiB compared: all of it is replaced" "$D/pty" && ! grep -q "^--- /dev/null" "$D/pty" && [ "$(tail -n 1 "$W/big.txt")" = tail ]'
 rm -f "$W/big.txt"
 
+python3 -c "open('$W/huge.txt','w').write('\\n' * 2000001)"
+ask_case ag-approve-diff-huge "a change too large to diff (over two million lines) says so instead of diffing it" \
+	write '{"path":"huge.txt","content":"x\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'grep -q "the change is too large to show as a diff: .huge.txt. would go from 2000001 lines to 1 — a change you cannot read is one to refuse" "$D/pty" && [ "$(wc -l < "$W/huge.txt")" -eq 2000001 ]'
+rm -f "$W/huge.txt"
 printf 'kept\n' > "$W/locked.txt"; chmod 000 "$W/locked.txt"
 ask_case ag-approve-diff-unreadable "a write over a file the user cannot read is never shown as a new file" \
 	write '{"path":"locked.txt","content":"new\n"}' \

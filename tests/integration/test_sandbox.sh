@@ -295,6 +295,10 @@ out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$SP/src" -- /bin
 rc=$?
 [ $rc -eq 125 ] && echo "$out" | grep -q "^sandbx: --allow-write '$SP/src' is on the filesystem of sandbx's own program" || bad="$bad [grant rc=$rc $out]"
 cmp -s "$SANDBX" "$SP/build/sandbx" || bad="$bad [program changed]"
+: > "$SP/src/out.txt"; chmod 666 "$SP/src/out.txt"	# a file grant holds no link: it runs
+out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$SP/src/out.txt" -- /bin/sh -c "echo ok > '$SP/src/out.txt'" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$SP/src/out.txt")" = ok ] || bad="$bad [file grant rc=$rc $out]"
 rm "$SP/src/deep/er/tool"
 out=$( cd "$W" && "$SP/build/sandbx" sandbox-run --allow-write "$SP/src" -- /bin/true 2>&1 >/dev/null)
 rc=$?

@@ -57,6 +57,13 @@ static void gate_whole_bounded(void **state)
 	assert_true(((unsigned char)cut[-1] & 0xc0) != 0xc0);	/* no lead byte left alone */
 	assert_non_null(strstr(cut, "more bytes not shown: a call too long to read is one to refuse]"));
 	free(w);
+	/* bytes that are not UTF-8: the cut walks back 3 at most, not to the start */
+	memset(big, 0x80, n);
+	w = gate_whole("bash", big, NULL);
+	cut = strstr(w, "\n… [");
+	assert_non_null(cut);
+	assert_true((size_t)(cut - w) + 3 >= GATE_MAX_WHOLE);
+	free(w);
 	free(big);
 }
 

@@ -790,6 +790,12 @@ static void test_session_list_newest_first_and_continue(void **state)
 	assert_non_null(strstr(err, "the most recent session 'broken1' cannot be read"));
 	free(err);
 	err = NULL;
+	/* written in the same instant as the newest good one: still refused */
+	set_mtime("broken1", 3000);
+	assert_int_equal(session_resume_latest(&T.x, &s, &notes, &err), -1);
+	assert_non_null(strstr(err, "'broken1'"));
+	free(err);
+	err = NULL;
 	assert_int_equal(unlink(bad), 0);
 	assert_int_equal(session_resume_latest(&T.x, &s, &notes, &err), 0);
 	assert_string_equal(session_id(s), b);
