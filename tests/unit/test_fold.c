@@ -291,15 +291,23 @@ static void test_fold_max_tokens_inside_tool_use(void **state)
 	fold_release(&m);
 }
 
+/* A message_start, then each of evs (JSON event data) folded into *m. */
+#define EV_MSG_START "{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}"
+static void fold_all(struct fold_msg *m, const char *const *evs, size_t n)
+{
+	fold_init(m, 0, NULL);
+	assert_int_equal(fold_event(m, NULL, EV_MSG_START, strlen(EV_MSG_START), NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(fold_event(m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+}
+
 /* A tool input with a \u0000 escape is refused whole: cJSON would cut the
  * string there ("a.txt\u0000/../x" read as "a.txt"). */
 static void test_fold_tool_input_nul(void **state)
 {
 	struct fold_msg m;
 	(void)state;
-	fold_init(&m, 0, NULL);
 	const char *evs[] = {
-		"{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}",
 		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\",\"input\":{}}}",
 		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a.txt\\\\u0000/../x\\\"}\"}}",
 		"{\"type\":\"content_block_stop\",\"index\":0}",
@@ -307,8 +315,7 @@ static void test_fold_tool_input_nul(void **state)
 		"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a\\\\\\\\u0000\\\"}\"}}",
 		"{\"type\":\"content_block_stop\",\"index\":1}",
 	};
-	for (size_t i = 0; i < SBX_ARRAY_LEN(evs); i++)
-		assert_int_equal(fold_event(&m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
 	assert_null(m.blocks[0].input);
 	assert_non_null(strstr(m.blocks[0].input_error, "holds a NUL character"));
 	/* an escaped backslash before "u0000" is text, not a NUL */
@@ -328,9 +335,7 @@ static void test_fold_tool_input_flat(void **state)
 {
 	struct fold_msg m;
 	(void)state;
-	fold_init(&m, 0, NULL);
 	const char *evs[] = {
-		"{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}",
 		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\",\"input\":{}}}",
 		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a\\\", \\\"x\\\": [1,1,1]}\"}}",
 		"{\"type\":\"content_block_stop\",\"index\":0}",
@@ -342,8 +347,7 @@ static void test_fold_tool_input_flat(void **state)
 		"{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t4\",\"name\":\"read\",\"input\":{\"path\":\"b\"}}}",
 		"{\"type\":\"content_block_stop\",\"index\":3}",
 	};
-	for (size_t i = 0; i < SBX_ARRAY_LEN(evs); i++)
-		assert_int_equal(fold_event(&m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
 	assert_null(m.blocks[0].input);
 	assert_non_null(strstr(m.blocks[0].input_error, "'read' (t1) is not a flat JSON object of at most 32 members"));
 	assert_null(m.blocks[1].input);
