@@ -454,10 +454,10 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			call_diff(a, b->name, b->input, &diff, &diff_w);
 			/* What the question cuts, the user may still read whole. */
 			char *args_w = gate_visible(input, GATE_MAX_WHOLE);
-			char *whole = strcmp(args_w, args) || (diff_w && strcmp(diff_w, diff))
-				? gate_whole(b->name, args_w, diff_w) : NULL;
+			char *whole = gate_whole(b->name, args_w, diff_w);
 			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff,
-						       .whole = whole };
+						       .whole = whole,
+						       .cut = strcmp(args_w, args) || (diff_w && strcmp(diff_w, diff)) };
 			enum approval_answer ans = rc->io && rc->io->ask ? rc->io->ask(rc->io->ud, &q, &reason) : APPROVE_ABORT;
 			free(args);
 			free(diff);

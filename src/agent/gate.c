@@ -286,10 +286,7 @@ char *gate_whole(const char *tool, const char *args_whole, const char *diff_whol
 	size_t n = strlen(w);
 	if (n <= GATE_MAX_WHOLE)
 		return w;
-	/* cut on a character boundary */
-	size_t k = GATE_MAX_WHOLE;
-	for (int back = 0; back < 3 && ((unsigned char)w[k] & 0xc0) == 0x80; back++)
-		k--;
+	size_t k = utf8_cut(w, n, GATE_MAX_WHOLE);
 	char *c = xasprintf("%.*s\n… [%zu more bytes not shown: a call too long to read is one to refuse]\n", (int)k, w,
 			    n - k);
 	free(w);
@@ -333,7 +330,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	if (q->diff && *q->diff)
 		utf8_term_write(tty, q->diff, strlen(q->diff), 1);
 	fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call%s: ", q->tool,
-		q->whole ? "  [v] see it whole (it was cut)" : "");
+		q->cut && q->whole ? "  [v] see it whole (it was cut)" : "");
 	fflush(tty);
 	if (is_term) {
 		raw = old;
@@ -354,7 +351,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		if (c == 'y' || c == 'Y') { ans = APPROVE_YES; break; }
 		if (c == 'a' || c == 'A') { ans = APPROVE_ALWAYS; break; }
 		if (c == 'n' || c == 'N') { ans = APPROVE_NO; break; }
-		if ((c == 'v' || c == 'V') && q->whole) {
+		if ((c == 'v' || c == 'V') && q->cut && q->whole) {
 			fputs("v\n", tty);
 			utf8_term_write(tty, q->whole, strlen(q->whole), 1);
 			fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);

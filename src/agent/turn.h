@@ -77,9 +77,9 @@ struct approval_question {
 	const char *subject;	/* path or command, control/bidi chars made visible */
 	const char *args;	/* the arguments, made visible, cut at 512 chars (cut marked) */
 	const char *diff;	/* write/edit: unified diff of the change, or NULL */
-	const char *whole;	/* when args or diff were cut: the whole call (arguments
-				   and diff, made visible, up to GATE_MAX_WHOLE bytes),
-				   for the user to see before answering; else NULL */
+	const char *whole;	/* the whole call (arguments and diff, made visible, up to
+				   GATE_MAX_WHOLE bytes), for the user to see (v) */
+	int cut;		/* args or diff above are cut: whole has more */
 };
 
 struct turn_io {

@@ -16,6 +16,7 @@
 
 #include "store/fsutil.h"
 #include "store/session.h"
+#include "util/utf8.h"
 
 #define SESSION_READ_CHUNK 65536
 
@@ -279,11 +280,7 @@ static char *title_of(const cJSON *msg)
 		while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
 			text++;
 		size_t n = strcspn(text, "\n");
-		if (n > SESSION_TITLE_MAX) {
-			n = SESSION_TITLE_MAX;
-			while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
-				n--;
-		}
+		n = utf8_cut(text, n, SESSION_TITLE_MAX);
 		char *out = xstrndup(text, n), *w = out;
 		for (const unsigned char *r = (const unsigned char *)out; *r; r++) {
 			if (*r == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {

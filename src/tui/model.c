@@ -353,9 +353,7 @@ static void stream_piece(struct tui_model *m, int kind, const char *s, size_t n)
 		size_t take = n < 1024 ? n : 1024;
 		if (take > room)
 			take = room;
-		/* do not split a character between two lines */
-		while (take > 0 && take < n && ((unsigned char)s[take] & 0xc0) == 0x80)
-			take--;
+		take = utf8_cut(s, n, take);	/* a character stays on one line */
 		if (take == 0) {
 			stream_close(m);	/* line full: continue on the next */
 			continue;
@@ -422,12 +420,8 @@ static void push_text(struct tui_model *m, int kind, const char *s)
 		const char *nl = strchr(s, '\n');
 		size_t k = nl ? (size_t)(nl - s) : strlen(s);
 		int split = k > TUI_MAX_LINE_BYTES;
-		if (split) {
-			/* split, never dropped: on a UTF-8 boundary */
-			k = TUI_MAX_LINE_BYTES;
-			for (int back = 0; back < 3 && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; back++)
-				k--;
-		}
+		if (split)	/* split, never dropped: on a UTF-8 boundary */
+			k = utf8_cut(s, k, TUI_MAX_LINE_BYTES);
 		struct tui_line *l = push_line(m, kind);
 		int col = 0;
 		tui_sanitize(s, k, 0, &l->text, &l->len, &l->cap, &col);
@@ -1273,8 +1267,8 @@ void tui_model_question(struct tui_model *m, const struct approval_question *q)
 		strv_push(&lines, "(the diff is longer; the rest is not shown)");
 		attr[na++] = TA_DIM;
 	}
-	t = xasprintf("y yes, n no + reason, a always allow %s, v view all, esc refuses and stops",
-		      q->tool ? q->tool : "it");
+	t = xasprintf("y yes, n no + reason, a always allow %s,%s esc refuses and stops", q->tool ? q->tool : "it",
+		      q->whole ? " v view all," : "");
 	strv_push_own(&lines, t);
 	attr[na++] = TA_QUESTION;
 
@@ -1289,11 +1283,9 @@ void tui_model_question(struct tui_model *m, const struct approval_question *q)
 	m->nq = lines.n;
 	m->qattr = attr;
 	m->qtool = xstrdup(q->tool ? q->tool : "");
-	/* v shows it in the transcript: also what a pane too small for the
-	 * question leaves out between its first and last rows. */
-	m->qwhole = q->whole ? xstrdup(q->whole)
-		: xasprintf("the whole %s call:\narguments: %s\n%s", q->tool ? q->tool : "tool", q->args ? q->args : "",
-			    q->diff ? q->diff : "");
+	/* v shows it in the transcript, cut or not: also what a pane too
+	 * small for the question leaves out between its first and last rows. */
+	m->qwhole = q->whole ? xstrdup(q->whole) : NULL;
 	strv_free(&lines);
 	m->q = TQ_ASK;
 	tui_input_set(&m->reason, "");
@@ -1428,10 +1420,7 @@ void tui_input_insert(struct tui_input *in, const char *s, size_t n)
 	int col = 0;
 	tui_sanitize(s, n, 1, &safe, &sl, &sc, &col);
 	if (in->len + sl > TUI_MAX_INPUT) {
-		size_t room = TUI_MAX_INPUT - in->len;
-		while (room > 0 && room < sl && ((unsigned char)safe[room] & 0xc0) == 0x80)
-			room--;
-		sl = room;
+		sl = utf8_cut(safe, sl, TUI_MAX_INPUT - in->len);
 	}
 	if (in->len + sl + 1 > in->cap) {
 		while (in->len + sl + 1 > in->cap)

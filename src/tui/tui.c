@@ -37,6 +37,7 @@ struct msg {
 	char *text, *tool, *id, *subject, *input;
 	size_t tlen, tcap;
 	char *q_subject, *q_args, *q_diff, *q_whole;
+	int q_cut;
 	struct turn_outcome out;
 };
 
@@ -175,6 +176,7 @@ static enum approval_answer io_ask(void *ud, const struct approval_question *q, 
 	m->q_args = dup_or_null(q->args);
 	m->q_diff = dup_or_null(q->diff);
 	m->q_whole = dup_or_null(q->whole);
+	m->q_cut = q->cut;
 	pthread_mutex_lock(&t->mu);
 	if (t->quit) {
 		pthread_mutex_unlock(&t->mu);
@@ -274,7 +276,7 @@ static int drain(struct tui *t, struct tui_model *m, uint64_t now, int *done, in
 			tui_model_event(m, &x->ev, now);
 			break;
 		case M_QUESTION: {
-			struct approval_question q = { x->tool, x->q_subject, x->q_args, x->q_diff, x->q_whole };
+			struct approval_question q = { x->tool, x->q_subject, x->q_args, x->q_diff, x->q_whole, x->q_cut };
 			tui_model_question(m, &q);
 			if (!tui_model_question_fits(m)) {
 				tui_model_question_end(m);

@@ -52,6 +52,15 @@ static int plain(unsigned char c)
 	return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
 }
 
+size_t utf8_cut(const char *s, size_t n, size_t k)
+{
+	if (k >= n)
+		return n;
+	for (int back = 0; back < 3 && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; back++)
+		k--;
+	return k;
+}
+
 size_t utf8_term_write(FILE *f, const char *str, size_t n, int final)
 {
 	const unsigned char *s = (const unsigned char *)str;

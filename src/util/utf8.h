@@ -29,6 +29,11 @@ int utf8_is_bidi(uint32_t cp);
  * test for them first.) */
 int utf8_is_unsafe(uint32_t cp);
 
+/* Where to cut s (n bytes) at or before byte k without splitting a
+ * character: k when k >= n or s[k] begins one, else back past at most 3
+ * continuation bytes (a run of stray ones is cut anywhere). */
+size_t utf8_cut(const char *s, size_t n, size_t k);
+
 /*
  * Write s[0..n) to f for a terminal: ESC, the other C0 controls but \n and
  * \t, and DEL as ^X (^[ for ESC, ^? for DEL), C1 and bidi controls as

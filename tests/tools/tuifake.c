@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/gate.h"
 #include "tui/tui.h"
 #include "util/log.h"
 
@@ -152,9 +153,11 @@ static int fake_turn(void *ud, const char *prompt, const struct turn_io *io, str
 			}
 			if (sscanf(arg, "%63s %n", tool, &n) < 1)
 				continue;
-			struct approval_question q = { tool, arg + n, "{\"command\":\"...\"}", diff };
+			char *whole = gate_whole(tool, "{\"command\":\"...\"}", diff);	/* as the agent does */
+			struct approval_question q = { tool, arg + n, "{\"command\":\"...\"}", diff, whole, 0 };
 			char *why = NULL;
 			enum approval_answer a = io->ask(io->ud, &q, &why);
+			free(whole);
 			static const char *const names[] = { "no", "yes", "always", "abort" };
 			char *note = xasprintf("answer: %s%s%s", names[a], why ? " reason=" : "", why ? why : "");
 			logline(note);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "agent/gate.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/replay.h"
@@ -194,8 +195,10 @@ static void question(struct tui_model *m, int difflines)
 		snprintf(l, sizeof(l), "+line %d\n", i);
 		strcat(diff, l);
 	}
-	struct approval_question q = { "write", "/w/a.txt", "{\"path\":\"/w/a.txt\"}", difflines ? diff : NULL };
+	char *whole = gate_whole("write", "{\"path\":\"/w/a.txt\"}", difflines ? diff : NULL);	/* as the agent does */
+	struct approval_question q = { "write", "/w/a.txt", "{\"path\":\"/w/a.txt\"}", difflines ? diff : NULL, whole, 0 };
 	tui_model_question(m, &q);
+	free(whole);
 }
 
 static void test_tui_question_rows(void **state)

@@ -89,12 +89,25 @@ static void test_audit_record_escapes_controls(void **state)
 	free(r);
 }
 
+static void test_utf8_cut(void **state)
+{
+	const char *s = "a\xc3\xa9\xe2\x82\xac";	/* a é € */
+	(void)state;
+	assert_int_equal(utf8_cut(s, 6, 1), 1);
+	assert_int_equal(utf8_cut(s, 6, 2), 1);		/* inside é */
+	assert_int_equal(utf8_cut(s, 6, 3), 3);
+	assert_int_equal(utf8_cut(s, 6, 5), 3);		/* inside € */
+	assert_int_equal(utf8_cut(s, 6, 9), 6);		/* past the end */
+	assert_int_equal(utf8_cut("\x80\x80\x80\x80\x80", 5, 4), 1);	/* stray bytes: 3 back at most */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8_term_write_whole_and_split),
 		cmocka_unit_test(test_utf8_term_write_cut_short),
 		cmocka_unit_test(test_utf8_decode),
+		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_audit_record_escapes_controls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
