@@ -393,6 +393,23 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 		return r;
 	if (!p->allow_unix && (r = add_unix_rules(ctx)) < 0)
 		return r;
+	/* The init's resource limits: prlimit64 on pid 1 with a new value
+	 * (reading them stays allowed).  Nothing the init holds is loosened
+	 * by it, but a low open-files or CPU limit would stop the init
+	 * answering, or have the kernel kill it mid-run. */
+	RULE(ctx, DENY, SCMP_SYS(prlimit64), 2, ARG32(0, 1), SCMP_A2(SCMP_CMP_NE, 0));
+	/* --limit-memory: System V shared memory, message queues and
+	 * semaphores live in the sandbox's IPC namespace under the kernel's
+	 * default limits (gigabytes), outside every process's address space,
+	 * so RLIMIT_AS never counts them; and that namespace's sysctls cannot
+	 * be lowered by a caller whose user namespace maps no uid 0.  No
+	 * System V object can be made; ENOSPC is the kernel's own answer when
+	 * its IPC limits are reached. */
+	if (p->limits[LIM_MEMORY]) {
+		RULE(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(shmget), 0);
+		RULE(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(msgget), 0);
+		RULE(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(semget), 0);
+	}
 	if (p->net == POL_NET_NONE) {
 		/* vsock is not confined by the empty network namespace: it
 		 * reaches the hypervisor host and local vsock listeners. */

@@ -43,6 +43,7 @@ static inline const char *probe_errname(int e)
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EADDRINUSE: return "EADDRINUSE";
 	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case ENOSPC: return "ENOSPC";
 	default: return "E?";
 	}
 }

@@ -19,6 +19,10 @@
  *                             open-plain, chmod-sticky (PATH a directory)
  *   sys fchmod-stdout-suid    fchmod(1, 04755): the inherited stdout;
  *                             reported on stderr
+ *   sys shmget|msgget|semget  make one System V object (removed at once)
+ *   sys prlimit-init          set pid 1's open-files limit to its value;
+ *                             prlimit-init-read only reads it,
+ *                             prlimit-self sets this process's own
  *
  * The terminal probes (tiocsti... tiocswinsz) act on fd 0.  Those that
  * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
@@ -41,6 +45,11 @@
 #include <linux/openat2.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -51,6 +60,38 @@
 #include "util/compat.h"
 
 #define HIGH_GARBAGE 0xdead000100000000UL
+
+/* A System V object of each kind, removed at once when made. */
+static long sysv(const char *kind)
+{
+	long id;
+	if (!strcmp(kind, "shmget")) {
+		id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+		if (id >= 0)
+			shmctl((int)id, IPC_RMID, NULL);
+	} else if (!strcmp(kind, "msgget")) {
+		id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+		if (id >= 0)
+			msgctl((int)id, IPC_RMID, NULL);
+	} else {
+		id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+		if (id >= 0)
+			semctl((int)id, 0, IPC_RMID);
+	}
+	return id;
+}
+
+/* prlimit64 on PID (0 = this process) setting the open-files limit to
+ * what it already is (harmless if let through), or only reading it. */
+static long prlimit_same(pid_t pid, int set)
+{
+	struct rlimit cur;
+	if (syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, NULL, &cur) < 0)
+		return -1;
+	if (!set)
+		return 0;
+	return syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &cur, NULL);
+}
 
 static long wait_child(long pid)
 {
@@ -487,6 +528,15 @@ int main(int argc, char **argv)
 	} else if (!strcmp(n, "x32-chmod"))
 		r = syscall(0x40000000 | SYS_chmod, "sbx-x32", 04755);
 #endif
+	/* System V IPC (refused under --limit-memory) and the init's limits. */
+	else if (!strcmp(n, "shmget") || !strcmp(n, "msgget") || !strcmp(n, "semget"))
+		r = sysv(n);
+	else if (!strcmp(n, "prlimit-init"))
+		r = prlimit_same(1, 1);
+	else if (!strcmp(n, "prlimit-init-read"))
+		r = prlimit_same(1, 0);
+	else if (!strcmp(n, "prlimit-self"))
+		r = prlimit_same(0, 1);
 	/* Terminal. */
 	else if (!strcmp(n, "tiocsti"))
 		r = tty_ioctl(TIOCSTI);

@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
@@ -39,11 +40,12 @@
 #define R_ALLOW SECCOMP_RET_ALLOW
 #define R_EPERM (SECCOMP_RET_ERRNO | EPERM)
 #define R_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
+#define R_ENOSPC (SECCOMP_RET_ERRNO | ENOSPC)
 #define R_KILL SECCOMP_RET_KILL_PROCESS
 #define X32_BIT 0x40000000
 #define HIGH_GARBAGE 0xdead000100000000ULL
 
-enum { F_DEFAULT, F_UNIX, F_PORTS, F_PORTS_UNIX, F_ANY, F_NONE_UNIX, F__COUNT };
+enum { F_DEFAULT, F_UNIX, F_PORTS, F_PORTS_UNIX, F_ANY, F_NONE_UNIX, F_MEMORY, F__COUNT };
 
 static struct bpf_prog progs[F__COUNT];
 
@@ -62,19 +64,21 @@ static void compile(struct policy *p, struct bpf_prog *out)
 
 static int setup(void **state)
 {
-	static const struct { enum policy_net net; int unix_ok; } kinds[F__COUNT] = {
+	static const struct { enum policy_net net; int unix_ok; uint64_t memory; } kinds[F__COUNT] = {
 		[F_DEFAULT] = { POL_NET_NONE, 0 },
 		[F_UNIX] = { POL_NET_NONE, 1 },
 		[F_PORTS] = { POL_NET_PORTS, 0 },
 		[F_PORTS_UNIX] = { POL_NET_PORTS, 1 },
 		[F_ANY] = { POL_NET_ANY, 0 },
 		[F_NONE_UNIX] = { POL_NET_NONE, 1 },
+		[F_MEMORY] = { POL_NET_NONE, 0, 256ULL << 20 },
 	};
 	for (int i = 0; i < F__COUNT; i++) {
 		struct policy p;
 		policy_init(&p);
 		p.net = kinds[i].net;
 		p.allow_unix = kinds[i].unix_ok;
+		p.limits[LIM_MEMORY] = kinds[i].memory;
 		if (p.net == POL_NET_PORTS) {
 			p.ports[0] = 443;
 			p.nports = 1;
@@ -716,6 +720,37 @@ static void test_seccomp_load_bpf_kernel(void **state)
 }
 
 /* Building the filter stays cheap: it runs in every command stage. */
+/* prlimit64 setting pid 1's limits is refused under every policy (high
+ * bits of the pid ignored, as the kernel does); reading them, and setting
+ * the command's own or another pid's, is not. */
+static void test_seccomp_prlimit_init(void **state)
+{
+	const uint64_t ptr = 0x7ffd0000ULL;
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_prlimit64, 1, RLIMIT_NOFILE, ptr, 0), R_EPERM, "prlimit64 set pid 1");
+		ASSERT_RET(run(f, SYS_prlimit64, HIGH_GARBAGE | 1, RLIMIT_NOFILE, ptr, ptr), R_EPERM,
+			   "prlimit64 set pid 1, high bits");
+		ASSERT_RET(run(f, SYS_prlimit64, 1, RLIMIT_NOFILE, 0, ptr), R_ALLOW, "prlimit64 read pid 1");
+		ASSERT_RET(run(f, SYS_prlimit64, 0, RLIMIT_NOFILE, ptr, 0), R_ALLOW, "prlimit64 set self");
+		ASSERT_RET(run(f, SYS_prlimit64, 2, RLIMIT_NOFILE, ptr, 0), R_ALLOW, "prlimit64 set pid 2");
+	}
+}
+
+/* System V objects cannot be made under --limit-memory (ENOSPC), and can
+ * without it. */
+static void test_seccomp_sysv_under_memory_limit(void **state)
+{
+	static const struct { const char *name; int nr; } sysv[] = {
+		{ "shmget", SYS_shmget }, { "msgget", SYS_msgget }, { "semget", SYS_semget },
+	};
+	char what[96];
+	for (int f = 0; f < F__COUNT; f++)
+		for (size_t i = 0; i < SBX_ARRAY_LEN(sysv); i++) {
+			snprintf(what, sizeof(what), "%s (filter %d)", sysv[i].name, f);
+			ASSERT_RET(run(f, sysv[i].nr, 0, 4096, 01600, 0), f == F_MEMORY ? R_ENOSPC : R_ALLOW, what);
+		}
+}
+
 static void test_seccomp_build_is_cheap(void **state)
 {
 	struct policy p;
@@ -770,6 +805,8 @@ int main(void)
 		cmocka_unit_test(test_seccomp_export_read_roundtrip),
 		cmocka_unit_test(test_seccomp_read_rejects_bad_programs),
 		cmocka_unit_test(test_seccomp_load_bpf_kernel),
+		cmocka_unit_test(test_seccomp_prlimit_init),
+		cmocka_unit_test(test_seccomp_sysv_under_memory_limit),
 		cmocka_unit_test(test_seccomp_build_is_cheap),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
