@@ -267,6 +267,16 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, char **err)
 	} else {
 		b->type = FOLD_OTHER;
 	}
+	/* What the block keeps besides its text counts against the message's
+	 * cap too, or 1,024 starts of 4 MiB each would hold gigabytes. */
+	size_t meta = (b->type == FOLD_OTHER ? strlen(b->type_name) : 0) + (b->id ? strlen(b->id) : 0) + (b->name ? strlen(b->name) : 0) +
+		      (b->data ? strlen(b->data) : 0) + (b->signature ? strlen(b->signature) : 0);
+	for (const cJSON *c = b->start_input ? b->start_input->child : NULL; c; c = c->next)
+		meta += strlen(c->string) + (c->valuestring ? strlen(c->valuestring) : 24);
+	if (m->kept + meta > FOLD_MAX_MESSAGE)
+		return failf(m, err, xasprintf("content block %zu would take the message past its %u-byte cap — lower --max-tokens",
+					       i, FOLD_MAX_MESSAGE));
+	m->kept += meta;
 	if (init && *init && block_add(m, b, init, strlen(init), cap) < 0)
 		return failf(m, err, xasprintf("content block %zu is larger than its %u-byte cap or the message's %u — lower --max-tokens",
 					       i, FOLD_MAX_TEXT, FOLD_MAX_MESSAGE));
@@ -356,6 +366,23 @@ static char *flat_error(const struct fold_block *b)
 			 TOOLS_MAX_INPUT_MEMBERS);
 }
 
+/* 1 when a member name appears twice in the flat object o: a tool reads
+ * the first, a reader of the question may take the second. */
+static int repeats_member(const cJSON *o)
+{
+	for (const cJSON *a = o ? o->child : NULL; a; a = a->next)
+		for (const cJSON *b = a->next; b; b = b->next)
+			if (strcmp(a->string, b->string) == 0)
+				return 1;
+	return 0;
+}
+
+static char *repeat_error(const struct fold_block *b)
+{
+	return xasprintf("the input of tool call '%s' (%s) names a member twice: a tool would take the first, "
+			 "the question may be read for the second", b->name, b->id);
+}
+
 static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 {
 	size_t i;
@@ -368,6 +395,8 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 	if (b->type == FOLD_TOOL_USE) {
 		if (only_space(b->text, b->text_len) && b->start_bad) {
 			b->input_error = flat_error(b);
+		} else if (only_space(b->text, b->text_len) && repeats_member(b->start_input)) {
+			b->input_error = repeat_error(b);
 		} else if (only_space(b->text, b->text_len)) {
 			b->input = b->start_input ? cJSON_Duplicate(b->start_input, 1) : cJSON_CreateObject();
 		} else if (!tools_json_is_flat(b->text, b->text_len, TOOLS_MAX_INPUT_MEMBERS)) {
@@ -379,6 +408,9 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 				cJSON_Delete(in);
 				b->input_error = xasprintf("the input of tool call '%s' (%s) holds a NUL character (\\u0000), "
 							   "which no tool argument may contain", b->name, b->id);
+			} else if (in && cJSON_IsObject(in) && repeats_member(in)) {
+				cJSON_Delete(in);
+				b->input_error = repeat_error(b);
 			} else if (in && cJSON_IsObject(in) && only_space(end, (size_t)(b->text + b->text_len - end))) {
 				b->input = in;
 			} else {
@@ -586,7 +618,7 @@ size_t fold_sse_fast(void *ctx, const char *s, size_t n, size_t max_event)
 	int kept = !(m->flags & FOLD_DROP_TEXT);
 	long hi = -1;
 	size_t from = 0;
-	if (m->err)
+	if (m->err || m->done)
 		return 0;
 	while ((size_t)(end - e) > nhead + DELTA_MID + 5 && same_bytes(e, head, nhead)) {
 		const char *t;
@@ -622,6 +654,8 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
 			*err = xstrdup(m->err);
 		return -1;
 	}
+	if (m->done)
+		return 0;	/* after message_stop nothing belongs to the message */
 	if (fast_text_delta(m, data, len))
 		return 0;
 	const char *end = NULL;

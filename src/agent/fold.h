@@ -29,11 +29,13 @@
  *   content_block_stop   a tool_use's joined fragments parsed with cJSON:
  *                        empty means {}; a nested or long input is refused
  *                        before parsing (tools_json_is_flat); one that is
- *                        not a JSON object either leaves input NULL
+ *                        not a JSON object, or names a member twice, leaves
+ *                        input NULL
  *                        with input_error set (the round goes on: the caller
  *                        must not run such a call)
  *   message_delta        stop_reason, stop_sequence, usage (cumulative)
- *   message_stop         m.done = 1
+ *   message_stop         m.done = 1; every later event is ignored (nothing
+ *                        after the end belongs to the message)
  *   ping, anything else  ignored
  *   error                fails: m.error_type and m.error_message are set
  *
@@ -52,7 +54,8 @@
 
 /* Caps: blocks per message, bytes of one text or thinking block, of one
  * tool call's joined input JSON, of one signature, and of all that a
- * message keeps together. */
+ * message keeps together (text, inputs, and what a block's start keeps:
+ * ids, names, redacted data, signatures). */
 #define FOLD_MAX_BLOCKS 1024
 #define FOLD_MAX_TEXT (32u << 20)
 #define FOLD_MAX_TOOL_INPUT (8u << 20)

@@ -25,6 +25,7 @@
 #include "agent/provider.h"
 #include "agent/sse.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 struct prov {
@@ -151,7 +152,7 @@ int prov_messages_url(const char *base, char **url, char **err)
 		*err = xasprintf("base URL '%s' carries a user name or password — remove it; the API key is sent as x-api-key", base);
 		goto out;
 	}
-	if (query || frag) {
+	if (query || frag || strpbrk(base, "?#")) {	/* an empty one too, which libcurl drops */
 		*err = xasprintf("base URL '%s' has a query or fragment — give only scheme, host, port and path", base);
 		goto out;
 	}
@@ -213,6 +214,8 @@ enum prov_verdict prov_judge(const struct prov_outcome *o)
 			return PROV_V_DONE;
 		return o->content ? PROV_V_FAIL : PROV_V_RETRY;	/* cut: replay only what nobody saw */
 	}
+	if (o->content)
+		return PROV_V_FAIL;	/* whatever the status says now: the user saw it */
 	if (o->status == 0)
 		return o->transfer_retryable ? PROV_V_RETRY : PROV_V_FAIL;
 	return prov_status_retryable(o->status, o->should_retry) ? PROV_V_RETRY : PROV_V_FAIL;
@@ -287,7 +290,8 @@ static int debugging(void)
 }
 
 /* One debug line per line of s (blank lines and CRs dropped), each with
- * the prefix; the key, wherever it appears in a line, is masked. */
+ * the prefix; the key, wherever it appears in a line, is masked, and the
+ * server's bytes are drawn with their controls visible (utf8_term_write). */
 static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size_t n)
 {
 	size_t kl = p->key ? strlen(p->key) : 0;
@@ -304,7 +308,7 @@ static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size
 			while (rest > 0) {
 				const char *k = kl ? memmem(l, rest, p->key, kl) : NULL;
 				size_t upto = k ? (size_t)(k - l) : rest;
-				fwrite(l, 1, upto, stderr);
+				utf8_term_write(stderr, l, upto, 1);
 				if (!k)
 					break;
 				fputs("[redacted]", stderr);
@@ -319,6 +323,39 @@ static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size
 		s = nl + 1;
 	}
 	funlockfile(stderr);
+}
+
+/* The response body for the debug log, logged a whole line at a time: a
+ * key cut between two network reads is masked like any other.  A line
+ * longer than DBG_LINE_CAP is logged in pieces, each keeping back the
+ * bytes that could start a key. */
+#define DBG_LINE_CAP (1u << 20)
+struct dbg_pending {
+	char *buf;
+	size_t len;
+};
+
+static void dbg_body(const struct prov *p, struct dbg_pending *d, const char *s, size_t n, int final)
+{
+	d->buf = xrealloc(d->buf, d->len + n + 1);
+	memcpy(d->buf + d->len, s, n);
+	d->len += n;
+	size_t upto = 0;
+	for (size_t i = d->len; i > 0; i--)
+		if (d->buf[i - 1] == '\n') {
+			upto = i;
+			break;
+		}
+	size_t kl = p->key ? strlen(p->key) : 0;
+	if (final)
+		upto = d->len;
+	else if (d->len - upto > DBG_LINE_CAP)
+		upto = d->len - (kl ? kl - 1 : 0);
+	if (!upto)
+		return;
+	dbg_bytes(p, "<", d->buf, upto);
+	memmove(d->buf, d->buf + upto, d->len - upto);
+	d->len -= upto;
 }
 
 static void dbg(const struct prov *p, const char *dir, const char *fmt, ...) SBX_ATTR_PRINTF(3, 4);
@@ -353,6 +390,10 @@ struct attempt {
 	char *body;		/* an error response's body, up to PROV_MAX_ERROR_BODY */
 	size_t body_len;
 	int type_checked, bad_type;
+	int in_body;		/* a body byte arrived: header lines now are trailers */
+	uint64_t done_at;	/* when message_stop arrived (0: not yet) */
+	int finished;		/* ended here PROV_AFTER_STOP_MS after message_stop */
+	struct dbg_pending dbg;	/* body bytes not yet logged (SANDBX_LOG=debug) */
 	int stream_failed;	/* the SSE parser or the fold failed */
 	char *stream_err;
 	enum abort_why abort;
@@ -385,6 +426,11 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 	a->last_rx = now_ms();
 	if (debugging() && l)
 		dbg_bytes(a->p, "<", buf, l);
+	/* Chunked trailers come through here too: once the body began,
+	 * nothing the server sends changes the status or the retry headers
+	 * the verdict rests on. */
+	if (a->in_body)
+		return n;
 	if (l > 5 && strncmp(buf, "HTTP/", 5) == 0) {
 		/* A new response (after a 100 Continue, say): forget the last. */
 		const char *sp = memchr(buf, ' ', l);
@@ -427,8 +473,9 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 	struct attempt *a = ud;
 	size_t n = size * nmemb;
 	a->last_rx = now_ms();
+	a->in_body = 1;
 	if (debugging())
-		dbg_bytes(a->p, "<", buf, n);
+		dbg_body(a->p, &a->dbg, buf, n, 0);
 	if (a->status / 100 != 2) {
 		size_t room = PROV_MAX_ERROR_BODY - a->body_len;
 		size_t take = n < room ? n : room;
@@ -457,6 +504,8 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 	}
 	if (a->p->o.on_flush)
 		a->p->o.on_flush(a->p->o.ctx);
+	if (a->m->done && !a->done_at)
+		a->done_at = a->last_rx;
 	return n;
 }
 
@@ -465,9 +514,15 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	struct attempt *a = ud;
 	const struct prov_opts *o = &a->p->o;
 	uint64_t t = now_ms();
-	if (o->stop && *o->stop)
+	if (o->stop && *o->stop) {
 		a->abort = AB_STOP;
-	else if (t >= a->deadline)
+	} else if (a->done_at && t - a->done_at >= PROV_AFTER_STOP_MS) {
+		/* The answer is whole; a connection held open after it (pings,
+		 * silence) must not turn it into a timeout.  The wait lets a
+		 * stream that ends as it should keep its connection. */
+		a->finished = 1;
+		return 1;
+	} else if (t >= a->deadline)
 		a->abort = AB_TOTAL;
 	else if (t - a->last_rx >= o->idle_ms)
 		a->abort = AB_IDLE;
@@ -598,6 +653,36 @@ static void make_printable(char *s)
 	}
 }
 
+/* s (taken) with every copy of the key written [redacted]: what a server
+ * echoes back, an error page quoting the request, never shows the key. */
+static char *redact_key(const struct prov *p, char *s)
+{
+	size_t kl = p->key ? strlen(p->key) : 0, hits = 0;
+	if (!s || !kl)
+		return s;
+	for (const char *q = s; (q = strstr(q, p->key)); q += kl)
+		hits++;
+	if (!hits)
+		return s;
+	size_t sl = strlen(s);
+	char *r = xmalloc(sl + hits * sizeof("[redacted]") + 1), *w = r;
+	for (const char *q = s;;) {
+		const char *k = strstr(q, p->key);
+		size_t upto = k ? (size_t)(k - q) : strlen(q);
+		memcpy(w, q, upto);
+		w += upto;
+		if (!k)
+			break;
+		memcpy(w, "[redacted]", 10);
+		w += 10;
+		q = k + kl;
+	}
+	*w = '\0';
+	explicit_bzero(s, sl);
+	free(s);
+	return r;
+}
+
 /* The error type and message of an {"type":"error","error":{...}} body. */
 static char *error_body_text(const char *body, size_t len)
 {
@@ -621,6 +706,9 @@ static char *error_body_text(const char *body, size_t len)
 
 static void attempt_release(struct attempt *a)
 {
+	if (a->dbg.len)
+		dbg_body(a->p, &a->dbg, "", 0, 1);
+	free(a->dbg.buf);
 	sse_free(a->sse);
 	free(a->body);
 	free(a->stream_err);
@@ -699,7 +787,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			.content = m->content,
 			.done = m->done,
 			.status = a.status,
-			.transfer_ok = cc == CURLE_OK,
+			.transfer_ok = cc == CURLE_OK || (a.finished && cc == CURLE_ABORTED_BY_CALLBACK),
 			.transfer_retryable = curl_retryable(cc),
 			.should_retry = a.have_should_retry ? a.should_retry : NULL,
 		};
@@ -764,6 +852,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			attempt_release(&a);
 			break;
 		}
+		detail = redact_key(p, detail);
 
 		/* A retry, if any are left and the deadline allows. */
 		if (retries >= max) {
@@ -802,6 +891,8 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			break;
 		}
 	}
+	if (rc != 0 && err && *err)
+		*err = redact_key(p, *err);
 	for (struct curl_slist *l = hdrs; l; l = l->next)	/* the key's copy */
 		explicit_bzero(l->data, strlen(l->data));
 	p->c->slist_free_all(hdrs);

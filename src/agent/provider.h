@@ -81,6 +81,7 @@
 #define PROV_MAX_RETRY_AFTER_MS 60000u	/* a longer retry-after is not honoured */
 #define PROV_MAX_ERROR_BODY (64u << 10)	/* bytes of an HTTP error body kept */
 #define PROV_RECV_BUFFER (128L << 10)	/* libcurl's receive buffer: fewer reads */
+#define PROV_AFTER_STOP_MS 1000u	/* the stream's own end awaited after message_stop */
 
 struct prov_retry {
 	unsigned attempt;	/* this retry's number, 1..max */

@@ -32,6 +32,11 @@ unsigned cli_allowed_tools(const struct cli_opts *o)
 	return m;
 }
 
+void cli_agent_env(void)
+{
+	unsetenv("SSLKEYLOGFILE");
+}
+
 void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct agent_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -292,6 +297,7 @@ int cli_agent_run(struct cli_opts *o)
 	struct run_state st = { .jsonl = o->output_jsonl, .tty = !o->output_jsonl && isatty(STDOUT_FILENO) };
 	char *err = NULL, *prompt;
 
+	cli_agent_env();
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
 	 * next write, not by a signal in the middle of a round. */
 	signal(SIGPIPE, SIG_IGN);

@@ -18,6 +18,7 @@
 #include "agent/gate.h"
 #include "agent/turn.h"
 #include "cli/cli.h"
+#include "cli/cli_agent.h"
 #include "cli/cli_policy.h"
 #include "store/credentials.h"
 #include "store/session.h"
@@ -168,6 +169,7 @@ int cli_tui(struct cli_opts *o)
 	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL;
 	int rc = EXIT_ERROR, r, last = 0;
 
+	cli_agent_env();
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);

@@ -92,6 +92,16 @@ EOF
 	if grep -q 'sk-test-key' "$D/err"; then t_fail "the key reached the debug log"; else t_pass; fi
 else t_fail "headers: $(cat "$D/req-1.head")"; fi
 
+t_start ag-no-keylog "agent-run ignores SSLKEYLOGFILE: libcurl writes no TLS secrets of the connection carrying the key"
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+EOF
+rm -f "$TMP/keylog"
+SSLKEYLOGFILE="$TMP/keylog" ar -- hello
+mock_stop
+if [ $RC -eq 0 ] && [ ! -e "$TMP/keylog" ]; then t_pass; else t_fail "rc=$RC keylog: $(ls -l "$TMP/keylog" 2>&1)"; fi
+
 t_start ag-tool-read "a read call runs in-process and its result goes back with the tool_use id"
 echo "secret-of-the-tree" > "$W/notes.txt"
 mock_dir
@@ -451,6 +461,16 @@ mock_rounds 1
 ar --allow-tool write --approve run -- go
 mock_stop
 if [ ! -e "$W/nested.txt" ] && grep -q "the input of tool call 'write' (toolu_j1) is not a flat JSON object of at most 32 members.* — the call was not run" "$D/err"
+then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)"
+mock_dir
+sse_tool toolu_d1 write '{"path":"first.txt","content":"x","path":"second.txt"}' > "$D/r1.sse"
+mock_rounds 1
+ar --allow-tool write --approve run -- go
+mock_stop
+if [ ! -e "$W/first.txt" ] && [ ! -e "$W/second.txt" ] &&
+	grep -q "the input of tool call 'write' (toolu_d1) names a member twice.* — the call was not run" "$D/err"
 then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
 # --- what reaches the terminal ---

@@ -313,6 +313,76 @@ else
 	t_fail "rc=$(rc) err=$(head -c 2000 "$D/err")"
 fi
 
+# chunked OUT SSE TAIL: a 200 event stream whose body is the file SSE in
+# one chunk, followed by TAIL (a printf format: the last chunk, trailers),
+# as raw bytes for the mock's raw step.
+chunked() {
+	{
+		printf 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n' "$(wc -c < "$2")"
+		cat "$2"
+		printf '\r\n'
+		printf "$3"
+	} > "$1"
+}
+
+t_start prov-trailer-ignored "a chunked trailer cannot turn a streamed answer into an error: one request, the answer once"
+chunked "$TMP/trailer.raw" "$FX/text.sse" '0\r\nHTTP/1.1 500 boom: x\r\nx-should-retry: true\r\nretry-after: 0\r\n\r\n'
+mock_start <<EOF2
+raw $TMP/trailer.raw 0 0 0
+EOF2
+pc --stream-out --backoff-ms 10
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 1 ] && [ "$(grep -c 'Hello, world' "$D/out")" = 1 ] && ! err_has 'retry'; then
+	t_pass
+else
+	t_fail "rc=$(rc) requests=$(nreq) out=$(cat "$D/out") err=$(cat "$D/err")"
+fi
+
+t_start prov-after-stop "after message_stop nothing is folded, and a connection held open ends the round at once, not at the idle limit"
+{
+	cat "$FX/text.sse"
+	printf 'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":"TWO-after-stop"}}\n\n'
+	printf 'event: ping\ndata: {"type": "ping"}\n\n'
+} > "$TMP/after_stop.sse"
+chunked "$TMP/after_stop.raw" "$TMP/after_stop.sse" ''
+mock_start <<EOF2
+raw $TMP/after_stop.raw 0 0 20
+EOF2
+pc --stream-out --idle-ms 8000
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(ms)" -lt 4000 ] && out_has 'Hello, world' && ! out_has 'TWO-after-stop' && [ "$(nreq)" = 1 ]; then
+	t_pass
+else
+	t_fail "rc=$(rc) ms=$(ms) out=$(cat "$D/out") err=$(cat "$D/err")"
+fi
+
+# A 401 whose body echoes the key, cut in the middle of it between two
+# network reads, with controls in a header: the debug log and the error.
+body='{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-secret-0123456789"}}'
+printf 'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nx-junk: \033]0;pwned\007\302\233\342\200\256RID\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
+	"${#body}" "$body" > "$TMP/echo401.raw"
+cut=$(( $(grep -ob 'sk-ant-secret' "$TMP/echo401.raw" | head -n 1 | cut -d: -f1) + 9 ))
+mock_start <<EOF2
+raw $TMP/echo401.raw $cut 300 0
+EOF2
+KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
+mock_stop
+t_start prov-key-echo-redacted "a key the server echoes back is [redacted] in the error and the debug log, also when cut between two reads"
+if [ "$(rc)" != 0 ] && err_has 'authentication_error: invalid x-api-key [redacted]' &&
+	err_has 'sandbx debug provider < {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key [redacted]"}}' &&
+	! err_has 'sk-ant-secret' && ! err_has '0123456789'; then
+	t_pass
+else
+	t_fail "rc=$(rc) err=$(head -c 3000 "$D/err")"
+fi
+t_start prov-debug-controls "the debug log draws the server's controls visibly: no escape, C1 or bidi byte reaches the terminal"
+if err_has 'x-junk: ^[]0;pwned^G<U+009B><U+202E>RID' && ! grep -q "$(printf '\033')" "$D/err" &&
+	! grep -q "$(printf '\302\233')" "$D/err" && ! grep -q "$(printf '\342\200\256')" "$D/err"; then
+	t_pass
+else
+	t_fail "err=$(head -c 3000 "$D/err" | od -c | head -20)"
+fi
+
 t_start prov-stream-out "text deltas reach the caller's hook in order, as they arrive, byte for byte"
 mock_start <<EOF2
 sse $FX/tool_use.sse 25 5

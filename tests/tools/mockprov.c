@@ -29,6 +29,12 @@
  *   disconnect FILE BYTES   send the 200 headers and the first BYTES of
  *                           FILE, then close without ending the chunked
  *                           body (the client sees a cut transfer)
+ *   raw FILE SPLIT MS HOLD  FILE as the whole response, bytes as they are
+ *                           (status line, headers, chunk framing, trailers:
+ *                           what the step under test needs): the first
+ *                           SPLIT bytes (0: all), an MS-millisecond sleep,
+ *                           the rest; then the connection held open for
+ *                           HOLD seconds (less if the client hangs up)
  *   textgen BYTES [CHARS]   a generated answer: one text block of
  *                           text_delta events carrying CHARS characters
  *                           each (default 48), about BYTES of stream in
@@ -38,7 +44,7 @@
  * -l serves the script again and again (until -t): for demos and
  * benchmarks that make many requests.
  *
- * Every response carries "Connection: close".
+ * Every response but a raw one carries "Connection: close".
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -298,6 +304,21 @@ static void step_disconnect(int fd, char **f, int nf)
 	free(data);
 }
 
+static void step_raw(int fd, char **f, int nf)
+{
+	size_t len;
+	char *data = slurp(f[1], &len);
+	size_t split = strtoul(f[2], NULL, 10);
+	if (split == 0 || split > len)
+		split = len;
+	if (write_all(fd, data, split) == 0) {
+		sleep_ms(strtol(f[3], NULL, 10));
+		if (write_all(fd, data + split, len - split) == 0)
+			stall(fd, strtol(f[4], NULL, 10));
+	}
+	free(data);
+}
+
 /* Stream a generated text answer of about total bytes, in 64 KiB chunks. */
 static void step_textgen(int fd, char **f, int nf)
 {
@@ -402,6 +423,7 @@ int main(int argc, char **argv)
 			 (strcmp(f[0], "status") == 0 && nf >= 3) ||
 			 ((strcmp(f[0], "stall") == 0 || strcmp(f[0], "stall-headers") == 0) && nf == 2) ||
 			 (strcmp(f[0], "disconnect") == 0 && nf == 3) ||
+			 (strcmp(f[0], "raw") == 0 && nf == 5) ||
 			 (strcmp(f[0], "textgen") == 0 && (nf == 2 || nf == 3));
 		if (!ok)
 			die("step %d of '%s' is not understood: '%s'", nsteps + 1, script, f[0]);
@@ -459,6 +481,8 @@ int main(int argc, char **argv)
 				stall(fd, strtol(f[1], NULL, 10));
 		} else if (strcmp(f[0], "textgen") == 0) {
 			step_textgen(fd, f, nf);
+		} else if (strcmp(f[0], "raw") == 0) {
+			step_raw(fd, f, nf);
 		} else {
 			step_disconnect(fd, f, nf);
 		}

@@ -368,6 +368,31 @@ static void test_fold_tool_input_flat(void **state)
 	assert_int_equal(tools_json_is_flat("{\"a\\\"[\":1}", 10, 8), 1);
 }
 
+/* A member named twice, joined or in the start event, is refused: a tool
+ * would take the first, a reader of the question the second. */
+static void test_fold_tool_input_repeated_member(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"bash\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"ls\\\", \\\"command\\\": \\\"rm x\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"read\",\"input\":{\"path\":\"a\",\"path\":\"b\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t3\",\"name\":\"read\",\"input\":{\"path\":\"a\",\"limit\":3}}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+	};
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
+	assert_null(m.blocks[0].input);
+	assert_non_null(strstr(m.blocks[0].input_error, "'bash' (t1) names a member twice"));
+	assert_null(m.blocks[1].input);
+	assert_non_null(strstr(m.blocks[1].input_error, "'read' (t2) names a member twice"));
+	assert_non_null(m.blocks[2].input);
+	assert_null(m.blocks[2].input_error);
+	fold_release(&m);
+}
+
 static void test_fold_unknown_ignored(void **state)
 {
 	struct run r;
@@ -631,6 +656,72 @@ static void test_fold_error_text_made_printable(void **state)
 	fold_release(&m);
 }
 
+/* What a block's start keeps (redacted data, ids, names) counts against
+ * the message's cap: 3 MiB starts fail at the 22nd, never 1,024 of them. */
+static void test_fold_block_start_meta_capped(void **state)
+{
+	struct fold_msg m;
+	fold_init(&m, 0, NULL);
+	size_t big = 3u << 20;
+	char *ev = xmalloc(big + 256);
+	int rc = 0, ok = 0;
+	for (int b = 0; b < 64 && rc == 0; b++) {
+		int n = snprintf(ev, 256, "{\"type\":\"content_block_start\",\"index\":%d,"
+				 "\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"", b);
+		memset(ev + n, 'D', big);
+		memcpy(ev + n + big, "\"}}", 3);
+		rc = fold_event(&m, NULL, ev, (size_t)n + big + 3, NULL);
+		ok += rc == 0;
+	}
+	assert_int_equal(rc, -1);
+	assert_int_equal(ok, (int)(FOLD_MAX_MESSAGE / big));
+	assert_non_null(strstr(m.err, "cap"));
+	fold_release(&m);
+
+	/* The same through tool_use ids and names. */
+	fold_init(&m, 0, NULL);
+	rc = 0;
+	ok = 0;
+	for (int b = 0; b < 64 && rc == 0; b++) {
+		int n = snprintf(ev, 256, "{\"type\":\"content_block_start\",\"index\":%d,"
+				 "\"content_block\":{\"type\":\"tool_use\",\"name\":\"bash\",\"id\":\"", b);
+		memset(ev + n, 'I', big);
+		memcpy(ev + n + big, "\"}}", 3);
+		rc = fold_event(&m, NULL, ev, (size_t)n + big + 3, NULL);
+		ok += rc == 0;
+	}
+	assert_int_equal(rc, -1);
+	assert_true(ok <= (int)(FOLD_MAX_MESSAGE / big));
+	fold_release(&m);
+	free(ev);
+}
+
+/* After message_stop nothing is folded: not a new block, not a delta to
+ * an old one, not an error; with or without the fast path, at any cut. */
+static void test_fold_after_stop_ignored(void **state)
+{
+	static const char sse[] =
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"x\"}}\n\n"
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"one\"}}\n\n"
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"TWO\"}}\n\n"
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"THREE\"}}\n\n"
+		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"late\"}}\n\n";
+	for (unsigned fast = 0; fast <= RUN_FAST; fast += RUN_FAST)
+		for (int how = 0; how < 3; how++) {
+			struct run r;
+			run_bytes(&r, sse, sizeof(sse) - 1, 0, how == 0 ? FX_WHOLE : how == 1 ? FX_BYTES : FX_RANDOM, 5, fast);
+			assert_int_equal(r.rc, 0);
+			assert_true(r.m.done);
+			assert_null(r.m.err);
+			assert_int_equal(r.m.nblocks, 1);
+			assert_string_equal(r.m.blocks[0].text, "one");
+			run_done(&r);
+		}
+}
+
 static void test_fold_message_and_signature_caps(void **state)
 {
 	struct fold_msg m;
@@ -810,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_fold_max_tokens_inside_tool_use),
 		cmocka_unit_test(test_fold_tool_input_nul),
 		cmocka_unit_test(test_fold_tool_input_flat),
+		cmocka_unit_test(test_fold_tool_input_repeated_member),
 		cmocka_unit_test(test_fold_unknown_ignored),
 		cmocka_unit_test(test_fold_malformed_fails),
 		cmocka_unit_test(test_fold_drop_text_still_hooks),
@@ -822,6 +914,8 @@ int main(void)
 		cmocka_unit_test(test_fold_content_take_moves_text),
 		cmocka_unit_test(test_fold_error_text_made_printable),
 		cmocka_unit_test(test_fold_message_and_signature_caps),
+		cmocka_unit_test(test_fold_block_start_meta_capped),
+		cmocka_unit_test(test_fold_after_stop_ignored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

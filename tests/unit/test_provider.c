@@ -126,6 +126,8 @@ static void test_prov_url_policy(void **state)
 		{ "http://user@127.0.0.1", "password" },
 		{ "https://api.anthropic.com/?x=1", "query" },
 		{ "https://api.anthropic.com/#f", "fragment" },
+		{ "https://api.anthropic.com#", "fragment" },
+		{ "https://api.anthropic.com/?", "query" },
 		{ "api.anthropic.com", "not a valid URL" },
 		{ "", "not a valid URL" },
 	};
@@ -279,6 +281,11 @@ static void test_prov_judge_attempts(void **state)
 		{ { .status = 529 }, PROV_V_RETRY },
 		{ { .status = 429 }, PROV_V_RETRY },
 		{ { .status = 401 }, PROV_V_FAIL },
+		/* a status that changed after content was shown (a trailer, a
+		 * second response): never replayed */
+		{ { .status = 500, .content = 1, .transfer_ok = 1 }, PROV_V_FAIL },
+		{ { .status = 529, .content = 1, .should_retry = "true" }, PROV_V_FAIL },
+		{ { .status = 0, .content = 1, .transfer_retryable = 1 }, PROV_V_FAIL },
 		{ { .status = 307 }, PROV_V_FAIL },	/* redirects are not followed */
 		{ { .status = 400, .should_retry = "true" }, PROV_V_RETRY },
 		{ { .status = 503, .should_retry = "false" }, PROV_V_FAIL },
