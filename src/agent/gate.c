@@ -81,7 +81,7 @@ char *gate_visible(const char *str, size_t max)
 		} else if (cp == '\n' || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (utf8_is_unsafe(cp)) {
+		} else if (utf8_is_unsafe(cp) || utf8_is_invisible(cp)) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else

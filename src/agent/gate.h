@@ -62,7 +62,8 @@ char *gate_refusal_text(const char *tool, int by_user, const char *reason);
 /*
  * Make s safe to show on a terminal: control characters as \xNN (\n and
  * \t as such), the Unicode bidi controls (U+202A..E, U+2066..9, U+200E/F,
- * U+061C) as <U+XXXX>, invalid UTF-8 as \xNN; cut at max characters with
+ * U+061C) and the characters that draw nothing (utf8_is_invisible) as
+ * <U+XXXX>, invalid UTF-8 as \xNN; cut at max characters with
  * "… [cut: N more bytes]".  malloc'd.
  */
 char *gate_visible(const char *s, size_t max);

@@ -41,6 +41,20 @@ int utf8_is_bidi(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
+int utf8_is_invisible(uint32_t cp)
+{
+	static const uint32_t r[][2] = {
+		{ 0x00ad, 0x00ad }, { 0x034f, 0x034f }, { 0x115f, 0x1160 }, { 0x17b4, 0x17b5 },
+		{ 0x180b, 0x180f }, { 0x200b, 0x200d }, { 0x2060, 0x2064 }, { 0x3164, 0x3164 },
+		{ 0xfe00, 0xfe0f }, { 0xfeff, 0xfeff }, { 0xffa0, 0xffa0 }, { 0xfff9, 0xfffb },
+		{ 0x1bca0, 0x1bca3 }, { 0x1d173, 0x1d17a }, { 0xe0000, 0xe007f }, { 0xe0100, 0xe01ef },
+	};
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (cp >= r[i][0] && cp <= r[i][1])
+			return 1;
+	return 0;
+}
+
 int utf8_is_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || utf8_is_bidi(cp);

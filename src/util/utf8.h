@@ -24,6 +24,12 @@ int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* U+061C, U+200E/F, U+202A..E, U+2066..9: the bidi controls. */
 int utf8_is_bidi(uint32_t cp);
 
+/* A character that draws nothing where it stands, yet is a byte of what
+ * runs: zero-width spaces and joiners, the soft hyphen, word joiner and
+ * invisible operators, the byte order mark, fillers, variation selectors,
+ * interlinear annotation marks and the tag characters (U+E0000..E007F). */
+int utf8_is_invisible(uint32_t cp);
+
 /* What a terminal must not receive as it is: a C0 control, DEL, a C1
  * control or a bidi control.  (\n and \t are C0: callers that keep them
  * test for them first.) */

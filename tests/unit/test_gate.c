@@ -82,6 +82,10 @@ static void gate_visible_escapes(void **state)
 	v = gate_visible("h\xc3\xa9llo \xe4\xb8\x96", 512);	/* UTF-8 kept */
 	assert_string_equal(v, "h\xc3\xa9llo \xe4\xb8\x96");
 	free(v);
+	/* what draws nothing yet runs: zero-width space, BOM, a tag letter */
+	v = gate_visible("rm\xe2\x80\x8b -f a\xef\xbb\xbf\xf3\xa0\x81\x81", 512);
+	assert_string_equal(v, "rm<U+200B> -f a<U+FEFF><U+E0041>");
+	free(v);
 }
 
 static void gate_diff_shapes(void **state)
