@@ -82,15 +82,25 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 
 	if (k->code == TK_PASTE_START) {
 		m->paste = 1;
+		if (m->q == TQ_ASK && k->ms)
+			m->qquiet = k->ms + TUI_ANSWER_QUIET_MS;
 		return;
 	}
 	if (k->code == TK_PASTE_END) {
 		m->paste = 0;
 		return;
 	}
+	/* A lone escape is never inside a paste (the end marker starts with
+	 * one, with more behind it): the end was lost, and escape must still
+	 * refuse a question or stop a turn. */
+	if (m->paste && k->code == TK_ESC)
+		m->paste = 0;
 	if (m->paste) {
-		if (m->q == TQ_ASK)
+		if (m->q == TQ_ASK) {
+			if (k->ms)
+				m->qquiet = k->ms + TUI_ANSWER_QUIET_MS;
 			return;
+		}
 		struct tui_input *in = m->q == TQ_REASON ? &m->reason : &m->in;
 		if (k->code == TK_ENTER || k->code == TK_NEWLINE)
 			tui_input_insert(in, m->q == TQ_REASON ? " " : "\n", 1);
@@ -119,6 +129,14 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 		break;
 	}
 
+	if (m->q == TQ_ASK && k->code != TK_ESC && !(k->code == TK_CTRL && (k->ch == 'c' || k->ch == 'd'))) {
+		/* A key in a burst is not an answer, and pushes the quiet on. */
+		int early = k->burst || (k->ms && k->ms < m->qquiet);
+		if (k->ms)
+			m->qquiet = k->ms + TUI_ANSWER_QUIET_MS;
+		if (early)
+			return;
+	}
 	if (m->q == TQ_ASK) {
 		if (k->code == TK_CHAR && (k->ch == 'y' || k->ch == 'Y')) {
 			out->act = TACT_ANSWER;

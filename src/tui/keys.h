@@ -24,7 +24,21 @@ enum tui_keycode {
 struct tui_key {
 	enum tui_keycode code;
 	uint32_t ch;		/* TK_CHAR: the character; TK_CTRL: 'a'..'z' */
+	uint64_t ms;		/* when it was read (monotonic ms; 0: not known) */
+	int burst;		/* more input was already waiting behind it */
 };
+
+/*
+ * At an approval question a key is an answer only when it stands alone:
+ * not with more input already waiting behind it (k.burst), and not within
+ * this long of the key before it or of input thrown away when the question
+ * was drawn (model.qquiet).  The tail of a paste whose start was thrown
+ * away, the bytes of an escape sequence the terminal library did not know
+ * (a cursor key's final "A", a mouse report's "y") and 8-bit controls all
+ * come as such bursts; a person's key press does not.  Escape and ctrl-c,
+ * which refuse, always act.
+ */
+#define TUI_ANSWER_QUIET_MS 60
 
 enum tui_action {
 	TACT_NONE = 0,

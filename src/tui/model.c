@@ -453,8 +453,12 @@ static void tool_header(struct tui_model *m, struct tui_line *l)
 		el[0] = '\0';
 	const char *subj = t->subject ? t->subject : "";
 	size_t cut = tui_cut(subj, strlen(subj), 160);
-	h = xasprintf("%s %.*s%s%s%s %s", t->tool ? t->tool : "tool", (int)cut, subj,
-		      cut < strlen(subj) ? G(m)->ellipsis : "", G(m)->sep,
+	/* the name is the model's too: cut like the subject, so the row
+	 * stays within a line's bound */
+	const char *name = t->tool ? t->tool : "tool";
+	size_t ncut = tui_cut(name, strlen(name), 80);
+	h = xasprintf("%.*s%s %.*s%s%s%s %s", (int)ncut, name, ncut < strlen(name) ? G(m)->ellipsis : "",
+		      (int)cut, subj, cut < strlen(subj) ? G(m)->ellipsis : "", G(m)->sep,
 		      t->status == TT_RUNNING ? "running" : t->status == TT_ASKING ? "waiting for your answer"
 		      : t->status == TT_OK ? G(m)->ok : G(m)->bad, el);
 	line_set(m, l, h);
@@ -510,7 +514,7 @@ static void tool_result(struct tui_model *m, const struct turn_event *ev, uint64
 		nlines++;
 		if (shown < TUI_MAX_TOOL_LINES && used + k <= TUI_MAX_TOOL_BYTES) {
 			if (k > TUI_MAX_LINE_BYTES)
-				k = TUI_MAX_LINE_BYTES;
+				k = utf8_cut(s, k, TUI_MAX_LINE_BYTES);	/* not inside a character */
 			struct tui_line *l = insert_line(m, at++, TL_TOOLOUT);
 			int col = 0;
 			tui_sanitize(s, k, 0, &l->text, &l->len, &l->cap, &col);
@@ -1027,7 +1031,9 @@ static const char *qline_text(const struct tui_model *m, size_t k, char **tmp)
 	return m->qtext[k];
 }
 
-static int question_rows(const struct tui_model *m, struct qrow *rows, int max, char **tmp)
+/* The question's rows (into rows, up to max); *last (may be NULL) gets how
+ * many of them the last line takes: the answer keys, or the reason. */
+static int question_rows(const struct tui_model *m, struct qrow *rows, int max, char **tmp, int *last)
 {
 	static struct tui_seg segs[TUI_MAX_SEGS];
 	const struct glyphs *g = G(m);
@@ -1041,6 +1047,8 @@ static int question_rows(const struct tui_model *m, struct qrow *rows, int max, 
 		int nr = tui_wrap(s, strlen(s), m->w - pw, m->w - pw, segs, TUI_MAX_SEGS);
 		if (nr > TUI_MAX_SEGS)
 			nr = TUI_MAX_SEGS;
+		if (last && k + 1 == m->nq)
+			*last = nr;
 		for (int r = 0; r < nr; r++, c++) {
 			if (c < max) {
 				rows[c].p = r == 0 ? p1 : k == m->nq - 1 ? "  " : g->qmid;
@@ -1084,10 +1092,12 @@ int tui_model_question_fits(struct tui_model *m)
 	if (m->q == TQ_NONE)
 		return 1;
 	char *tmp = NULL;
-	int Q = question_rows(m, NULL, 0, &tmp);
+	int last = 1;
+	int Q = question_rows(m, NULL, 0, &tmp, &last);
 	free(tmp);
 	int a = avail_rows(m, editor_rows(m));
-	return Q <= a || a >= 3;
+	/* cut: the first row, a "..." row and all of the last line */
+	return Q <= a || a >= last + 2;
 }
 
 static void human(char *b, size_t n, uint64_t v)
@@ -1169,14 +1179,14 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 
 	/* the question */
 	struct qrow *qr = NULL;
-	int Q = 0, shownQ = 0;
+	int Q = 0, shownQ = 0, lastQ = 1;
 	char *tmp = NULL;
 	if (m->q != TQ_NONE) {
-		Q = question_rows(m, NULL, 0, &tmp);
+		Q = question_rows(m, NULL, 0, &tmp, &lastQ);
 		free(tmp);
 		tmp = NULL;
 		qr = xcalloc((size_t)Q + 1, sizeof(*qr));
-		question_rows(m, qr, Q, &tmp);
+		question_rows(m, qr, Q, &tmp, NULL);
 		shownQ = Q <= A ? Q : A;
 	}
 	int T = A - shownQ;
@@ -1187,8 +1197,13 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 		if (Q <= A) {
 			for (int k = 0; k < Q; k++, y++)
 				frow_set(&f->rows[y], qr[k].p, TA_QUESTION, qr[k].s, qr[k].n, qr[k].attr);
-		} else if (A >= 3) {
-			int head = A / 2, tail = A - 1 - head;
+		} else if (A >= lastQ + 2) {
+			/* the first rows (the tool, what it runs), "...", and at
+			 * least all of the last line (the answer keys) */
+			int tail = A - 1 - A / 2;
+			if (tail < lastQ)
+				tail = lastQ;
+			int head = A - 1 - tail;
 			for (int k = 0; k < head; k++, y++)
 				frow_set(&f->rows[y], qr[k].p, TA_QUESTION, qr[k].s, qr[k].n, qr[k].attr);
 			frow_set(&f->rows[y++], G(m)->qmid, TA_QUESTION, G(m)->ellipsis, strlen(G(m)->ellipsis),

@@ -137,6 +137,8 @@ struct tui_model {
 	int qcompact;			/* v: the question shrinks to its first and
 					   last rows, so the transcript shows it */
 	struct tui_input reason;
+	uint64_t qquiet;		/* keys at the question before this are a
+					   burst, not an answer (keys.h) */
 
 	/* status line */
 	char *model, *grants, *net, *tools;

@@ -6,6 +6,7 @@
  * so streamed text costs one row per frame, not a repaint.
  */
 #include <curses.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,40 @@ int render_frame(const struct tui_frame *f, int force)
 	return n;
 }
 
+/*
+ * The rest of an escape sequence the terminal library did not know (a key
+ * with unusual modifiers, a mouse report in another encoding, a keypad key
+ * the terminfo entry lacks), read and dropped so that its bytes are not
+ * typed keys: a cursor key's final "A" or a mouse report's "y" would
+ * otherwise answer a question.  After ESC O one byte is the key; ESC [ M
+ * is an X10 mouse report, three bytes follow; any other CSI is parameter
+ * and intermediate bytes (0x20-0x3f) up to a final byte (0x40-0x7e), at
+ * most 32 read.
+ */
+static void drop_sequence(wint_t intro)
+{
+	wint_t c;
+	if (get_wch(&c) != OK || intro == 'O')
+		return;
+	if (c == 'M') {
+		for (int i = 0; i < 3 && get_wch(&c) != ERR; i++)
+			;
+		return;
+	}
+	for (int i = 0; i < 32; i++) {
+		if (c >= 0x40 && c <= 0x7e)
+			return;
+		if (c < 0x20 || c > 0x3f || get_wch(&c) != OK)
+			return;
+	}
+}
+
+int render_input_waiting(void)
+{
+	struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
 int render_key(struct tui_key *k)
 {
 	wint_t c;
@@ -342,10 +377,13 @@ int render_key(struct tui_key *k)
 			else if (r2 == KEY_CODE_YES) {
 				ungetch((int)c2);
 				k->code = TK_ESC;
-			} else if (c2 == 13 || c2 == 10)
+			} else if (c2 == 13 || c2 == 10) {
 				k->code = TK_NEWLINE;
-			else
+			} else {
 				k->code = TK_NONE;
+				if (c2 == '[' || c2 == 'O')
+					drop_sequence(c2);
+			}
 		}
 		else if (c == 127 || c == 8)
 			k->code = TK_BACKSPACE;

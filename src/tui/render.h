@@ -29,6 +29,9 @@ int render_frame(const struct tui_frame *f, int force);
 int render_key(struct tui_key *k);
 /* Discard keys typed but not read yet (before a question). */
 void render_flush_input(void);
+
+/* 1 when more input is already waiting to be read (a burst: keys.h). */
+int render_input_waiting(void);
 void render_end(void);
 
 #endif

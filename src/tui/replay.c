@@ -12,22 +12,40 @@ static const char *str(const cJSON *o, const char *name)
 	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
+/* Texts joined by newlines (none before the first non-empty one), in one buffer that doubles as it grows: a
+ * stored message of 300,000 small blocks costs linear time, not the
+ * quadratic copy of rebuilding the string per block. */
+struct join {
+	char *s;
+	size_t len, cap;
+};
+
+static void join_add(struct join *j, const char *t)
+{
+	size_t n = strlen(t), sep = j->len > 0, need = j->len + sep + n + 1;
+	if (need > j->cap) {
+		j->cap = need > 2 * j->cap ? need : 2 * j->cap;
+		j->s = xrealloc(j->s, j->cap);
+	}
+	if (sep)
+		j->s[j->len++] = '\n';
+	memcpy(j->s + j->len, t, n + 1);
+	j->len += n;
+}
+
 /* A tool_result's content: a string, or text blocks joined. */
 static char *result_text(const cJSON *c)
 {
 	if (cJSON_IsString(c))
 		return xstrdup(c->valuestring);
-	char *s = xstrdup("");
+	struct join j = { 0 };
 	const cJSON *b;
 	cJSON_ArrayForEach(b, c) {
 		const char *t = str(b, "text");
-		if (!t)
-			continue;
-		char *n = xasprintf("%s%s%s", s, *s ? "\n" : "", t);
-		free(s);
-		s = n;
+		if (t)
+			join_add(&j, t);
 	}
-	return s;
+	return j.s ? j.s : xstrdup("");
 }
 
 int tui_replay(struct tui_model *m, const cJSON *msgs)
@@ -42,18 +60,16 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 		if (!role)
 			continue;
 		if (strcmp(role, "user") == 0) {
-			char *prompt = NULL;
+			struct join prompt = { 0 };
 			if (cJSON_IsString(content))
-				prompt = xstrdup(content->valuestring);
+				join_add(&prompt, content->valuestring);
 			const cJSON *blocks = cJSON_IsArray(content) ? content : NULL;
 			cJSON_ArrayForEach(b, blocks) {
 				const char *type = str(b, "type");
 				if (!type)
 					continue;
 				if (strcmp(type, "text") == 0 && str(b, "text")) {
-					char *n = xasprintf("%s%s%s", prompt ? prompt : "", prompt ? "\n" : "", str(b, "text"));
-					free(prompt);
-					prompt = n;
+					join_add(&prompt, str(b, "text"));
 				} else if (strcmp(type, "tool_result") == 0) {
 					char *t = result_text(cJSON_GetObjectItemCaseSensitive(b, "content"));
 					struct turn_event ev = { 0 };
@@ -66,12 +82,12 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 					free(t);
 				}
 			}
-			if (prompt) {
+			if (prompt.s) {
 				if (prompts)
 					tui_model_turn_done(m);
-				tui_model_user(m, prompt, m->now_ms);
+				tui_model_user(m, prompt.s, m->now_ms);
 				prompts++;
-				free(prompt);
+				free(prompt.s);
 			}
 		} else if (strcmp(role, "assistant") == 0 && cJSON_IsArray(content)) {
 			cJSON_ArrayForEach(b, content) {

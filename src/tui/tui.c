@@ -438,13 +438,22 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			render_frame(&f, force);
 			force = dirty = 0;
 			last_draw = now;
+			/* What the flush cuts (a paste, a key sequence) may go on
+			 * arriving: its tail is a burst, not an answer (keys.h).
+			 * A paste's end marker may be among what is thrown away. */
+			int discarded = m.paste || render_input_waiting();
 			render_flush_input();
+			m.paste = 0;
+			m.qquiet = discarded ? now + TUI_ANSWER_QUIET_MS : 0;
 		} else if (pr > 0 && (p[0].revents & POLLIN)) {
 			struct tui_key k;
 			int keys = 0;
 			while (keys < 4096 && render_key(&k)) {
 				struct tui_act a;
 				keys++;
+				k.ms = now_ms();
+				if (m.q == TQ_ASK && k.code == TK_CHAR)
+					k.burst = render_input_waiting();
 				if (k.code == TK_RESIZE) {
 					render_resize(&w, &h);
 					tui_model_resize(&m, w, h);

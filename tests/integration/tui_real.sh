@@ -78,6 +78,26 @@ if has r3 "y yes, n no"; then
 else t_fail "no question"; fi
 tm send-keys -t r3 C-d
 
+t_start tui-real-keys-not-answers "keys that are not a lone key press do not answer: keypad 9 (ESC O y), ctrl-alt-shift-up (ESC [1;8A), an unbracketed paste; y alone then does"
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
+real rk --allow-tool bash
+has rk "type a prompt" && tm send-keys -t rk "make a file" Enter
+if has rk "y yes, n no"; then
+	tm send-keys -t rk KP9
+	tm send-keys -t rk C-M-S-Up
+	tm send-keys -t rk -H 1b 5b 31 3b 39 41
+	tm send-keys -t rk -l "ok yes, always"
+	sleep 1
+	if [ -e "$TMP/rw/made.txt" ] || ! shot rk | grep -q "y yes, n no"; then
+		t_fail "a burst answered the question: file=$(ls "$TMP/rw") $(shot rk | grep -v '^$' | tail -4)"
+	else
+		tm send-keys -t rk y
+		if has rk "All done." && [ -f "$TMP/rw/made.txt" ]; then t_pass
+		else t_fail "y alone did not answer: $(shot rk | grep -v '^$' | tail -6)"; fi
+	fi
+else t_fail "no question"; fi
+tm send-keys -t rk C-d
+
 sse_bash "$TMP/sleep.sse" toolu_s1 "sleep 313"
 t_start tui-real-stop-bash "escape while bash runs kills the command and the prompt returns; quitting then exits 2"
 mock_sse "$TMP/sleep.sse" "$TMP/after.sse"

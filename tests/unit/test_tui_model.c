@@ -253,6 +253,17 @@ static void test_tui_question_first_last(void **state)
 	s = screen(&m);
 	assert_non_null(strstr(s, ", write wants to run: /w/a.txt\n| ...\n` y yes"));
 	free(s);
+	/* narrow: the answer line wraps, and all of its rows are shown under
+	 * the "..." (never only its tail); with no room for them the
+	 * question cannot be asked */
+	tui_model_resize(&m, 30, 8);
+	assert_true(tui_model_question_fits(&m));
+	s = screen(&m);
+	assert_non_null(strstr(s, "| ...\n` y yes, n no + reason, a"));
+	assert_non_null(strstr(s, "esc refuses and stops"));
+	free(s);
+	tui_model_resize(&m, 30, 4);
+	assert_false(tui_model_question_fits(&m));
 	tui_model_release(&m);
 }
 
@@ -487,6 +498,74 @@ static void test_tui_keys_question(void **state)
 	tui_model_release(&m);
 }
 
+/* timed KEY at ms (0: no time), with more input behind it when burst */
+static void tkey(struct tui_model *m, enum tui_keycode c, uint32_t ch, uint64_t ms, int burst, struct tui_act *a)
+{
+	struct tui_key k = { c, ch, ms, burst };
+	tui_keys_apply(m, &k, a);
+	free(a->prompt);
+	free(a->reason);
+	a->prompt = a->reason = NULL;
+}
+
+/* A key at a question answers only when it stands alone (keys.h): not in
+ * a burst (a sequence's tail, a paste whose start was thrown away), not
+ * within TUI_ANSWER_QUIET_MS of the key before; escape always refuses. */
+static void test_tui_keys_question_burst(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 60, 12, 1);
+	question(&m, 0);
+	/* more input behind it: not an answer */
+	tkey(&m, TK_CHAR, 'y', 1000, 1, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.q, TQ_ASK);
+	/* ESC [ 1 ; 8 A as keys, a millisecond apart: the final A is not "always" */
+	tkey(&m, TK_NONE, 0, 2000, 0, &a);
+	tkey(&m, TK_CHAR, '1', 2000, 0, &a);
+	tkey(&m, TK_CHAR, ';', 2001, 0, &a);
+	tkey(&m, TK_CHAR, '8', 2001, 0, &a);
+	tkey(&m, TK_CHAR, 'A', 2001, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	/* a key each 30 ms keeps pushing the quiet on */
+	tkey(&m, TK_CHAR, 'y', 2031, 0, &a);
+	tkey(&m, TK_CHAR, 'y', 2061, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	/* alone, after the quiet: the answer */
+	tkey(&m, TK_CHAR, 'y', 2061 + TUI_ANSWER_QUIET_MS, 0, &a);
+	assert_int_equal(a.act, TACT_ANSWER);
+	assert_int_equal(a.answer, APPROVE_YES);
+
+	/* input thrown away when the question was drawn (tui.c sets the quiet) */
+	question(&m, 0);
+	m.qquiet = 5000 + TUI_ANSWER_QUIET_MS;
+	tkey(&m, TK_CHAR, 'a', 5010, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	/* escape refuses even inside the quiet */
+	tkey(&m, TK_ESC, 0, 5020, 0, &a);
+	assert_int_equal(a.act, TACT_ANSWER);
+	assert_int_equal(a.answer, APPROVE_NO);
+	assert_int_equal(a.stop, 1);
+
+	/* a paste whose end marker was lost: escape still refuses */
+	question(&m, 0);
+	tkey(&m, TK_PASTE_START, 0, 7000, 0, &a);
+	tkey(&m, TK_CHAR, 'y', 8000, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	tkey(&m, TK_ESC, 0, 9000, 0, &a);
+	assert_int_equal(a.act, TACT_ANSWER);
+	assert_int_equal(a.answer, APPROVE_NO);
+	assert_int_equal(m.paste, 0);
+	/* ... and stops a turn outside a question */
+	tui_model_question_end(&m);
+	m.busy = 1;
+	tkey(&m, TK_PASTE_START, 0, 0, 0, &a);
+	tkey(&m, TK_ESC, 0, 0, 0, &a);
+	assert_int_equal(a.act, TACT_STOP);
+	tui_model_release(&m);
+}
+
 /* v puts the whole call in the transcript, made safe: what the agent cut,
  * or what a pane too small for the question leaves out. */
 static void test_tui_keys_question_whole(void **state)
@@ -574,6 +653,27 @@ static void test_tui_bounded_window(void **state)
 	for (size_t i = 0; i < m.n; i++)
 		assert_true(m.lines[m.head + i].len <= TUI_MAX_LINE_BYTES);
 	tui_model_release(&m);
+	/* a tool row keeps the bound too: the model's tool name is cut like
+	 * its subject; a tool output line is cut between characters */
+	tui_model_init(&m, 80, 24, 1);
+	for (int i = 0; i < 100000; i += 2)
+		memcpy(chunk + i, "\xc3\xa9", 2);	/* é: a cut at an odd byte would split one */
+	chunk[99999] = '\0';
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TOOL_CALL;
+	ev.id = "t1";
+	ev.tool = chunk;
+	ev.subject = "s";
+	tui_model_event(&m, &ev, 1000);
+	ev.kind = TEV_TOOL_RESULT;
+	ev.text = chunk;
+	tui_model_event(&m, &ev, 1250);
+	for (size_t i = 0; i < m.n; i++) {
+		const struct tui_line *l = &m.lines[m.head + i];
+		assert_true(l->len <= TUI_MAX_LINE_BYTES);
+		assert_null(strstr(l->text, "\xef\xbf\xbd"));	/* no U+FFFD from a split */
+	}
+	tui_model_release(&m);
 	free(chunk);
 }
 
@@ -646,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
+		cmocka_unit_test(test_tui_keys_question_burst),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_replay_history),
