@@ -339,6 +339,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		raw.c_cc[VTIME] = 0;
 		tcsetattr(fd, TCSANOW, &raw);
 	}
+	long last = 0;
 	for (;;) {
 		unsigned char c;
 		ssize_t r = read(fd, &c, 1);
@@ -348,6 +349,14 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 			ans = APPROVE_ABORT;
 			break;
 		}
+		/* A byte of a burst (a paste: "make a table" would answer a)
+		 * is not an answer (turn.h, APPROVE_QUIET_MS). */
+		long now = mono_ms();
+		struct pollfd more = { fd, POLLIN, 0 };
+		int burst = (last && now - last < APPROVE_QUIET_MS) || (poll(&more, 1, 0) > 0 && (more.revents & POLLIN));
+		last = now;
+		if (burst)
+			continue;
 		if (c == 'y' || c == 'Y') { ans = APPROVE_YES; break; }
 		if (c == 'a' || c == 'A') { ans = APPROVE_ALWAYS; break; }
 		if (c == 'n' || c == 'N') { ans = APPROVE_NO; break; }

@@ -71,6 +71,16 @@ enum approval_answer {
 	APPROVE_ABORT,		/* nobody can answer: end the turn (exit 3) */
 };
 
+/*
+ * An answer key counts only when it stands alone: not with more input
+ * already waiting behind it, nor within this long of the byte before it.
+ * A paste (bracketed or not), the tail of one whose start was thrown
+ * away and the bytes of an escape sequence come as such bursts; a
+ * person's key press does not.  Used by agent-run's terminal question
+ * (gate.c) and the TUI's (keys.h).
+ */
+#define APPROVE_QUIET_MS 60
+
 /* What the gate asks about one write, edit or bash call. */
 struct approval_question {
 	const char *tool;

@@ -29,16 +29,16 @@ struct tui_key {
 };
 
 /*
- * At an approval question a key is an answer only when it stands alone:
- * not with more input already waiting behind it (k.burst), and not within
- * this long of the key before it or of input thrown away when the question
- * was drawn (model.qquiet).  The tail of a paste whose start was thrown
- * away, the bytes of an escape sequence the terminal library did not know
- * (a cursor key's final "A", a mouse report's "y") and 8-bit controls all
- * come as such bursts; a person's key press does not.  Escape and ctrl-c,
- * which refuse, always act.
+ * At an approval question a key is an answer only when it stands alone
+ * (turn.h, APPROVE_QUIET_MS): not with more input already waiting behind
+ * it (k.burst), and not within TUI_ANSWER_QUIET_MS of the key before it or
+ * of input thrown away when the question was drawn (model.qquiet).  The
+ * tail of a paste whose start was thrown away, the bytes of an escape
+ * sequence the terminal library did not know (a cursor key's final "A", a
+ * mouse report's "y") and 8-bit controls all come as such bursts.  Escape
+ * and ctrl-c, which refuse, always act.
  */
-#define TUI_ANSWER_QUIET_MS 60
+#define TUI_ANSWER_QUIET_MS APPROVE_QUIET_MS
 
 enum tui_action {
 	TACT_NONE = 0,

@@ -369,6 +369,9 @@ approve_case ag-approve-a "a approves this and every later call to the tool" \
 approve_case ag-approve-eof "end of input at a question refuses and exits 3" \
 	'[["allow?","EOF"]]' "" 3 \
 	'[ ! -e "$W/approved.txt" ]'
+approve_case ag-approve-paste "text pasted at the question (its a, its y) does not answer it; a key alone then does" \
+	'[["allow?","say yes, always"],["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "allow?" "$D/pty")" -eq 2 ]'
 approve_case ag-approve-typeahead "keys typed before the question are discarded" \
 	'[["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'
