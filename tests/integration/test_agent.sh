@@ -457,24 +457,28 @@ import json; r=json.load(open('$D/req-2.json'))['messages'][2]['content'][0]
 assert r['is_error'], r
 "; then t_pass; else t_fail "rc=$RC $(cat -A "$D/err")"; fi
 
-t_start ag-tool-input-nested "a tool call whose input nests objects or arrays is not run, and the user is told why"
-mock_dir
-sse_tool toolu_j1 write '{"path":"nested.txt","content":"x","extra":[1,1,1]}' > "$D/r1.sse"
-mock_rounds 1
-ar --allow-tool write --approve run -- go
-mock_stop
-if [ ! -e "$W/nested.txt" ] && grep -q "the input of tool call 'write' (toolu_j1) is not a flat JSON object of at most 32 members.* — the call was not run" "$D/err"
-then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
-
-t_start ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)"
-mock_dir
-sse_tool toolu_d1 write '{"path":"first.txt","content":"x","path":"second.txt"}' > "$D/r1.sse"
-mock_rounds 1
-ar --allow-tool write --approve run -- go
-mock_stop
-if [ ! -e "$W/first.txt" ] && [ ! -e "$W/second.txt" ] &&
-	grep -q "the input of tool call 'write' (toolu_d1) names a member twice.* — the call was not run" "$D/err"
-then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
+# input_refused ID DESC TOOLID JSON WHY FILE...: a write call with this
+# input is not run (no FILE appears) and the user is told WHY (a grep -q
+# pattern) and that the call was not run.
+input_refused() {
+	id=$1 desc=$2 tid=$3 json=$4 why=$5
+	shift 5
+	t_start "$id" "$desc"
+	mock_dir
+	sse_tool "$tid" write "$json" > "$D/r1.sse"
+	mock_rounds 1
+	ar --allow-tool write --approve run -- go
+	mock_stop
+	for f in "$@"; do
+		[ -e "$W/$f" ] && { t_fail "$f was written: $(cat "$D/err")"; return; }
+	done
+	if grep -q "the input of tool call 'write' ($tid) $why.* — the call was not run" "$D/err"; then t_pass
+	else t_fail "rc=$RC $(cat "$D/err")"; fi
+}
+input_refused ag-tool-input-nested "a tool call whose input nests objects or arrays is not run, and the user is told why" \
+	toolu_j1 '{"path":"nested.txt","content":"x","extra":[1,1,1]}' "is not a flat JSON object of at most 32 members" nested.txt
+input_refused ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)" \
+	toolu_d1 '{"path":"first.txt","content":"x","path":"second.txt"}' "names a member twice" first.txt second.txt
 
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
