@@ -221,12 +221,13 @@ enum prov_verdict prov_judge(const struct prov_outcome *o)
 	return prov_status_retryable(o->status, o->should_retry) ? PROV_V_RETRY : PROV_V_FAIL;
 }
 
-/* A non-negative decimal (fraction allowed); -1 otherwise. */
+/* A non-negative decimal (fraction allowed); -1 otherwise (strtod's hex
+ * and exponents too: "0x1f40" is not 8000). */
 static double parse_num(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (!isdigit((unsigned char)*s))
+	if (!isdigit((unsigned char)*s) || s[strspn(s, "0123456789.")] > ' ')
 		return -1;
 	char *end;
 	double v = strtod(s, &end);

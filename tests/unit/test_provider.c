@@ -187,6 +187,9 @@ static void test_prov_retry_after(void **state)
 	assert_int_equal(prov_retry_after_ms("30", "150", now), 150);	/* -ms wins */
 	assert_int_equal(prov_retry_after_ms("3", "junk", now), 3000);
 	assert_int_equal(prov_retry_after_ms(NULL, "60001", now), -1);
+	assert_int_equal(prov_retry_after_ms(NULL, "0x1f40", now), -1);	/* decimal only */
+	assert_int_equal(prov_retry_after_ms(NULL, "8e3", now), -1);
+	assert_int_equal(prov_retry_after_ms(NULL, "250 ", now), 250);
 	/* An HTTP date 20 s ahead of now (1700000000 = Tue, 14 Nov 2023 22:13:20 GMT). */
 	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:13:40 GMT", NULL, now), 20000);
 	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:23:20 GMT", NULL, now), -1);
