@@ -410,6 +410,61 @@ int cli_self_links_check(const char *mi, const char *path, dev_t dev, const stru
 	return -1;
 }
 
+/* One protected object against the mounts beneath grant g: 0, or -1 with
+ * *err (a mount shows it, or the table cannot be read through). */
+static int alias_check(const char *mi, const struct policy_grant *g, const char *obj, const char *name,
+		       int either, const char *could, int is_cwd, char **err)
+{
+	char mnt[LIMITS_MAX_PATH];
+	const char *what = is_cwd ? "the working directory" : flag_name(g->access);
+	int r = limits_mount_shows(mi, g->path, obj, either, mnt, sizeof(mnt));
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		*err = xasprintf("%s '%s': the mount table could not be read to check that no mount beneath it "
+				 "shows %s — nothing was run", what, g->path, name);
+	else
+		*err = xasprintf("%s '%s' holds '%s', a mount that shows %s '%s' under another name: "
+				 "the view copies it, and the command could %s — grant a narrower tree without it, or "
+				 "unmount it", what, g->path, mnt, name, obj, could);
+	return -1;
+}
+
+int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const struct cli_self *s,
+			   const struct xdg_paths *x, const char *home, int is_cwd, char **err)
+{
+	if (g->link || g->is_proc || !g->is_dir)
+		return 0;
+	int b = mi ? limits_mount_beneath(mi, g->path) : -1;
+	if (b == 0)
+		return 0;	/* the common case: nothing mounted beneath */
+	if (b < 0) {
+		*err = xasprintf("%s '%s': the mount table could not be read to check what is mounted beneath it "
+				 "— nothing was run", is_cwd ? "the working directory" : flag_name(g->access), g->path);
+		return -1;
+	}
+	if ((g->access & POL_WRITE) && s->exe &&
+	    alias_check(mi, g, s->exe, "sandbx's own program", 0, "replace the sandbox itself", is_cwd, err) < 0)
+		return -1;
+	if (home && alias_check(mi, g, home, "your home directory", 0, "reach your keys and shell start-up files", is_cwd, err) < 0)
+		return -1;
+	if (!x)
+		return 0;
+	struct strv lists[2] = { { 0 }, { 0 } };
+	int r = 0;
+	xdg_protected_dirs(x, &lists[0], &lists[1]);
+	for (int l = 0; l < 2 && r == 0; l++)
+		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
+			char *o = cli_resolve_prefix(lists[l].v[i]);
+			r = alias_check(mi, g, o, l == 0 ? "sandbx's own session store" : "sandbx's own credential directory", 1,
+					l == 0 ? "read your sessions" : "read your API key", is_cwd, err);
+			free(o);
+		}
+	strv_free(&lists[0]);
+	strv_free(&lists[1]);
+	return r;
+}
+
 static int usable_home(const char *h, char **out)
 {
 	struct stat st;
@@ -531,10 +586,12 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	char *mi = read_mountinfo();
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
+		int is_cwd = o->npaths == 0 && !cli_is_floor(g->path);
 		if (!g->link && !g->is_proc &&
 		    (cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0 ||
 		     ((g->access & POL_WRITE) && g->is_dir &&
-		      cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0))) {
+		      cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0) ||
+		     cli_alias_mounts_check(mi, g, &self, have_x ? &x : NULL, is_cwd ? home : NULL, is_cwd, err) < 0)) {
 			free(mi);
 			goto out;
 		}

@@ -65,6 +65,15 @@ int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self
 int cli_self_links_check(const char *mi, const char *path, dev_t dev, const struct cli_self *s, int is_cwd,
 			 char **err);
 
+/* -1 with *err when a directory grant g holds a mount (mi: mountinfo
+ * text; NULL refuses) that shows under another name what the grant
+ * itself could not be given: sandbx's own program (write grants), its
+ * session store or credential directory, or a part of either (any grant;
+ * x may be NULL), or home (home, when not NULL: the working-directory
+ * default).  The view copies every mount beneath a grant. */
+int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const struct cli_self *s,
+			   const struct xdg_paths *x, const char *home, int is_cwd, char **err);
+
 /* -1 with *err for each refused shape of the working-directory default.
  * home: the resolved $HOME, or NULL when unusable.  x may be NULL. */
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,

@@ -576,6 +576,17 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	static struct seccomp_bpf bpf;
 	struct rlimit zero = { 0, 0 };
 
+	/* Descriptors 0-2 cross as the caller chose, so one of them must not
+	 * be a way around the view: a directory (openat, fchmodat, connect
+	 * through /proc/self/fd/N/..., any path of the host beneath it) or an
+	 * O_PATH handle. */
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0 && ((fl & O_PATH) || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))))
+			refuse(ACH_REF_STDIO, fd);
+	}
+
 	/* The supervisor compiled the filter while the view was built. */
 	int sr = seccomp_filter_read(bpf_fd, &bpf);
 	if (sr < 0)

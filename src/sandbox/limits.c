@@ -285,6 +285,66 @@ int limits_dev_mount_under(const char *text, const char *path, unsigned major, u
 	return 0;
 }
 
+int limits_mount_shows(const char *text, const char *path, const char *obj, int either, char *mnt, size_t nmnt)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH];
+	char dev[32] = "", fsobj[2 * LIMITS_MAX_PATH];
+	size_t best = 0;
+	int toolong, found = 0;
+	snprintf(mnt, nmnt, "?");
+	/* Where obj lies: the mount with the longest mount point above it (the
+	 * last one listed, when one is mounted over another), and obj's path
+	 * within that filesystem: the mount's root, then the rest of obj. */
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		char *rt, *mp, *fstype, *super, *devno;
+		if (toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, &devno) < 0 ||
+		    unescape(mp, m, sizeof(m)) < 0 || unescape(rt, r, sizeof(r)) < 0)
+			return -1;
+		size_t ml = strlen(m);
+		if (!path_within(obj, m) || (found && ml < best))
+			continue;
+		const char *rest = obj + (ml == 1 ? 0 : ml);
+		if (snprintf(fsobj, sizeof(fsobj), "%s%s", strcmp(r, "/") == 0 && *rest ? "" : r, rest) >=
+		    (int)sizeof(fsobj))
+			return -1;
+		if (copy_out(dev, sizeof(dev), devno) < 0)
+			return -1;
+		best = ml;
+		found = 1;
+	}
+	if (!found)
+		return -1;
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		char *rt, *mp, *fstype, *super, *devno;
+		if (toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, &devno) < 0 ||
+		    unescape(mp, m, sizeof(m)) < 0 || unescape(rt, r, sizeof(r)) < 0)
+			return -1;
+		if (strcmp(devno, dev) != 0 || !path_within(m, path) || strcmp(m, path) == 0)
+			continue;
+		if (path_within(fsobj, r) || (either && path_within(r, fsobj)))
+			return copy_out(mnt, nmnt, m) < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+int limits_mount_beneath(const char *text, const char *path)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH];
+	int toolong;
+	for (const char *s = text; s && *s;) {
+		s = next_line(s, line, sizeof(line), &toolong);
+		char *rt, *mp, *fstype, *super;
+		if (toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, NULL) < 0 ||
+		    unescape(mp, m, sizeof(m)) < 0)
+			return -1;
+		if (path_within(m, path) && strcmp(m, path) != 0)
+			return 1;
+	}
+	return 0;
+}
+
 int limits_cgroup_dir(const char *mnt, const char *root, const char *cg, char *out, size_t n)
 {
 	size_t rl = strlen(root);

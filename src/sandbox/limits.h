@@ -155,6 +155,23 @@ int limits_dev_mount_under(const char *text, const char *path, unsigned major, u
 			   size_t nmnt);
 
 /*
+ * From /proc/self/mountinfo text: a mount whose mount point lies strictly
+ * beneath path and that shows obj (a resolved path) under another name:
+ * the filesystem obj lies on (major:minor of the mount holding it), with
+ * obj at or beneath the mount's root there; with either, also a mount
+ * showing only a part of obj (its root beneath obj's).  A bind mount of
+ * sandbx's program, store or home inside a grant, which the view copies.
+ * 1 with the mount point in mnt, 0 when there is none, -1 when a line
+ * cannot be read or obj lies on no mount.
+ */
+int limits_mount_shows(const char *text, const char *path, const char *obj, int either, char *mnt, size_t nmnt);
+
+/* From /proc/self/mountinfo text: 1 when a mount point lies strictly
+ * beneath path (the cheap test before limits_mount_shows), 0 when none
+ * does, -1 when a line cannot be read. */
+int limits_mount_beneath(const char *text, const char *path);
+
+/*
  * The directory of cgroup path cg (as in /proc/self/cgroup) under a mount
  * at mnt whose root is root.  -1 when cg is not beneath root.
  */

@@ -318,6 +318,11 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "--allow-unix-sockets or upgrade the kernel; nothing was run", arg);
 	case ACH_REF_CGROUPNS:
 		return xasprintf("cannot make the sandbox's cgroup namespace (%s); nothing was run", strerror(arg));
+	case ACH_REF_STDIO:
+		return xasprintf("the command's standard %s is a directory (or an O_PATH handle): through it the "
+				 "command could reach the host's files outside every grant — redirect a file, a pipe or "
+				 "/dev/null instead; nothing was run",
+				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
 	case ACH_REF_DNS:
 		return netpol_refusal_message(arg);
 	default:

@@ -256,6 +256,29 @@ else
 	esac
 fi
 
+t_start sb-bind-inside "a mount beneath a grant that shows sandbx's own program, its session store or home is refused like a grant that is one; the same tree without it runs"
+BI="$TMP/bindin"
+mkdir -p "$BI/proj/b" "$BI/proj/s" "$BI/proj/h" "$BI/bin" "$BI/home" "$BI/xs/state/sandbx/sessions"
+cp "$SANDBX" "$BI/bin/sandbx"; chmod -R 755 "$BI"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	out=$(unshare -Urm sh -c "cd '$BI/proj' || exit 9
+		export HOME='$BI/home' XDG_STATE_HOME='$BI/xs/state'
+		mount --bind '$BI/bin' '$BI/proj/b' || exit 9
+		'$BI/bin/sandbx' sandbox-run -- /bin/sh -c 'echo pwned > b/sandbx'; echo rc=\$?
+		umount '$BI/proj/b'; mount --bind '$BI/xs/state/sandbx/sessions' '$BI/proj/s' || exit 9
+		'$BI/bin/sandbx' sandbox-run --allow-read '$BI/proj' -- /bin/true; echo rc=\$?
+		umount '$BI/proj/s'; mount --bind '$BI/home' '$BI/proj/h' || exit 9
+		'$BI/bin/sandbx' sandbox-run -- /bin/true; echo rc=\$?
+		umount '$BI/proj/h'
+		'$BI/bin/sandbx' sandbox-run -- /bin/true 2>/dev/null; echo rc=\$?" 2>&1)
+	case "$out" in
+	*"sandbx: the working directory '$BI/proj' holds '$BI/proj/b', a mount that shows sandbx's own program '$BI/bin/sandbx' under another name"*"rc=125"*"sandbx: --allow-read '$BI/proj' holds '$BI/proj/s', a mount that shows sandbx's own session store '$BI/xs/state/sandbx'"*"rc=125"*"sandbx: the working directory '$BI/proj' holds '$BI/proj/h', a mount that shows your home directory '$BI/home'"*"rc=125"*"rc=0"*)
+		cmp -s "$SANDBX" "$BI/bin/sandbx" && t_pass || t_fail "the program was changed" ;;
+	*) t_fail "$out" ;;
+	esac
+fi
+
 # a copy of sandbx in a project's build tree, as a developer has it
 SP="$TMP/selfproj"
 mkdir -p "$SP/build" "$SP/src" "$TMP/hl"; chmod 755 "$SP" "$SP/build" "$SP/src" "$TMP/hl"

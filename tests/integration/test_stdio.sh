@@ -31,4 +31,22 @@ t_start sr-stdio-mode-restored "a command that chmods the file its stdout was re
 mode=$(stat -c %a "$O/log")
 if [ "$mode" = 644 ] && grep -qx wrote "$O/log" && grep -q "changed the mode of descriptor 1's file from 0644 to 0666 — put back" "$TMP/err"; then t_pass
 else t_fail "mode $mode, log '$(cat "$O/log")', stderr: $(cat "$TMP/err")"; fi
+t_start sr-stdio-dir-refused "a directory, or an O_PATH handle, as standard input, output or error is refused before the command runs (through it every host path beneath it would be reachable)"
+echo secret > "$O/secret"; chmod 600 "$O/secret"
+( cd "$W" && "$SANDBX" sandbox-run --allow-read /proc --allow-write "$W" -- /bin/sh -c 'chmod 666 /proc/self/fd/0/secret' ) <"$O" >/dev/null 2>"$TMP/err"
+rc1=$?
+( cd "$W" && $PY -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_PATH); os.dup2(fd, 1)
+os.execv(sys.argv[2], ["sandbx", "sandbox-run", "--", "/bin/true"])' "$O" "$SANDBX" ) 2>"$TMP/err2"
+rc2=$?
+mode=$(stat -c %a "$O/secret")
+if [ $rc1 -eq 125 ] && [ $rc2 -eq 125 ] && [ "$mode" = 600 ] &&
+	grep -q "^sandbx: the command's standard input is a directory (or an O_PATH handle)" "$TMP/err" &&
+	grep -q "^sandbx: the command's standard output is a directory (or an O_PATH handle)" "$TMP/err2"; then
+	t_pass
+else
+	t_fail "rc=$rc1/$rc2 mode=$mode $(cat "$TMP/err" "$TMP/err2")"
+fi
+
 t_done

@@ -227,6 +227,49 @@ static void limits_kernel_mounts(void **state)
 	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, mnt, 4, type, sizeof(type)), -1);
 }
 
+/* A mount beneath a grant that shows a protected object under another
+ * name: by filesystem and path within it, not by mount point. */
+static void limits_mount_shows_alias(void **state)
+{
+	const char *mi =
+		"24 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+		"30 24 254:16 / /home rw,relatime - ext4 /dev/vdb rw\n"
+		"62 24 0:41 / /srv/proj rw,relatime - tmpfs tmpfs rw\n"
+		"64 62 254:0 /opt/sbx /srv/proj/b rw,relatime - ext4 /dev/vda rw\n"
+		"65 62 254:16 /u/.local/state/sandbx/sessions /srv/proj/s rw,relatime - ext4 /dev/vdb rw\n"
+		"66 62 254:16 / /srv/proj/all\\040homes rw,relatime - ext4 /dev/vdb rw\n"
+		"67 24 254:0 /srv/other /mnt/o rw,relatime - ext4 /dev/vda rw\n";
+	char mnt[LIMITS_MAX_PATH];
+	(void)state;
+
+	/* the program's directory, bound inside the grant */
+	assert_int_equal(limits_mount_shows(mi, "/srv/proj", "/opt/sbx/sandbx", 0, mnt, sizeof(mnt)), 1);
+	assert_string_equal(mnt, "/srv/proj/b");
+	assert_int_equal(limits_mount_shows(mi, "/srv/proj", "/opt/sbx", 0, mnt, sizeof(mnt)), 1);
+	assert_int_equal(limits_mount_shows(mi, "/srv/proj", "/opt/other/sandbx", 0, mnt, sizeof(mnt)), 0);
+	/* a part of the store: only when asked for either direction */
+	assert_int_equal(limits_mount_shows(mi, "/srv/proj", "/home/u/.local/state/sandbx", 0, mnt, sizeof(mnt)), 1);
+	assert_string_equal(mnt, "/srv/proj/all homes");	/* all of /home holds it */
+	assert_int_equal(limits_mount_shows(mi, "/srv/proj/s", "/home/u/.local/state/sandbx", 1, mnt, sizeof(mnt)), 0);
+	assert_int_equal(limits_mount_shows(mi, "/srv", "/home/u/.local/state/sandbx", 1, mnt, sizeof(mnt)), 1);
+	assert_string_equal(mnt, "/srv/proj/s");
+	/* home, held by a mount of its whole filesystem */
+	assert_int_equal(limits_mount_shows(mi, "/srv/proj", "/home/u", 0, mnt, sizeof(mnt)), 1);
+	assert_string_equal(mnt, "/srv/proj/all homes");
+	/* the mount a grant lies in is not beneath it; nothing under /mnt */
+	assert_int_equal(limits_mount_shows(mi, "/mnt", "/srv/other/x", 0, mnt, sizeof(mnt)), 1);
+	assert_int_equal(limits_mount_shows(mi, "/mnt/o", "/srv/other/x", 0, mnt, sizeof(mnt)), 0);
+	assert_int_equal(limits_mount_shows(mi, "/usr", "/opt/sbx/sandbx", 0, mnt, sizeof(mnt)), 0);
+	/* the cheap test first: any mount beneath at all */
+	assert_int_equal(limits_mount_beneath(mi, "/srv"), 1);
+	assert_int_equal(limits_mount_beneath(mi, "/srv/proj/b"), 0);
+	assert_int_equal(limits_mount_beneath(mi, "/usr"), 0);
+	assert_int_equal(limits_mount_beneath("24 1 254:0 / /\n", "/srv"), -1);
+	/* a line it cannot read: it cannot tell */
+	assert_int_equal(limits_mount_shows("24 1 254:0 / /\n", "/srv", "/opt/sbx", 0, mnt, sizeof(mnt)), -1);
+	assert_int_equal(limits_mount_shows("", "/srv", "/opt/sbx", 0, mnt, sizeof(mnt)), -1);
+}
+
 static void limits_dev_mounts(void **state)
 {
 	const char *mi =
@@ -287,6 +330,7 @@ int main(void)
 		cmocka_unit_test(limits_mountinfo_parse),
 		cmocka_unit_test(limits_kernel_mounts),
 		cmocka_unit_test(limits_dev_mounts),
+		cmocka_unit_test(limits_mount_shows_alias),
 		cmocka_unit_test(limits_cgroup_dirs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
