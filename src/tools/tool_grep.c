@@ -29,6 +29,7 @@
 
 #include "tools/tools_int.h"
 #include "util/dl.h"
+#include "util/utf8.h"
 
 /*
  * PCRE2 is opened the first time a pattern needs it (util/dl.h says why),
@@ -50,6 +51,7 @@ static struct {
 	__typeof__(pcre2_match_context_free_8) *match_context_free;
 	__typeof__(pcre2_match_data_create_8) *match_data_create;
 	__typeof__(pcre2_match_data_free_8) *match_data_free;
+	__typeof__(pcre2_set_heap_limit_8) *set_heap_limit;
 } pc;
 
 #define PC_SYM(n) DL_SYM(__typeof__(pc), n, "pcre2_" #n "_8")
@@ -68,6 +70,7 @@ static const struct dl_sym pc_syms[] = {
 	PC_SYM(match_context_free),
 	PC_SYM(match_data_create),
 	PC_SYM(match_data_free),
+	PC_SYM(set_heap_limit),
 };
 
 #undef pcre2_compile
@@ -98,12 +101,16 @@ static const struct dl_sym pc_syms[] = {
 #define pcre2_match_data_create pc.match_data_create
 #undef pcre2_match_data_free
 #define pcre2_match_data_free pc.match_data_free
+#undef pcre2_set_heap_limit
+#define pcre2_set_heap_limit pc.set_heap_limit
 
 static struct dl_lib pc_lib = DL_LIB("libpcre2-8.so.0", "libpcre2-8-0", pc_syms, &pc);
 
 
 /* JIT stack: grown on demand up to this (patterns with deep backtracking). */
 #define GREP_JIT_STACK_MAX (1024 * 1024)
+/* Interpreter heap for backtracking, KiB. */
+#define GREP_HEAP_KIB (64 * 1024)
 
 struct grepst {
 	const struct tool_ctx *c;
@@ -163,17 +170,23 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	if (dl_load(&pc_lib, err) < 0)
 		return -1;
 	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-			      PCRE2_MULTILINE | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
+			      PCRE2_MULTILINE | PCRE2_NEVER_UTF | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
 	if (!g->re) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof(msg));
-		*err = xasprintf("pattern '%s' is not a valid regular expression: %s at offset %zu — fix it, "
+		/* quoted up to 200 bytes: the error goes back to the model, and a
+		 * pattern may be megabytes */
+		size_t pl = strlen(pattern), q = utf8_cut(pattern, pl, 200);
+		*err = xasprintf("pattern '%.*s%s' is not a valid regular expression: %s at offset %zu — fix it, "
 				 "or escape metacharacters with a backslash to search for them literally",
-				 pattern, (const char *)msg, (size_t)eo);
+				 (int)q, pattern, q < pl ? "…" : "", (const char *)msg, (size_t)eo);
 		return -1;
 	}
 	g->md = pcre2_match_data_create(1, NULL);
 	g->mctx = pcre2_match_context_create(NULL);
+	/* The interpreter ((*NO_JIT), no JIT on this host) keeps its
+	 * backtracking frames on the heap, 20 GB by default. */
+	pcre2_set_heap_limit(g->mctx, GREP_HEAP_KIB);
 	/* PCRE2's JIT code reads past the subject in whole words, which
 	 * valgrind reports as uninitialised (PCRE2 documents this); under
 	 * valgrind the interpreter gives the same matches. */
@@ -218,15 +231,22 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 		}
 		return -1;
 	}
-	int r = g->jit ? pcre2_jit_match(g->re, b, n, pos, 0, g->md, g->mctx)
-		       : pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
+	/* pcre2_match, not pcre2_jit_match: it runs the JIT code when there
+	 * is some ((*NO_JIT) leaves none) and keeps the checks the fast path
+	 * drops. */
+	int r = pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
 	if (r == PCRE2_ERROR_NOMATCH)
 		return -1;
 	if (r < 0) {
 		g->limit_hit++;
 		return -2;	/* this line is given up; the next ones are not */
 	}
-	return (long)pcre2_get_ovector_pointer(g->md)[0];
+	PCRE2_SIZE m = pcre2_get_ovector_pointer(g->md)[0];
+	if (m < pos || m > n) {	/* \K can move the start: never outside */
+		g->limit_hit++;
+		return -2;
+	}
+	return (long)m;
 }
 
 static uint64_t count_nl(const unsigned char *p, const unsigned char *e)

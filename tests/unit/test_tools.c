@@ -280,6 +280,43 @@ static void tool_grep_matches(void **state)
 	tfx_free(f);
 }
 
+/* Pattern verbs cannot change how the subject is read: (*UTF) is refused
+ * (PCRE2's JIT does not check the text is UTF-8, and read past a file's
+ * end back into the harness's memory), (*NO_JIT) still finds, and the
+ * interpreter's backtracking heap is bounded. */
+static void tool_grep_pattern_verbs(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_file(f->dir, "w/utf.txt", "hello\nxx\xf4");
+	assert_int_equal(run(f, "grep", "{\"path\":\"utf.txt\",\"pattern\":\"(*UTF)[^x]\\\\K\"}", &r), -1);
+	EXPECT_HAS(r, "is not a valid regular expression");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"utf.txt\",\"pattern\":\"[^x]\\\\K\"}", &r), 0);
+	EXPECT_HAS(r, "utf.txt:1:hello\n");
+	EXPECT_NOT(r, "utf.txt:3");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"five.txt\",\"pattern\":\"(*NO_JIT)^t\"}", &r), 0);
+	assert_string_equal(r.content, "five.txt:2:two\nfive.txt:3:three\n");
+	tool_result_release(&r);
+	/* 300 empty groups in a repeated group with a lookbehind: gigabytes of
+	 * backtracking frames in the interpreter, unbounded; a limit here */
+	char *big = xmalloc(200002);
+	memset(big, 'a', 200000);
+	memcpy(big + 200000, "\n", 2);
+	tt_file(f->dir, "w/as.txt", big);
+	free(big);
+	char pat[2048] = "{\"path\":\"as.txt\",\"pattern\":\"(*NO_JIT)(?:";
+	for (int i = 0; i < 300; i++)
+		strcat(pat, "()");
+	strcat(pat, "a)*(?<!a)\\\\z\"}");
+	assert_int_equal(run(f, "grep", pat, &r), 0);
+	EXPECT_HAS(r, "hit PCRE2's match limit in 1 places");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_grep_limits(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -725,6 +762,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_find_glob_no_follow),
 		cmocka_unit_test(tool_grep_matches),
 		cmocka_unit_test(tool_grep_limits),
+		cmocka_unit_test(tool_grep_pattern_verbs),
 		cmocka_unit_test(tool_grep_swap_after_check),
 		cmocka_unit_test(tool_cancellation),
 		cmocka_unit_test(tool_grep_time_bound),
