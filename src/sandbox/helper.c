@@ -314,6 +314,46 @@ static int attach_at(int root, const char *rel, int tree_fd, int is_dir, dev_t t
 	return r;
 }
 
+/*
+ * A grant nested in a writable one is its own mount, so it cannot itself
+ * be renamed or removed (EBUSY); but a directory between the two could be,
+ * and a fresh one made in its place: the command would then write where
+ * the inner grant's path names on the host (a read-only file, an exec
+ * tree the user runs later).  Each directory between outer_rel and
+ * inner_rel is bound onto itself (a recursive clone keeps the outer
+ * grant's attributes and what is mounted beneath), which makes it a mount
+ * point too.  0, or -1 with errno.
+ */
+static int pin_between(int root, const char *outer_rel, const char *inner_rel)
+{
+	char buf[PATH_MAX];
+	size_t ol = strlen(outer_rel);
+	if (snprintf(buf, sizeof(buf), "%s", inner_rel) >= (int)sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *s = strchr(buf + ol + (ol ? 1 : 0), '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		int fd = open_beneath(root, buf, O_PATH | O_NOFOLLOW | O_DIRECTORY);
+		int t = fd < 0 ? -1
+			       : (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+						       AT_EMPTY_PATH);
+		int r = t < 0 ? -1
+			      : (int)syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+		int e = errno;
+		if (t >= 0)
+			close(t);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0) {
+			errno = e;
+			return -1;
+		}
+		*s = '/';
+	}
+	return 0;
+}
+
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
 static const struct landlock_extra dev_rules[] = {
@@ -453,6 +493,17 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		int fd = fds[i];
 		if (g->link || g->is_proc)
 			continue;
+		/* The innermost grant holding this one, attached already
+		 * (parents come first); writable: pin what lies between. */
+		const struct policy_grant *outer = NULL;
+		for (size_t k = 0; k < i; k++) {
+			const struct policy_grant *o = &p->grants[k];
+			if (!o->link && !o->is_proc && o->is_dir && strcmp(o->path, g->path) != 0 &&
+			    path_within(g->path, o->path) && (!outer || strlen(o->path) > strlen(outer->path)))
+				outer = o;
+		}
+		if (outer && (outer->access & POL_WRITE) && pin_between(root, outer->path + 1, g->path + 1) < 0)
+			refuse(ACH_REF_MOUNT_GRANT, (int)i);
 		if (attach_at(root, g->path + 1, fd, g->is_dir, tmpfs_dev) < 0)
 			refuse(ACH_REF_MOUNT_GRANT, (int)i);
 	}

@@ -123,6 +123,15 @@ out=$(run -- /bin/sh -c "test -e '$hostmark' && echo seen; mktemp >/dev/null 2>&
 if [ "$out" = grant ]; then t_pass; else t_fail "$out"; fi
 rm -rf "$V" "$hostmark"
 
+t_start mv-nested-grant-pinned "a read or exec grant two levels inside a write grant cannot be swapped out: the directories between are not renamed, the host's file keeps its content, and the rest of the tree stays writable"
+NG="$W/ng"; mkdir -p "$NG/d/rodir" "$NG/tools/bin"; echo orig > "$NG/d/rodir/f"; chmod -R 755 "$NG"; chmod 644 "$NG/d/rodir/f"
+out=$( ( cd "$NG" && "$SANDBX" sandbox-run --allow-write "$NG" --allow-read "$NG/d/rodir" --allow-exec "$NG/tools/bin" -- \
+	/bin/sh -c 'mv d d.old 2>/dev/null && echo moved-d; mv tools t2 2>/dev/null && echo moved-tools
+		mkdir -p d/rodir 2>/dev/null; echo EVIL > d/rodir/f 2>/dev/null && echo wrote; echo new > d/new && echo d-writable' ) 2>"$TMP/err")
+if [ "$out" = d-writable ] && [ "$(cat "$NG/d/rodir/f")" = orig ] && [ ! -e "$NG/d.old" ] && [ ! -e "$NG/t2" ]; then t_pass
+else t_fail "out=$out f=$(cat "$NG/d/rodir/f") $(ls "$NG") $(cat "$TMP/err")"; fi
+rm -rf "$NG"
+
 # ---- the pin ----
 cp "$PROBES/fs" "$W/pinned"; chmod 755 "$W/pinned"
 P="$TMP/pinx"; mkdir -p "$P"; chmod 755 "$P"; cp "$PROBES/fs" "$P/fs"; chmod 755 "$P/fs"
