@@ -424,6 +424,8 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 {
 	struct agent *a = rc->a;
 	cJSON *content = NULL;
+	size_t returned = 0;	/* bytes of this message's results so far */
+	const long start = mono_ms();
 	for (size_t i = 0; i < m->nblocks; i++) {
 		const struct fold_block *b = &m->blocks[i];
 		if (b->type == FOLD_TOOL_USE && b->stopped && b->input_error) {
@@ -447,6 +449,20 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		long t0 = mono_ms();
 		enum gate_verdict v = gate_decide(&a->gate, b->name);
 		if (*no_consent && v == GATE_ASK)
+			v = GATE_REFUSE;
+		/* The message's budget, before anyone is asked. */
+		if (v != GATE_REFUSE && returned >= TOOLS_MESSAGE_BYTES) {
+			res.is_error = 1;
+			res.content = xasprintf("not run: the tool calls of this message already returned %u MiB, "
+						"all one message's results may hold — ask for the rest in the next message",
+						TOOLS_MESSAGE_BYTES >> 20);
+		} else if (v != GATE_REFUSE && t0 - start >= (long)TOOLS_MESSAGE_SECONDS * 1000) {
+			res.is_error = 1;
+			res.content = xasprintf("not run: the tool calls of this message already took %u s, all one "
+						"message's calls may take — ask for the rest in the next message",
+						TOOLS_MESSAGE_SECONDS);
+		}
+		if (res.content)
 			v = GATE_REFUSE;
 		if (v == GATE_ASK) {
 			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
@@ -497,6 +513,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 					   .subject = subject, .text = res.content, .len = strlen(res.content),
 					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(mono_ms() - t0) };
 		emit(rc, &done);
+		returned += strlen(res.content);
 		cJSON_AddItemToArray(content, tool_result_block(b->id, res.content, res.is_error));
 		tool_result_release(&res);
 		free(input);

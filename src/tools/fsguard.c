@@ -272,6 +272,33 @@ static int root_open(struct fsguard *g, struct fsg_root *r, const char *rel, int
 	return g->no_openat2 ? open_walk(r->fd, rel, oflags, mode) : open_beneath(r->fd, rel, oflags, mode);
 }
 
+/*
+ * Open rel beneath a directory root without opening a device: opening one
+ * can act (a watchdog starts its countdown, a tape rewinds, a serial line
+ * resets a board), and a granted tree (--allow-read /dev) may hold any.
+ * The path is taken as O_PATH first, which opens nothing; only a file that
+ * is not a device is then opened, that very inode, through /proc/self/fd.
+ */
+static int dir_open(struct fsguard *g, struct fsg_root *r, const char *rel, int oflags)
+{
+	struct stat st;
+	char via[32];
+	if (oflags & O_PATH)
+		return root_open(g, r, rel, oflags, 0);
+	int pfd = root_open(g, r, rel, O_PATH, 0);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		close(pfd);
+		return -ENODEV;
+	}
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
+	int e = errno;
+	close(pfd);
+	return fd < 0 ? -e : fd;
+}
+
 /* A file grant: open the path itself, then compare the handle with the pin. */
 static int file_open(const struct fsg_root *r, int oflags)
 {
@@ -332,6 +359,11 @@ static int report_fail(const char *path, const char *abs, int e, unsigned want, 
 		      e == -ELOOP ? "symlink or replaced object" : "escapes its root", NULL);
 		*err = not_found(path);
 		return -ENOENT;
+	case ENODEV:
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", "a device", NULL);
+		*err = xasprintf("'%s' is a device: the tools do not open devices (opening one can act on it) — "
+				 "use the bash tool", path);
+		return e;
 	default:
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);
 		*err = xasprintf("cannot open '%s': %s", path, strerror(-e));
@@ -394,7 +426,7 @@ int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want,
 		return fd;
 	}
 	if (r->is_dir)
-		fd = root_open(g, r, rel_of(r, abs), oflags, 0);
+		fd = dir_open(g, r, rel_of(r, abs), oflags);
 	else
 		fd = strcmp(abs, r->path) == 0 ? file_open(r, oflags) : -ENOTDIR;
 	if (fd < 0) {

@@ -66,7 +66,7 @@ static void cap_show(struct tout *o, const char *label, const struct capture *k)
 	if (label)
 		tout_note(o, "[%s]\n", label);
 	if (k->len) {
-		char *s = xstrndup(k->buf, k->len);
+		char *s = tools_nul_visible(k->buf, k->len);
 		tout_force(o, s);
 		free(s);
 		if (k->buf[k->len - 1] != '\n')

@@ -35,8 +35,11 @@ static int line_emit(struct tout *o, struct rline *l, uint64_t no)
 	size_t n = l->len;
 	if (n > 0 && l->buf[n - 1] == '\r')
 		n--;
-	int r = tout_printf(o, "%6llu\t%.*s%s\n", (unsigned long long)no, (int)n, l->buf,
-			    l->cut ? " [... line cut]" : "");
+	/* A NUL past the binary probe: shown, not an end of the line. */
+	char *vis = memchr(l->buf, 0, n) ? tools_nul_visible(l->buf, n) : NULL;
+	int r = tout_printf(o, "%6llu\t%.*s%s\n", (unsigned long long)no, vis ? (int)strlen(vis) : (int)n,
+			    vis ? vis : l->buf, l->cut ? " [... line cut]" : "");
+	free(vis);
 	l->len = 0;
 	l->cut = 0;
 	return r;

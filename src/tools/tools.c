@@ -521,6 +521,24 @@ int tools_json_is_flat(const char *s, size_t n, size_t max_members)
 	return 1;
 }
 
+char *tools_nul_visible(const char *s, size_t n)
+{
+	size_t nul = 0;
+	for (const char *p = s; (p = memchr(p, 0, n - (size_t)(p - s))); p++)
+		nul++;
+	char *out = xmalloc(n + 3 * nul + 1), *o = out;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i]) {
+			*o++ = s[i];
+		} else {
+			memcpy(o, "\\x00", 4);
+			o += 4;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 char *tools_name_visible(const char *s)
 {
 	return str_hex_escape(s, "", 1);

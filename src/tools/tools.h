@@ -150,6 +150,10 @@ char *tools_edit_text(const char *buf, size_t n, const char *old, const char *ne
  * pose as another entry or a grep hit.  malloc'd. */
 char *tools_name_visible(const char *s);
 
+/* s[0..n) as a string with each NUL byte written \x00, so text after one
+ * is not lost where the result is handled as a C string.  malloc'd. */
+char *tools_nul_visible(const char *s, size_t n);
+
 /*
  * Make s valid UTF-8 (the API refuses anything else): each byte that does
  * not start a valid sequence becomes U+FFFD.  Takes s; returns s itself

@@ -480,6 +480,35 @@ input_refused ag-tool-input-nested "a tool call whose input nests objects or arr
 input_refused ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)" \
 	toolu_d1 '{"path":"first.txt","content":"x","path":"second.txt"}' "names a member twice" first.txt second.txt
 
+t_start ag-message-results-budget "the tool calls of one message return at most 4 MiB together: calls past it are not run and say so"
+mock_dir
+python3 -c "open('$W/big.txt','w').write(('y' * 1000 + '\\n') * 300)"
+python3 - "$D/r1.sse" <<'PY'
+import json, sys
+ev = lambda name, data: "event: %s\ndata: %s\n\n" % (name, json.dumps(data))
+out = ev("message_start", {"type": "message_start", "message": {"id": "msg_b", "type": "message", "role": "assistant",
+	"model": "m", "content": [], "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})
+for i in range(24):
+	out += ev("content_block_start", {"type": "content_block_start", "index": i,
+		"content_block": {"type": "tool_use", "id": "toolu_b%d" % i, "name": "read", "input": {"path": "big.txt"}}})
+	out += ev("content_block_stop", {"type": "content_block_stop", "index": i})
+out += ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}})
+out += ev("message_stop", {"type": "message_stop"})
+open(sys.argv[1], "w").write(out)
+PY
+sse_text "done" > "$D/r2.sse"
+mock_rounds 2
+ar -- read it all
+mock_stop
+rm -f "$W/big.txt"
+if [ $RC -eq 0 ] && python3 -c "
+import json; b=json.load(open('$D/req-2.json')); r=b['messages'][2]['content']
+assert len(r) == 24, len(r)
+ran=[x for x in r if not x.get('is_error')]; cut=[x for x in r if x.get('is_error')]
+assert 14 <= len(ran) <= 17 and sum(len(x['content']) for x in ran) <= 4*2**20 + 300*1024, (len(ran), sum(len(x['content']) for x in ran))
+assert all('not run: the tool calls of this message already returned 4 MiB' in x['content'] for x in cut), cut[0]
+"; then t_pass; else t_fail "rc=$RC $(tail -c 400 "$D/err")"; fi
+
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
 mock_dir

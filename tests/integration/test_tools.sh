@@ -164,6 +164,10 @@ tool read '{"path":"link_out"}'
 if grep -q '^sandbx audit denied' "$TMP/err" && ! has "sandbx audit"; then t_pass; else t_fail "$(cat "$TMP/err")"; fi
 
 # ---- bash: in the sandbox ----
+t_start tl-no-device "the in-process tools never open a device node, even in a granted tree (--allow-read /dev): read is refused before any open, since opening one can act on it"
+tool read '{"path":"/dev/null"}' --allow-read /dev --allow-read "$W"
+if [ $rc -eq 1 ] && has "'/dev/null' is a device: the tools do not open devices"; then t_pass; else t_fail "rc=$rc $out"; fi
+
 t_start tl-bash-works "bash runs in the sandbox on this kernel"
 if ! sandbox_works; then
 	t_skip "sandbox-run cannot run here: $(cd "$TMP" && "$SANDBX" sandbox-run -- /bin/true 2>&1 | tail -1)"
@@ -175,6 +179,10 @@ if [ $rc -eq 0 ] && has 'hi\n[stderr]\nerr\n[exit status 0]'; then t_pass; else 
 t_start tl-bash-confined "bash cannot read a file outside the grants; the exit status is reported"
 tool bash "{\"command\":\"cat $O/secret; exit 7\"}"
 if [ $rc -eq 1 ] && has '[exit status 7]' && ! has 'secret\n'; then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start tl-bash-nul "a NUL byte in bash's output is shown as \\x00, not an end of it: the text after it, on stdout and stderr, is kept"
+tool bash '{"command":"printf '"'"'visible\\000hidden line\\n'"'"'; printf '"'"'e1\\000e2'"'"' >&2"}'
+if [ $rc -eq 0 ] && has 'visible\\x00hidden line\n[stderr]\ne1\\x00e2\n[exit status 0]'; then t_pass; else t_fail "rc=$rc $out"; fi
 
 t_start tl-bash-timeout "bash is killed at its timeout"
 start=$(date +%s)

@@ -160,6 +160,15 @@ static void tool_read_binary_and_caps(void **state)
 	EXPECT_HAS(r, "is a binary file (14 bytes)");
 	EXPECT_NOT(r, "urn");
 	tool_result_release(&r);
+	/* a NUL past the binary probe is shown, not an end of the line */
+	char *late = xmalloc(TOOLS_BINARY_PROBE + 64);
+	memset(late, 'a', TOOLS_BINARY_PROBE);
+	memcpy(late + TOOLS_BINARY_PROBE, "\nshown\0HIDDEN\nsecond\n", 22);
+	tt_filen(f->dir, "w/late.txt", late, TOOLS_BINARY_PROBE + 22);
+	free(late);
+	assert_int_equal(run(f, "read", "{\"path\":\"late.txt\",\"offset\":2}", &r), 0);
+	EXPECT_HAS(r, "     2\tshown\\x00HIDDEN\n     3\tsecond\n");
+	tool_result_release(&r);
 	/* one long line is cut; many lines stop at the output cap */
 	size_t n = TOOLS_MAX_OUTPUT * 2;
 	char *big = xmalloc(n);
