@@ -586,6 +586,32 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 	close(root);
 }
 
+int helper_env_for_command_only(const char *name)
+{
+	/* glibc's unsecure-envvars.h, as of 2.36; LD_ covers its LD_ names
+	 * and any a later loader reads. */
+	static const char *const names[] = {
+		"GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH",
+		"NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR",
+	};
+	if (strncmp(name, "LD_", 3) == 0 || strncmp(name, "MALLOC_", 7) == 0 ||
+	    strncmp(name, HELPER_CMDENV_PREFIX, sizeof(HELPER_CMDENV_PREFIX) - 1) == 0)
+		return 1;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The command's own names back (helper_env_for_command_only). */
+static void command_env(void)
+{
+	const size_t pl = sizeof(HELPER_CMDENV_PREFIX) - 1;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, HELPER_CMDENV_PREFIX, pl) == 0)
+			*e += pl;
+}
+
 /* ---- stage 3: the command --------------------------------------------- */
 
 static void drop_privileges(void)
@@ -667,6 +693,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	if (setrlimit(RLIMIT_CORE, &zero) < 0)
 		refuse(ACH_REF_PRIVS, errno);
 	limits_apply_rlimits(p, AUDIT_FD);
+	command_env();
 	netpol_apply_env(p);
 	drop_privileges();
 

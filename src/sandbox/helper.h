@@ -45,6 +45,19 @@
 
 #define HELPER_ARGV1 "__sandbx-helper"
 
+/*
+ * An allowlisted variable that changes how the dynamic loader or libc
+ * behaves (LD_PRELOAD, LD_LIBRARY_PATH, GCONV_PATH, GLIBC_TUNABLES...:
+ * glibc's list of variables it drops for set-id programs, and every LD_
+ * name) is the command's, never the helper's: the helper runs unconfined,
+ * and such a value could name a library the command planted in a writable
+ * grant on an earlier call.  It crosses under HELPER_CMDENV_PREFIX, which
+ * nothing reads, and takes its own name back in the command stage, just
+ * before the exec.
+ */
+#define HELPER_CMDENV_PREFIX "SANDBX_CMDENV_"
+int helper_env_for_command_only(const char *name);
+
 /* The descriptors crossing into the supervisor, as above. */
 #define HELPER_AUDIT_FD 3
 #define HELPER_PIN_FD 4

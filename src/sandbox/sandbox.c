@@ -72,9 +72,10 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	for (char *const *a = s->argv; *a; a++)
 		strv_push(&args, *a);
 	for (size_t i = 0; i < s->policy->env.n; i++) {
-		const char *v = getenv(s->policy->env.v[i]);
+		const char *name = s->policy->env.v[i], *v = getenv(name);
 		if (v)
-			strv_push_own(&env, xasprintf("%s=%s", s->policy->env.v[i], v));
+			strv_push_own(&env, xasprintf("%s%s=%s", helper_env_for_command_only(name) ?
+						      HELPER_CMDENV_PREFIX : "", name, v));
 	}
 	if (!env.v)
 		strv_push_own(&env, NULL), env.n = 0;

@@ -30,6 +30,7 @@
 #include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
+#include <linux/fsverity.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -230,9 +231,14 @@ static const uint64_t clone_new_flags[] = {
  * and pastes the virtual console, TIOCSETD changes its line discipline
  * for good (N_NULL leaves it dead after the run; with
  * dev.tty.ldisc_autoload it loads a module), TIOCEXCL makes every later
- * open of it fail with EBUSY (sudo, ssh, editors), and TIOCSWINSZ has
- * the kernel send SIGWINCH to the host's foreground process group. */
-static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ };
+ * open of it fail with EBUSY (sudo, ssh, editors), TIOCSWINSZ has
+ * the kernel send SIGWINCH to the host's foreground process group, and
+ * TCXONC (tcflow: TCOOFF) stops its output, so the user's shell blocks on
+ * its next write after the run.  Not a terminal's: FS_IOC_ENABLE_VERITY
+ * makes a file read-only for good, and needs only a descriptor open for
+ * reading (a file redirected into the command). */
+static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC,
+					    FS_IOC_ENABLE_VERITY };
 
 /*
  * Syscalls that take a file mode, and the argument holding it.  A mode

@@ -73,6 +73,30 @@ out=$(SBX_SECRET=hunter2 SBX_PASS='a b=c' run --allow-env SBX_PASS -- /bin/sh -c
 if [ "$out" = "err unset
 ok a b=c" ]; then t_pass; else t_fail "env: $out"; fi
 
+t_start sb-env-loader-command-only "an allowlisted loader variable (LD_PRELOAD) reaches the command only, never the unconfined helper stages"
+PL="$TMP/preload"; mkdir -p "$PL"; chmod 755 "$PL"
+cat > "$PL/pre.c" <<'PRE'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void mark(int argc, char **argv, char **envp)
+{
+	const char *m = getenv("PRE_MARK");
+	FILE *f = m ? fopen(m, "a") : NULL;
+	(void)envp;
+	if (f) {
+		fprintf(f, "%s %s\n", argv[0], argc > 1 ? argv[1] : "-");
+		fclose(f);
+	}
+}
+PRE
+if ! cc -shared -fPIC -o "$PL/pre.so" "$PL/pre.c" 2>"$TMP/err"; then t_fail "cannot build the preload library: $(cat "$TMP/err")"
+else
+	chmod 755 "$PL/pre.so"; rm -f "$W/mark"
+	PRE_MARK="$W/mark" LD_PRELOAD="$PL/pre.so" run --allow-exec "$PL" --allow-env LD_PRELOAD --allow-env PRE_MARK -- /bin/sh -c 'echo "$LD_PRELOAD"' >"$TMP/out"
+	if [ "$(cat "$TMP/out")" = "$PL/pre.so" ] && grep -q '^/bin/sh -c$' "$W/mark" && ! grep -q "$(printf '__sandbx')" "$W/mark"; then t_pass
+	else t_fail "out=$(cat "$TMP/out") marks: $(cat "$W/mark" 2>&1) $(cat "$TMP/err")"; fi
+fi
+
 t_start sb-proc-environ "the harness's secret is in no /proc entry, even with --allow-read /proc"
 out=$(SBX_SECRET=zq7-harness-secret-zq7 run --allow-read /proc -- "$FS" grep-proc "$(echo zq7-harness-secret-zq7 | rev)")
 out2=$(run --allow-read /proc -- "$FS" ls /proc)

@@ -314,6 +314,7 @@ tty_refused() {
 tty_refused sc-tty-tiocsetd tiocsetd
 tty_refused sc-tty-tiocexcl tiocexcl
 tty_refused sc-tty-tiocswinsz tiocswinsz
+tty_refused sc-tty-tcxonc tcxonc
 # The command stage's setsid alone would refuse TIOCSTI (not the session's
 # terminal); show the filter refuses it on the caller's own controlling
 # terminal too, where the kernel would otherwise push the byte (or answer
@@ -341,6 +342,7 @@ tty_filter_only sc-tty-filter-only-tiocsti-high tiocsti-high
 tty_filter_only sc-tty-filter-only-tiocsetd tiocsetd
 tty_filter_only sc-tty-filter-only-tiocexcl tiocexcl
 tty_filter_only sc-tty-filter-only-tiocswinsz tiocswinsz
+tty_filter_only sc-tty-filter-only-tcxonc tcxonc
 # Other terminal ioctls still work on the inherited terminal.
 t_start sc-tty-tcgets-allowed
 if [ $have_script = 0 ]; then

@@ -24,7 +24,7 @@
  *                             prlimit-init-read only reads it,
  *                             prlimit-self sets this process's own
  *
- * The terminal probes (tiocsti... tiocswinsz) act on fd 0.  Those that
+ * The terminal probes (tiocsti... tiocswinsz, tcxonc) act on fd 0.  Those that
  * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
  * is a terminal and answer ENOTTY otherwise, never "ok" and never EPERM,
  * and they are harmless if the filter lets them through: the line
@@ -45,6 +45,7 @@
 #include <linux/openat2.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
@@ -195,6 +196,17 @@ static long tiocexcl_undone(void)
 	long r = syscall(SYS_ioctl, 0, TIOCEXCL, 0);
 	if (r == 0)
 		syscall(SYS_ioctl, 0, TIOCNXCL, 0);
+	return r;
+}
+
+/* TCXONC TCOOFF (output stopped), undone at once if it was allowed. */
+static long tcxonc_undone(void)
+{
+	if (need_tty() < 0)
+		return -1;
+	long r = syscall(SYS_ioctl, 0, TCXONC, TCOOFF);
+	if (r == 0)
+		syscall(SYS_ioctl, 0, TCXONC, TCOON);
 	return r;
 }
 
@@ -550,6 +562,8 @@ int main(int argc, char **argv)
 		r = tiocexcl_undone();
 	else if (!strcmp(n, "tiocswinsz"))
 		r = tiocswinsz_same();
+	else if (!strcmp(n, "tcxonc"))
+		r = tcxonc_undone();
 	/* File modes. */
 	else if (!strcmp(n, "fchmod-stdout-suid")) {
 		/* Reported on stderr: a write to the file would itself

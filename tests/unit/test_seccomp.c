@@ -30,6 +30,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/audit.h>
+#include <linux/fsverity.h>
 #include <linux/vm_sockets.h>
 
 #include "bpf_interp.h"
@@ -315,9 +316,10 @@ static void test_seccomp_tty_ioctls(void **state)
 	ASSERT_RET(run(F_UNIX, SYS_ioctl, 0, 0xffffffff00000000ULL | TIOCSTI, 0, 0), R_EPERM,
 		   "TIOCSTI all high bits");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, HIGH_GARBAGE | TIOCLINUX, 0, 0), R_EPERM, "TIOCLINUX high bits");
-	/* The line discipline, exclusive mode and the window size: each
-	 * outlasts the run or signals the host (docs in seccomp.c). */
-	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ };
+	/* The line discipline, exclusive mode, the window size, stopped
+	 * output and fs-verity: each outlasts the run or signals the host
+	 * (docs in seccomp.c). */
+	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC, FS_IOC_ENABLE_VERITY };
 	for (int f = 0; f < F__COUNT; f++)
 		for (size_t i = 0; i < SBX_ARRAY_LEN(more); i++) {
 			ASSERT_RET(run(f, SYS_ioctl, 0, more[i], 0, 0), R_EPERM, "tty ioctl");
@@ -331,6 +333,7 @@ static void test_seccomp_tty_ioctls(void **state)
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCGEXCL, 0, 0), R_ALLOW, "TIOCGEXCL");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCSETS, 0, 0), R_ALLOW, "TCSETS");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCGETS, 0, 0), R_ALLOW, "TCGETS");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCFLSH, 0, 0), R_ALLOW, "TCFLSH");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 1, TIOCGWINSZ, 0, 0), R_ALLOW, "TIOCGWINSZ");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 3, FIONREAD, 0, 0), R_ALLOW, "FIONREAD");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCSTI + 1, 0, 0), R_ALLOW, "TIOCSTI+1");
