@@ -318,7 +318,10 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		return APPROVE_ABORT;
 	}
 	int is_term = tcgetattr(fd, &old) == 0;
-	/* Keys typed before the question appeared are not an answer to it. */
+	/* Keys typed before the question appeared are not an answer to it;
+	 * what was still arriving then is part of a burst (turn.h). */
+	struct pollfd waiting = { fd, POLLIN, 0 };
+	int flushed = is_term && poll(&waiting, 1, 0) > 0 && (waiting.revents & POLLIN);
 	if (is_term)
 		tcflush(fd, TCIFLUSH);
 	fprintf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, q->subject ? q->subject : "");
@@ -339,7 +342,8 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		raw.c_cc[VTIME] = 0;
 		tcsetattr(fd, TCSANOW, &raw);
 	}
-	long last = 0;
+	long quiet = mono_ms() + (flushed ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
+	int told = 0;
 	for (;;) {
 		unsigned char c;
 		ssize_t r = read(fd, &c, 1);
@@ -349,14 +353,25 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 			ans = APPROVE_ABORT;
 			break;
 		}
-		/* A byte of a burst (a paste: "make a table" would answer a)
-		 * is not an answer (turn.h, APPROVE_QUIET_MS). */
+		/* Only a key that stands alone answers (turn.h): not a byte of a
+		 * paste ("make a table" would answer a), of a reply or sequence
+		 * (0x9b), nor one right after such a byte or a stray key.  What
+		 * is not taken pushes the quiet on, and the user is told once. */
 		long now = mono_ms();
 		struct pollfd more = { fd, POLLIN, 0 };
-		int burst = (last && now - last < APPROVE_QUIET_MS) || (poll(&more, 1, 0) > 0 && (more.revents & POLLIN));
-		last = now;
-		if (burst)
+		int answer = (c && strchr("yYaAnN", c) != NULL) || ((c == 'v' || c == 'V') && q->cut && q->whole);
+		int burst = now < quiet || (poll(&more, 1, 0) > 0 && (more.revents & POLLIN));
+		if (!answer || burst) {
+			quiet = now + APPROVE_RECOVER_MS;
+			if (answer && !told) {
+				fprintf(tty, "\n  (not taken: that key came with other input or right after it — wait a "
+					     "moment and press it again)\nallow? [y] this call  [n] refuse  [a] every %s call: ",
+					q->tool);
+				fflush(tty);
+				told = 1;
+			}
 			continue;
+		}
 		if (c == 'y' || c == 'Y') { ans = APPROVE_YES; break; }
 		if (c == 'a' || c == 'A') { ans = APPROVE_ALWAYS; break; }
 		if (c == 'n' || c == 'N') { ans = APPROVE_NO; break; }

@@ -73,13 +73,20 @@ enum approval_answer {
 
 /*
  * An answer key counts only when it stands alone: not with more input
- * already waiting behind it, nor within this long of the byte before it.
+ * already waiting behind it, nor within this long of the question being
+ * drawn (APPROVE_RECOVER_MS when input was thrown away then), nor within
+ * APPROVE_RECOVER_MS of a key that was not taken.
  * A paste (bracketed or not), the tail of one whose start was thrown
  * away and the bytes of an escape sequence come as such bursts; a
  * person's key press does not.  Used by agent-run's terminal question
  * (gate.c) and the TUI's (keys.h).
  */
 #define APPROVE_QUIET_MS 60
+/* After a key that was not taken as an answer (a burst, a stray key, a
+ * sequence's bytes), this long without input before the next answer: a
+ * refusal typed too fast ("no", then a reason) must not leave the question
+ * open to the first "a" or "y" of the reason. */
+#define APPROVE_RECOVER_MS 500
 
 /* What the gate asks about one write, edit or bash call. */
 struct approval_question {

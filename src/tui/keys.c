@@ -83,7 +83,7 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 	if (k->code == TK_PASTE_START) {
 		m->paste = 1;
 		if (m->q == TQ_ASK && k->ms)
-			m->qquiet = k->ms + TUI_ANSWER_QUIET_MS;
+			m->qquiet = k->ms + APPROVE_RECOVER_MS;
 		return;
 	}
 	if (k->code == TK_PASTE_END) {
@@ -98,7 +98,7 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 	if (m->paste) {
 		if (m->q == TQ_ASK) {
 			if (k->ms)
-				m->qquiet = k->ms + TUI_ANSWER_QUIET_MS;
+				m->qquiet = k->ms + APPROVE_RECOVER_MS;
 			return;
 		}
 		struct tui_input *in = m->q == TQ_REASON ? &m->reason : &m->in;
@@ -130,12 +130,21 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 	}
 
 	if (m->q == TQ_ASK && k->code != TK_ESC && !(k->code == TK_CTRL && (k->ch == 'c' || k->ch == 'd'))) {
-		/* A key in a burst is not an answer, and pushes the quiet on. */
+		/* Only a key that stands alone answers (keys.h): what is not
+		 * taken (a burst, a stray key, a sequence's bytes) pushes the
+		 * quiet on, and the user is told once per question. */
+		int answer = k->code == TK_CHAR && k->ch < 128 && k->ch && strchr("yYaAnNvV", (int)k->ch);
 		int early = k->burst || (k->ms && k->ms < m->qquiet);
-		if (k->ms)
-			m->qquiet = k->ms + TUI_ANSWER_QUIET_MS;
-		if (early)
+		if (!answer || early) {
+			if (k->ms)
+				m->qquiet = k->ms + APPROVE_RECOVER_MS;
+			if (answer && !m->qtold) {
+				m->qtold = 1;
+				tui_model_note(m, TL_NOTE, "not taken: that key came with other input or right after "
+							   "it — wait a moment and press it again");
+			}
 			return;
+		}
 	}
 	if (m->q == TQ_ASK) {
 		if (k->code == TK_CHAR && (k->ch == 'y' || k->ch == 'Y')) {

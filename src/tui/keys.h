@@ -30,15 +30,15 @@ struct tui_key {
 
 /*
  * At an approval question a key is an answer only when it stands alone
- * (turn.h, APPROVE_QUIET_MS): not with more input already waiting behind
- * it (k.burst), and not within TUI_ANSWER_QUIET_MS of the key before it or
- * of input thrown away when the question was drawn (model.qquiet).  The
- * tail of a paste whose start was thrown away, the bytes of an escape
- * sequence the terminal library did not know (a cursor key's final "A", a
- * mouse report's "y") and 8-bit controls all come as such bursts.  Escape
- * and ctrl-c, which refuse, always act.
+ * (turn.h): not with more input already waiting behind it (k.burst), not
+ * within APPROVE_QUIET_MS of the question being drawn (APPROVE_RECOVER_MS
+ * when input was thrown away then), and not within APPROVE_RECOVER_MS of a
+ * key that was not taken (model.qquiet).  The tail of a paste whose start
+ * was thrown away, the bytes of an escape sequence the terminal library did
+ * not know (a cursor key's final "A", a mouse report's "y"), 8-bit controls
+ * and a refusal typed too fast ("no, absolutely not") all come as such
+ * bursts.  Escape and ctrl-c, which refuse, always act.
  */
-#define TUI_ANSWER_QUIET_MS APPROVE_QUIET_MS
 
 enum tui_action {
 	TACT_NONE = 0,

@@ -139,6 +139,7 @@ struct tui_model {
 	struct tui_input reason;
 	uint64_t qquiet;		/* keys at the question before this are a
 					   burst, not an answer (keys.h) */
+	int qtold;			/* ... and the user was told so */
 
 	/* status line */
 	char *model, *grants, *net, *tools;

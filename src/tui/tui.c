@@ -444,7 +444,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			int discarded = m.paste || render_input_waiting();
 			render_flush_input();
 			m.paste = 0;
-			m.qquiet = discarded ? now + TUI_ANSWER_QUIET_MS : 0;
+			m.qquiet = now_ms() + (discarded ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
+			m.qtold = 0;
 		} else if (pr > 0 && (p[0].revents & POLLIN)) {
 			struct tui_key k;
 			int keys = 0;

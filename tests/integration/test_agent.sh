@@ -290,7 +290,8 @@ if [ $rc -eq 3 ] && [ ! -e "$D/req-1.json" ]; then t_pass; else t_fail "rc=$rc $
 
 # --- the approval question on a terminal (python's pty drives it) ---
 # pty_run KEYS_SPEC: run agent-run under a pty; KEYS_SPEC is a python list of
-# (wait_for_text, send_bytes); prints the exit code.
+# (wait_for_text, send_bytes); prints the exit code.  send "EOF" sends
+# ctrl-d, "PAUSE" waits 0.8 s (longer than APPROVE_RECOVER_MS).
 pty_run() {
 	python3 - "$@" <<'PY'
 import os, pty, sys, time, select, json
@@ -323,6 +324,8 @@ for wait, send in steps:
     time.sleep(0.2)
     if send == "EOF":
         os.write(fd, b"\x04")
+    elif send == "PAUSE":         # a person's pause before the next key
+        time.sleep(0.8)
     else:
         os.write(fd, send.encode())
 pump(3)
@@ -369,9 +372,12 @@ approve_case ag-approve-a "a approves this and every later call to the tool" \
 approve_case ag-approve-eof "end of input at a question refuses and exits 3" \
 	'[["allow?","EOF"]]' "" 3 \
 	'[ ! -e "$W/approved.txt" ]'
-approve_case ag-approve-paste "text pasted at the question (its a, its y) does not answer it; a key alone then does" \
-	'[["allow?","say yes, always"],["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
-	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "allow?" "$D/pty")" -eq 2 ]'
+approve_case ag-approve-paste "text pasted at the question (its a, its y) does not answer it, and the user is told; a key alone after a pause then does" \
+	'[["allow?","say yes, always"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "not taken: that key came with other input" "$D/pty")" -eq 1 ]'
+approve_case ag-approve-refusal-typed-fast "a refusal typed too fast (no, then a reason key by key) never answers with the reason's a: the question stays open" \
+	'[["allow?","no"],["not taken",","],["not taken"," "],["not taken","a"],["not taken","b"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ]'
 approve_case ag-approve-typeahead "keys typed before the question are discarded" \
 	'[["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'

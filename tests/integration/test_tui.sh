@@ -35,6 +35,9 @@ run() {
 	tm new-session -d -s "$n" -x "$w" -y "$h" \
 		"trap '' HUP; cd '$TMP' && env LANG=C.UTF-8 $*; echo \$? > '$TMP/$n.rc'; trap - HUP; sleep 30"
 }
+# answer NAME KEY: a person's answer to a question just drawn: a key
+# within 60 ms of the draw is not taken (keys.h), so wait as one would.
+answer() { sleep 0.2; tm send-keys -t "$1" "$2"; }
 shot() { tm capture-pane -p -t "$1"; }
 # has NAME TEXT [TENTHS]: wait until the pane shows TEXT
 has() {
@@ -122,7 +125,7 @@ fake s2 100 30 "$TMP/ask.s"
 if has s2 "type a prompt"; then
 	tm send-keys -t s2 "clean up" Enter
 	if has s2 "y yes, n no" && same s2 question.txt; then
-		tm send-keys -t s2 y
+		answer s2 y
 		if has s2 "answer: yes" && logged s2 "answer: yes"; then t_pass
 		else t_fail "the answer did not reach the turn"; fi
 	else t_fail "the question differs: $(head -20 "$TMP/question.txt.diff")"; fi
@@ -133,7 +136,7 @@ t_start tui-approve-no "n takes a reason, which goes back to the turn"
 fake s3 100 30 "$TMP/ask.s"
 has s3 "type a prompt" && tm send-keys -t s3 "clean up" Enter
 if has s3 "y yes, n no"; then
-	tm send-keys -t s3 n
+	answer s3 n
 	has s3 "reason>" 20
 	tm send-keys -t s3 "keep the log" Enter
 	if has s3 "answer: no reason=keep the log" && logged s3 "answer: no reason=keep the log"; then t_pass

@@ -59,7 +59,7 @@ mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
 real r2 --allow-tool bash
 has r2 "type a prompt" && tm send-keys -t r2 "make a file" Enter
 if has r2 "y yes, n no" && shot r2 | grep -q "bash wants to run: echo approved > made.txt"; then
-	tm send-keys -t r2 y
+	answer r2 y
 	if has r2 "All done." && [ -f "$TMP/rw/made.txt" ] && grep -q toolu_w1 "$D/req-2.json"; then t_pass
 	else t_fail "the call did not run: $(shot r2 | grep -v '^$' | tail -6)"; fi
 else t_fail "no question naming the command: $(shot r2 | grep -v '^$' | tail -6)"; fi
@@ -70,7 +70,7 @@ mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
 real r3 --allow-tool bash
 has r3 "type a prompt" && tm send-keys -t r3 "make a file" Enter
 if has r3 "y yes, n no"; then
-	tm send-keys -t r3 n
+	answer r3 n
 	has r3 "reason>" 20
 	tm send-keys -t r3 "not in this directory" Enter
 	if has r3 "All done." && [ ! -e "$TMP/rw/made.txt" ] && grep -q "not in this directory" "$D/req-2.json"; then t_pass

@@ -528,18 +528,30 @@ static void test_tui_keys_question_burst(void **state)
 	tkey(&m, TK_CHAR, '8', 2001, 0, &a);
 	tkey(&m, TK_CHAR, 'A', 2001, 0, &a);
 	assert_int_equal(a.act, TACT_NONE);
-	/* a key each 30 ms keeps pushing the quiet on */
+	/* a key that was not taken keeps pushing the quiet on, by
+	 * APPROVE_RECOVER_MS: "no" in one read, then a reason typed a key
+	 * each 120 ms, never answers "a" */
 	tkey(&m, TK_CHAR, 'y', 2031, 0, &a);
-	tkey(&m, TK_CHAR, 'y', 2061, 0, &a);
+	tkey(&m, TK_CHAR, 'y', 2400, 0, &a);
 	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.qtold, 1);		/* and the user is told */
+	tkey(&m, TK_CHAR, 'n', 5000, 1, &a);
+	tkey(&m, TK_CHAR, 'o', 5000, 0, &a);
+	uint64_t t = 5000;
+	for (const char *r = ", absolutely not"; *r; r++) {
+		t += 120;
+		tkey(&m, TK_CHAR, (unsigned char)*r, t, 0, &a);
+		assert_int_equal(a.act, TACT_NONE);
+	}
+	assert_int_equal(m.q, TQ_ASK);
 	/* alone, after the quiet: the answer */
-	tkey(&m, TK_CHAR, 'y', 2061 + TUI_ANSWER_QUIET_MS, 0, &a);
+	tkey(&m, TK_CHAR, 'y', t + APPROVE_RECOVER_MS, 0, &a);
 	assert_int_equal(a.act, TACT_ANSWER);
 	assert_int_equal(a.answer, APPROVE_YES);
 
 	/* input thrown away when the question was drawn (tui.c sets the quiet) */
 	question(&m, 0);
-	m.qquiet = 5000 + TUI_ANSWER_QUIET_MS;
+	m.qquiet = 5000 + APPROVE_RECOVER_MS;
 	tkey(&m, TK_CHAR, 'a', 5010, 0, &a);
 	assert_int_equal(a.act, TACT_NONE);
 	/* escape refuses even inside the quiet */
