@@ -348,10 +348,17 @@ static void dbg_body(const struct prov *p, struct dbg_pending *d, const char *s,
 			break;
 		}
 	size_t kl = p->key ? strlen(p->key) : 0;
-	if (final)
+	if (final) {
 		upto = d->len;
-	else if (d->len - upto > DBG_LINE_CAP)
+	} else if (d->len - upto > DBG_LINE_CAP) {
 		upto = d->len - (kl ? kl - 1 : 0);
+		/* not inside a copy of the key: the piece ends where it begins */
+		for (size_t i = upto >= kl ? upto - kl + 1 : 0; kl && i < upto; i++)
+			if (memcmp(d->buf + i, p->key, d->len - i < kl ? d->len - i : kl) == 0) {
+				upto = i;
+				break;
+			}
+	}
 	if (!upto)
 		return;
 	dbg_bytes(p, "<", d->buf, upto);
@@ -417,6 +424,8 @@ static void copy_hdr(char dst[HDR_CAP], const char *v, size_t n)
 	make_printable(dst);
 }
 
+static char *redact_key(const struct prov *p, char *s);
+
 static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 {
 	struct attempt *a = ud;
@@ -460,10 +469,11 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 	} else if (IS("x-should-retry")) {
 		copy_hdr(a->should_retry, v, vl);
 		a->have_should_retry = 1;
-	} else if (IS("request-id")) {
-		copy_hdr(a->request_id, v, vl);
-	} else if (IS("content-type")) {
-		copy_hdr(a->content_type, v, vl);
+	} else if (IS("request-id") || IS("content-type")) {
+		/* shown in messages: the key masked before the value is cut */
+		char *full = redact_key(a->p, xstrndup(v, vl));
+		copy_hdr(IS("request-id") ? a->request_id : a->content_type, full, strlen(full));
+		free(full);
 	}
 #undef IS
 	return n;
@@ -495,6 +505,8 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 			return 0;
 		}
 	}
+	if (a->m->done)
+		return n;	/* after message_stop: nothing is read into the message */
 	char *err = NULL;
 	if (sse_feed(a->sse, buf, n, &err) != 0) {
 		a->stream_failed = 1;
@@ -684,8 +696,9 @@ static char *redact_key(const struct prov *p, char *s)
 	return r;
 }
 
-/* The error type and message of an {"type":"error","error":{...}} body. */
-static char *error_body_text(const char *body, size_t len)
+/* The error type and message of an {"type":"error","error":{...}} body
+ * (the caller masks the key in what it builds from it). */
+static char *error_body_text(const struct prov *p, const char *body, size_t len)
 {
 	if (!body || !len)
 		return xstrdup("");
@@ -698,8 +711,12 @@ static char *error_body_text(const char *body, size_t len)
 		r = xasprintf("%s: %s", t->valuestring, m->valuestring);
 	else if (cJSON_IsString(m))
 		r = xstrdup(m->valuestring);
-	else
-		r = xasprintf("%.200s", body);	/* not the API's shape: show its start */
+	else {
+		/* not the API's shape: its start, the key masked before the cut */
+		char *full = redact_key(p, xstrndup(body, len));
+		r = xasprintf("%.200s", full);
+		free(full);
+	}
 	cJSON_Delete(j);
 	make_printable(r);
 	return r;
@@ -823,7 +840,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 				detail = xstrdup(cerr);
 			} else {
 				what = status_what(o.status, whatbuf);
-				detail = error_body_text(a.body, a.body_len);
+				detail = error_body_text(p, a.body, a.body_len);
 			}
 			break;
 		case PROV_V_FAIL:
@@ -841,7 +858,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			} else if (o.status == 0) {
 				*err = xasprintf("cannot reach the model provider at '%s': %s — check --base-url and the network", p->url, cerr);
 			} else {
-				char *body_text = error_body_text(a.body, a.body_len);
+				char *body_text = error_body_text(p, a.body, a.body_len);
 				*err = xasprintf("the model provider refused the request: HTTP %ld%s%s%s%s%s — %s", o.status,
 						 *body_text ? " " : "", body_text, a.request_id[0] ? " (request-id " : "", a.request_id,
 						 a.request_id[0] ? ")" : "", status_advice(o.status));

@@ -65,15 +65,20 @@ static void cap_show(struct tout *o, const char *label, const struct capture *k)
 		return;
 	if (label)
 		tout_note(o, "[%s]\n", label);
-	if (k->len) {
-		char *s = tools_nul_visible(k->buf, k->len);
+	/* What is shown, NULs written \x00, stays within the cap: as many
+	 * of the captured bytes as fit once written so. */
+	size_t shown = 0, vis = 0;
+	while (shown < k->len && vis + (k->buf[shown] ? 1 : 4) <= k->max)
+		vis += k->buf[shown++] ? 1 : 4;
+	if (shown) {
+		char *s = tools_nul_visible(k->buf, shown);
 		tout_force(o, s);
 		free(s);
-		if (k->buf[k->len - 1] != '\n')
+		if (k->buf[shown - 1] != '\n')
 			tout_force(o, "\n");
 	}
-	if (k->total > k->len)
-		tout_note(o, "[%s cut: showing the first %zu of %llu bytes]\n", label ? label : "stdout", k->len,
+	if (k->total > shown)
+		tout_note(o, "[%s cut: showing the first %zu of %llu bytes]\n", label ? label : "stdout", shown,
 			  (unsigned long long)k->total);
 }
 

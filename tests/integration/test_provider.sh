@@ -383,6 +383,24 @@ else
 	t_fail "err=$(head -c 3000 "$D/err" | od -c | head -20)"
 fi
 
+t_start prov-key-dense-redacted "a line of the debug log longer than its 1 MiB cap is cut between copies of the key, never inside one; a key at the end of a cut error body or header is masked whole"
+python3 - "$TMP/dense401.raw" <<'PY'
+import sys
+key = "sk-ant-secret-0123456789"
+body = key * 60000                      # 1.4 MB on one line: cut by the debug log's cap
+rid = "r" * 245 + key                   # a request-id cut at 255 bytes
+open(sys.argv[1], "w").write("HTTP/1.1 401 Unauthorized\r\nContent-Type: text/html\r\nrequest-id: %s\r\n"
+	"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (rid, len(body), body))
+PY
+mock_start <<EOF2
+raw $TMP/dense401.raw 0 0 0
+EOF2
+KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
+mock_stop
+if [ "$(rc)" != 0 ] && ! grep -q 'sk-ant' "$D/err" && ! grep -q 'secret-0' "$D/err" && ! grep -q '0123456789' "$D/err" &&
+	err_has '(request-id rrrrrrrrrr' && err_has 'HTTP 401 [redacted][redacted]'; then t_pass
+else t_fail "rc=$(rc) $(grep -o '.\{40\}sk-ant.\{0,30\}' "$D/err" | head -3) $(tail -c 300 "$D/err")"; fi
+
 t_start prov-stream-out "text deltas reach the caller's hook in order, as they arrive, byte for byte"
 mock_start <<EOF2
 sse $FX/tool_use.sse 25 5
