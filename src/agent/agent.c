@@ -426,6 +426,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 	cJSON *content = NULL;
 	size_t returned = 0;	/* bytes of this message's results so far */
 	const long start = mono_ms();
+	long asking = 0;	/* ... and the time spent waiting for answers */
 	for (size_t i = 0; i < m->nblocks; i++) {
 		const struct fold_block *b = &m->blocks[i];
 		if (b->type == FOLD_TOOL_USE && b->stopped && b->input_error) {
@@ -456,7 +457,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			res.content = xasprintf("not run: the tool calls of this message already returned %u MiB, "
 						"all one message's results may hold — ask for the rest in the next message",
 						TOOLS_MESSAGE_BYTES >> 20);
-		} else if (v != GATE_REFUSE && t0 - start >= (long)TOOLS_MESSAGE_SECONDS * 1000) {
+		} else if (v != GATE_REFUSE && t0 - start - asking >= (long)TOOLS_MESSAGE_SECONDS * 1000) {
 			res.is_error = 1;
 			res.content = xasprintf("not run: the tool calls of this message already took %u s, all one "
 						"message's calls may take — ask for the rest in the next message",
@@ -474,7 +475,9 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff,
 						       .whole = whole,
 						       .cut = strcmp(args_w, args) || (diff_w && strcmp(diff_w, diff)) };
+			long q0 = mono_ms();
 			enum approval_answer ans = rc->io && rc->io->ask ? rc->io->ask(rc->io->ud, &q, &reason) : APPROVE_ABORT;
+			asking += mono_ms() - q0;	/* the user's time is not the calls' */
 			free(args);
 			free(diff);
 			free(args_w);

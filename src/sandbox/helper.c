@@ -322,9 +322,10 @@ static int attach_at(int root, const char *rel, int tree_fd, int is_dir, dev_t t
  * tree the user runs later).  Each directory between outer_rel and
  * inner_rel is bound onto itself (a recursive clone keeps the outer
  * grant's attributes and what is mounted beneath), which makes it a mount
- * point too.  0, or -1 with errno.
+ * point too; once each (pinned: the ones done, for the next nested grant).
+ * 0, or -1 with errno.
  */
-static int pin_between(int root, const char *outer_rel, const char *inner_rel)
+static int pin_between(int root, const char *outer_rel, const char *inner_rel, struct strv *pinned)
 {
 	char buf[PATH_MAX];
 	size_t ol = strlen(outer_rel);
@@ -334,6 +335,11 @@ static int pin_between(int root, const char *outer_rel, const char *inner_rel)
 	}
 	for (char *s = strchr(buf + ol + (ol ? 1 : 0), '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
+		if (strv_has(pinned, buf)) {
+			*s = '/';
+			continue;
+		}
+		strv_push(pinned, buf);
 		int fd = open_beneath(root, buf, O_PATH | O_NOFOLLOW | O_DIRECTORY);
 		int t = fd < 0 ? -1
 			       : (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
@@ -488,6 +494,7 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		refuse(ACH_REF_MOUNT, errno);
 	dev_t tmpfs_dev = st.st_dev;
 
+	struct strv pinned = { 0 };
 	for (size_t i = 0; i < p->ngrants; i++) {
 		struct policy_grant *g = &p->grants[i];
 		int fd = fds[i];
@@ -502,11 +509,12 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 			    path_within(g->path, o->path) && (!outer || strlen(o->path) > strlen(outer->path)))
 				outer = o;
 		}
-		if (outer && (outer->access & POL_WRITE) && pin_between(root, outer->path + 1, g->path + 1) < 0)
+		if (outer && (outer->access & POL_WRITE) && pin_between(root, outer->path + 1, g->path + 1, &pinned) < 0)
 			refuse(ACH_REF_MOUNT_GRANT, (int)i);
 		if (attach_at(root, g->path + 1, fd, g->is_dir, tmpfs_dev) < 0)
 			refuse(ACH_REF_MOUNT_GRANT, (int)i);
 	}
+	strv_free(&pinned);
 	for (size_t i = 0; i < p->ngrants; i++) {
 		struct policy_grant *g = &p->grants[i];
 		if (!g->link)
@@ -697,6 +705,9 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	netpol_apply_env(p);
 	drop_privileges();
 
+	/* A memory limit held by rlimits: no System V objects (seccomp.h). */
+	if (p->limits[LIM_MEMORY] && !limits_by_cgroup(LIM_MEMORY) && seccomp_sysv_install() < 0)
+		refuse(ACH_REF_SECCOMP, EINVAL);
 	int listener = -1;
 	int r = seccomp_filter_load_bpf(&bpf, notify_fd >= 0 ? &listener : NULL);
 	if (r < 0)

@@ -81,6 +81,9 @@ void limits_defaults(int agent, uint64_t ram, uint64_t out[LIM__COUNT]);
 int limits_prepare(struct policy *p, int audit_fd);
 void limits_attach(struct policy *p, pid_t init, int audit_fd);
 void limits_apply_rlimits(const struct policy *p, int audit_fd);
+/* 1 when a cgroup enforces limit kind (after limits_prepare, in the
+ * supervisor and what it forks), 0 when an rlimit does or nothing. */
+int limits_by_cgroup(int kind);
 void limits_report_kill(const struct policy *p, int sig, int audit_fd);
 void limits_finish(struct policy *p, int audit_fd);
 /* Whether limits_finish() could still report anything after the command

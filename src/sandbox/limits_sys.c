@@ -338,6 +338,12 @@ void limits_attach(struct policy *p, pid_t init, int audit_fd)
 	cg_leave(&st.v1pids, audit_fd);
 }
 
+int limits_by_cgroup(int kind)
+{
+	state_init();
+	return (st.by_cgroup & (1u << kind)) != 0;
+}
+
 void limits_apply_rlimits(const struct policy *p, int audit_fd)
 {
 	for (int k = 0; k < LIM__COUNT; k++) {

@@ -404,18 +404,6 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 	 * by it, but a low open-files or CPU limit would stop the init
 	 * answering, or have the kernel kill it mid-run. */
 	RULE(ctx, DENY, SCMP_SYS(prlimit64), 2, ARG32(0, 1), SCMP_A2(SCMP_CMP_NE, 0));
-	/* --limit-memory: System V shared memory, message queues and
-	 * semaphores live in the sandbox's IPC namespace under the kernel's
-	 * default limits (gigabytes), outside every process's address space,
-	 * so RLIMIT_AS never counts them; and that namespace's sysctls cannot
-	 * be lowered by a caller whose user namespace maps no uid 0.  No
-	 * System V object can be made; ENOSPC is the kernel's own answer when
-	 * its IPC limits are reached. */
-	if (p->limits[LIM_MEMORY]) {
-		RULE(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(shmget), 0);
-		RULE(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(msgget), 0);
-		RULE(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(semget), 0);
-	}
 	if (p->net == POL_NET_NONE) {
 		/* vsock is not confined by the empty network namespace: it
 		 * reaches the hypervisor host and local vsock listeners. */
@@ -445,6 +433,39 @@ int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
 	}
 	*out = ctx;
 	return 0;
+}
+
+int seccomp_sysv_build(scmp_filter_ctx *out)
+{
+	char *err = NULL;
+	if (dl_load(&sc_lib, &err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		return -ELIBACC;
+	}
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	int r;
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(shmget), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(msgget), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(semget), 0)) < 0) {
+		seccomp_release(ctx);
+		return r;
+	}
+	*out = ctx;
+	return 0;
+}
+
+int seccomp_sysv_install(void)
+{
+	scmp_filter_ctx ctx;
+	int r = seccomp_sysv_build(&ctx);
+	if (r < 0)
+		return r;
+	r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
 }
 
 int seccomp_filter_install(const struct policy *p)

@@ -37,6 +37,20 @@ int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out);
 /* Build and load into the calling thread; 0 or -errno. */
 int seccomp_filter_install(const struct policy *p);
 
+/*
+ * The second, small filter of a command whose memory limit is an rlimit
+ * (no memory cgroup): shmget, msgget and semget answer ENOSPC.  System V
+ * objects live in the sandbox's IPC namespace under the kernel's default
+ * limits (gigabytes), outside every address space RLIMIT_AS counts, and a
+ * caller whose user namespace maps no uid 0 cannot lower them; under a
+ * memory cgroup their pages are charged like any other, so they stay
+ * allowed there (PostgreSQL needs one segment).  Built in the command
+ * stage itself, which alone knows which mechanism holds the limit.
+ * seccomp_sysv_build gives the context (tests); _install builds and loads.
+ */
+int seccomp_sysv_build(scmp_filter_ctx *out);
+int seccomp_sysv_install(void);
+
 /* The kernel's BPF_MAXINSNS: no seccomp program is longer. */
 #define SECCOMP_BPF_MAX_INSNS 4096
 

@@ -40,9 +40,9 @@
  * scans to the end of a line ((?=x*y) over a long line of x). */
 #define TOOLS_GREP_SECONDS		30
 /* What the tool calls of one model message may return together, and the
- * wall-clock time they may take together (bash calls waiting for an
- * answer included): a message may hold 1,024 calls, each within its own
- * bound.  Calls past either run no more and say so. */
+ * wall-clock time they may take together (the time a question waits for
+ * its answer not counted): a message may hold 1,024 calls, each within its
+ * own bound.  Calls past either run no more and say so. */
 #define TOOLS_MESSAGE_BYTES		(4u * 1024 * 1024)
 #define TOOLS_MESSAGE_SECONDS		1200
 /* Path length accepted from the model. */

@@ -240,6 +240,26 @@ elif ! grep -q 'sandbx audit degraded mechanism=limit-rlimit limit=memory' "$TMP
 elif [ "$as" != 268435456 ]; then t_fail "Max address space is '$as', expected 268435456"
 else t_pass; fi
 
+# System V objects: refused when the memory limit is an rlimit, which
+# cannot count them; allowed under a memory cgroup, which charges them, and
+# with no memory limit.  sysv NAME [FLAGS...]: the probe's answer in $out.
+sysv() { n=$1; shift; out=$( ( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" "$@" -- "$PROBES/sys" "$n" ) 2>/dev/null); }
+if memory_cgroup_expected; then want="ok"; else want="err ENOSPC"; fi
+# sysv_case ID NAME: NAME under --limit-memory answers $want, and works
+# without a memory limit.  Each id is written out for the claims check.
+sysv_case() {
+	t_start "$1" "$2 under --limit-memory answers '$want' here (ENOSPC when the limit is an rlimit), and works with no memory limit"
+	sysv "$2" --limit-memory 256M; got=$out
+	sysv "$2"
+	case "$got|$out" in
+	"$want"*"|ok") t_pass ;;
+	*) t_fail "with the limit '$got', without '$out'" ;;
+	esac
+}
+sysv_case limits-sysv-shm shmget
+sysv_case limits-sysv-msg msgget
+sysv_case limits-sysv-sem semget
+
 # ---- CPU -----------------------------------------------------------------------
 
 t_start limits-cpu "a spin under --limit-cpu 1 is killed by SIGXCPU (exit 152) after about a second of CPU"

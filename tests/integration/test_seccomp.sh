@@ -120,14 +120,6 @@ deny sc-deny-prlimit-init prlimit-init
 expect_out sc-allow-prlimit-init-read ok -- "$SYS" prlimit-init-read
 expect_out sc-allow-prlimit-self ok -- "$SYS" prlimit-self
 
-# --- System V IPC: refused under --limit-memory, which cannot count it ------
-expect_out sc-sysv-shm-limit-memory "err ENOSPC" --limit-memory 256M -- "$SYS" shmget
-expect_out sc-sysv-msg-limit-memory "err ENOSPC" --limit-memory 256M -- "$SYS" msgget
-expect_out sc-sysv-sem-limit-memory "err ENOSPC" --limit-memory 256M -- "$SYS" semget
-expect_out sc-sysv-shm-no-limit ok -- "$SYS" shmget
-expect_out sc-sysv-msg-no-limit ok -- "$SYS" msgget
-expect_out sc-sysv-sem-no-limit ok -- "$SYS" semget
-
 # --- namespaces: clone by flag, clone3 falls back ------------------------------
 deny sc-deny-clone-newuser clone-newuser
 deny sc-deny-clone-newns clone-newns
