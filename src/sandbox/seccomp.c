@@ -435,6 +435,11 @@ int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
 	return 0;
 }
 
+int seccomp_preload(char **err)
+{
+	return dl_load(&sc_lib, err) < 0 ? -1 : 0;
+}
+
 int seccomp_sysv_build(scmp_filter_ctx *out)
 {
 	char *err = NULL;

@@ -34,6 +34,10 @@
 /* Build the filter for p; 0 and *out (seccomp_release it), or -errno. */
 int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out);
 
+/* Open libseccomp now (it is otherwise opened at the first filter built);
+ * 0, or -1 with *err. */
+int seccomp_preload(char **err);
+
 /* Build and load into the calling thread; 0 or -errno. */
 int seccomp_filter_install(const struct policy *p);
 

@@ -199,6 +199,11 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	return 0;
 }
 
+int tools_preload(char **err)
+{
+	return dl_load(&pc_lib, err) < 0 ? -1 : 0;
+}
+
 static void grep_release(struct grepst *g)
 {
 	if (g->re) {	/* else PCRE2 may not be loaded: nothing of it was made */

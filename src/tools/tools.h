@@ -145,6 +145,10 @@ void tool_result_release(struct tool_result *r);
 char *tools_edit_text(const char *buf, size_t n, const char *old, const char *new, int all, size_t *k,
 		      uint64_t *grown);
 
+/* Open the run-time libraries the tools use later (PCRE2, for grep) now;
+ * 0, or -1 with *err. */
+int tools_preload(char **err);
+
 /* A file name (or path) as the tools list it: each control byte (below
  * 0x20, and 0x7f) written as \xNN, so a name holding a newline cannot
  * pose as another entry or a grep hit.  malloc'd. */

@@ -515,6 +515,25 @@ assert 14 <= len(ran) <= 17 and sum(len(x['content']) for x in ran) <= 4*2**20 +
 assert all('not run: the tool calls of this message already returned 4 MiB' in x['content'] for x in cut), cut[0]
 "; then t_pass; else t_fail "rc=$RC $(tail -c 400 "$D/err")"; fi
 
+t_start ag-preload-planted-lib "a library a call plants where LD_LIBRARY_PATH looks (an empty entry: the working directory) is never loaded by the harness: the ones it opens later are opened at start"
+EV="$TMP/evil"; mkdir -p "$EV"; chmod 755 "$EV"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$TMP" > "$EV/evil.c"
+if ! cc -shared -fPIC -o "$EV/evil.so" "$EV/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	chmod 755 "$EV/evil.so"; rm -f "$TMP/pwned"
+	mock_dir
+	sse_tool toolu_p1 bash '{"command":"cp '"$EV"'/evil.so libpcre2-8.so.0 && cp '"$EV"'/evil.so libseccomp.so.2 && echo planted"}' > "$D/r1.sse"
+	sse_tool toolu_p2 grep '{"path":".","pattern":"pla[n]ted"}' > "$D/r2.sse"
+	sse_tool toolu_p3 bash '{"command":"true"}' > "$D/r3.sse"
+	sse_text "done" > "$D/r4.sse"
+	mock_rounds 4
+	LD_LIBRARY_PATH=":" ar --allow-write "$W" --allow-read "$EV" --allow-tool bash --approve run -- plant it
+	mock_stop
+	rm -f "$W/libpcre2-8.so.0" "$W/libseccomp.so.2"
+	if [ $RC -eq 0 ] && [ ! -e "$TMP/pwned" ] && grep -q planted "$D/req-2.json"; then t_pass
+	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) $(tail -c 400 "$D/err")"; fi
+fi
+
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
 mock_dir
