@@ -12,7 +12,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/curl.h"
 #include "agent/gate.h"
 #include "agent/turn.h"
 #include "cli/cli.h"
@@ -37,21 +36,19 @@ unsigned cli_allowed_tools(const struct cli_opts *o)
 void cli_agent_env(void)
 {
 	unsetenv("SSLKEYLOGFILE");
-	/* The libraries opened later (libseccomp at the first bash call,
-	 * PCRE2 at the first grep, libcurl at the first request) are looked
-	 * up through LD_LIBRARY_PATH as it was at start: an entry inside a
-	 * writable grant, or an empty one (the working directory), would let
-	 * a write or bash call plant one that this unconfined process, which
-	 * holds the key, then loads.  Open them now, before any call runs;
-	 * one that cannot be opened says so when it is needed. */
+	/* The libraries opened after a tool call may have run (libseccomp at
+	 * the first bash call, PCRE2 at the first grep) are looked up through
+	 * LD_LIBRARY_PATH as it was at start: an entry inside a writable
+	 * grant, or an empty one (the working directory), would let a write or
+	 * bash call plant one that this unconfined process, which holds the
+	 * key, then loads.  Open them now; one that cannot be opened says so
+	 * when it is needed.  (libcurl is opened by the first request, before
+	 * any call; ncurses with the screen.) */
 	char *err = NULL;
 	if (seccomp_preload(&err) < 0)
 		free(err);
 	err = NULL;
 	if (tools_preload(&err) < 0)
-		free(err);
-	err = NULL;
-	if (!dlcurl_load(&err))
 		free(err);
 }
 
