@@ -700,14 +700,16 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	}
 	if (setrlimit(RLIMIT_CORE, &zero) < 0)
 		refuse(ACH_REF_PRIVS, errno);
+	/* A memory limit held by rlimits: no System V objects (seccomp.h).
+	 * Built and loaded before the limits apply: libseccomp allocates, and
+	 * under a sanitizer's allocator an address-space limit fails it. */
+	if (p->limits[LIM_MEMORY] && !limits_by_cgroup(LIM_MEMORY) && seccomp_sysv_install() < 0)
+		refuse(ACH_REF_SECCOMP, EINVAL);
 	limits_apply_rlimits(p, AUDIT_FD);
 	command_env();
 	netpol_apply_env(p);
 	drop_privileges();
 
-	/* A memory limit held by rlimits: no System V objects (seccomp.h). */
-	if (p->limits[LIM_MEMORY] && !limits_by_cgroup(LIM_MEMORY) && seccomp_sysv_install() < 0)
-		refuse(ACH_REF_SECCOMP, EINVAL);
 	int listener = -1;
 	int r = seccomp_filter_load_bpf(&bpf, notify_fd >= 0 ? &listener : NULL);
 	if (r < 0)
