@@ -285,21 +285,32 @@ int limits_dev_mount_under(const char *text, const char *path, unsigned major, u
 	return 0;
 }
 
+/* The next line of mountinfo text s, split, its mount point and root
+ * decoded into m and r (LIMITS_MAX_PATH each): the rest of s, with *bad
+ * set when the line cannot be read. */
+static const char *mi_next(const char *s, char *line, char *m, char *r, char **devno, int *bad)
+{
+	int toolong;
+	char *rt, *mp, *fstype, *super;
+	s = next_line(s, line, 2 * LIMITS_MAX_PATH, &toolong);
+	*bad = toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, devno) < 0 ||
+	       unescape(mp, m, LIMITS_MAX_PATH) < 0 || unescape(rt, r, LIMITS_MAX_PATH) < 0;
+	return s;
+}
+
 int limits_mount_shows(const char *text, const char *path, const char *obj, int either, char *mnt, size_t nmnt)
 {
 	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH];
-	char dev[32] = "", fsobj[2 * LIMITS_MAX_PATH];
+	char dev[32] = "", fsobj[2 * LIMITS_MAX_PATH], *devno;
 	size_t best = 0;
-	int toolong, found = 0;
+	int bad, found = 0;
 	snprintf(mnt, nmnt, "?");
 	/* Where obj lies: the mount with the longest mount point above it (the
 	 * last one listed, when one is mounted over another), and obj's path
 	 * within that filesystem: the mount's root, then the rest of obj. */
 	for (const char *s = text; s && *s;) {
-		s = next_line(s, line, sizeof(line), &toolong);
-		char *rt, *mp, *fstype, *super, *devno;
-		if (toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, &devno) < 0 ||
-		    unescape(mp, m, sizeof(m)) < 0 || unescape(rt, r, sizeof(r)) < 0)
+		s = mi_next(s, line, m, r, &devno, &bad);
+		if (bad)
 			return -1;
 		size_t ml = strlen(m);
 		if (!path_within(obj, m) || (found && ml < best))
@@ -316,10 +327,8 @@ int limits_mount_shows(const char *text, const char *path, const char *obj, int 
 	if (!found)
 		return -1;
 	for (const char *s = text; s && *s;) {
-		s = next_line(s, line, sizeof(line), &toolong);
-		char *rt, *mp, *fstype, *super, *devno;
-		if (toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, &devno) < 0 ||
-		    unescape(mp, m, sizeof(m)) < 0 || unescape(rt, r, sizeof(r)) < 0)
+		s = mi_next(s, line, m, r, &devno, &bad);
+		if (bad)
 			return -1;
 		if (strcmp(devno, dev) != 0 || !path_within(m, path) || strcmp(m, path) == 0)
 			continue;
@@ -331,13 +340,11 @@ int limits_mount_shows(const char *text, const char *path, const char *obj, int 
 
 int limits_mount_beneath(const char *text, const char *path)
 {
-	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH];
-	int toolong;
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH], *devno;
+	int bad;
 	for (const char *s = text; s && *s;) {
-		s = next_line(s, line, sizeof(line), &toolong);
-		char *rt, *mp, *fstype, *super;
-		if (toolong || split_mountinfo(line, &rt, &mp, &fstype, &super, NULL) < 0 ||
-		    unescape(mp, m, sizeof(m)) < 0)
+		s = mi_next(s, line, m, r, &devno, &bad);
+		if (bad)
 			return -1;
 		if (path_within(m, path) && strcmp(m, path) != 0)
 			return 1;

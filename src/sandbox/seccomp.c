@@ -415,7 +415,8 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 	return 0;
 }
 
-int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
+/* libseccomp opened and an empty allow-all context: 0 and *out, or -errno. */
+static int new_ctx(scmp_filter_ctx *out)
 {
 	char *err = NULL;
 	if (dl_load(&sc_lib, &err) < 0) {
@@ -423,10 +424,17 @@ int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
 		free(err);
 		return -ELIBACC;
 	}
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return -ENOMEM;
-	int r = build_rules(p, ctx);
+	*out = seccomp_init(SCMP_ACT_ALLOW);
+	return *out ? 0 : -ENOMEM;
+}
+
+int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out)
+{
+	scmp_filter_ctx ctx;
+	int r = new_ctx(&ctx);
+	if (r < 0)
+		return r;
+	r = build_rules(p, ctx);
 	if (r < 0) {
 		seccomp_release(ctx);
 		return r;
@@ -442,16 +450,10 @@ int seccomp_preload(char **err)
 
 int seccomp_sysv_build(scmp_filter_ctx *out)
 {
-	char *err = NULL;
-	if (dl_load(&sc_lib, &err) < 0) {
-		sbx_err("%s", err);
-		free(err);
-		return -ELIBACC;
-	}
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return -ENOMEM;
-	int r;
+	scmp_filter_ctx ctx;
+	int r = new_ctx(&ctx);
+	if (r < 0)
+		return r;
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(shmget), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(msgget), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(semget), 0)) < 0) {
