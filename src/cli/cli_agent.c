@@ -33,7 +33,7 @@ unsigned cli_allowed_tools(const struct cli_opts *o)
 	return m;
 }
 
-void cli_agent_env(void)
+void cli_agent_prepare(void)
 {
 	unsetenv("SSLKEYLOGFILE");
 	/* The libraries opened after a tool call may have run (libseccomp at
@@ -312,7 +312,7 @@ int cli_agent_run(struct cli_opts *o)
 	struct run_state st = { .jsonl = o->output_jsonl, .tty = !o->output_jsonl && isatty(STDOUT_FILENO) };
 	char *err = NULL, *prompt;
 
-	cli_agent_env();
+	cli_agent_prepare();
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
 	 * next write, not by a signal in the middle of a round. */
 	signal(SIGPIPE, SIG_IGN);

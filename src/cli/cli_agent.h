@@ -12,11 +12,11 @@
  * read-only tools; bare = all; NAME... = the read-only tools plus those. */
 unsigned cli_allowed_tools(const struct cli_opts *o);
 
-/* What agent-run and tui drop from their own environment first, before
- * any thread or library reads it: SSLKEYLOGFILE, which libcurl would
- * honour by writing the TLS secrets of the connection carrying the API
- * key to that file. */
-void cli_agent_env(void);
+/* What agent-run and tui do first, before any thread, library or tool
+ * call: drop SSLKEYLOGFILE from their environment (libcurl would write
+ * the TLS secrets of the connection carrying the API key to it), and open
+ * the libraries they would otherwise open after a tool call had run. */
+void cli_agent_prepare(void);
 
 /* Fill cfg from the options; cfg borrows p and the strings of o. */
 void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct agent_config *cfg);

@@ -99,41 +99,61 @@ int cli_ancestry_has(const char *path, dev_t dev, ino_t ino)
 	return hit;
 }
 
-int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
+/* fn(ctx, dir, what) for each of sandbx's own directories (resolved): the
+ * current XDG locations of the session store and the credential directory,
+ * and the defaults under $HOME and the passwd home (a store written under
+ * another XDG setting is still sandbx's own), until fn returns nonzero,
+ * which is returned. */
+static int each_protected(const struct xdg_paths *x, int (*fn)(void *ctx, const char *dir, const char *what),
+			  void *ctx)
 {
-	/* The current XDG locations and the defaults under $HOME and the
-	 * passwd home: a store written under another XDG setting is still
-	 * sandbx's own.  Compared by name, then as objects (dev, ino of the
-	 * path and each directory above it), so a bind mount of either's tree
-	 * under another name is caught too. */
 	struct strv lists[2] = { { 0 }, { 0 } };
-	struct stat gst;
-	int r = 0, have = stat(grant, &gst) == 0;
+	int r = 0;
 	xdg_protected_dirs(x, &lists[0], &lists[1]);
-	for (int l = 0; l < 2 && r == 0; l++) {
-		const char *what = l == 0 ? "session store" : "credential directory";
+	for (int l = 0; l < 2 && r == 0; l++)
 		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
 			char *o = cli_resolve_prefix(lists[l].v[i]);
-			struct stat ost;
-			if (path_within(grant, o) || path_within(o, grant)) {
-				*err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that "
-						 "leaves it out", grant, what, o);
-				r = -1;
-			} else if (have && cli_ancestry_has(o, gst.st_dev, gst.st_ino)) {
-				*err = xasprintf("grant '%s' holds sandbx's own %s '%s' under another name (a bind mount) "
-						 "— grant a narrower path that leaves it out", grant, what, o);
-				r = -1;
-			} else if (stat(o, &ost) == 0 && cli_ancestry_has(grant, ost.st_dev, ost.st_ino)) {
-				*err = xasprintf("grant '%s' lies in sandbx's own %s '%s' under another name (a bind mount) "
-						 "— grant a narrower path that leaves it out", grant, what, o);
-				r = -1;
-			}
+			r = fn(ctx, o, l == 0 ? "session store" : "credential directory");
 			free(o);
 		}
-	}
 	strv_free(&lists[0]);
 	strv_free(&lists[1]);
 	return r;
+}
+
+struct owned_ctx {
+	const char *grant;
+	struct stat gst;
+	int have;
+	char **err;
+};
+
+/* Compared by name, then as objects (dev, ino of the path and each
+ * directory above it), so a bind mount of either's tree under another name
+ * is caught too. */
+static int owned_one(void *ctx, const char *o, const char *what)
+{
+	struct owned_ctx *c = ctx;
+	struct stat ost;
+	if (path_within(c->grant, o) || path_within(o, c->grant))
+		*c->err = xasprintf("grant '%s' reaches sandbx's own %s '%s' — grant a narrower path that leaves it out",
+				    c->grant, what, o);
+	else if (c->have && cli_ancestry_has(o, c->gst.st_dev, c->gst.st_ino))
+		*c->err = xasprintf("grant '%s' holds sandbx's own %s '%s' under another name (a bind mount) — grant a "
+				    "narrower path that leaves it out", c->grant, what, o);
+	else if (stat(o, &ost) == 0 && cli_ancestry_has(c->grant, ost.st_dev, ost.st_ino))
+		*c->err = xasprintf("grant '%s' lies in sandbx's own %s '%s' under another name (a bind mount) — grant a "
+				    "narrower path that leaves it out", c->grant, what, o);
+	else
+		return 0;
+	return -1;
+}
+
+int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
+{
+	struct owned_ctx c = { .grant = grant, .err = err };
+	c.have = stat(grant, &c.gst) == 0;
+	return each_protected(x, owned_one, &c);
 }
 
 static const char *flag_name(unsigned access)
@@ -430,6 +450,24 @@ static int alias_check(const char *mi, const struct policy_grant *g, const char 
 	return -1;
 }
 
+struct alias_ctx {
+	const char *mi;
+	const struct policy_grant *g;
+	int is_cwd;
+	char **err;
+};
+
+/* The store or the credential directory, or a part of either. */
+static int alias_one(void *ctx, const char *o, const char *what)
+{
+	struct alias_ctx *c = ctx;
+	char *name = xasprintf("sandbx's own %s", what);
+	int r = alias_check(c->mi, c->g, o, name, 1, strcmp(what, "session store") == 0 ? "read your sessions"
+							: "read your API key", c->is_cwd, c->err);
+	free(name);
+	return r;
+}
+
 int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const struct cli_self *s,
 			   const struct xdg_paths *x, const char *home, int is_cwd, char **err)
 {
@@ -450,19 +488,8 @@ int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const s
 		return -1;
 	if (!x)
 		return 0;
-	struct strv lists[2] = { { 0 }, { 0 } };
-	int r = 0;
-	xdg_protected_dirs(x, &lists[0], &lists[1]);
-	for (int l = 0; l < 2 && r == 0; l++)
-		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
-			char *o = cli_resolve_prefix(lists[l].v[i]);
-			r = alias_check(mi, g, o, l == 0 ? "sandbx's own session store" : "sandbx's own credential directory", 1,
-					l == 0 ? "read your sessions" : "read your API key", is_cwd, err);
-			free(o);
-		}
-	strv_free(&lists[0]);
-	strv_free(&lists[1]);
-	return r;
+	struct alias_ctx c = { mi, g, is_cwd, err };
+	return each_protected(x, alias_one, &c);
 }
 
 static int usable_home(const char *h, char **out)
