@@ -34,7 +34,7 @@ tagged() {
 # wait_tagged PROG TAG N: until at least N such processes exist (5 s at most).
 wait_tagged() {
 	i=0
-	while [ "$(tagged "$1" "$2" | wc -l)" -lt "$3" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	while [ "$(tagged "$1" "$2" | wc -l)" -lt "$3" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # limit_of PID NAME: the soft value of one line of /proc/PID/limits.
