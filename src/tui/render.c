@@ -325,17 +325,18 @@ int render_frame(const struct tui_frame *f, int force)
  * with unusual modifiers, a mouse report in another encoding, a keypad key
  * the terminfo entry lacks), read and dropped so that its bytes are not
  * typed keys: a cursor key's final "A" or a mouse report's "y" would
- * otherwise answer a question.  After ESC O one byte is the key; ESC [ M
- * is an X10 mouse report, three bytes follow; any other CSI is parameter
- * and intermediate bytes (0x20-0x3f) up to a final byte (0x40-0x7e), at
- * most 32 read.
+ * otherwise answer a question.  ESC [ M is an X10 mouse report, three
+ * bytes follow; any other CSI, and an SS3 (ESC O), is parameter and
+ * intermediate bytes (0x20-0x3f) up to a final byte (0x40-0x7e), at most
+ * 32 read: SS3 usually has none, but terminals using the old modifier form
+ * send shift-F1 as ESC O 2 P and ctrl-F2 as ESC O 1;5 Q.
  */
 static void drop_sequence(wint_t intro)
 {
 	wint_t c;
-	if (get_wch(&c) != OK || intro == 'O')
+	if (get_wch(&c) != OK)
 		return;
-	if (c == 'M') {
+	if (intro == '[' && c == 'M') {
 		for (int i = 0; i < 3 && get_wch(&c) != ERR; i++)
 			;
 		return;

@@ -70,7 +70,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -80,7 +80,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -281,6 +281,19 @@ if has s11 "type a prompt"; then
 	else t_fail "80x24 screen differs: $(head -20 "$TMP/small-80x24.txt.diff")"; fi
 else t_fail "no first screen"; fi
 tm send-keys -t s11 C-d
+
+t_start tui-ss3-modifiers "a function key in the old SS3 modifier form (ESC O 2 P, ESC O 1;5 Q) types nothing into the prompt"
+fake s13 80 24 "$TMP/stream.s"
+if has s13 "type a prompt"; then
+	tm send-keys -t s13 -H 1b 4f 32 50
+	sleep 0.3
+	tm send-keys -t s13 -H 1b 4f 31 3b 35 51
+	sleep 0.3
+	tm send-keys -t s13 -l "abc"
+	if has s13 "abc" && shot s13 | grep -q '^> abc *$'; then t_pass
+	else t_fail "the prompt line: $(shot s13 | grep 'abc')"; fi
+else t_fail "no first screen"; fi
+tm send-keys -t s13 C-d
 fi
 
 # ---------------------------------------------------------------- sandbx tui

@@ -78,12 +78,13 @@ if has r3 "y yes, n no"; then
 else t_fail "no question"; fi
 tm send-keys -t r3 C-d
 
-t_start tui-real-keys-not-answers "keys that are not a lone key press do not answer: keypad 9 (ESC O y), ctrl-alt-shift-up (ESC [1;8A), an unbracketed paste; y alone then does"
+t_start tui-real-keys-not-answers "keys that are not a lone key press do not answer: keypad 9 (ESC O y), shift-keypad 9 in the old modifier form (ESC O 2 y), ctrl-alt-shift-up (ESC [1;8A), an unbracketed paste; y alone then does"
 mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
 real rk --allow-tool bash
 has rk "type a prompt" && tm send-keys -t rk "make a file" Enter
 if has rk "y yes, n no"; then
 	tm send-keys -t rk KP9
+	tm send-keys -t rk -H 1b 4f 32 79
 	tm send-keys -t rk C-M-S-Up
 	tm send-keys -t rk -H 1b 5b 31 3b 39 41
 	tm send-keys -t rk -l "ok yes, always"
