@@ -290,6 +290,88 @@ static int debugging(void)
 	return log_level() >= LOG_DEBUG;
 }
 
+/*
+ * The key as the server may send it back: each of its bytes as itself, as
+ * a JSON escape (\u002d, or \/ for a slash) or percent-encoded (%2D), as
+ * an echo of the request body or of a URL would spell it.  KEY_SPELL_MAX
+ * is the longest spelling of one byte.
+ */
+#define KEY_SPELL_MAX 6
+
+static int hex_digit_is(char c, unsigned v)
+{
+	return c == "0123456789abcdef"[v & 15] || c == "0123456789ABCDEF"[v & 15];
+}
+
+/* How many bytes at s (m of them) spell the byte b; 0 when they do not.
+ * *cut is set when s ends inside a spelling of b. */
+static size_t byte_spelled(const char *s, size_t m, unsigned char b, int *cut)
+{
+	char want[KEY_SPELL_MAX];
+	size_t wl;
+	if (m == 0) {
+		*cut = 1;
+		return 0;
+	}
+	if ((unsigned char)s[0] == b)
+		return 1;
+	if (s[0] == '%') {
+		want[1] = (char)(b >> 4);
+		want[2] = (char)(b & 15);
+		wl = 3;
+	} else if (s[0] == '\\' && m > 1 && s[1] == '/' && b == '/') {
+		return 2;
+	} else if (s[0] == '\\' && b < 0x80) {
+		want[1] = 'u';
+		want[2] = want[3] = 0;
+		want[4] = (char)(b >> 4);
+		want[5] = (char)(b & 15);
+		wl = 6;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < wl; i++) {
+		if (i == m) {
+			*cut = 1;
+			return 0;
+		}
+		if (i == 1 && wl == 6 ? s[1] != 'u' : !hex_digit_is(s[i], (unsigned char)want[i]))
+			return 0;
+	}
+	return wl;
+}
+
+/* How many bytes at s (n of them) spell the whole key; 0 when they do not.
+ * *cut (when not NULL) is set when s ends inside a spelling of it. */
+static size_t key_spelled(const char *s, size_t n, const char *key, size_t kl, int *cut)
+{
+	size_t at = 0;
+	int c = 0;
+	for (size_t k = 0; k < kl; k++) {
+		size_t step = byte_spelled(s + at, n - at, (unsigned char)key[k], &c);
+		if (!step) {
+			if (cut)
+				*cut = c;
+			return 0;
+		}
+		at += step;
+	}
+	return at;
+}
+
+/* The first spelling of the key in s (n bytes): its offset, its length in
+ * *len; n when there is none. */
+static size_t key_find(const char *s, size_t n, const char *key, size_t kl, size_t *len)
+{
+	for (size_t i = 0; kl && i < n; i++) {
+		if (s[i] != key[0] && s[i] != '%' && s[i] != '\\')
+			continue;
+		if ((*len = key_spelled(s + i, n - i, key, kl, NULL)))
+			return i;
+	}
+	return n;
+}
+
 /* One debug line per line of s (blank lines and CRs dropped), each with
  * the prefix; the key, wherever it appears in a line, is masked, and the
  * server's bytes are drawn with their controls visible (utf8_term_write). */
@@ -307,14 +389,13 @@ static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size
 		if (rest > 0) {
 			fprintf(stderr, "sandbx debug provider %s ", dir);
 			while (rest > 0) {
-				const char *k = kl ? memmem(l, rest, p->key, kl) : NULL;
-				size_t upto = k ? (size_t)(k - l) : rest;
+				size_t sl = 0, upto = key_find(l, rest, p->key, kl, &sl);
 				utf8_term_write(stderr, l, upto, 1);
-				if (!k)
+				if (upto == rest)
 					break;
 				fputs("[redacted]", stderr);
-				l = k + kl;
-				rest -= upto + kl;
+				l += upto + sl;
+				rest -= upto + sl;
 			}
 			fputc('\n', stderr);
 		}
@@ -351,13 +432,18 @@ static void dbg_body(const struct prov *p, struct dbg_pending *d, const char *s,
 	if (final) {
 		upto = d->len;
 	} else if (d->len - upto > DBG_LINE_CAP) {
-		upto = d->len - (kl ? kl - 1 : 0);
-		/* not inside a copy of the key: the piece ends where it begins */
-		for (size_t i = upto >= kl ? upto - kl + 1 : 0; kl && i < upto; i++)
-			if (memcmp(d->buf + i, p->key, d->len - i < kl ? d->len - i : kl) == 0) {
+		size_t span = kl * KEY_SPELL_MAX;	/* the longest spelling */
+		upto = d->len - (span ? span - 1 : 0);
+		/* not inside a spelling of the key, whole or cut by the end of
+		 * what arrived: the piece ends where it begins */
+		for (size_t i = upto >= span ? upto - span + 1 : 0; kl && i < upto; i++) {
+			int cut = 0;
+			size_t sl = key_spelled(d->buf + i, d->len - i, p->key, kl, &cut);
+			if (cut || (sl && i + sl > upto)) {
 				upto = i;
 				break;
 			}
+		}
 	}
 	if (!upto)
 		return;
@@ -670,25 +756,26 @@ static void make_printable(char *s)
  * echoes back, an error page quoting the request, never shows the key. */
 static char *redact_key(const struct prov *p, char *s)
 {
-	size_t kl = p->key ? strlen(p->key) : 0, hits = 0;
+	size_t kl = p->key ? strlen(p->key) : 0, hits = 0, sl, kn;
 	if (!s || !kl)
 		return s;
-	for (const char *q = s; (q = strstr(q, p->key)); q += kl)
+	sl = strlen(s);
+	for (size_t at = 0; (at += key_find(s + at, sl - at, p->key, kl, &kn)) < sl; at += kn)
 		hits++;
 	if (!hits)
 		return s;
-	size_t sl = strlen(s);
+	/* a spelling is never shorter than the key, nor the key than 1 */
 	char *r = xmalloc(sl + hits * sizeof("[redacted]") + 1), *w = r;
-	for (const char *q = s;;) {
-		const char *k = strstr(q, p->key);
-		size_t upto = k ? (size_t)(k - q) : strlen(q);
-		memcpy(w, q, upto);
+	for (size_t at = 0;;) {
+		size_t upto = key_find(s + at, sl - at, p->key, kl, &kn);
+		memcpy(w, s + at, upto);
 		w += upto;
-		if (!k)
+		at += upto;
+		if (at == sl)
 			break;
 		memcpy(w, "[redacted]", 10);
 		w += 10;
-		q = k + kl;
+		at += kn;
 	}
 	*w = '\0';
 	explicit_bzero(s, sl);

@@ -401,6 +401,39 @@ if [ "$(rc)" != 0 ] && ! grep -q 'sk-ant' "$D/err" && ! grep -q 'secret-0' "$D/e
 	err_has '(request-id rrrrrrrrrr' && err_has 'HTTP 401 [redacted][redacted]'; then t_pass
 else t_fail "rc=$(rc) $(grep -o '.\{40\}sk-ant.\{0,30\}' "$D/err" | head -3) $(tail -c 300 "$D/err")"; fi
 
+# The key spelled as an echo may spell it: JSON escapes (\u002d, upper or
+# lower case) and percent-encoding, in a header, in the error message, and
+# across a debug-log line longer than its cap (cut at every offset, as
+# copies of 31 bytes fall against a 1 MiB piece).
+body='{"type":"error","error":{"type":"authentication_error","message":"bad key sk\u002dant\u002Dsecret-0123456789 or sk%2Dant%2dsecret-0123456789"}}'
+printf 'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nx-echo: k=sk%%2dant-secret%%2D0123456789\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
+	"${#body}" "$body" > "$TMP/esc401.raw"
+cut=$(( $(grep -ob 'sk\\u002dant' "$TMP/esc401.raw" | head -n 1 | cut -d: -f1) + 4 ))
+mock_start <<EOF2
+raw $TMP/esc401.raw $cut 300 0
+EOF2
+KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
+mock_stop
+cp "$D/err" "$TMP/esc401.err"
+python3 - "$TMP/escdense401.raw" <<'PY'
+import sys
+body = r"sk\u002dant-secret-0123456789" * 20000 + "sk%2Dant-secret%2d0123456789" * 20000
+open(sys.argv[1], "w").write("HTTP/1.1 401 Unauthorized\r\nContent-Type: text/html\r\n"
+	"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+PY
+mock_start <<EOF2
+raw $TMP/escdense401.raw 0 0 0
+EOF2
+KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
+mock_stop
+t_start prov-key-escaped-redacted "a key echoed JSON-escaped or percent-encoded is [redacted] in the error and the debug log, also across a line longer than the log's cap"
+if grep -q 'authentication_error: bad key \[redacted\] or \[redacted\]' "$TMP/esc401.err" &&
+	grep -qF 'x-echo: k=[redacted]' "$TMP/esc401.err" &&
+	grep -qF '"message":"bad key [redacted] or [redacted]"' "$TMP/esc401.err" &&
+	! grep -q 'secret\|0123456789' "$TMP/esc401.err" &&
+	[ "$(rc)" != 0 ] && ! grep -q 'secret\|0123456789\|sk\\\|sk%' "$D/err" && err_has 'HTTP 401 [redacted][redacted]'; then t_pass
+else t_fail "$(grep -o '.\{40\}secret.\{0,30\}' "$TMP/esc401.err" "$D/err" | head -3) $(tail -c 300 "$TMP/esc401.err")"; fi
+
 t_start prov-stream-out "text deltas reach the caller's hook in order, as they arrive, byte for byte"
 mock_start <<EOF2
 sse $FX/tool_use.sse 25 5
