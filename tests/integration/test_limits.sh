@@ -280,6 +280,23 @@ if [ "$RC" -ne 152 ]; then t_fail "exit $RC, expected 152 (128 + SIGXCPU): $(cat
 elif [ "$ms" -gt 6000 ]; then t_fail "took $ms ms of wall time"
 else t_pass; fi
 
+t_start limits-no-core "the command dumps no core: RLIMIT_CORE is 0, soft and hard, so raising it fails and a spin killed by SIGXCPU (a signal that dumps core) leaves no core file in the writable grant"
+rm -f "$W"/core*
+run --limit-cpu 1 --timeout 30 -- /bin/sh -c 'ulimit -c unlimited 2>/dev/null && echo raised; exec "$0"' "$PROBES/lim_spin" >/dev/null
+spin_rc=$RC raised=$(cat "$TMP/out")
+tag="nc$$x$(date +%s)"
+bg --timeout 60 -- "$FB" 1 "$tag" 3
+wait_tagged "$FB" "$tag" 1
+pid=$(tagged "$FB" "$tag" | head -n 1)
+core=""; [ -n "$pid" ] && core=$(sed -n 's/^Max core file size *\([^ ]*\) *\([^ ]*\) .*/\1 \2/p' "/proc/$pid/limits")
+bgwait
+pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+if [ "$spin_rc" -ne 152 ]; then t_fail "the spin exited $spin_rc, expected 152: $(cat "$TMP/err")"
+elif [ -n "$raised" ]; then t_fail "the command raised its core limit"
+elif [ "$core" != "0 0" ]; then t_fail "Max core file size of the command is '$core', expected '0 0'"
+elif ls "$W"/core* >/dev/null 2>&1; then t_fail "a core file was left: $(ls "$W"/core*) (core_pattern '$pattern')"
+else t_pass; fi
+
 t_start limits-cpu-hard "a spin ignoring SIGXCPU under --limit-cpu 1 is killed (SIGKILL, exit 137) one second later"
 t0=$(now_ms)
 run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" ignore >/dev/null
