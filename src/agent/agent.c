@@ -452,19 +452,10 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		if (*no_consent && v == GATE_ASK)
 			v = GATE_REFUSE;
 		/* The message's budget, before anyone is asked. */
-		if (v != GATE_REFUSE && returned >= TOOLS_MESSAGE_BYTES) {
+		if (v != GATE_REFUSE && (res.content = gate_message_budget(returned, t0 - start - asking))) {
 			res.is_error = 1;
-			res.content = xasprintf("not run: the tool calls of this message already returned %u MiB, "
-						"all one message's results may hold — ask for the rest in the next message",
-						TOOLS_MESSAGE_BYTES >> 20);
-		} else if (v != GATE_REFUSE && t0 - start - asking >= (long)TOOLS_MESSAGE_SECONDS * 1000) {
-			res.is_error = 1;
-			res.content = xasprintf("not run: the tool calls of this message already took %u s, all one "
-						"message's calls may take — ask for the rest in the next message",
-						TOOLS_MESSAGE_SECONDS);
-		}
-		if (res.content)
 			v = GATE_REFUSE;
+		}
 		if (v == GATE_ASK) {
 			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
 			char *diff, *diff_w;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/gate.h"
+#include "tools/tools_limits.h"
 #include "util/utf8.h"
 #include "util/util.h"
 
@@ -50,6 +51,17 @@ void gate_remember_always(struct gate *g, const char *tool)
 	int i = gate_tool_index(tool);
 	if (i >= 0)
 		g->always |= 1u << i;
+}
+
+char *gate_message_budget(size_t returned_bytes, long elapsed_ms)
+{
+	if (returned_bytes >= TOOLS_MESSAGE_BYTES)
+		return xasprintf("not run: the tool calls of this message already returned %u MiB, all one message's "
+				 "results may hold — ask for the rest in the next message", TOOLS_MESSAGE_BYTES >> 20);
+	if (elapsed_ms >= (long)TOOLS_MESSAGE_SECONDS * 1000)
+		return xasprintf("not run: the tool calls of this message already took %u s, all one message's calls "
+				 "may take — ask for the rest in the next message", TOOLS_MESSAGE_SECONDS);
+	return NULL;
 }
 
 char *gate_refusal_text(const char *tool, int by_user, const char *reason)

@@ -60,6 +60,14 @@ void gate_remember_always(struct gate *g, const char *tool);
 char *gate_refusal_text(const char *tool, int by_user, const char *reason);
 
 /*
+ * Whether one message's tool calls have used its budget (tools_limits.h):
+ * returned_bytes is what its calls so far sent back, elapsed_ms the time
+ * they took (the user's answers not counted).  NULL while within it, else
+ * the error text the next call returns instead of running (malloc'd).
+ */
+char *gate_message_budget(size_t returned_bytes, long elapsed_ms);
+
+/*
  * Make s safe to show on a terminal: control characters as \xNN (\n and
  * \t as such), the Unicode bidi controls (U+202A..E, U+2066..9, U+200E/F,
  * U+061C) and the characters that draw nothing (utf8_is_invisible) as

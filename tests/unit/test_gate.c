@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "agent/gate.h"
+#include "tools/tools_limits.h"
 
 static void gate_ceiling_and_approval(void **state)
 {
@@ -101,6 +102,26 @@ static void gate_diff_shapes(void **state)
 	free(d);
 }
 
+/* One message's calls: 4 MiB of results or 20 minutes of running, at the
+ * byte and the millisecond; the bytes are said first when both are spent. */
+static void gate_message_budget_edges(void **state)
+{
+	(void)state;
+	assert_null(gate_message_budget(0, 0));
+	assert_null(gate_message_budget(TOOLS_MESSAGE_BYTES - 1, TOOLS_MESSAGE_SECONDS * 1000L - 1));
+	char *m = gate_message_budget(TOOLS_MESSAGE_BYTES, 0);
+	assert_string_equal(m, "not run: the tool calls of this message already returned 4 MiB, all one message's "
+			       "results may hold — ask for the rest in the next message");
+	free(m);
+	m = gate_message_budget(0, TOOLS_MESSAGE_SECONDS * 1000L);
+	assert_string_equal(m, "not run: the tool calls of this message already took 1200 s, all one message's "
+			       "calls may take — ask for the rest in the next message");
+	free(m);
+	m = gate_message_budget(TOOLS_MESSAGE_BYTES + 1, TOOLS_MESSAGE_SECONDS * 1000L + 1);
+	assert_non_null(strstr(m, "returned 4 MiB"));
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +129,7 @@ int main(void)
 		cmocka_unit_test(gate_visible_escapes),
 		cmocka_unit_test(gate_diff_shapes),
 		cmocka_unit_test(gate_whole_bounded),
+		cmocka_unit_test(gate_message_budget_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
