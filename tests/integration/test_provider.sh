@@ -356,17 +356,24 @@ else
 	t_fail "rc=$(rc) ms=$(ms) out=$(cat "$D/out") err=$(cat "$D/err")"
 fi
 
+# key_echo NAME HEADER BODY MARK SKIP: a debug-logged call (key
+# sk-ant-secret-0123456789) answered by a 401 with one more header line
+# and BODY, sent in two network reads cut SKIP bytes into the first MARK.
+key_echo() {
+	printf 'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n%s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
+		"$2" "${#3}" "$3" > "$TMP/$1.raw"
+	cut=$(( $(grep -ob -- "$4" "$TMP/$1.raw" | head -n 1 | cut -d: -f1) + $5 ))
+	mock_start <<EOF2
+raw $TMP/$1.raw $cut 300 0
+EOF2
+	KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
+	mock_stop
+}
 # A 401 whose body echoes the key, cut in the middle of it between two
 # network reads, with controls in a header: the debug log and the error.
-body='{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-secret-0123456789"}}'
-printf 'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nx-junk: \033]0;pwned\007\302\233\342\200\256RID\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
-	"${#body}" "$body" > "$TMP/echo401.raw"
-cut=$(( $(grep -ob 'sk-ant-secret' "$TMP/echo401.raw" | head -n 1 | cut -d: -f1) + 9 ))
-mock_start <<EOF2
-raw $TMP/echo401.raw $cut 300 0
-EOF2
-KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
-mock_stop
+key_echo echo401 "$(printf 'x-junk: \033]0;pwned\007\302\233\342\200\256RID')" \
+	'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-secret-0123456789"}}' \
+	'sk-ant-secret' 9
 t_start prov-key-echo-redacted "a key the server echoes back is [redacted] in the error and the debug log, also when cut between two reads"
 if [ "$(rc)" != 0 ] && err_has 'authentication_error: invalid x-api-key [redacted]' &&
 	err_has 'sandbx debug provider < {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key [redacted]"}}' &&
@@ -403,17 +410,11 @@ else t_fail "rc=$(rc) $(grep -o '.\{40\}sk-ant.\{0,30\}' "$D/err" | head -3) $(t
 
 # The key spelled as an echo may spell it: JSON escapes (\u002d, upper or
 # lower case) and percent-encoding, in a header, in the error message, and
-# across a debug-log line longer than its cap (cut at every offset, as
-# copies of 31 bytes fall against a 1 MiB piece).
-body='{"type":"error","error":{"type":"authentication_error","message":"bad key sk\u002dant\u002Dsecret-0123456789 or sk%2Dant%2dsecret-0123456789"}}'
-printf 'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nx-echo: k=sk%%2dant-secret%%2D0123456789\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
-	"${#body}" "$body" > "$TMP/esc401.raw"
-cut=$(( $(grep -ob 'sk\\u002dant' "$TMP/esc401.raw" | head -n 1 | cut -d: -f1) + 4 ))
-mock_start <<EOF2
-raw $TMP/esc401.raw $cut 300 0
-EOF2
-KEY=sk-ant-secret-0123456789 SANDBX_LOG=debug pc
-mock_stop
+# across a debug-log line longer than its cap (copies of 29 and 28 bytes
+# against a 1 MiB piece: the cut falls where the network reads end).
+key_echo esc401 'x-echo: k=sk%2dant-secret%2D0123456789' \
+	'{"type":"error","error":{"type":"authentication_error","message":"bad key sk\u002dant\u002Dsecret-0123456789 or sk%2Dant%2dsecret-0123456789"}}' \
+	'sk\\u002dant' 4
 cp "$D/err" "$TMP/esc401.err"
 python3 - "$TMP/escdense401.raw" <<'PY'
 import sys
