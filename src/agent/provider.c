@@ -433,7 +433,7 @@ static void dbg_body(const struct prov *p, struct dbg_pending *d, const char *s,
 		upto = d->len;
 	} else if (d->len - upto > DBG_LINE_CAP) {
 		size_t span = kl * KEY_SPELL_MAX;	/* the longest spelling */
-		upto = d->len - (span ? span - 1 : 0);
+		upto = d->len > span ? d->len - (span ? span - 1 : 0) : 0;
 		/* not inside a spelling of the key, whole or cut by the end of
 		 * what arrived: the piece ends where it begins */
 		for (size_t i = upto >= span ? upto - span + 1 : 0; kl && i < upto; i++) {
