@@ -298,44 +298,31 @@ static int debugging(void)
  */
 #define KEY_SPELL_MAX 6
 
-static int hex_digit_is(char c, unsigned v)
-{
-	return c == "0123456789abcdef"[v & 15] || c == "0123456789ABCDEF"[v & 15];
-}
-
 /* How many bytes at s (m of them) spell the byte b; 0 when they do not.
- * *cut is set when s ends inside a spelling of b. */
+ * *cut is set when s ends inside a spelling of b.  Hex digits, and the
+ * escape's u, match in either case. */
 static size_t byte_spelled(const char *s, size_t m, unsigned char b, int *cut)
 {
-	char want[KEY_SPELL_MAX];
-	size_t wl;
+	char want[KEY_SPELL_MAX + 1];
 	if (m == 0) {
 		*cut = 1;
 		return 0;
 	}
 	if ((unsigned char)s[0] == b)
 		return 1;
-	if (s[0] == '%') {
-		want[1] = (char)(b >> 4);
-		want[2] = (char)(b & 15);
-		wl = 3;
-	} else if (s[0] == '\\' && m > 1 && s[1] == '/' && b == '/') {
+	if (s[0] == '\\' && b == '/' && m > 1 && s[1] == '/')
 		return 2;
-	} else if (s[0] == '\\' && b < 0x80) {
-		want[1] = 'u';
-		want[2] = want[3] = 0;
-		want[4] = (char)(b >> 4);
-		want[5] = (char)(b & 15);
-		wl = 6;
-	} else {
+	if (s[0] == '\\' || s[0] == '%')
+		snprintf(want, sizeof(want), s[0] == '%' ? "%%%02x" : "\\u%04x", b);
+	else
 		return 0;
-	}
+	size_t wl = strlen(want);
 	for (size_t i = 1; i < wl; i++) {
 		if (i == m) {
 			*cut = 1;
 			return 0;
 		}
-		if (i == 1 && wl == 6 ? s[1] != 'u' : !hex_digit_is(s[i], (unsigned char)want[i]))
+		if (tolower((unsigned char)s[i]) != want[i])
 			return 0;
 	}
 	return wl;
