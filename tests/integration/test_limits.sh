@@ -47,8 +47,9 @@ wait_tagged() {
 	done
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# limit_of PID NAME: the soft value of one line of /proc/PID/limits.
-limit_of() { sed -n "s/^$2 *\([^ ]*\) .*/\1/p" "/proc/$1/limits" 2>/dev/null; }
+# limit_of PID NAME [both]: the soft value of one line of /proc/PID/limits,
+# or with a third word "soft hard".
+limit_of() { sed -n "s/^$2 *\([^ ]*\) *\([^ ]*\) .*/\1${3:+ \\2}/p" "/proc/$1/limits" 2>/dev/null; }
 # cg_line PID CONTROLLER: the cgroup path of PID (v1 hierarchy of CONTROLLER, or v2 with "").
 cg_line() {
 	if [ -z "$2" ]; then sed -n 's/^0:://p' "/proc/$1/cgroup"
@@ -288,7 +289,7 @@ tag="nc$$x$(date +%s)"
 bg --timeout 60 -- "$FB" 1 "$tag" 3
 wait_tagged "$FB" "$tag" 1
 pid=$(tagged "$FB" "$tag" | head -n 1)
-core=""; [ -n "$pid" ] && core=$(sed -n 's/^Max core file size *\([^ ]*\) *\([^ ]*\) .*/\1 \2/p' "/proc/$pid/limits")
+core=""; [ -n "$pid" ] && core=$(limit_of "$pid" "Max core file size" both)
 bgwait
 pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
 if [ "$spin_rc" -ne 152 ]; then t_fail "the spin exited $spin_rc, expected 152: $(cat "$TMP/err")"
