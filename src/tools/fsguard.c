@@ -317,6 +317,12 @@ static int file_open(const struct fsg_root *r, int oflags)
 		close(pfd);
 		return -ELOOP;	/* replaced since it was vetted: refused like a link */
 	}
+	/* A grant may name a device (--allow-read /dev/ttyUSB0 for bash):
+	 * never opened here either, as in a granted tree (dir_open). */
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		close(pfd);
+		return -ENODEV;
+	}
 	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
 	int fd = open(via, (oflags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
 	int e = errno;

@@ -168,6 +168,15 @@ t_start tl-no-device "the in-process tools never open a device node, even in a g
 tool read '{"path":"/dev/null"}' --allow-read /dev --allow-read "$W"
 if [ $rc -eq 1 ] && has "'/dev/null' is a device: the tools do not open devices"; then t_pass; else t_fail "rc=$rc $out"; fi
 
+t_start tl-no-device-file-grant "a grant naming a device itself (--allow-read /dev/null, as a serial port or a watchdog would be) is not opened by read, ls, grep or find either"
+bad=""
+for c in 'read {"path":"/dev/null"}' 'ls {"path":"/dev/null"}' 'grep {"path":"/dev/null","pattern":"x"}' \
+	'find {"path":"/dev/null","name":"x"}'; do
+	tool ${c%% *} "${c#* }" --allow-read /dev/null --allow-read "$W"
+	[ $rc -eq 1 ] && has "'/dev/null' is a device: the tools do not open devices" || bad="$bad ${c%% *}: rc=$rc $out;"
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start tl-bash-works "bash runs in the sandbox on this kernel"
 if ! sandbox_works; then
 	t_skip "sandbox-run cannot run here: $(cd "$TMP" && "$SANDBX" sandbox-run -- /bin/true 2>&1 | tail -1)"
