@@ -78,7 +78,12 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 			rnd = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
 		free(tmp);
 		tmp = xasprintf(".%.200s.sandbx-%08x", name, rnd);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		/* never wider than the file it replaces: a 0600 file's new
+		 * text (an edit's keeps the rest of the old) is not for others
+		 * to open while it is written, nor after through a handle they
+		 * took then */
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    exists ? st.st_mode & 0777 : 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -90,7 +95,10 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	 * belongs to whoever runs sandbx (root, maybe) and holds what the
 	 * model wrote, as the syscall filter keeps the bash tool from making
 	 * one (a write by someone else clears them in the kernel too). */
-	if (write_all(fd, data, n) < 0 || (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) ||
+	int wr = write_all(fd, data, n);
+	if (wr == 0)
+		tool_hook(c, "temp", tmp);
+	if (wr < 0 || (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) ||
 	    fsync(fd) < 0) {
 		*err = xasprintf("cannot write '%s': %s", path, strerror(errno));
 		close(fd);

@@ -550,6 +550,55 @@ static void tool_write_atomic(void **state)
 	tfx_free(f);
 }
 
+/* The temp file that takes a file's place is never wider than the file:
+ * a 0600 file's new content (for an edit, its old content too) is not
+ * readable by others while it is written. */
+struct tmpmode {
+	char *dir;
+	int seen;
+	mode_t mode;
+};
+
+static void temp_hook(void *arg, const char *event, const char *path)
+{
+	struct tmpmode *t = arg;
+	struct stat st;
+	if (strcmp(event, "temp") != 0)
+		return;
+	char *p = tt_path(t->dir, path);
+	assert_int_equal(stat(p, &st), 0);
+	free(p);
+	t->mode = st.st_mode & 07777;
+	t->seen++;
+}
+
+static void tool_write_temp_private(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct tmpmode t = { .dir = tt_path(f->dir, "w") };
+	(void)state;
+	tt_file(f->dir, "w/key.env", "TOKEN=hunter2\n");
+	char *p = tt_path(f->dir, "w/key.env");
+	assert_int_equal(chmod(p, 0600), 0);
+	f->ctx.hook = temp_hook;
+	f->ctx.hook_arg = &t;
+	assert_int_equal(run(f, "edit", "{\"path\":\"key.env\",\"old\":\"hunter2\",\"new\":\"hunter3\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(t.seen, 1);
+	assert_int_equal(t.mode & 077, 0);
+	assert_int_equal(run(f, "write", "{\"path\":\"key.env\",\"content\":\"TOKEN=x\\n\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(t.seen, 2);
+	assert_int_equal(t.mode & 077, 0);
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	free(p);
+	free(t.dir);
+	tfx_free(f);
+}
+
 /* replace_all cannot grow a file past the edit limit (it would be built
  * whole in memory): refused, the file unchanged. */
 static void tool_edit_growth_capped(void **state)
@@ -802,6 +851,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_cancellation),
 		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
+		cmocka_unit_test(tool_write_temp_private),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_edit_growth_capped),
