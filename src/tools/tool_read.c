@@ -1,6 +1,9 @@
 /*
  * tool_read.c — read: a text file with line numbers, paged by offset and
- * limit, read as a stream so a huge file costs only the lines shown.
+ * limit, read as a stream so a huge file costs only the lines shown.  The
+ * stream stops at the scan-bytes limit: a line with no end (a text head
+ * before a sparse hole of terabytes) or an offset far into a huge file
+ * would otherwise hold the harness for as long as the file lasts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,19 +88,33 @@ int tool_read_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *chunk = xmalloc(READ_CHUNK);
 	struct rline *l = xcalloc(1, sizeof(*l));
 	struct tout o;
-	uint64_t no = 1, shown_last = 0;
-	int more = 0, capped = 0, cancelled = 0, partial = 0;
+	uint64_t no = 1, shown_last = 0, scanned = 0, max_scan = tlim_bytes(c);
+	int more = 0, capped = 0, cancelled = 0, partial = 0, scan_cut = 0;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
 	for (;;) {
 		if (tool_stopped(c)) {
 			cancelled = 1;
 			break;
 		}
-		ssize_t n = read(fd, chunk, READ_CHUNK);
+		if (scanned >= max_scan) {
+			/* cut only when something is left to read */
+			char one;
+			ssize_t k;
+			while ((k = read(fd, &one, 1)) < 0 && errno == EINTR)
+				;
+			if (no > last)
+				more = k > 0;	/* the page is whole */
+			else
+				scan_cut = k > 0;
+			break;
+		}
+		uint64_t left = max_scan - scanned;
+		ssize_t n = read(fd, chunk, left < READ_CHUNK ? (size_t)left : READ_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
+		scanned += (uint64_t)n;
 		const char *p = chunk, *end = chunk + n;
 		if (no > last || capped) {
 			more = 1;
@@ -130,6 +147,8 @@ int tool_read_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			break;
 	}
 	if (!cancelled && !capped && partial && no >= first && no <= last) {
+		if (scan_cut)
+			l->cut = 1;	/* the line goes on past the cap */
 		if (line_emit(&o, l, no) < 0)
 			capped = more = 1;
 		else
@@ -143,7 +162,18 @@ int tool_read_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		tout_release(&o);
 		return tool_fail(out, "cancelled");
 	}
+	char *lim = tsize_words(max_scan);
+	if (shown_last == 0 && scan_cut) {
+		tout_release(&o);
+		char *m = xasprintf("read stopped after %s of '%s', at line %llu, before line %llu — raise "
+				    "--max-scan-bytes to read that far, or use bash (sed -n '%llu,%llup')", lim, path,
+				    (unsigned long long)no, (unsigned long long)first, (unsigned long long)first,
+				    (unsigned long long)last);
+		free(lim);
+		return tool_fail_own(out, m);
+	}
 	if (shown_last == 0) {
+		free(lim);
 		tout_release(&o);
 		return tool_fail(out, "'%s' has %llu lines — offset %llu is past its end", path,
 				 (unsigned long long)total, (unsigned long long)first);
@@ -156,5 +186,17 @@ int tool_read_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		tout_force(&o, m);
 		free(m);
 	}
+	if (scan_cut) {
+		/* the cap, not the limit, ended the page */
+		char *m = partial ? xasprintf("(stopped after reading %s of '%s', in line %llu, which goes on: raise "
+					      "--max-scan-bytes to read further, or use bash)\n", lim, path,
+					      (unsigned long long)no)
+				  : xasprintf("(stopped after reading %s of '%s': more follows — read again with "
+					      "offset=%llu, or raise --max-scan-bytes)\n", lim, path,
+					      (unsigned long long)shown_last + 1);
+		tout_force(&o, m);
+		free(m);
+	}
+	free(lim);
 	return tool_ok_own(out, tout_detach(&o));
 }

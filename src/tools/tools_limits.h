@@ -14,7 +14,7 @@
 #define TOOLS_MAX_OUTPUT		(256u * 1024)
 /* Files opened per search (grep) or entries visited (find). */
 #define TOOLS_MAX_SCAN_FILES		10000
-/* Bytes read per search. */
+/* Bytes read per search, and by one read call. */
 #define TOOLS_MAX_SCAN_BYTES		(64ull * 1024 * 1024)
 /* A file larger than this is not searched (grep) or edited (edit). */
 #define TOOLS_MAX_FILE_BYTES		(2u * 1024 * 1024)

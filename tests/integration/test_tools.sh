@@ -132,6 +132,16 @@ tool read '{"path":"many.txt","limit":10}'
 if has "more follows — read again with offset=11" && printf '%s' "$o1" | grep -qF "(showing 5 of 30 matching lines"; then
 	t_pass; else t_fail "grep: $o1 read: $out"; fi
 
+t_start tl-read-scan-cap "read looks at no more than the scan-bytes limit: a sparse file of 64 GiB holding one line (a text head, then a hole) comes back at once with a note, not after minutes of reading zeros"
+{ head -c 9000 /dev/zero | tr '\0' x; } > "$W/sparse.txt"
+truncate -s 64G "$W/sparse.txt"
+start=$(date +%s)
+out=$(cd "$W" && timeout 30 "$SANDBX" tool read '{"path":"sparse.txt","limit":1}' 2>"$TMP/err"); rc=$?
+end=$(date +%s)
+rm -f "$W/sparse.txt"
+if [ $rc -eq 0 ] && has "stopped after reading 64 MiB of 'sparse.txt', in line 1" && [ $((end - start)) -lt 10 ]; then t_pass
+else t_fail "rc=$rc $((end - start))s $(printf '%s' "$out" | tail -c 300)"; fi
+
 t_start tl-empty "empty output says so"
 tool grep '{"path":".","pattern":"zzz_absent_zzz"}'
 o1=$out

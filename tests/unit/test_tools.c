@@ -197,6 +197,53 @@ static void tool_read_binary_and_caps(void **state)
 	tfx_free(f);
 }
 
+/* read looks at no more than the scan-bytes limit per call: one line
+ * without an end (a sparse file past a text head) or an offset far into a
+ * huge file would otherwise be read to its end, terabytes, holding the
+ * harness. */
+static void tool_read_scan_capped(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	size_t n = 256 * 1024;
+	char *b = xmalloc(n);
+	memset(b, 'x', n);
+	tt_filen(f->dir, "w/endless.txt", b, n);
+	for (size_t i = 0; i < n; i++)
+		b[i] = (i % 4 == 3) ? '\n' : 'l';
+	tt_filen(f->dir, "w/lines.txt", b, n);
+	free(b);
+	f->ctx.limits.max_scan_bytes = 64 * 1024;
+	assert_int_equal(run(f, "read", "{\"path\":\"endless.txt\"}", &r), 0);
+	EXPECT_HAS(r, "     1\txxx");
+	EXPECT_HAS(r, "[... line cut]");
+	EXPECT_HAS(r, "stopped after reading 64 KiB of 'endless.txt', in line 1");
+	EXPECT_HAS(r, "--max-scan-bytes");
+	tool_result_release(&r);
+	/* lines shown before the cap are kept, and the next offset named */
+	assert_int_equal(run(f, "read", "{\"path\":\"lines.txt\",\"offset\":16000,\"limit\":1000}", &r), 0);
+	EXPECT_HAS(r, " 16000\tlll\n");
+	EXPECT_HAS(r, " 16384\tlll\n");
+	EXPECT_NOT(r, "16385\t");
+	EXPECT_HAS(r, "stopped after reading 64 KiB of 'lines.txt'");
+	EXPECT_HAS(r, "read again with offset=16385");
+	tool_result_release(&r);
+	/* an offset past what the cap reaches says so, and how to go on */
+	assert_int_equal(run(f, "read", "{\"path\":\"lines.txt\",\"offset\":60000}", &r), -1);
+	EXPECT_HAS(r, "read stopped after 64 KiB of 'lines.txt', at line 16385, before line 60000");
+	EXPECT_HAS(r, "--max-scan-bytes");
+	tool_result_release(&r);
+	/* a file that ends within the cap is read as before */
+	f->ctx.limits.max_scan_bytes = n;
+	assert_int_equal(run(f, "read", "{\"path\":\"lines.txt\",\"offset\":65536}", &r), 0);
+	EXPECT_HAS(r, " 65536\tlll\n");
+	EXPECT_NOT(r, "stopped");
+	EXPECT_NOT(r, "more follows");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_ls_sorted(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -842,6 +889,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tools_bad_input),
 		cmocka_unit_test(tool_read_lines_paging),
 		cmocka_unit_test(tool_read_binary_and_caps),
+		cmocka_unit_test(tool_read_scan_capped),
 		cmocka_unit_test(tool_ls_sorted),
 		cmocka_unit_test(tool_find_glob_no_follow),
 		cmocka_unit_test(tool_grep_matches),
