@@ -34,13 +34,15 @@ static int find_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		return 0;
 	f->matched++;
 	if (f->shown.n < f->max_shown && !f->out_full) {
-		size_t add = w->plen + 2;
+		/* counted as shown: a control byte takes four (\xNN) */
+		char *vis = tools_name_visible(w->path);
+		size_t add = strlen(vis) + 2;
 		if (f->out_len + add > TOOLS_MAX_OUTPUT) {
 			f->out_full = 1;
+			free(vis);
 			return 0;
 		}
 		f->out_len += add;
-		char *vis = tools_name_visible(w->path);
 		strv_push_own(&f->shown, type == DT_DIR ? xasprintf("%s/", vis) : xstrdup(vis));
 		free(vis);
 	}

@@ -697,6 +697,38 @@ static void tool_names_visible(void **state)
 	tfx_free(f);
 }
 
+/* A name is shown escaped, four bytes for each control byte: find counts
+ * what it shows against the output cap, so the closing line says how many
+ * paths are really there and that the cap cut them. */
+static void tool_find_cap_counts_escaped(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	char d[251], name[512];
+	(void)state;
+	memset(d, '\x01', 250);
+	d[250] = '\0';
+	snprintf(name, sizeof(name), "w/%s", d);
+	tt_dir(f->dir, name);
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "w/%s/%03d%.247s", d, i, d);
+		tt_file(f->dir, name, "");
+	}
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*\"}", &r), 0);
+	EXPECT_HAS(r, "output cap of 256 KiB reached");
+	unsigned shown = 0, total = 0, lines = 0;
+	const char *m = strstr(r.content, "(showing ");
+	assert_non_null(m);
+	assert_int_equal(sscanf(m, "(showing %u of %u matches", &shown, &total), 2);
+	for (const char *p = r.content; p < m; p++)
+		lines += *p == '\n';
+	assert_true(total >= 201);
+	assert_int_equal(shown, lines);
+	assert_true(strlen(r.content) <= TOOLS_MAX_OUTPUT + 256);
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -902,6 +934,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_temp_private),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
+		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
