@@ -99,12 +99,7 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		tout_force(&o, m);
 		free(m);
 	}
-	if (w.deep_skipped) {
-		char *m = xasprintf("(%llu directories deeper than %d levels not searched)\n",
-				    (unsigned long long)w.deep_skipped, TOOLS_MAX_DEPTH);
-		tout_force(&o, m);
-		free(m);
-	}
+	walk_notes(&w, &o);
 	strv_free(&f.shown);
 	return tool_ok_own(out, tout_detach(&o));
 }

@@ -396,9 +396,7 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 		walk_tree(&w, fd, base);
 		free(base);
 		cancelled = w.stop == WALK_CANCELLED;
-		if (w.deep_skipped)
-			tout_note(&g->o, "(%llu directories deeper than %d levels not searched)\n",
-			     (unsigned long long)w.deep_skipped, TOOLS_MAX_DEPTH);
+		walk_notes(&w, &g->o);
 	} else {
 		search_fd(g, fd, path);
 	}

@@ -84,6 +84,7 @@ struct walk {
 	void *arg;
 	enum walk_stop stop;
 	uint64_t deep_skipped;	/* directories past TOOLS_MAX_DEPTH */
+	uint64_t long_skipped;	/* entries whose path does not fit path[] */
 	char path[PATH_MAX + 256];
 	size_t plen;
 	size_t base_len;	/* path + base_len: the entry relative to the start */
@@ -99,6 +100,9 @@ int tglob_match(const char *glob, const char *name, const char *rel);
 
 /* Walk the directory open as dfd (O_RDONLY|O_DIRECTORY; consumed). */
 void walk_tree(struct walk *w, int dfd, const char *base);
+
+/* The closing lines for what the walk left out (deep or long paths). */
+void walk_notes(const struct walk *w, struct tout *o);
 
 /*
  * Replace path with data atomically: a temp file in the same directory

@@ -25,8 +25,10 @@ static void walk_dir(struct walk *w, DIR *d, int depth);
 static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char type, int depth)
 {
 	size_t keep = w->plen, nl = strlen(name);
-	if (w->plen + nl + 2 >= sizeof(w->path))
-		return 0;	/* deeper than any path we can show */
+	if (w->plen + nl + 2 >= sizeof(w->path)) {
+		w->long_skipped++;	/* deeper than any path we can show: said in the result */
+		return 0;
+	}
 	if (w->plen > 0)
 		w->path[w->plen++] = '/';
 	memcpy(w->path + w->plen, name, nl + 1);
@@ -79,6 +81,16 @@ static void walk_dir(struct walk *w, DIR *d, int depth)
 			break;
 	}
 	closedir(d);
+}
+
+void walk_notes(const struct walk *w, struct tout *o)
+{
+	if (w->deep_skipped)
+		tout_note(o, "(%llu directories deeper than %d levels not searched)\n",
+			  (unsigned long long)w->deep_skipped, TOOLS_MAX_DEPTH);
+	if (w->long_skipped)
+		tout_note(o, "(%llu %s with a path too long to show not searched: search a deeper path)\n",
+			  (unsigned long long)w->long_skipped, w->long_skipped == 1 ? "entry" : "entries");
 }
 
 void walk_tree(struct walk *w, int dfd, const char *base)

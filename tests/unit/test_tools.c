@@ -729,6 +729,44 @@ static void tool_find_cap_counts_escaped(void **state)
 	tfx_free(f);
 }
 
+/* An entry whose path is longer than the walk can show (4,352 bytes:
+ * 19 directories of 245-byte names) is not searched, and the result says
+ * so instead of acting as if the tree held nothing more. */
+static void tool_walk_long_paths_noted(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	char name[256];
+	(void)state;
+	char *w = tt_path(f->dir, "w");
+	tt_dir(f->dir, "w/lp");
+	char *lp = tt_path(f->dir, "w/lp");
+	int dfd = open(lp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	for (int i = 0; i < 19; i++) {
+		snprintf(name, sizeof(name), "d%02d_%0240d", i, 0);
+		assert_int_equal(mkdirat(dfd, name, 0755), 0);
+		int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(nfd >= 0);
+		close(dfd);
+		dfd = nfd;
+	}
+	int fd = openat(dfd, "needle.txt", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "needle\n", 7), 7);
+	close(fd);
+	close(dfd);
+	assert_int_equal(run(f, "grep", "{\"path\":\"lp\",\"pattern\":\"needle\"}", &r), 0);
+	EXPECT_HAS(r, "(1 entry with a path too long to show not searched: search a deeper path)");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "find", "{\"path\":\"lp\",\"name\":\"needle*\"}", &r), 0);
+	EXPECT_HAS(r, "(1 entry with a path too long to show not searched: search a deeper path)");
+	tool_result_release(&r);
+	free(lp);
+	free(w);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -935,6 +973,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
+		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
