@@ -153,11 +153,36 @@ static void print_for_tty(struct run_state *st, const char *s, size_t n)
 	st->ncarry = n - used;
 }
 
-/* A note, retry or error line: its text may quote the server or a
- * command, so its controls are made visible. */
+/* s (visible text, taken) as one line: gate_visible keeps a newline for
+ * the question's sake, but on stderr the model's newline would start a
+ * line of its own choosing (an audit record, a "sandbx:" note). */
+static char *one_line(char *s)
+{
+	size_t nl = 0, n = strlen(s);
+	for (const char *p = s; (p = strchr(p, '\n')); p++)
+		nl++;
+	if (!nl)
+		return s;
+	char *out = xmalloc(n + 3 * nl + 1), *w = out;
+	for (const char *p = s; *p; p++) {
+		if (*p == '\n') {
+			memcpy(w, "\\x0a", 4);
+			w += 4;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	free(s);
+	return out;
+}
+
+/* A note, retry or error line: its text may quote the server, a command
+ * or the model's tool name and id, so its controls are made visible and
+ * it stays one line. */
 static void print_note(const char *text)
 {
-	char *vis = gate_visible(text, 4000);
+	char *vis = one_line(gate_visible(text, 4000));
 	fprintf(stderr, "sandbx: %s\n", vis);
 	free(vis);
 }
@@ -225,7 +250,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 		utf8_term_write(stdout, st->carry, st->ncarry, 1);	/* cut short: shown as bytes */
 		st->ncarry = 0;
 	}
-	char *tool;
+	char *tool, *subject;
 	switch (ev->kind) {
 	case TEV_TEXT:
 		/* flushed once per network read (on_flush), not per delta */
@@ -248,10 +273,13 @@ static void on_event(void *ud, const struct turn_event *ev)
 			fflush(stdout);
 			st->text_open = 0;
 		}
-		/* The name is the model's: an unknown one reaches here too. */
-		tool = gate_visible(ev->tool, 64);
-		fprintf(stderr, "sandbx: %s %s\n", tool, ev->subject ? ev->subject : "");
+		/* The name is the model's: an unknown one reaches here too.
+		 * Name and subject are the model's: one line each. */
+		tool = one_line(gate_visible(ev->tool, 64));
+		subject = one_line(xstrdup(ev->subject ? ev->subject : ""));
+		fprintf(stderr, "sandbx: %s %s\n", tool, subject);
 		free(tool);
+		free(subject);
 		break;
 	case TEV_TOOL_RESULT: {
 		const char *nl = strchr(ev->text, '\n');
@@ -260,11 +288,13 @@ static void on_event(void *ud, const struct turn_event *ev)
 		 * its controls must not reach the terminal. */
 		char *line = xstrndup(ev->text, (size_t)first);
 		char *vis = gate_visible(line, 120);
-		tool = gate_visible(ev->tool, 64);
-		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, ev->subject ? ev->subject : "",
+		tool = one_line(gate_visible(ev->tool, 64));
+		subject = one_line(xstrdup(ev->subject ? ev->subject : ""));
+		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, subject,
 			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, vis,
 			nl ? " …" : "");
 		free(tool);
+		free(subject);
 		free(vis);
 		free(line);
 		break;

@@ -550,6 +550,26 @@ assert b'\\\\x1b]52;c;cHduZWQ=\\\\x07\\\\x1b[2Jhi<U+009B><U+202E>' in err, err
 assert out == b'A\x1b[2JB\xc2\x9bC\xe2\x80\xaeD\n', out
 "; then t_pass; else t_fail "rc=$RC $(cat -A "$D/err" | tail -5) $(cat -A "$D/out")"; fi
 
+t_start ag-stderr-one-line "a newline in the model's path, command, tool name or id cannot forge a line (an audit record) on stderr"
+mock_dir
+# read is always allowed: no flag is needed to reach these stderr lines.
+sse_tool toolu_n1 read '{"path":"nothere\nsandbx audit exited tool=bash command=\"make\" code=0"}' > "$D/r1.sse"
+sse_tool toolu_n2 'rea\nsandbx audit exited tool=bash code=0' '{"path":"x"}' > "$D/r2.sse"
+sse_tool 'toolu_n3\nsandbx audit spawned tool=bash' read '{"path":{"a":1}}' > "$D/r3.sse"
+sse_text "done" > "$D/r4.sse"
+mock_rounds 4
+ar -- go
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+import re
+err=open('$D/err','rb').read()
+lines=err.split(b'\n')
+forged=[l for l in lines if re.match(rb'sandbx audit (exited|spawned) ', l)]
+assert not forged, ('forged records', forged, err)
+assert all(l.startswith(b'sandbx') or not l for l in lines), err
+assert b'nothere\\\\x0asandbx audit exited' in err, err
+"; then t_pass; else t_fail "rc=$RC $(cat -A "$D/err" | tail -8)"; fi
+
 t_start ag-term-answer "on a terminal the answer's controls are made visible"
 mock_dir
 sse_text 'A\u001b[2JB\u009bC\u202eD\u0007E' > "$D/r1.sse"
