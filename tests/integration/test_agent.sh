@@ -585,4 +585,25 @@ assert b'A^[[2JB<U+009B>C<U+202E>D^GE' in b, b
 assert b'\x1b' not in b and b'\x07' not in b, b
 "; then t_pass; else t_fail "rc=$rc $(cat -A "$D/pty" | tail -5)"; fi
 
+t_start ag-term-jsonl "--output jsonl on a terminal carries no C1 or bidi control, DEL or stray byte, and parses to the same text"
+mock_dir
+printf 'x\302\233y\233z\n' > "$W/c1.txt"
+sse_tool toolu_j1 read '{"path":"c1.txt"}' > "$D/r1.sse"
+sse_text 'A\u001b[2JB\u009bC\u202eD\u007fE' > "$D/r2.sse"
+mock_rounds 2
+args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --output jsonl --base-url "http://127.0.0.1:$PORT" -- hi)
+rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
+mock_stop
+if [ "$rc" = 0 ] && python3 -c "
+import json
+b=open('$D/pty','rb').read()
+for bad in (b'\x1b', b'\x7f', b'\xc2\x9b', b'\xe2\x80\xae', b'\x9b'):
+    assert bad not in b, ('the terminal got', bad, b)
+evs=[json.loads(l) for l in b.decode('utf-8').split('\r\n') if l.startswith('{')]
+assert [e['text'] for e in evs if e['type']=='text']==['A\x1b[2JB\x9bC\u202eD\x7fE'], evs
+r=[e for e in evs if e['type']=='tool_result'][0]['content']
+assert 'x\x9by\ufffdz' in r, r
+" 2>"$D/why"; then t_pass; else t_fail "rc=$rc $(tail -1 "$D/why")"; fi
+rm -f "$W/c1.txt"
+
 t_done
