@@ -629,6 +629,15 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 		return -1;
 	}
 	off_t before = st.st_size;
+	/* Resume reads at most SESSION_MAX_FILE: a file grown past it would
+	 * lose every turn it holds, not only this one. */
+	if ((uint64_t)before + n > SESSION_MAX_FILE) {
+		*err = xasprintf("the session '%s' would grow past its %u MiB — the round was not stored; the earlier "
+				 "turns are kept: resume them, or start a new session with --session", s->path,
+				 SESSION_MAX_FILE >> 20);
+		errno = EFBIG;
+		return -1;
+	}
 	ssize_t w;
 	sigset_t mask;
 	fsu_xfsz_block(&mask);

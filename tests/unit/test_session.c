@@ -634,6 +634,63 @@ static void test_session_full_disk_append(void **state)
 	free(path);
 }
 
+/*
+ * A session is read back only up to SESSION_MAX_FILE: an append that would
+ * carry it past that is refused, so what is stored stays resumable (a
+ * hostile endpoint's 16 MiB rounds reach the cap in a few turns).  The
+ * file is brought near the cap with blank lines, which the parser skips.
+ */
+static void test_session_append_stops_at_file_cap(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	size_t chunk = SESSION_MAX_LINE - 1;
+	char *blank = malloc(chunk);
+	assert_non_null(blank);
+	memset(blank, ' ', chunk - 1);
+	blank[chunk - 1] = '\n';
+	while ((uint64_t)file_size(path) + chunk <= SESSION_MAX_FILE - 2048)
+		assert_int_equal(write(fd, blank, chunk), (ssize_t)chunk);
+	size_t rest = (size_t)(SESSION_MAX_FILE - 2048 - (uint64_t)file_size(path));
+	memset(blank + rest - 1, '\n', 1);
+	assert_int_equal(write(fd, blank, rest), (ssize_t)rest);
+	close(fd);
+	free(blank);
+	off_t near = file_size(path);
+
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	char big[4096];
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "role", "assistant");
+	cJSON_AddItemToObject(a, "content", c);
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddStringToObject(b, "text", big);
+	cJSON_AddItemToArray(c, b);
+	assert_int_equal(session_append_round(s, "one more", a, NULL, &err), -1);
+	assert_non_null(strstr(err, "--session"));
+	free(err);
+	err = NULL;
+	cJSON_Delete(a);
+	session_close(s);
+	assert_int_equal(file_size(path), near);
+
+	/* still resumable, with every turn it held */
+	s = NULL;
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	assert_int_equal(session_turns(s), 1);
+	session_close(s);
+	strv_free(&notes);
+	unlink(path);
+	free(id);
+	free(path);
+}
+
 static void test_session_one_writer_at_a_time(void **state)
 {
 	struct session *s = NULL, *t = NULL;
@@ -832,6 +889,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_disk_full_tmpfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_append_stops_at_file_cap, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
