@@ -80,6 +80,11 @@
 #define PROV_DEFAULT_BACKOFF_MAX_MS 8000u
 #define PROV_MAX_RETRY_AFTER_MS 60000u	/* a longer retry-after is not honoured */
 #define PROV_MAX_ERROR_BODY (64u << 10)	/* bytes of an HTTP error body kept */
+/* The largest request body sent: the Messages API takes no more than
+ * 32 MB, and printing a longer history (a hostile endpoint's 64 MiB
+ * answers, their control characters 6 bytes each once escaped) would cost
+ * gigabytes over a few rounds. */
+#define PROV_MAX_REQUEST (32u << 20)
 #define PROV_RECV_BUFFER (128L << 10)	/* libcurl's receive buffer: fewer reads */
 #define PROV_AFTER_STOP_MS 1000u	/* the stream's own end awaited after message_stop */
 

@@ -606,4 +606,33 @@ assert 'x\x9by\ufffdz' in r, r
 " 2>"$D/why"; then t_pass; else t_fail "rc=$rc $(tail -1 "$D/why")"; fi
 rm -f "$W/c1.txt"
 
+t_start ag-request-capped "a conversation whose next request would pass the API's 32 MiB is not printed or sent: the turn fails saying so"
+mock_dir
+# 6 MiB of C0 characters kept from round 1 print as 36 MiB of \u0001
+# escapes; each round's text would be copied into every later request.
+python3 - "$D/r1.sse" <<'PY2'
+import json, sys
+def ev(n, o): return "event: %s\ndata: %s\n\n" % (n, json.dumps(o))
+with open(sys.argv[1], "w") as f:
+    f.write(ev("message_start", {"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant",
+        "model": "m", "content": [], "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}))
+    f.write(ev("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}))
+    for _ in range(12):
+        f.write(ev("content_block_delta", {"type": "content_block_delta", "index": 0,
+            "delta": {"type": "text_delta", "text": "\u0001" * (512 << 10)}}))
+    f.write(ev("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    f.write(ev("content_block_start", {"type": "content_block_start", "index": 1,
+        "content_block": {"type": "tool_use", "id": "toolu_big", "name": "ls", "input": {"path": "."}}}))
+    f.write(ev("content_block_stop", {"type": "content_block_stop", "index": 1}))
+    f.write(ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}}))
+    f.write(ev("message_stop", {"type": "message_stop"}))
+PY2
+sse_text "more" > "$D/r2.sse"
+mock_rounds 2
+ar -- go
+mock_stop
+if [ $RC -eq 1 ] && [ ! -e "$D/req-2.json" ] && grep -q 'larger than the 32 MiB' "$D/err"; then t_pass
+else t_fail "rc=$RC req-2: $(wc -c < "$D/req-2.json" 2>/dev/null) $(tail -3 "$D/err")"; fi
+rm -f "$D/r1.sse"
+
 t_done
