@@ -691,6 +691,66 @@ static void test_session_append_stops_at_file_cap(void **state)
 	free(path);
 }
 
+/*
+ * A round too large for a line is refused without being printed whole:
+ * 30 MiB of control characters would print as 180 MiB of escapes.  The
+ * child has 96 MiB of address space to spare, more than the 16 MiB line.
+ */
+static void test_session_record_line_bounded(void **state)
+{
+	if (getenv("SBX_UNDER_VALGRIND"))
+		skip();	/* valgrind's own mappings count against RLIMIT_AS */
+#if defined(__SANITIZE_ADDRESS__)
+	skip();		/* so do ASan's shadow mappings */
+#endif
+	char *id = new_session_with_round(), *path = session_file(id);
+	off_t good = file_size(path);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct session *s = NULL;
+		struct strv notes = { 0 };
+		char *err = NULL;
+		if (session_resume(&T.x, id, &s, &notes, &err) < 0)
+			_exit(10);
+		size_t n = 30u << 20;
+		char *big = malloc(n + 1);
+		if (!big)
+			_exit(11);
+		memset(big, 1, n);
+		big[n] = '\0';
+		cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "role", "assistant");
+		cJSON_AddItemToObject(a, "content", c);
+		cJSON_AddStringToObject(b, "type", "text");
+		cJSON_AddItemToObject(b, "text", cJSON_CreateStringReference(big));
+		cJSON_AddItemToArray(c, b);
+		/* clean_message copies the text once (30 MiB): counted in */
+		unsigned long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(12);
+		fclose(f);
+		struct rlimit rl = { (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (96u << 20), RLIM_INFINITY };
+		rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(RLIMIT_AS, &rl) < 0)
+			_exit(13);
+		int r = session_append_round(s, "a huge round", a, NULL, &err);
+		if (r == 0)
+			_exit(14);
+		if (!strstr(err, "line limit"))
+			_exit(15);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(file_size(path), good);
+	free(id);
+	free(path);
+}
+
 static void test_session_one_writer_at_a_time(void **state)
 {
 	struct session *s = NULL, *t = NULL;
@@ -889,6 +949,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_disk_full_tmpfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_record_line_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_append_stops_at_file_cap, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
