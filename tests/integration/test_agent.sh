@@ -292,6 +292,8 @@ if [ $rc -eq 3 ] && [ ! -e "$D/req-1.json" ]; then t_pass; else t_fail "rc=$rc $
 # pty_run KEYS_SPEC: run agent-run under a pty; KEYS_SPEC is a python list of
 # (wait_for_text, send_bytes); prints the exit code.  send "EOF" sends
 # ctrl-d, "PAUSE" waits 0.8 s (longer than APPROVE_RECOVER_MS).
+# ar_argv ARGS...: agent-run against the mock with ARGS, as pty_run's JSON argv.
+ar_argv() { python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" "$@"; }
 pty_run() {
 	python3 - "$@" <<'PY'
 import os, pty, sys, time, select, json
@@ -352,7 +354,7 @@ approve_case() { # ID DESC STEPS EARLY EXPECT_RC CHECK
 	sse_tool toolu_w2 write '{"path":"approved2.txt","content":"again\n"}' > "$D/r2.sse"
 	sse_text "end" > "$D/r3.sse"
 	mock_rounds 3
-	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool write --approve call -- write)
+	args=$(ar_argv --allow-tool write --approve call -- write)
 	rc=$(cd "$W" && pty_run "$args" "$steps" "$early" 2>"$D/pty")
 	mock_stop
 	if [ "$rc" = "$want" ] && eval "$check"; then t_pass; else t_fail "rc=$rc $(tail -c 600 "$D/pty")"; fi
@@ -391,7 +393,7 @@ ask_case() {
 	sse_tool toolu_q1 "$tool" "$json" > "$D/r1.sse"
 	sse_text "end" > "$D/r2.sse"
 	mock_rounds 2
-	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool "$tool" --approve call -- go)
+	args=$(ar_argv --allow-tool "$tool" --approve call -- go)
 	rc=$(cd "$W" && pty_run "$args" "$steps" "" 2>"$D/pty")
 	mock_stop
 	if [ "$rc" = "$want" ] && eval "$check"; then t_pass; else t_fail "rc=$rc $(tail -c 800 "$D/pty" | cat -A)"; fi
@@ -576,7 +578,7 @@ sse_text 'A\u001b[2JB\u009bC\u202eD\u0007E' > "$D/r1.sse"
 { cat > "$D/script"; mock_serve; } <<EOF
 sse $D/r1.sse
 EOF
-args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" -- hi)
+args=$(ar_argv -- hi)
 rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
 mock_stop
 if [ "$rc" = 0 ] && python3 -c "
@@ -591,7 +593,7 @@ printf 'x\302\233y\233z\n' > "$W/c1.txt"
 sse_tool toolu_j1 read '{"path":"c1.txt"}' > "$D/r1.sse"
 sse_text 'A\u001b[2JB\u009bC\u202eD\u007fE' > "$D/r2.sse"
 mock_rounds 2
-args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --output jsonl --base-url "http://127.0.0.1:$PORT" -- hi)
+args=$(ar_argv --output jsonl -- hi)
 rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
 mock_stop
 if [ "$rc" = 0 ] && python3 -c "

@@ -340,6 +340,18 @@ static void test_session_create_narrows_own_dirs_only(void **state)
 	strv_free(&notes);
 }
 
+/* An assistant message of one text block; text is a cJSON string (taken). */
+static cJSON *assistant_msg(cJSON *text)
+{
+	cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "role", "assistant");
+	cJSON_AddItemToObject(a, "content", c);
+	cJSON_AddStringToObject(b, "type", "text");
+	cJSON_AddItemToObject(b, "text", text);
+	cJSON_AddItemToArray(c, b);
+	return a;
+}
+
 static char *new_session_with_round(void)
 {
 	struct session *s = NULL;
@@ -604,12 +616,7 @@ static void test_session_full_disk_append(void **state)
 		char *big = malloc(4096);
 		memset(big, 'z', 4095);
 		big[4095] = '\0';
-		cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
-		cJSON_AddStringToObject(a, "role", "assistant");
-		cJSON_AddItemToObject(a, "content", c);
-		cJSON_AddStringToObject(b, "type", "text");
-		cJSON_AddStringToObject(b, "text", big);
-		cJSON_AddItemToArray(c, b);
+		cJSON *a = assistant_msg(cJSON_CreateString(big));
 		int r = session_append_round(s, "fill the disk", a, NULL, &err);
 		if (r == 0)
 			_exit(12);
@@ -666,12 +673,7 @@ static void test_session_append_stops_at_file_cap(void **state)
 	char big[4096];
 	memset(big, 'z', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
-	cJSON_AddStringToObject(a, "role", "assistant");
-	cJSON_AddItemToObject(a, "content", c);
-	cJSON_AddStringToObject(b, "type", "text");
-	cJSON_AddStringToObject(b, "text", big);
-	cJSON_AddItemToArray(c, b);
+	cJSON *a = assistant_msg(cJSON_CreateString(big));
 	assert_int_equal(session_append_round(s, "one more", a, NULL, &err), -1);
 	assert_non_null(strstr(err, "--session"));
 	free(err);
@@ -719,12 +721,7 @@ static void test_session_record_line_bounded(void **state)
 			_exit(11);
 		memset(big, 1, n);
 		big[n] = '\0';
-		cJSON *a = cJSON_CreateObject(), *c = cJSON_CreateArray(), *b = cJSON_CreateObject();
-		cJSON_AddStringToObject(a, "role", "assistant");
-		cJSON_AddItemToObject(a, "content", c);
-		cJSON_AddStringToObject(b, "type", "text");
-		cJSON_AddItemToObject(b, "text", cJSON_CreateStringReference(big));
-		cJSON_AddItemToArray(c, b);
+		cJSON *a = assistant_msg(cJSON_CreateStringReference(big));
 		/* clean_message copies the text once (30 MiB): counted in */
 		unsigned long pages = 0;
 		FILE *f = fopen("/proc/self/statm", "r");
@@ -809,12 +806,7 @@ static int enospc_child(const char *dir)
 	char *text = xmalloc(3001);
 	memset(text, 'q', 3000);
 	text[3000] = '\0';
-	cJSON *a = cJSON_CreateObject(), *cont = cJSON_CreateArray(), *b = cJSON_CreateObject();
-	cJSON_AddStringToObject(a, "role", "assistant");
-	cJSON_AddItemToObject(a, "content", cont);
-	cJSON_AddStringToObject(b, "type", "text");
-	cJSON_AddStringToObject(b, "text", text);
-	cJSON_AddItemToArray(cont, b);
+	cJSON *a = assistant_msg(cJSON_CreateString(text));
 	struct stat st;
 	off_t good = 0;
 	int turns = 0, r = 0;
