@@ -352,6 +352,26 @@ static cJSON *assistant_msg(cJSON *text)
 	return a;
 }
 
+/* In a forked child: the session resumed, or the child exits 10. */
+static struct session *child_resume(const char *id)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	if (session_resume(&T.x, id, &s, &notes, &err) < 0)
+		_exit(10);
+	return s;
+}
+
+/* The forked child pid exited 0 (its other codes say which step failed). */
+static void child_passed(pid_t pid)
+{
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static char *new_session_with_round(void)
 {
 	struct session *s = NULL;
@@ -602,11 +622,8 @@ static void test_session_full_disk_append(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct session *s = NULL;
-		struct strv notes = { 0 };
+		struct session *s = child_resume(id);
 		char *err = NULL;
-		if (session_resume(&T.x, id, &s, &notes, &err) < 0)
-			_exit(10);
 		/* SIGXFSZ keeps its default action (kill): the store must
 		 * turn the limit into an error by itself. */
 		signal(SIGXFSZ, SIG_DFL);
@@ -624,10 +641,7 @@ static void test_session_full_disk_append(void **state)
 			_exit(13);
 		_exit(0);
 	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	child_passed(pid);
 	/* the partial write was cut back: exactly the earlier lines remain */
 	assert_int_equal(file_size(path), good);
 	struct session *s = NULL;
@@ -710,11 +724,8 @@ static void test_session_record_line_bounded(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct session *s = NULL;
-		struct strv notes = { 0 };
+		struct session *s = child_resume(id);
 		char *err = NULL;
-		if (session_resume(&T.x, id, &s, &notes, &err) < 0)
-			_exit(10);
 		size_t n = 30u << 20;
 		char *big = malloc(n + 1);
 		if (!big)
@@ -739,10 +750,7 @@ static void test_session_record_line_bounded(void **state)
 			_exit(15);
 		_exit(0);
 	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	child_passed(pid);
 	assert_int_equal(file_size(path), good);
 	free(id);
 	free(path);
