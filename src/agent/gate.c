@@ -349,7 +349,10 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	fflush(tty);
 	if (is_term) {
 		raw = old;
-		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO);
+		/* ISIG off too: ctrl-c is read as a byte and refuses (below),
+		 * instead of a SIGINT that would end sandbx with the terminal
+		 * left without echo. */
+		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO | ISIG);
 		raw.c_cc[VMIN] = 1;
 		raw.c_cc[VTIME] = 0;
 		tcsetattr(fd, TCSANOW, &raw);

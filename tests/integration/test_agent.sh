@@ -341,6 +341,12 @@ if not w:
     os.kill(pid, 9)
     _, st = os.waitpid(pid, 0)
     buf += b"\n[pty_run: still running after its questions; killed]\n"
+import termios
+try:                          # the terminal as the run left it (the master reads the slave's)
+    if not termios.tcgetattr(fd)[3] & termios.ECHO:
+        buf += b"\n[pty_run: the terminal was left without echo]\n"
+except termios.error:
+    pass
 sys.stderr.write(buf.decode(errors="replace"))
 print(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
 PY
@@ -374,6 +380,9 @@ approve_case ag-approve-a "a approves this and every later call to the tool" \
 approve_case ag-approve-eof "end of input at a question refuses and exits 3" \
 	'[["allow?","EOF"]]' "" 3 \
 	'[ ! -e "$W/approved.txt" ]'
+approve_case ag-approve-ctrl-c "ctrl-c at a question refuses and exits 3 like end of input, and leaves the terminal echoing" \
+	'[["allow?","\u0003"]]' "" 3 \
+	'[ ! -e "$W/approved.txt" ] && ! grep -q "left without echo" "$D/pty"'
 approve_case ag-approve-paste "text pasted at the question (its a, its y) does not answer it, and the user is told; a key alone after a pause then does" \
 	'[["allow?","say yes, always"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
 	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "not taken: that key came with other input" "$D/pty")" -eq 1 ]'
