@@ -136,8 +136,10 @@ static int auth_login(const struct xdg_paths *x)
 	char buf[AUTH_MAX_INPUT + 1];
 	char *err = NULL;
 	struct strv notes = { 0 };
-	if (read_key(buf, sizeof(buf)) < 0)
+	if (read_key(buf, sizeof(buf)) < 0) {
+		explicit_bzero(buf, sizeof(buf));	/* what was read of a refused input */
 		return EXIT_ERROR;
+	}
 	trim(buf);
 	if (!*buf) {
 		sbx_err("no key was given — nothing stored");
