@@ -134,6 +134,22 @@ static void stdio_restore(const struct stdio_snap *z)
 	}
 }
 
+/*
+ * Started in the background of the terminal it gives the command ('&'),
+ * sandbx stops as a program reading that terminal would ("Stopped (tty
+ * input)") until fg: a read of no bytes runs the terminal's job-control
+ * check alone and consumes nothing.  The command itself is out of reach
+ * of that check (its own session, helper.c), so the init holds it while
+ * the caller is in the background anyway; this shows the job as stopped
+ * rather than waiting unseen.
+ */
+static void stdio_foreground(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd))
+			(void)!read(fd, NULL, 0);
+}
+
 static char *join_argv(char **argv, int n)
 {
 	char *s = NULL;
@@ -199,6 +215,7 @@ int cli_sandbox_run(struct cli_opts *o)
 
 	int rc;
 	struct stdio_snap z;
+	stdio_foreground();
 	stdio_take(&z);
 	if (sandbox_start(&s, &err) < 0) {
 		sbx_err("%s", err);

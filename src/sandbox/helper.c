@@ -622,6 +622,88 @@ static void command_env(void)
 
 /* ---- stage 3: the command --------------------------------------------- */
 
+/*
+ * Job control.  The command runs in a session of its own (setsid: no
+ * controlling terminal, so no TIOCSTI and no VT ioctls), where the
+ * kernel's job control does not reach it: put in the background (started
+ * with '&', or ^Z then bg) it would go on reading the terminal it was
+ * given, taking the keys typed for the shell in the foreground (a
+ * password), where a background job of the shell is stopped by SIGTTIN.
+ * The init is still in the caller's process group, so it gets what the
+ * terminal and the shell send that group (SIGTSTP on ^Z, SIGCONT on fg and
+ * bg) and passes it on: a stop stops every other process of the sandbox,
+ * a continue continues them only while the caller is in the foreground.
+ * The signals are blocked in the init from its start (a namespace's init
+ * discards a default-action signal it does not block), so a ^Z while the
+ * view is built is not lost; the command stage gives the caller's mask
+ * back.
+ */
+static sigset_t caller_mask;
+
+static void job_signals(sigset_t *s)
+{
+	sigemptyset(s);
+	sigaddset(s, SIGCHLD);
+	sigaddset(s, SIGTSTP);
+	sigaddset(s, SIGTTIN);
+	sigaddset(s, SIGTTOU);
+	sigaddset(s, SIGCONT);
+}
+
+/* 1 when the caller's job is in the background of the terminal it gave
+ * the command.  Process groups cannot be compared here (the caller's lie
+ * outside this pid namespace), so the terminal's own check answers: a
+ * read of no bytes runs it and consumes nothing, and with SIGTTIN blocked
+ * it fails with EIO in the background of the init's controlling terminal. */
+static int caller_in_background(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && read(fd, NULL, 0) < 0 && errno == EIO)
+			return 1;
+	return 0;
+}
+
+/* How often the init looks whether a caller held in the background was
+ * brought to the foreground: fg of a job running in the background moves
+ * the terminal without a signal. */
+#define JOB_POLL_MS 100
+
+/* Before the command exists: wait until the caller is in the foreground. */
+static void wait_foreground(void)
+{
+	sigset_t s;
+	struct timespec tick = { 0, JOB_POLL_MS * 1000000L };
+	job_signals(&s);
+	sigdelset(&s, SIGCHLD);
+	while (caller_in_background())
+		if (sigtimedwait(&s, NULL, &tick) < 0 && errno != EAGAIN && errno != EINTR)
+			_exit(EXIT_REFUSED);
+}
+
+/* What the init did to the sandbox's other processes for job control. */
+enum job_state { JOB_RUNNING, JOB_STOPPED, JOB_HELD_BG };
+
+/*
+ * One batch of signals read from the init's signalfd (their order is
+ * lost).  A stop always stops; only a continue lets the sandbox go on
+ * (after ^Z the terminal stays the caller's until its shell takes it
+ * back), and only in the foreground: continued in the background (bg)
+ * it stays stopped, held until the caller is in the foreground again.
+ */
+static enum job_state job_control(enum job_state now, int stop, int cont)
+{
+	if (cont && !caller_in_background()) {
+		if (now != JOB_RUNNING)
+			kill(-1, SIGCONT);
+		return JOB_RUNNING;
+	}
+	if (cont || stop) {
+		kill(-1, SIGSTOP);
+		return cont ? JOB_HELD_BG : JOB_STOPPED;
+	}
+	return now;
+}
+
 static void drop_privileges(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
@@ -660,6 +742,8 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 {
 	static struct seccomp_bpf bpf;
 	struct rlimit zero = { 0, 0 };
+
+	sigprocmask(SIG_SETMASK, &caller_mask, NULL);	/* the init's job signals */
 
 	/* Descriptors 0-2 cross as the caller chose, so one of them must not
 	 * be a way around the view: a directory (openat, fchmodat, connect
@@ -828,8 +912,11 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 				 const struct netpol_files *dns, int bpf_fd, int ns_sock)
 {
 	struct pollfd pf = { .fd = alive_fd, .events = POLLIN };
-	sigset_t all;
+	sigset_t all, jobs;
 
+	/* The job-control signals queue from here on (job_signals). */
+	job_signals(&jobs);
+	sigprocmask(SIG_BLOCK, &jobs, &caller_mask);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* The supervisor may have died before the line above: its end of the
 	 * liveness pipe is then closed. */
@@ -853,6 +940,8 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	 * the command exists, so the init is never dumpable while it runs
 	 * (the command's own flag comes back with its execve). */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* Started in the background ('&'): the command waits for fg. */
+	wait_foreground();
 	/*
 	 * The command stage starts as a vfork: in the init's memory, while
 	 * the init waits, until its execve or its exit.  A fork would copy
@@ -883,46 +972,55 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 		close(PIN_FD);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
-	int listener = -1, sfd = -1;
+	enum job_state job = JOB_RUNNING;
+	int listener = -1, sfd = signalfd(-1, &jobs, SFD_CLOEXEC);
+	if (sfd < 0)
+		_exit(EXIT_REFUSED);	/* nothing could be reaped */
 	if (nsk[0] >= 0) {
 		close(nsk[1]);
 		if (recv_fd(nsk[0], &listener) != 1)
 			listener = -1;	/* it refused first: its record says why */
 		close(nsk[0]);
-		sigset_t chld;
-		sigemptyset(&chld);
-		sigaddset(&chld, SIGCHLD);
-		if (listener >= 0 && (sfd = signalfd(-1, &chld, SFD_CLOEXEC)) < 0)
-			_exit(EXIT_REFUSED);	/* the command's listen() would hang */
 	}
 	for (;;) {
 		int st;
-		/* Port mode: wait for a listen() to answer or a child to reap,
-		 * then reap without blocking until none is left. */
-		if (listener >= 0) {
-			struct pollfd w2[2] = { { .fd = listener, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-			if (poll(w2, 2, -1) < 0) {
-				if (errno == EINTR)
-					continue;
-				_exit(EXIT_REFUSED);
+		/* Wait for a signal (a child to reap, a job-control stop or
+		 * continue) or, in port mode, a listen() to answer; then reap
+		 * without blocking until none is left. */
+		struct pollfd w2[2] = { { .fd = sfd, .events = POLLIN }, { .fd = listener, .events = POLLIN } };
+		int ready = poll(w2, listener >= 0 ? 2 : 1, job == JOB_HELD_BG ? JOB_POLL_MS : -1);
+		if (ready < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(EXIT_REFUSED);
+		}
+		if (ready == 0 && !caller_in_background()) {
+			kill(-1, SIGCONT);	/* fg of a job held in the background */
+			job = JOB_RUNNING;
+		}
+		if (w2[0].revents & POLLIN) {
+			struct signalfd_siginfo si[8];
+			ssize_t n = read(sfd, si, sizeof(si));
+			int stop = 0, cont = 0;
+			for (ssize_t i = 0; n > 0 && i < n / (ssize_t)sizeof(si[0]); i++) {
+				uint32_t sig = si[i].ssi_signo;
+				stop |= sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+				cont |= sig == SIGCONT;
 			}
-			if (w2[0].revents & POLLIN)
-				serve_listen(listener, p);
-			if (w2[1].revents & POLLIN) {
-				struct signalfd_siginfo si;
-				(void)!read(sfd, &si, sizeof(si));
-			}
-			if (w2[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-				close(listener);	/* no process uses the filter now */
-				listener = -1;
-			}
+			job = job_control(job, stop, cont);
+		}
+		if (listener >= 0 && (w2[1].revents & POLLIN))
+			serve_listen(listener, p);
+		if (listener >= 0 && (w2[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
+			close(listener);	/* no process uses the filter now */
+			listener = -1;
 		}
 		pid_t w;
-		while ((w = waitpid(-1, &st, __WALL | (listener >= 0 ? WNOHANG : 0))) != child) {
+		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) != child) {
 			if (w < 0 && errno != EINTR)
 				_exit(EXIT_REFUSED);
 			if (w == 0)
-				break;	/* port mode: nobody else to reap now */
+				break;	/* nobody else to reap now */
 		}
 		if (w == child) {
 			int code = wait_status_code(st);

@@ -9,7 +9,9 @@
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
  *            pivots into it, enters the network namespace, unshares a
  *            cgroup namespace (rooted at its cgroup), reaps
- *            orphans, relays the command's status
+ *            orphans, passes the terminal's job-control stops and
+ *            continues on to the command's processes (helper.c), relays
+ *            the command's status
  *            └─ fork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve

@@ -49,4 +49,48 @@ else
 	t_fail "rc=$rc1/$rc2 mode=$mode $(cat "$TMP/err" "$TMP/err2")"
 fi
 
+# Job control: the command is in a session of its own (setsid), where the
+# kernel's SIGTTIN/SIGTSTP do not reach it; the init passes them on.
+# Each case runs a job-control shell under script(1), which types the
+# feeder's bytes into the terminal.
+t_start sr-stdio-background-no-read "sandbox-run started in the background ('&') of the terminal it gives the command does not read the keys typed for the shell in the foreground: sandbx's job is stopped (tty input) until fg, as a background job of the shell reading the terminal is"
+if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
+else
+	cat > "$TMP/bg.sh" <<IN
+set -m
+cd "$W"
+"$SANDBX" sandbox-run -- sh -c 'read x; echo "stolen:\$x"' 2>/dev/null &
+read -r y
+echo "shell:\$y"
+jobs -l
+kill %1 2>/dev/null
+wait 2>/dev/null
+IN
+	out=$( (sleep 2; printf 'hunter2\n'; sleep 2) | timeout 30 script -qec "bash $TMP/bg.sh" /dev/null 2>/dev/null | tr -d '\r')
+	case "$out" in
+	*"stolen:hunter2"*) t_fail "the background command read the shell's line: $out" ;;
+	*"shell:hunter2"*"Stopped (tty input)"*) t_pass ;;
+	*) t_fail "$out" ;;
+	esac
+fi
+
+t_start sr-stdio-stopped-job "^Z stops the whole sandbox with sandbx's job, bg keeps it stopped while the job is in the background, fg continues it to its end"
+if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
+else
+	cat > "$TMP/stop.sh" <<IN
+set -m
+cd "$W"
+rm -f ticks
+"$SANDBX" sandbox-run -- sh -c 'i=0; while [ \$i -lt 30 ]; do echo x >> ticks; sleep 0.1; i=\$((i+1)); done' 2>/dev/null
+a=\$(wc -c < ticks); sleep 1; b=\$(wc -c < ticks)
+bg >/dev/null; sleep 1; c=\$(wc -c < ticks)
+fg >/dev/null; d=\$(wc -c < ticks)
+echo "ticks \$a \$b \$c \$d"
+IN
+	out=$( (sleep 1; printf '\032'; sleep 8) | timeout 30 script -qec "bash $TMP/stop.sh" /dev/null 2>/dev/null | tr -d '\r' | grep -o 'ticks [0-9 ]*')
+	set -- $out
+	if [ $# -eq 5 ] && [ "$2" -gt 0 ] && [ "$2" -lt 60 ] && [ "$2" = "$3" ] && [ "$3" = "$4" ] && [ "$5" = 60 ]; then t_pass
+	else t_fail "bytes written at the stop, 1 s later, 1 s after bg, after fg: '$out'"; fi
+fi
+
 t_done
