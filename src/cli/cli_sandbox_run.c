@@ -141,13 +141,27 @@ static void stdio_restore(const struct stdio_snap *z)
  * check alone and consumes nothing.  The command itself is out of reach
  * of that check (its own session, helper.c), so the init holds it while
  * the caller is in the background anyway; this shows the job as stopped
- * rather than waiting unseen.
+ * rather than waiting unseen.  Where the check answers EIO instead, no fg
+ * can come (the process group is orphaned, SIGTTIN is ignored, or the
+ * terminal hung up): the init would hold the command for good, or, let
+ * go, it would read the keys typed for another program.  Refused.
  */
-static void stdio_foreground(void)
+static int stdio_foreground(char **err)
 {
-	for (int fd = 0; fd < 3; fd++)
-		if (isatty(fd))
-			(void)!read(fd, NULL, 0);
+	for (int fd = 0; fd < 3; fd++) {
+		if (!isatty(fd))
+			continue;
+		ssize_t r;
+		while ((r = read(fd, NULL, 0)) < 0 && errno == EINTR)
+			;
+		if (r < 0 && errno == EIO) {
+			*err = xasprintf("descriptor %d is a terminal sandbx is in the background of with no way back to "
+					 "the foreground (its process group is orphaned or ignores SIGTTIN, or the terminal "
+					 "hung up) — give the command no terminal: </dev/null >FILE 2>&1", fd);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static char *join_argv(char **argv, int n)
@@ -178,6 +192,16 @@ int cli_sandbox_run(struct cli_opts *o)
 		audit(LOG_INFO, "refused", "mechanism", "pin", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
+		policy_release(&p);
+		return EXIT_REFUSED;
+	}
+
+	if (stdio_foreground(&err) < 0) {
+		audit(LOG_INFO, "refused", "mechanism", "job-control", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		if (pin_fd >= 0)
+			close(pin_fd);
 		policy_release(&p);
 		return EXIT_REFUSED;
 	}
@@ -215,7 +239,6 @@ int cli_sandbox_run(struct cli_opts *o)
 
 	int rc;
 	struct stdio_snap z;
-	stdio_foreground();
 	stdio_take(&z);
 	if (sandbox_start(&s, &err) < 0) {
 		sbx_err("%s", err);

@@ -93,4 +93,22 @@ IN
 	else t_fail "bytes written at the stop, 1 s later, 1 s after bg, after fg: '$out'"; fi
 fi
 
+t_start sr-stdio-orphaned-bg-refused "sandbox-run in the background of its terminal with no way back to the foreground (an orphaned process group: '( cmd & )') is refused at once (exit 125, naming the descriptor), not held for good"
+if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
+else
+	# The inner subshell's parent exits at once: its process group is
+	# orphaned, and the shell has taken the terminal back when sandbx starts.
+	cat > "$TMP/orphan.sh" <<IN
+set -m
+cd "$W"
+( ( sleep 1; "$SANDBX" sandbox-run -- sh -c 'echo ran > orphan.ran' </dev/null 2>orphan.err; echo \$? > orphan.rc ) & )
+sleep 4
+IN
+	timeout 30 script -qec "bash $TMP/orphan.sh" /dev/null </dev/null >/dev/null 2>&1
+	rc=$(cat "$W/orphan.rc" 2>/dev/null)
+	if [ "$rc" = 125 ] && grep -q 'descriptor 1 is a terminal' "$W/orphan.err" && grep -q 'refused mechanism=job-control' "$W/orphan.err" && [ ! -e "$W/orphan.ran" ]; then t_pass
+	else t_fail "rc='$rc' ran=$([ -e "$W/orphan.ran" ] && echo yes || echo no): $(cat "$W/orphan.err" 2>/dev/null)"; fi
+	rm -f "$W/orphan.rc" "$W/orphan.ran" "$W/orphan.err"
+fi
+
 t_done
