@@ -53,9 +53,13 @@ fi
 # kernel's SIGTTIN/SIGTSTP do not reach it; the init passes them on.
 # Each case runs a job-control shell under script(1), which types the
 # feeder's bytes into the terminal.
+job_terminal() {	# true when script(1) and bash can make one; else the test is skipped
+	command -v script >/dev/null && command -v bash >/dev/null && return 0
+	t_skip "no script(1) or bash to make a job-control terminal"
+	return 1
+}
 t_start sr-stdio-background-no-read "sandbox-run started in the background ('&') of the terminal it gives the command does not read the keys typed for the shell in the foreground: sandbx's job is stopped (tty input) until fg, as a background job of the shell reading the terminal is"
-if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
-else
+if job_terminal; then
 	cat > "$TMP/bg.sh" <<IN
 set -m
 cd "$W"
@@ -75,8 +79,7 @@ IN
 fi
 
 t_start sr-stdio-stopped-job "^Z stops the whole sandbox with sandbx's job, bg keeps it stopped while the job is in the background, fg continues it to its end"
-if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
-else
+if job_terminal; then
 	cat > "$TMP/stop.sh" <<IN
 set -m
 cd "$W"
@@ -94,8 +97,7 @@ IN
 fi
 
 t_start sr-stdio-orphaned-bg-refused "sandbox-run in the background of its terminal with no way back to the foreground (an orphaned process group: '( cmd & )') is refused at once (exit 125, naming the descriptor), not held for good"
-if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
-else
+if job_terminal; then
 	# The inner subshell's parent exits at once: its process group is
 	# orphaned, and the shell has taken the terminal back when sandbx starts.
 	cat > "$TMP/orphan.sh" <<IN
