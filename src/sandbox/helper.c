@@ -1115,6 +1115,11 @@ int helper_main(int argc, char **argv)
 	if (init == 0) {
 		close(alive[1]);
 		close(ns[0]);
+		/* The supervisor's: the init holds nothing of the host it
+		 * does not use (its /proc/PID/ns, the cgroup directories). */
+		if (nsdir >= 0)
+			close(nsdir);
+		limits_init_release();
 		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf_fd, ns[1]);
 	}
 	close(alive[0]);

@@ -86,6 +86,11 @@ void limits_apply_rlimits(const struct policy *p, int audit_fd);
 int limits_by_cgroup(int kind);
 void limits_report_kill(const struct policy *p, int sig, int audit_fd);
 void limits_finish(struct policy *p, int audit_fd);
+/* In the init, right after the fork: close its copies of the cgroup
+ * directories (the sandbox's, their parents, the supervisor's own), which
+ * only the supervisor uses (limits_attach, limits_finish), so no handle on
+ * the host's cgroup tree lives in the sandbox's pid namespace. */
+void limits_init_release(void);
 /* Whether limits_finish() could still report anything after the command
  * died this way (st: its wait status): a cgroup to remove, or a SIGKILL
  * to attribute.  The init's copy of the state answers as well. */

@@ -60,6 +60,7 @@ struct lim_shared {
 
 static struct {
 	struct lim_cg v2, v1pids;
+	int had_cgroup;			/* the init's copy: it released one */
 	int init_done;
 	unsigned by_cgroup;		/* 1 << kind: a cgroup enforces it */
 	struct lim_shared *shared;
@@ -414,9 +415,16 @@ static void cg_remove(struct lim_cg *cg, int use_kill, int audit_fd)
 	cg_reset(cg);
 }
 
+void limits_init_release(void)
+{
+	st.had_cgroup = st.v2.dir_fd >= 0 || st.v1pids.dir_fd >= 0;
+	cg_reset(&st.v2);
+	cg_reset(&st.v1pids);
+}
+
 int limits_finish_has_news(int status)
 {
-	return st.v2.dir_fd >= 0 || st.v1pids.dir_fd >= 0 ||
+	return st.had_cgroup || st.v2.dir_fd >= 0 || st.v1pids.dir_fd >= 0 ||
 	       (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 

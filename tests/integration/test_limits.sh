@@ -298,6 +298,24 @@ elif [ "$core" != "0 0" ]; then t_fail "Max core file size of the command is '$c
 elif ls "$W"/core* >/dev/null 2>&1; then t_fail "a core file was left: $(ls "$W"/core*) (core_pattern '$pattern')"
 else t_pass; fi
 
+t_start limits-init-no-host-handles "the sandbox's init holds no handle on the host: as root, none of its descriptors is a cgroup directory (the supervisor's alone, removed after the call) or the supervisor's /proc/PID/ns; as the caller's own user, its descriptors cannot even be listed"
+tag="ih$$x$(date +%s)"
+bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 3
+wait_tagged "$FB" "$tag" 1
+pid=$(tagged "$FB" "$tag" | head -n 1)
+init=""; [ -n "$pid" ] && init=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status")
+fds=""; lserr=""
+if [ -n "$init" ]; then
+	fds=$(for f in /proc/"$init"/fd/*; do readlink "$f"; done 2>/dev/null)
+	lserr=$(ls /proc/"$init"/fd 2>&1 >/dev/null)
+fi
+bgwait
+if [ -z "$init" ]; then t_fail "the command was not found on the host"
+elif is_root && [ -z "$fds" ]; then t_fail "root could not read the init's descriptors: $lserr"
+elif is_root && echo "$fds" | grep -q -e '^/sys/fs/cgroup' -e '/ns$'; then t_fail "the init holds: $(echo "$fds" | grep -e '^/sys/fs/cgroup' -e '/ns$' | tr '\n' ' ')"
+elif ! is_root && ! echo "$lserr" | grep -q 'Permission denied'; then t_fail "the caller's user listed the init's descriptors: '$fds' $lserr"
+else t_pass; fi
+
 t_start limits-cpu-hard "a spin ignoring SIGXCPU under --limit-cpu 1 is killed (SIGKILL, exit 137) one second later"
 t0=$(now_ms)
 run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" ignore >/dev/null
