@@ -119,45 +119,14 @@ struct run_state {
 	size_t ncarry;
 };
 
-/* --output jsonl to a terminal: cJSON escapes C0 only, so DEL, C1 (a
- * one-byte CSI or OSC to some terminals) and bidi controls of the model's
- * text or a command's output would reach it as they are.  There they are
- * written as JSON escapes, which parse to the same text; a byte that is
- * not UTF-8 (no JSON string holds one) as U+FFFD.  Outside strings the
- * printed JSON is ASCII, so every byte changed is inside a string. */
+/* --output jsonl to a terminal: its controls are escaped (utf8.h). */
 static int jsonl_tty;
-
-static void jputs_tty(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0;
-	while (i < n) {
-		size_t run = i;
-		while (run < n && s[run] < 0x7f)
-			run++;
-		fwrite(s + i, 1, run - i, stdout);
-		if ((i = run) == n)
-			break;
-		uint32_t cp;
-		int l = utf8_decode(s + i, n - i, &cp);
-		if (l <= 0) {
-			fputs("\\ufffd", stdout);
-			i++;
-		} else if (utf8_is_unsafe(cp)) {
-			printf("\\u%04x", (unsigned)cp);
-			i += (size_t)l;
-		} else {
-			fwrite(s + i, 1, (size_t)l, stdout);
-			i += (size_t)l;
-		}
-	}
-}
 
 static void jprint(cJSON *o)
 {
 	char *s = cJSON_PrintUnformatted(o);
 	if (jsonl_tty)
-		jputs_tty(s);
+		utf8_term_write_json(stdout, s);
 	else
 		fputs(s, stdout);
 	fputc('\n', stdout);

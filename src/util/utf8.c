@@ -1,6 +1,8 @@
 /*
  * utf8.c — see utf8.h.
  */
+#include <string.h>
+
 #include "util/utf8.h"
 
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
@@ -75,7 +77,9 @@ size_t utf8_cut(const char *s, size_t n, size_t k)
 	return k;
 }
 
-size_t utf8_term_write(FILE *f, const char *str, size_t n, int final)
+/* utf8_term_write, and with json the same walk inside printed JSON,
+ * where every changed character is spelled as a JSON escape. */
+static size_t term_write(FILE *f, const char *str, size_t n, int final, int json)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
@@ -93,8 +97,14 @@ size_t utf8_term_write(FILE *f, const char *str, size_t n, int final)
 		if (l == 0 && !final)
 			return i;	/* the rest of this sequence comes later */
 		if (l <= 0) {
-			fprintf(f, "\\x%02x", s[i]);
+			if (json)
+				fputs("\\ufffd", f);
+			else
+				fprintf(f, "\\x%02x", s[i]);
 			i++;
+		} else if (json && utf8_is_unsafe(cp)) {
+			fprintf(f, "\\u%04x", (unsigned)cp);
+			i += (size_t)l;
 		} else if (cp < 0x20 || cp == 0x7f) {
 			fprintf(f, "^%c", (char)(cp ^ 0x40));
 			i++;
@@ -107,4 +117,14 @@ size_t utf8_term_write(FILE *f, const char *str, size_t n, int final)
 		}
 	}
 	return n;
+}
+
+size_t utf8_term_write(FILE *f, const char *s, size_t n, int final)
+{
+	return term_write(f, s, n, final, 0);
+}
+
+void utf8_term_write_json(FILE *f, const char *json)
+{
+	term_write(f, json, strlen(json), 1, 1);
 }

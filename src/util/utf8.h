@@ -50,4 +50,13 @@ size_t utf8_cut(const char *s, size_t n, size_t k);
  */
 size_t utf8_term_write(FILE *f, const char *s, size_t n, int final);
 
+/*
+ * Write printed JSON (json, whole) to f for a terminal: cJSON escapes the
+ * C0 controls only, so DEL, C1 and bidi controls inside its strings are
+ * written as \uXXXX escapes and a byte that is not UTF-8 as \ufffd (no
+ * JSON string holds one); the text parses to the same.  Outside strings
+ * printed JSON is ASCII, so only string contents change.
+ */
+void utf8_term_write_json(FILE *f, const char *json);
+
 #endif
