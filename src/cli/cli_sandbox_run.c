@@ -148,20 +148,13 @@ static void stdio_restore(const struct stdio_snap *z)
  */
 static int stdio_foreground(char **err)
 {
-	for (int fd = 0; fd < 3; fd++) {
-		if (!isatty(fd))
-			continue;
-		ssize_t r;
-		while ((r = read(fd, NULL, 0)) < 0 && errno == EINTR)
-			;
-		if (r < 0 && errno == EIO) {
-			*err = xasprintf("descriptor %d is a terminal sandbx is in the background of with no way back to "
-					 "the foreground (its process group is orphaned or ignores SIGTTIN, or the terminal "
-					 "hung up) — give the command no terminal: </dev/null >FILE 2>&1", fd);
-			return -1;
-		}
-	}
-	return 0;
+	int fd = helper_stdio_tty_eio();	/* stops here while in the background */
+	if (fd < 0)
+		return 0;
+	*err = xasprintf("descriptor %d is a terminal sandbx is in the background of with no way back to the "
+			 "foreground (its process group is orphaned or ignores SIGTTIN, or the terminal hung up) — "
+			 "give the command no terminal: </dev/null >FILE 2>&1", fd);
+	return -1;
 }
 
 static char *join_argv(char **argv, int n)

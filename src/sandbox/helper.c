@@ -650,17 +650,28 @@ static void job_signals(sigset_t *s)
 	sigaddset(s, SIGCONT);
 }
 
+int helper_stdio_tty_eio(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (!isatty(fd))
+			continue;
+		ssize_t r;
+		while ((r = read(fd, NULL, 0)) < 0 && errno == EINTR)
+			;
+		if (r < 0 && errno == EIO)
+			return fd;
+	}
+	return -1;
+}
+
 /* 1 when the caller's job is in the background of the terminal it gave
  * the command.  Process groups cannot be compared here (the caller's lie
- * outside this pid namespace), so the terminal's own check answers: a
- * read of no bytes runs it and consumes nothing, and with SIGTTIN blocked
- * it fails with EIO in the background of the init's controlling terminal. */
+ * outside this pid namespace), so the terminal's own check answers: with
+ * SIGTTIN blocked it fails with EIO in the background of the init's
+ * controlling terminal. */
 static int caller_in_background(void)
 {
-	for (int fd = 0; fd < 3; fd++)
-		if (isatty(fd) && read(fd, NULL, 0) < 0 && errno == EIO)
-			return 1;
-	return 0;
+	return helper_stdio_tty_eio() >= 0;
 }
 
 /* How often the init looks whether a caller held in the background was

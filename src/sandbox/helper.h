@@ -60,6 +60,17 @@
 #define HELPER_CMDENV_PREFIX "SANDBX_CMDENV_"
 int helper_env_for_command_only(const char *name);
 
+/*
+ * The first of descriptors 0-2 that is a terminal answering EIO to a read
+ * of no bytes, or -1.  Such a read runs only the terminal's job-control
+ * check and consumes nothing.  With SIGTTIN blocked (the init) EIO means
+ * the caller is in the background of that terminal; with SIGTTIN at its
+ * default action (sandbox-run) a background caller is stopped there until
+ * fg, and EIO means no fg can come (an orphaned process group, SIGTTIN
+ * ignored, or the terminal hung up).
+ */
+int helper_stdio_tty_eio(void);
+
 /* The descriptors crossing into the supervisor, as above. */
 #define HELPER_AUDIT_FD 3
 #define HELPER_PIN_FD 4
