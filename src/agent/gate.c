@@ -75,7 +75,7 @@ char *gate_refusal_text(const char *tool, int by_user, const char *reason)
 			 tool);
 }
 
-char *gate_visible(const char *str, size_t max)
+static char *visible(const char *str, size_t max, int keep_newline)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
@@ -90,7 +90,7 @@ char *gate_visible(const char *str, size_t max)
 		if (l <= 0) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
 			i++;
-		} else if (cp == '\n' || cp == '\t') {
+		} else if ((cp == '\n' && keep_newline) || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
 		} else if (utf8_is_unsafe(cp) || utf8_is_invisible(cp)) {
@@ -108,6 +108,16 @@ char *gate_visible(const char *str, size_t max)
 	}
 	out[len] = '\0';
 	return out;
+}
+
+char *gate_visible(const char *s, size_t max)
+{
+	return visible(s, max, 1);
+}
+
+char *gate_visible_line(const char *s, size_t max)
+{
+	return visible(s, max, 0);
 }
 
 /* ---- diff ---------------------------------------------------------------- */

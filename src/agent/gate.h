@@ -75,6 +75,10 @@ char *gate_message_budget(size_t returned_bytes, long elapsed_ms);
  * "… [cut: N more bytes]".  malloc'd.
  */
 char *gate_visible(const char *s, size_t max);
+/* The same on one line: \n too as \x0a, so text of the model's printed
+ * on a line of its own (stderr's notes) cannot start another line there
+ * (a forged audit record). */
+char *gate_visible_line(const char *s, size_t max);
 
 /*
  * A unified diff of old -> new (line based, "--- a/PATH" "+++ b/PATH",

@@ -159,36 +159,12 @@ static void print_for_tty(struct run_state *st, const char *s, size_t n)
 	st->ncarry = n - used;
 }
 
-/* s (visible text, taken) as one line: gate_visible keeps a newline for
- * the question's sake, but on stderr the model's newline would start a
- * line of its own choosing (an audit record, a "sandbx:" note). */
-static char *one_line(char *s)
-{
-	size_t nl = 0, n = strlen(s);
-	for (const char *p = s; (p = strchr(p, '\n')); p++)
-		nl++;
-	if (!nl)
-		return s;
-	char *out = xmalloc(n + 3 * nl + 1), *w = out;
-	for (const char *p = s; *p; p++) {
-		if (*p == '\n') {
-			memcpy(w, "\\x0a", 4);
-			w += 4;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
-	free(s);
-	return out;
-}
-
 /* A note, retry or error line: its text may quote the server, a command
  * or the model's tool name and id, so its controls are made visible and
  * it stays one line. */
 static void print_note(const char *text)
 {
-	char *vis = one_line(gate_visible(text, 4000));
+	char *vis = gate_visible_line(text, 4000);
 	fprintf(stderr, "sandbx: %s\n", vis);
 	free(vis);
 }
@@ -281,8 +257,8 @@ static void on_event(void *ud, const struct turn_event *ev)
 		}
 		/* The name is the model's: an unknown one reaches here too.
 		 * Name and subject are the model's: one line each. */
-		tool = one_line(gate_visible(ev->tool, 64));
-		subject = one_line(xstrdup(ev->subject ? ev->subject : ""));
+		tool = gate_visible_line(ev->tool, 64);
+		subject = gate_visible_line(ev->subject ? ev->subject : "", SIZE_MAX);
 		fprintf(stderr, "sandbx: %s %s\n", tool, subject);
 		free(tool);
 		free(subject);
@@ -294,8 +270,8 @@ static void on_event(void *ud, const struct turn_event *ev)
 		 * its controls must not reach the terminal. */
 		char *line = xstrndup(ev->text, (size_t)first);
 		char *vis = gate_visible(line, 120);
-		tool = one_line(gate_visible(ev->tool, 64));
-		subject = one_line(xstrdup(ev->subject ? ev->subject : ""));
+		tool = gate_visible_line(ev->tool, 64);
+		subject = gate_visible_line(ev->subject ? ev->subject : "", SIZE_MAX);
 		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, subject,
 			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, vis,
 			nl ? " …" : "");

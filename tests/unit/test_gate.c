@@ -73,6 +73,9 @@ static void gate_visible_escapes(void **state)
 	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
 	assert_string_equal(v, "rm -rf /\\x1b[2J<U+202E>evil\tx\n\\xff");
 	free(v);
+	v = gate_visible_line("a\nsandbx audit exited\tx", 512);	/* one line: \n escaped, \t kept */
+	assert_string_equal(v, "a\\x0asandbx audit exited\tx");
+	free(v);
 	char big[2000];
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
