@@ -352,15 +352,18 @@ static cJSON *assistant_msg(cJSON *text)
 	return a;
 }
 
-/* In a forked child: the session resumed, or the child exits 10. */
-static struct session *child_resume(const char *id)
+/* fork; in the child, *s is the session id resumed (or the child exits 10). */
+static pid_t fork_resumed(const char *id, struct session **s)
 {
-	struct session *s = NULL;
-	struct strv notes = { 0 };
-	char *err = NULL;
-	if (session_resume(&T.x, id, &s, &notes, &err) < 0)
-		_exit(10);
-	return s;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct strv notes = { 0 };
+		char *err = NULL;
+		if (session_resume(&T.x, id, s, &notes, &err) < 0)
+			_exit(10);
+	}
+	return pid;
 }
 
 /* The forked child pid exited 0 (its other codes say which step failed). */
@@ -619,10 +622,9 @@ static void test_session_full_disk_append(void **state)
 		skip();
 	char *id = new_session_with_round(), *path = session_file(id);
 	off_t good = file_size(path);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
+	struct session *s = NULL;
+	pid_t pid = fork_resumed(id, &s);
 	if (pid == 0) {
-		struct session *s = child_resume(id);
 		char *err = NULL;
 		/* SIGXFSZ keeps its default action (kill): the store must
 		 * turn the limit into an error by itself. */
@@ -644,9 +646,9 @@ static void test_session_full_disk_append(void **state)
 	child_passed(pid);
 	/* the partial write was cut back: exactly the earlier lines remain */
 	assert_int_equal(file_size(path), good);
-	struct session *s = NULL;
 	struct strv notes = { 0 };
 	char *err = NULL;
+	s = NULL;
 	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
 	assert_int_equal(notes.n, 0);
 	assert_int_equal(session_turns(s), 1);
@@ -721,10 +723,9 @@ static void test_session_record_line_bounded(void **state)
 #endif
 	char *id = new_session_with_round(), *path = session_file(id);
 	off_t good = file_size(path);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
+	struct session *s = NULL;
+	pid_t pid = fork_resumed(id, &s);
 	if (pid == 0) {
-		struct session *s = child_resume(id);
 		char *err = NULL;
 		size_t n = 30u << 20;
 		char *big = malloc(n + 1);
