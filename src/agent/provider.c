@@ -24,6 +24,7 @@
 #include "agent/curl.h"
 #include "agent/provider.h"
 #include "agent/sse.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/utf8.h"
 #include "util/util.h"
@@ -835,19 +836,14 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 	cJSON *bj = prov_body(rq, err);
 	if (!bj)
 		return -1;
-	/* Printed into a buffer of the cap: a longer body is never built.
-	 * Pages past what the print touches are not backed. */
-	char *body = xmalloc(PROV_MAX_REQUEST + 5);	/* cJSON asks for 5 bytes of slack */
-	int fits = cJSON_PrintPreallocated(bj, body, PROV_MAX_REQUEST + 5, 0);
+	size_t body_len;
+	char *body = json_print_capped(bj, PROV_MAX_REQUEST, &body_len);
 	cJSON_Delete(bj);
-	size_t body_len = fits ? strlen(body) : 0;
-	if (!fits || body_len > PROV_MAX_REQUEST) {
-		free(body);
+	if (!body) {
 		*err = xasprintf("the request would be larger than the %u MiB the model provider takes — the "
 				 "conversation is too long to go on: start a new session", PROV_MAX_REQUEST >> 20);
 		return -1;
 	}
-	body = xrealloc(body, body_len + 1);
 	struct curl_slist *hdrs = headers(p);
 	const unsigned flags = m->flags;
 	const struct fold_hooks hooks = m->hooks;

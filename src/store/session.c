@@ -16,6 +16,7 @@
 
 #include "store/fsutil.h"
 #include "store/session.h"
+#include "util/json.h"
 #include "util/utf8.h"
 
 #define SESSION_READ_CHUNK 65536
@@ -678,14 +679,10 @@ static char *record_line(const char *type, const cJSON *m, size_t *len, char **e
 	const cJSON *f;
 	cJSON_ArrayForEach(f, m)
 		cJSON_AddItemToObject(o, f->string, cJSON_Duplicate(f, 1));
-	/* Printed into a buffer of the line limit: a record past it is never
-	 * built whole (a round of control characters prints 6 bytes each). */
-	char *line = xmalloc(SESSION_MAX_LINE + 5);	/* cJSON asks for 5 bytes of slack */
-	int fits = cJSON_PrintPreallocated(o, line, SESSION_MAX_LINE + 5, 0);
+	size_t n;
+	char *line = json_print_capped(o, SESSION_MAX_LINE - 1, &n);	/* the line's \n not counted */
 	cJSON_Delete(o);
-	size_t n = fits ? strlen(line) : 0;
-	if (!fits || n + 1 > SESSION_MAX_LINE) {
-		free(line);
+	if (!line) {
 		*err = xasprintf("a session record is larger than the %u-byte line limit — the round was not stored",
 				 SESSION_MAX_LINE);
 		return NULL;
