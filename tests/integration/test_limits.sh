@@ -335,6 +335,12 @@ if [ "$a" -ne 1 ] || [ "$b" -ne 1 ]; then t_fail "message missing (SIGXCPU: $a, 
 elif [ "$c" -ne 0 ]; then t_fail "a SIGKILL with no limit involved was reported as a limit"
 else t_pass; fi
 
+t_start limits-cpu-forged "a command that sends itself SIGXCPU under --limit-cpu 5 without spending the time exits 152 with no 'CPU time limit' line"
+run --limit-cpu 5 --timeout 30 -- /bin/sh -c 'kill -XCPU $$' >/dev/null
+if [ "$RC" -ne 152 ]; then t_fail "exit $RC, expected 152: $(cat "$TMP/err")"
+elif grep -q 'CPU time limit' "$TMP/err"; then t_fail "a SIGXCPU sent by the command was reported as the limit: $(grep 'limit' "$TMP/err")"
+else t_pass; fi
+
 # ---- file size -----------------------------------------------------------------
 
 t_start limits-fsize "a write past --limit-file-size 1M fails with EFBIG at 1 MiB"
