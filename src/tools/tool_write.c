@@ -39,6 +39,21 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 	return 0;
 }
 
+/* The replaced file's owner and group, where the caller may give them:
+ * root always, anyone else the group when they are in it (as sed -i).
+ * Otherwise the new file is the caller's, as a rename-replace makes it.
+ * Before the fchmod, which puts back what a chown may clear. */
+static void keep_owner(int fd, const struct stat *old)
+{
+	struct stat now;
+	if (fstat(fd, &now) < 0 || (now.st_uid == old->st_uid && now.st_gid == old->st_gid))
+		return;
+	if (fchown(fd, old->st_uid, old->st_gid) == 0 || now.st_gid == old->st_gid)
+		return;
+	if (fchown(fd, (uid_t)-1, old->st_gid) < 0)
+		return;	/* not in that group: the caller's, as said */
+}
+
 int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n,
 		       int *created, char **err)
 {
@@ -98,6 +113,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	int wr = write_all(fd, data, n);
 	if (wr == 0)
 		tool_hook(c, "temp", tmp);
+	if (wr == 0 && exists)
+		keep_owner(fd, &st);
 	if (wr < 0 || (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) ||
 	    fsync(fd) < 0) {
 		*err = xasprintf("cannot write '%s': %s", path, strerror(errno));

@@ -646,6 +646,43 @@ static void tool_write_temp_private(void **state)
 	tfx_free(f);
 }
 
+/* The new file keeps the replaced one's owner and group: a root caller
+ * editing a user's file in their tree gave it to root, and the user could
+ * no longer write it.  Needs root to give a file away (CI runs the unit
+ * tests as root). */
+static void tool_write_keeps_owner(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct stat st;
+	(void)state;
+	tt_file(f->dir, "w/own.txt", "one\n");
+	char *p = tt_path(f->dir, "w/own.txt");
+	if (geteuid() != 0 || chown(p, 1234, 1235) < 0) {
+		free(p);
+		tfx_free(f);
+		skip();
+	}
+	assert_int_equal(chmod(p, 0640), 0);
+	assert_int_equal(run(f, "edit", "{\"path\":\"own.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, 1234);
+	assert_int_equal(st.st_gid, 1235);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(run(f, "write", "{\"path\":\"own.txt\",\"content\":\"three\\n\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, 1234);
+	assert_int_equal(st.st_gid, 1235);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	char *now = tt_slurp(f->dir, "w/own.txt");
+	assert_string_equal(now, "three\n");
+	free(now);
+	free(p);
+	tfx_free(f);
+}
+
 /* replace_all cannot grow a file past the edit limit (it would be built
  * whole in memory): refused, the file unchanged. */
 static void tool_edit_growth_capped(void **state)
@@ -970,6 +1007,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_temp_private),
+		cmocka_unit_test(tool_write_keeps_owner),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
