@@ -125,9 +125,10 @@ struct grepst {
 	unsigned char *buf;
 	size_t alloc;
 	uint64_t files, bytes, max_files, max_bytes;
+	uint64_t visited, max_visited;	/* entries the walk passed, any type */
 	uint64_t matches, shown, max_shown;
 	uint64_t binary, big, unreadable, limit_hit;
-	enum { CAP_NONE, CAP_FILES, CAP_BYTES } cap;
+	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_ENTRIES } cap;
 	struct tout o;
 };
 
@@ -369,6 +370,15 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char type)
 {
 	struct grepst *g = w->arg;
+	/* The file cap counts files searched; directories and the files
+	 * the glob passes over are bounded here, or a literal search (run
+	 * in-process, untimed) of a tree of empty directories walks it all. */
+	if (++g->visited > g->max_visited) {
+		g->visited--;
+		g->cap = CAP_ENTRIES;
+		w->stop = WALK_CAP;
+		return 1;
+	}
 	if (type != DT_REG)
 		return 0;
 	if (g->glob && !tglob_match(g->glob, name, w->path + w->base_len))
@@ -409,7 +419,12 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 		tout_note(o, "(showing %llu of %llu matching lines%s)\n", (unsigned long long)g->shown,
 		     (unsigned long long)g->matches, o->full ? ": output cap of 256 KiB reached, narrow the pattern or path"
 							    : "; raise --max-results for more, or narrow the search");
-	if (g->cap != CAP_NONE) {
+	if (g->cap == CAP_ENTRIES) {
+		tout_note(o, "(stopped after visiting %llu entries (%llu file%s searched): scan cap of %llu entries "
+			     "per search, %d per file of --max-scan-files, reached; raise --max-scan-files or search "
+			     "a narrower path)\n", (unsigned long long)g->visited, (unsigned long long)g->files,
+			  g->files == 1 ? "" : "s", (unsigned long long)g->max_visited, TOOLS_GREP_ENTRIES_PER_FILE);
+	} else if (g->cap != CAP_NONE) {
 		char *lim = tsize_words(g->max_bytes);
 		tout_note(o, "(stopped after %llu files: scan cap of %s reached, raise %s or search a narrower path)\n",
 		     (unsigned long long)g->files, g->cap == CAP_FILES ? "files" : lim,
@@ -526,6 +541,8 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	const char *path = tin_str(in, "path"), *pattern = tin_str(in, "pattern");
 	struct grepst g = { .c = c, .glob = tin_str(in, "glob"), .max_files = tlim_files(c),
 			    .max_bytes = tlim_bytes(c), .max_shown = tlim_results(c) };
+	g.max_visited = g.max_files > UINT64_MAX / TOOLS_GREP_ENTRIES_PER_FILE ? UINT64_MAX
+									      : g.max_files * TOOLS_GREP_ENTRIES_PER_FILE;
 	long budget = c->limits.grep_ms ? (long)c->limits.grep_ms : TOOLS_GREP_SECONDS * 1000L;
 	char *err = NULL;
 

@@ -766,6 +766,39 @@ static void tool_find_cap_counts_escaped(void **state)
 	tfx_free(f);
 }
 
+/* grep's file cap counts files searched; the walk's other entries
+ * (directories, files the glob passes over) have their own bound, 100 per
+ * file of the cap, so a tree of empty directories is not walked whole. */
+static void tool_grep_entries_capped(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	char rel[64];
+	(void)state;
+	tt_dir(f->dir, "w/many");
+	for (int i = 0; i < 250; i++) {
+		snprintf(rel, sizeof(rel), "w/many/d%03d", i);
+		tt_dir(f->dir, rel);
+	}
+	f->ctx.limits.max_scan_files = 2;
+	const char *calls[] = { "{\"path\":\"many\",\"pattern\":\"needle\"}",
+				"{\"path\":\"many\",\"pattern\":\"need(le)\"}",
+				"{\"path\":\"many\",\"pattern\":\"needle\",\"glob\":\"*.c\"}" };
+	for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++) {
+		assert_int_equal(run(f, "grep", calls[k], &r), 0);
+		EXPECT_HAS(r, "(stopped after visiting 200 entries (0 files searched): scan cap of 200 entries");
+		EXPECT_HAS(r, "raise --max-scan-files");
+		tool_result_release(&r);
+	}
+	tt_file(f->dir, "w/many/d249/hit.txt", "needle\n");
+	f->ctx.limits.max_scan_files = 3;
+	assert_int_equal(run(f, "grep", "{\"path\":\"many\",\"pattern\":\"needle\"}", &r), 0);
+	EXPECT_HAS(r, "many/d249/hit.txt:1:needle");
+	EXPECT_NOT(r, "stopped after");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 /* An entry whose path is longer than the walk can show (4,352 bytes:
  * 19 directories of 245-byte names) is not searched, and the result says
  * so instead of acting as if the tree held nothing more. */
@@ -1012,6 +1045,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_walk_long_paths_noted),
+		cmocka_unit_test(tool_grep_entries_capped),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
