@@ -13,6 +13,10 @@
 
 #include "tools/tools_int.h"
 
+/* TOOLS_MAX_GLOB as the schemas spell it (checked in tools_validate). */
+#define GLOB_MAX_TEXT "4096"
+_Static_assert(TOOLS_MAX_GLOB == 4096, "GLOB_MAX_TEXT spells TOOLS_MAX_GLOB");
+
 static const struct tool_def table[TOOL__COUNT] = {
 	[TOOL_READ] = {
 		"read",
@@ -44,7 +48,7 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"Symlinks are not followed; .git, .hg and .svn are skipped.",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"directory to search beneath\"},"
-		"\"name\":{\"type\":\"string\",\"description\":\"glob on the name, e.g. *.c, or on the path when it has a slash\"}},"
+		"\"name\":{\"type\":\"string\",\"maxLength\":" GLOB_MAX_TEXT ",\"description\":\"glob on the name, e.g. *.c, or on the path when it has a slash\"}},"
 		"\"required\":[\"path\",\"name\"]}",
 		TOOL_RISK_READ, tool_find_run,
 	},
@@ -57,7 +61,7 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"file or directory to search\"},"
 		"\"pattern\":{\"type\":\"string\",\"description\":\"PCRE2 regular expression\"},"
-		"\"glob\":{\"type\":\"string\",\"description\":\"only files whose name (or, with a slash, path) matches this glob\"},"
+		"\"glob\":{\"type\":\"string\",\"maxLength\":" GLOB_MAX_TEXT ",\"description\":\"only files whose name (or, with a slash, path) matches this glob\"},"
 		"\"ignore_case\":{\"type\":\"boolean\",\"description\":\"case-insensitive match\"}},"
 		"\"required\":[\"path\",\"pattern\"]}",
 		TOOL_RISK_READ, tool_grep_run,
@@ -187,6 +191,14 @@ int tools_validate(const struct tool_def *t, const cJSON *input, char **err)
 		else {
 			double d = f->valuedouble;
 			ok = cJSON_IsNumber(f) && d >= 0 && d <= TOOLS_MAX_JSON_INT && floor(d) == d;
+		}
+		/* maxLength counts bytes here: what a glob costs a walk */
+		const cJSON *ml = cJSON_GetObjectItemCaseSensitive(p, "maxLength");
+		if (ok && cJSON_IsNumber(ml) && strlen(f->valuestring) > (size_t)ml->valuedouble) {
+			*err = xasprintf("field '%s' of tool '%s' is %zu bytes long, over its %.0f — every entry searched "
+					 "is matched against it: give a shorter one", f->string, t->name,
+					 strlen(f->valuestring), ml->valuedouble);
+			goto out;
 		}
 		if (!ok) {
 			*err = xasprintf("field '%s' of tool '%s' must be %s", f->string, t->name,

@@ -51,5 +51,9 @@
 #define TOOLS_MESSAGE_SECONDS		1200
 /* Path length accepted from the model. */
 #define TOOLS_MAX_PATH			4096
+/* Bytes of a find or grep glob: each entry of a walk is matched against
+ * it (at every directory level when it has a '/'), so its length
+ * multiplies the walk's cost; a path it could match is no longer. */
+#define TOOLS_MAX_GLOB			4096
 
 #endif

@@ -837,6 +837,44 @@ static void tool_walk_long_paths_noted(void **state)
 	tfx_free(f);
 }
 
+/* A glob is matched against every entry of a walk, at every level when it
+ * holds a '/': a 120 KB one took find 10 s over 3,000 entries, an 8 MiB one
+ * (what a tool input may hold) would take the harness most of an hour. */
+static void tool_glob_length_capped(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	size_t n = TOOLS_MAX_GLOB + 1;
+	char *glob = xmalloc(n + 1);
+	memset(glob, '*', n);
+	glob[n] = '\0';
+	glob[n - 1] = 'c';
+	char *in = xasprintf("{\"path\":\".\",\"name\":\"%s\"}", glob);
+	assert_int_equal(run(f, "find", in, &r), -1);
+	EXPECT_HAS(r, "field 'name' of tool 'find' is 4097 bytes long, over its 4096");
+	tool_result_release(&r);
+	free(in);
+	in = xasprintf("{\"path\":\"src\",\"pattern\":\"return\",\"glob\":\"%s\"}", glob);
+	assert_int_equal(run(f, "grep", in, &r), -1);
+	EXPECT_HAS(r, "field 'glob' of tool 'grep' is 4097 bytes long, over its 4096");
+	tool_result_release(&r);
+	free(in);
+	/* at the cap it runs */
+	in = xasprintf("{\"path\":\".\",\"name\":\"%s\"}", glob + 1);
+	assert_int_equal(run(f, "find", in, &r), 0);
+	EXPECT_HAS(r, "src/main.c\n");
+	tool_result_release(&r);
+	free(in);
+	free(glob);
+	cJSON *schema = tools_schema_json(TOOLS_MASK_ALL);
+	char *text = cJSON_PrintUnformatted(schema);
+	assert_non_null(strstr(text, "\"maxLength\":4096"));
+	free(text);
+	cJSON_Delete(schema);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -1046,6 +1084,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_grep_entries_capped),
+		cmocka_unit_test(tool_glob_length_capped),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
