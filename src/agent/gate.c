@@ -230,6 +230,30 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
+/* A line of the diff: each character that draws nothing (utf8_is_invisible)
+ * as <U+XXXX>, like the arguments; the controls are left to the terminal
+ * writer, which shows them as ^X. */
+static void sb_add_visible(struct sbuf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+	while (i < n) {
+		uint32_t cp;
+		int l = u[i] < 0x80 ? 1 : utf8_decode(u + i, n - i, &cp);
+		if (l <= 1 || !utf8_is_invisible(cp)) {
+			i += l > 0 ? (size_t)l : 1;
+			continue;
+		}
+		char esc[16];
+		int k = snprintf(esc, sizeof(esc), "<U+%04X>", (unsigned)cp);
+		sb_add(b, s + run, i - run);
+		sb_add(b, esc, (size_t)k);
+		i += (size_t)l;
+		run = i;
+	}
+	sb_add(b, s + run, n - run);
+}
+
 char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines)
 {
 	struct lines a, b;
@@ -284,7 +308,7 @@ char *gate_diff(const char *path, const char *old, const char *new_text, size_t 
 			const struct lines *src = ops[q].kind == '+' ? &b : &a;
 			char kind = ops[q].kind;
 			sb_add(&out, &kind, 1);
-			sb_add(&out, src->p[ops[q].idx], src->len[ops[q].idx]);
+			sb_add_visible(&out, src->p[ops[q].idx], src->len[ops[q].idx]);
 			sb_add(&out, "\n", 1);
 			out.lines++;
 		}

@@ -417,6 +417,18 @@ for bad in (b\"\x1b[2J\", b\"\x1b[H\", b\"\x05\", b\"\x1b]0\", b\"\x07\"):
     assert bad not in b, (bad, b)
 assert b\"+^[[2J^[[Hwrite notes.txt^[[1E+fix typo^[[1Eallow? ^E^[]0;t^G\" in b, b
 "'
+# Past the 512 characters the arguments show, the diff is all the user
+# reads of a write: a zero-width space in a compared name and a note in
+# tag characters (read by the next model, seen by no one) are shown there.
+pad=$(python3 -c "print('#' + 'x' * 600 + '\\\\n')")
+ask_case ag-approve-diff-invisible "the diff shows the characters that draw nothing, as the arguments do" \
+	write "{\"path\":\"auth.py\",\"content\":\"${pad}if user == 'ad\\u200bmin': ok()\\n# hi\\udb40\\udc68\\udb40\\udc69\\n\"}" \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/auth.py" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read()
+assert b\"\\xe2\\x80\\x8b\" not in b and b\"\\xf3\\xa0\\x81\" not in b, b[-1500:]
+assert b\"+if user == \x27ad<U+200B>min\x27: ok()\" in b and b\"+# hi<U+E0068><U+E0069>\" in b, b[-1500:]
+"'
 printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
 ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
 	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \

@@ -100,6 +100,13 @@ static void gate_diff_shapes(void **state)
 	d = gate_diff("new.txt", NULL, "x\ny\n", 100);
 	assert_string_equal(d, "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n");
 	free(d);
+	/* what draws nothing is shown in the diff too: a zero-width space in
+	 * a compared name, and text hidden in tag characters ("hi") */
+	d = gate_diff("f", "if user == \"admin\":\n", "if user == \"ad\xe2\x80\x8bmin\":\n"
+		      "# ok\xf3\xa0\x81\xa8\xf3\xa0\x81\xa9\n", 100);
+	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,1 +1,2 @@\n-if user == \"admin\":\n"
+			       "+if user == \"ad<U+200B>min\":\n+# ok<U+E0068><U+E0069>\n");
+	free(d);
 	d = gate_diff("f", "1\n2\n3\n", "1\n2\n3\n4\n5\n", 1);
 	assert_non_null(strstr(d, "[diff cut at 1 lines]"));
 	free(d);
