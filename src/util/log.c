@@ -10,6 +10,13 @@
 static enum log_level level = LOG_INFO;
 static int holding;
 static struct strv held;
+/* What log_hold keeps: a record quotes the model's command or path (up
+ * to 8 MiB, four bytes for each escaped one, twice for a bash call), so a
+ * session of them would otherwise hold hundreds of MiB, all printed at
+ * once when the screen ends.  Past this, records are counted, not kept. */
+#define LOG_MAX_HELD (4u << 20)
+static size_t held_bytes;
+static unsigned long long dropped, dropped_bytes;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void log_init(void)
@@ -133,7 +140,15 @@ void audit(enum log_level lvl, const char *event, ...)
 	char *line = audit_format(event, kv, n);
 	pthread_mutex_lock(&lock);
 	if (holding) {
-		strv_push_own(&held, line);
+		size_t ln = strlen(line) + 1;
+		if (held_bytes + ln > LOG_MAX_HELD) {
+			dropped++;
+			dropped_bytes += ln;
+			free(line);
+		} else {
+			held_bytes += ln;
+			strv_push_own(&held, line);
+		}
 	} else {
 		fprintf(stderr, "%s\n", line);
 		fflush(stderr);
@@ -149,8 +164,15 @@ void log_hold(int on)
 	if (!on) {
 		for (size_t i = 0; i < held.n; i++)
 			fprintf(stderr, "%s\n", held.v[i]);
+		if (dropped)
+			fprintf(stderr, "sandbx: %llu more audit record%s (%llu bytes) came while the screen was up, "
+				"past the %u MiB kept meanwhile, and %s not shown — the transcript above says what each "
+				"tool call did\n", dropped, dropped == 1 ? "" : "s", dropped_bytes, LOG_MAX_HELD >> 20,
+				dropped == 1 ? "is" : "are");
 		fflush(stderr);
 		strv_free(&held);
+		held_bytes = 0;
+		dropped = dropped_bytes = 0;
 	}
 	pthread_mutex_unlock(&lock);
 }

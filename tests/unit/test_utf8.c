@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "util/log.h"
 #include "util/utf8.h"
@@ -89,6 +90,40 @@ static void test_audit_record_escapes_controls(void **state)
 	free(r);
 }
 
+/* While the screen is up records are held in memory: 100 of 100 KiB each
+ * (a bash call's command, quoted twice) keep 4 MiB, not 10, and the rest
+ * are counted in one line when they are printed. */
+static void test_audit_held_bounded(void **state)
+{
+	(void)state;
+	char *big = malloc(100 * 1024 + 1);
+	memset(big, 'x', 100 * 1024);
+	big[100 * 1024] = '\0';
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fileno(tmp), 2);
+	log_hold(1);
+	for (int i = 0; i < 100; i++)
+		audit(LOG_INFO, "spawned", "tool", "bash", "command", big, NULL);
+	log_hold(0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	fseek(tmp, 0, SEEK_END);
+	long size = ftell(tmp);
+	assert_true(size > 3 * 1024 * 1024 && size < 4 * 1024 * 1024 + 1024);
+	char tail[400] = "";
+	fseek(tmp, -300, SEEK_END);
+	size_t k = fread(tail, 1, sizeof(tail) - 1, tmp);
+	tail[k] = '\0';
+	assert_non_null(strstr(tail, "sandbx: 60 more audit records ("));
+	assert_non_null(strstr(tail, "past the 4 MiB kept meanwhile, and are not shown"));
+	fclose(tmp);
+	free(big);
+}
+
 static void test_utf8_cut(void **state)
 {
 	const char *s = "a\xc3\xa9\xe2\x82\xac";	/* a é € */
@@ -109,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_decode),
 		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_audit_record_escapes_controls),
+		cmocka_unit_test(test_audit_held_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
