@@ -46,6 +46,34 @@ char *tools_edit_text(const char *buf, size_t n, const char *old, const char *ne
 	return res;
 }
 
+/* The file's size bytes, and proof that there are no more: the text an
+ * edit writes back is what was read, so a read error, or a file that grew
+ * or shrank while it was read (another program appending), would cut the
+ * file where the read stopped.  NULL with *err the errno of a failed
+ * read, or 0 when the size changed.  Malloc'd (size + 1). */
+static char *read_exact(int fd, size_t size, int *err)
+{
+	char *buf = xmalloc(size + 1), more;
+	size_t got = 0;
+	ssize_t r = 0;
+	while (got < size) {
+		r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == size)
+		while ((r = read(fd, &more, 1)) < 0 && errno == EINTR)
+			;
+	if (r == 0 && got == size)
+		return buf;
+	*err = r < 0 ? errno : 0;
+	free(buf);
+	return NULL;
+}
+
 int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
 {
 	const char *path = tin_str(in, "path"), *old = tin_str(in, "old"), *new = tin_str(in, "new");
@@ -69,24 +97,24 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		return tool_fail(out, "'%s' is larger than %u MiB — too large to edit here; use bash (sed) instead",
 				 path, TOOLS_MAX_EDIT_BYTES >> 20);
 	}
-	size_t size = (size_t)st.st_size, got = 0;
-	char *buf = xmalloc(size + 1);
-	while (got < size) {
-		ssize_t r = read(fd, buf + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t size = (size_t)st.st_size;
+	tool_hook(c, "sized", path);
+	int e = 0;
+	char *buf = read_exact(fd, size, &e);
 	close(fd);
-	if (memchr(buf, 0, got)) {
+	if (!buf) {
+		if (e)
+			return tool_fail(out, "cannot read '%s': %s — nothing was changed", path, strerror(e));
+		return tool_fail(out, "'%s' changed size while it was read — nothing was changed; read it again "
+				 "and retry", path);
+	}
+	if (memchr(buf, 0, size)) {
 		free(buf);
 		return tool_fail(out, "'%s' is a binary file — edit changes text files", path);
 	}
 	size_t k, outn;
 	uint64_t grown;
-	char *res = tools_edit_text(buf, got, old, new, all, &k, &grown);
+	char *res = tools_edit_text(buf, size, old, new, all, &k, &grown);
 	free(buf);
 	if (k == 0)
 		return tool_fail(out, "old text not found in '%s' — read the file and copy the text exactly, "

@@ -62,7 +62,8 @@ struct tool_limits {
 };
 
 /* Test hook: called at named points ("checked": a file's handle passed its
- * size check and is about to be read; "entry": a walk visits an entry;
+ * size check and is about to be read (grep); "sized": edit took the
+ * file's size and is about to read it; "entry": a walk visits an entry;
  * "temp": write's temp file holds the new content, path its name in the
  * target's directory, before its mode is set). */
 typedef void (*tool_hook_fn)(void *arg, const char *event, const char *path);

@@ -683,6 +683,57 @@ static void tool_write_keeps_owner(void **state)
 	tfx_free(f);
 }
 
+/* An edit writes back only what it read whole: a file that another
+ * program appends to between the size check and the read is left alone,
+ * its appended text kept (before, the edit wrote back the size it had
+ * seen and cut the rest). */
+struct growhook {
+	char *file;
+	const char *text;
+};
+
+static void grow_hook(void *arg, const char *event, const char *path)
+{
+	struct growhook *h = arg;
+	(void)path;
+	if (strcmp(event, "sized") != 0 || !h->text)
+		return;
+	FILE *fp = fopen(h->file, h->text[0] ? "a" : "w");
+	assert_non_null(fp);
+	fputs(h->text, fp);
+	fclose(fp);
+}
+
+static void tool_edit_changed_while_read(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_file(f->dir, "w/log.txt", "alpha\nbeta\n");
+	struct growhook h = { .file = tt_path(f->dir, "w/log.txt"), .text = "gamma appended\n" };
+	f->ctx.hook = grow_hook;
+	f->ctx.hook_arg = &h;
+	assert_int_equal(run(f, "edit", "{\"path\":\"log.txt\",\"old\":\"alpha\",\"new\":\"ALPHA\"}", &r), -1);
+	EXPECT_HAS(r, "'log.txt' changed size while it was read — nothing was changed");
+	tool_result_release(&r);
+	char *now = tt_slurp(f->dir, "w/log.txt");
+	assert_string_equal(now, "alpha\nbeta\ngamma appended\n");
+	free(now);
+	h.text = "";	/* truncated to nothing after the size check */
+	assert_int_equal(run(f, "edit", "{\"path\":\"log.txt\",\"old\":\"alpha\",\"new\":\"ALPHA\"}", &r), -1);
+	EXPECT_HAS(r, "changed size while it was read");
+	tool_result_release(&r);
+	h.text = NULL;
+	tt_file(f->dir, "w/log.txt", "alpha\n");
+	assert_int_equal(run(f, "edit", "{\"path\":\"log.txt\",\"old\":\"alpha\",\"new\":\"ALPHA\"}", &r), 0);
+	tool_result_release(&r);
+	now = tt_slurp(f->dir, "w/log.txt");
+	assert_string_equal(now, "ALPHA\n");
+	free(now);
+	free(h.file);
+	tfx_free(f);
+}
+
 /* replace_all cannot grow a file past the edit limit (it would be built
  * whole in memory): refused, the file unchanged. */
 static void tool_edit_growth_capped(void **state)
@@ -1079,6 +1130,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_temp_private),
 		cmocka_unit_test(tool_write_keeps_owner),
+		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
