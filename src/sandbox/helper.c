@@ -6,6 +6,7 @@
  * environment is present.  Each failure that stops the run is sent as a
  * label on the audit channel (fd 3) and the stage exits 125.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -24,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -695,6 +697,84 @@ static void wait_foreground(void)
 enum job_state { JOB_RUNNING, JOB_STOPPED, JOB_HELD_BG };
 
 /*
+ * A stop must hold.  SIGSTOP alone does not: a stopped process is
+ * continued by any SIGCONT the kernel generates for it, and the command
+ * can arm those itself (a POSIX timer, or O_ASYNC with F_SETSIG on the
+ * terminal, which fires as a key arrives) and then read the keys typed
+ * for the shell.  So the init also seizes every thread of the sandbox
+ * (PTRACE_SEIZE, PTRACE_INTERRUPT): a tracee in a ptrace stop is not woken
+ * by SIGCONT, only by its tracer.  What a seized process forks is seized
+ * with it and starts stopped; each pass stops everything first, and the
+ * passes end when one finds no thread left to seize.
+ */
+#define FREEZE_PASSES 64
+#define SEIZE_OPTS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL)
+
+/* fn on every thread of the sandbox but the init's; the sum of its answers. */
+static int each_thread(int (*fn)(pid_t))
+{
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[64];
+		uint64_t v;
+		if (parse_u64(e->d_name, 2, INT_MAX, &v) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%llu/task", (unsigned long long)v);
+		DIR *t = opendir(path);
+		struct dirent *f;
+		while (t && (f = readdir(t)))
+			if (parse_u64(f->d_name, 2, INT_MAX, &v) == 0)
+				n += fn((pid_t)v);
+		if (t)
+			closedir(t);
+	}
+	closedir(d);
+	return n;
+}
+
+static int seize(pid_t tid)
+{
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)SEIZE_OPTS) < 0)
+		return 0;	/* seized already (EPERM), or gone */
+	(void)ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+	return 1;
+}
+
+/* Let a seized thread go, with the signal it was stopped delivering (a
+ * stop signal is dropped: a continue follows). */
+static int release(pid_t tid)
+{
+	siginfo_t si;
+	long sig = 0;
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 && !(si.si_signo == SIGTRAP && (si.si_code >> 8) != 0) &&
+	    si.si_signo != SIGSTOP && si.si_signo != SIGTSTP && si.si_signo != SIGTTIN && si.si_signo != SIGTTOU)
+		sig = si.si_signo;
+	(void)ptrace(PTRACE_DETACH, tid, NULL, (void *)sig);
+	return 0;
+}
+
+static void freeze(void)
+{
+	for (int i = 0; i < FREEZE_PASSES; i++) {
+		kill(-1, SIGSTOP);
+		if (!each_thread(seize))
+			return;
+	}
+}
+
+/* Every seized thread that is in its stop now; one still on its way there
+ * is released when it reports the stop (init_stage). */
+static void thaw(void)
+{
+	(void)each_thread(release);
+	kill(-1, SIGCONT);
+}
+
+/*
  * One batch of signals read from the init's signalfd (their order is
  * lost).  A stop always stops; only a continue lets the sandbox go on
  * (after ^Z the terminal stays the caller's until its shell takes it
@@ -705,11 +785,11 @@ static enum job_state job_control(enum job_state now, int stop, int cont)
 {
 	if (cont && !caller_in_background()) {
 		if (now != JOB_RUNNING)
-			kill(-1, SIGCONT);
+			thaw();
 		return JOB_RUNNING;
 	}
 	if (cont || stop) {
-		kill(-1, SIGSTOP);
+		freeze();
 		return cont ? JOB_HELD_BG : JOB_STOPPED;
 	}
 	return now;
@@ -1006,7 +1086,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 			_exit(EXIT_REFUSED);
 		}
 		if (ready == 0 && !caller_in_background()) {
-			kill(-1, SIGCONT);	/* fg of a job held in the background */
+			thaw();	/* fg of a job held in the background */
 			job = JOB_RUNNING;
 		}
 		if (w2[0].revents & POLLIN) {
@@ -1027,11 +1107,17 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 			listener = -1;
 		}
 		pid_t w;
-		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) != child) {
+		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) != 0) {	/* 0: nobody else now */
 			if (w < 0 && errno != EINTR)
 				_exit(EXIT_REFUSED);
-			if (w == 0)
-				break;	/* nobody else to reap now */
+			if (w > 0 && WIFSTOPPED(st)) {
+				/* A seized thread in its stop (freeze): held while
+				 * the job is stopped, let go once it runs again. */
+				if (job == JOB_RUNNING)
+					release(w);
+			} else if (w == child) {
+				break;
+			}
 		}
 		if (w == child) {
 			int code = wait_status_code(st);

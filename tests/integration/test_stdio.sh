@@ -96,6 +96,29 @@ IN
 	else t_fail "bytes written at the stop, 1 s later, 1 s after bg, after fg: '$out'"; fi
 fi
 
+t_start sr-stdio-stopped-self-cont "a command stopped with sandbx's job (^Z) stays stopped although it sends itself SIGCONT (a POSIX timer every 10 ms, O_ASYNC input): the keys typed ahead for the shell while the job is stopped are the shell's; fg continues the command, which reads what is typed then and ends"
+if job_terminal; then
+	cat > "$TMP/selfcont.sh" <<IN
+set -m
+cd "$W"
+rm -f stolen
+"$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- "$PROBES/fs" cont-read "$W/stolen" 2>/dev/null
+sleep 3
+read -r y
+echo "shell:\$y"
+fg >/dev/null
+echo "fg:\$?"
+IN
+	out=$( (sleep 1; printf '\032'; sleep 2; printf 'hunter2\n'; sleep 2; printf 'after\n'; sleep 0.5; printf '\004'; sleep 1) | timeout 30 script -qec "bash $TMP/selfcont.sh" /dev/null 2>/dev/null | tr -d '\r')
+	got=$(cat "$W/stolen" 2>/dev/null)
+	case "$out|$got" in
+	*hunter2*"|"*hunter2*) t_fail "the stopped command read the shell's line: $got" ;;
+	*"shell:hunter2"*"fg:0|stolen:after") t_pass ;;
+	*) t_fail "$out | $got" ;;
+	esac
+	rm -f "$W/stolen"
+fi
+
 t_start sr-stdio-orphaned-bg-refused "sandbox-run in the background of its terminal with no way back to the foreground (an orphaned process group: '( cmd & )') is refused at once (exit 125, naming the descriptor), not held for good"
 if job_terminal; then
 	# The inner subshell's parent exits at once: its process group is
