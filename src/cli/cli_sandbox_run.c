@@ -238,7 +238,7 @@ int cli_sandbox_run(struct cli_opts *o)
 		free(err);
 		rc = EXIT_REFUSED;
 	} else {
-		sandbox_wait(&s, o->timeout_set ? (int)(o->timeout * 1000) : -1, NULL, &res);
+		sandbox_wait(&s, o->timeout_set ? (long)o->timeout * 1000 : -1, NULL, &res);
 		stdio_restore(&z);
 		rc = res.code;
 		if (res.timed_out) {

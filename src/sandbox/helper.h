@@ -112,7 +112,7 @@ int sandbox_start(struct sandbox_spawn *s, char **err);
  * supervisor said the run is over (ACH_DONE): every process of the
  * sandbox but the exiting supervisor is gone by then.
  */
-void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
+void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res);
 
 /*

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -188,7 +189,7 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 	}
 }
 
-void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t *stop,
+void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res)
 {
 	long deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : -1;
@@ -201,7 +202,7 @@ void sandbox_wait(struct sandbox_spawn *s, int timeout_ms, volatile sig_atomic_t
 		int wait_ms = -1;
 		if (!killed && deadline >= 0) {
 			long left = deadline - mono_ms();
-			wait_ms = left < 0 ? 0 : (int)left;
+			wait_ms = left < 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
 		}
 		if (!killed && stop && (wait_ms < 0 || wait_ms > 50))
 			wait_ms = 50;

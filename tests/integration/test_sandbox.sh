@@ -169,6 +169,13 @@ rc=$?; el=$(( $(date +%s) - start ))
 if [ $rc -eq 124 ] && [ $el -le 4 ] && ! pgrep -f "$marker-t" >/dev/null && grep -q 'audit timeout' "$TMP/err"; then t_pass
 else t_fail "timeout: rc=$rc after ${el}s"; pkill -f "$marker-t"; fi
 
+t_start sb-timeout-long "a --timeout past 2^31 milliseconds (24.8 days) is that long: 4294968 s does not wrap to 0.7 s"
+start=$(date +%s)
+run --timeout 4294968 -- /bin/sh -c 'sleep 2; exit 3' >/dev/null
+rc=$?; el=$(( $(date +%s) - start ))
+if [ $rc -eq 3 ] && [ $el -ge 2 ] && ! grep -q 'audit timeout' "$TMP/err"; then t_pass
+else t_fail "rc=$rc after ${el}s: $(cat "$TMP/err")"; fi
+
 t_start sb-exit-status "exit status passes through; signal n is 128+n; 127 not found; 126 not executable"
 run -- /bin/sh -c 'exit 7'; a=$?
 run -- /bin/sh -c 'kill -TERM $$'; b=$?
