@@ -1140,6 +1140,25 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	}
 }
 
+/*
+ * SIGTERM asks the supervisor to end the run (sandbox_wait, at a timeout
+ * or a stop): it kills the init and goes on waiting for it, and the init's
+ * exit is reported only once the kernel has emptied its pid namespace.  A
+ * killed supervisor, by contrast, is reaped at once while the init and the
+ * command may still be running: sandbx returned, put the terminal's flags
+ * back, and the command set O_NONBLOCK on it again.
+ */
+static volatile pid_t term_init;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	if (term_init > 0)
+		kill(term_init, SIGKILL);
+	else
+		_exit(EXIT_REFUSED);	/* no command yet: nothing to wait for */
+}
+
 int helper_main(int argc, char **argv)
 {
 	/* argv: sandbx HELPER_ARGV1 PARENT-PID pin|nopin POLICY... -- CMD... */
@@ -1154,6 +1173,9 @@ int helper_main(int argc, char **argv)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if ((uint64_t)getppid() != ppid)
 		_exit(EXIT_REFUSED);	/* the harness died before we armed */
+	struct sigaction term = { .sa_handler = on_term, .sa_flags = SA_RESTART };
+	sigemptyset(&term.sa_mask);
+	sigaction(SIGTERM, &term, NULL);
 
 	int have_pin = strcmp(argv[3], "pin") == 0;
 	policy_init(&p);
@@ -1210,6 +1232,7 @@ int helper_main(int argc, char **argv)
 	if (init < 0)
 		refuse(ACH_REF_FORK, errno);
 	if (init == 0) {
+		signal(SIGTERM, SIG_DFL);
 		close(alive[1]);
 		close(ns[0]);
 		/* The supervisor's: the init holds nothing of the host it
@@ -1219,6 +1242,7 @@ int helper_main(int argc, char **argv)
 		limits_init_release();
 		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf_fd, ns[1]);
 	}
+	term_init = init;
 	close(alive[0]);
 	close(ns[1]);
 	close(bpf_fd);

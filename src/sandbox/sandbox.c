@@ -22,6 +22,9 @@
 #include "util/log.h"
 
 #define HIGH_FD 16
+/* After asking the supervisor to end the run (SIGTERM), how long to wait
+ * for it before killing it outright. */
+#define END_GRACE_MS 5000
 
 static int to_high(int fd)
 {
@@ -192,7 +195,7 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res)
 {
-	long deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : -1;
+	long deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : -1, killed_at = 0;
 	int killed = 0, detached = 0, st = 0;
 	char buf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
@@ -206,6 +209,10 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 		}
 		if (!killed && stop && (wait_ms < 0 || wait_ms > 50))
 			wait_ms = 50;
+		if (killed == 1) {
+			long left = killed_at + END_GRACE_MS - mono_ms();
+			wait_ms = left < 0 ? 0 : (int)left;
+		}
 		struct pollfd pf = { .fd = s->audit_fd, .events = POLLIN };
 		int n = poll(&pf, 1, wait_ms);
 		if (n < 0 && errno != EINTR)
@@ -232,17 +239,25 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 			}
 			continue;
 		}
+		if (killed == 1 && mono_ms() >= killed_at + END_GRACE_MS) {
+			kill(s->pid, SIGKILL);	/* it did not end the run */
+			killed = 2;
+		}
 		if (killed)
 			continue;
+		/* The supervisor kills the init and reports the run over once
+		 * the sandbox's pid namespace is empty (helper.c, on_term). */
 		if (stop && *stop) {
 			res->cancelled = 1;
-			kill(s->pid, SIGKILL);
+			kill(s->pid, SIGTERM);
 			killed = 1;
 		} else if (deadline >= 0 && mono_ms() >= deadline) {
 			res->timed_out = 1;
-			kill(s->pid, SIGKILL);
+			kill(s->pid, SIGTERM);
 			killed = 1;
 		}
+		if (killed)
+			killed_at = mono_ms();
 	}
 	close(s->audit_fd);
 	s->audit_fd = -1;

@@ -49,6 +49,22 @@ else
 	t_fail "rc=$rc1/$rc2 mode=$mode $(cat "$TMP/err" "$TMP/err2")"
 fi
 
+t_start sr-stdio-timeout-restored "a command ended by --timeout is gone when sandbx returns, so the terminal flags put back stay put: 16 processes setting O_NONBLOCK on the terminal without pause leave it blocking, in each of 8 runs"
+if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
+else
+	cat > "$TMP/tmo.sh" <<IN
+cd "$W"
+for i in 1 2 3 4 5 6 7 8; do
+	"$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" --timeout 1 -- "$PROBES/fs" nonblock-spin 16 2>/dev/null
+	echo "rc=\$?"
+	$PY -c 'import os,fcntl; fl = fcntl.fcntl(0, fcntl.F_GETFL); print("after", "nb" if fl & os.O_NONBLOCK else "b"); fcntl.fcntl(0, fcntl.F_SETFL, fl & ~os.O_NONBLOCK)'
+done
+IN
+	out=$(timeout 60 script -qec "sh $TMP/tmo.sh" /dev/null </dev/null | tr -d '\r')
+	if [ "$(echo "$out" | grep -c '^rc=124$')" = 8 ] && [ "$(echo "$out" | grep -c '^after b$')" = 8 ]; then t_pass
+	else t_fail "$(echo "$out" | tr '\n' ' ')"; fi
+fi
+
 # Job control: the command is in a session of its own (setsid), where the
 # kernel's SIGTTIN/SIGTSTP do not reach it; the init passes them on.
 # Each case runs a job-control shell under script(1), which types the

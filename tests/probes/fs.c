@@ -34,6 +34,8 @@
  *                           has data, sends SIGCONT too (O_ASYNC + F_SETSIG);
  *                           then copy standard input to FILE, each read
  *                           prefixed "stolen:"
+ *   fs nonblock-spin N      N processes that set O_NONBLOCK on standard
+ *                           input over and over, for good
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -279,6 +281,13 @@ int main(int argc, char **argv)
 		close(2);
 		sleep((unsigned)atoi(b));
 		_exit(0);
+	}
+	if (!strcmp(c, "nonblock-spin")) {
+		for (int i = 1; i < atoi(a); i++)
+			if (fork() == 0)
+				break;
+		for (;;)
+			fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	}
 	if (!strcmp(c, "cont-read")) {
 		struct sigaction sa;
