@@ -36,6 +36,8 @@ enum auditch_label {
 	ACH_REF_LANDLOCK_SCOPE,	/* the policy needs a scope the ABI lacks; arg the ABI */
 	ACH_REF_STDIO,		/* descriptor 0-2 is a directory or an O_PATH handle,
 				   a way around the view; arg the descriptor */
+	ACH_REF_JOBCTL,		/* a stopped job could not be held stopped: the
+				   sandbox was killed; arg errno */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */
 	ACH_DEG_CAPBSET,	/* the capability bounding set not cleared; arg errno */

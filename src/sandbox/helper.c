@@ -710,14 +710,19 @@ enum job_state { JOB_RUNNING, JOB_STOPPED, JOB_HELD_BG };
 #define FREEZE_PASSES 64
 #define SEIZE_OPTS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL)
 
+/* Why a stop could not be made to hold (an errno), 0 while it can. */
+static int freeze_err;
+
 /* fn on every thread of the sandbox but the init's; the sum of its answers. */
 static int each_thread(int (*fn)(pid_t))
 {
 	int n = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	if (!d)
+	if (!d) {
+		freeze_err = ENOENT;	/* no /proc of the sandbox's own: its threads cannot be found */
 		return 0;
+	}
 	while ((e = readdir(d))) {
 		char path[64];
 		uint64_t v;
@@ -736,12 +741,57 @@ static int each_thread(int (*fn)(pid_t))
 	return n;
 }
 
+/* One /proc/TID file into buf, NUL-terminated; its length, or -1. */
+static ssize_t read_task_file(pid_t tid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* 1 when the thread cannot run again unheld: the init traces it, or it is
+ * exiting (PF_EXITING, which a zombie has too, refuses a seize with EPERM)
+ * or gone. */
+static int thread_held(pid_t tid)
+{
+	char buf[1024];
+	if (read_task_file(tid, "stat", buf, sizeof(buf)) < 0)
+		return 1;
+	const char *f = strrchr(buf, ')');
+	unsigned long flags = 0;
+	/* after the name: state ppid pgrp session tty_nr tpgid flags */
+	if (!f || sscanf(f + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return 0;
+	if (flags & PF_EXITING)
+		return 1;
+	if (read_task_file(tid, "status", buf, sizeof(buf)) < 0)
+		return 1;
+	const char *t = strstr(buf, "\nTracerPid:");
+	return t && strtol(t + 12, NULL, 10) == 1;
+}
+
 static int seize(pid_t tid)
 {
-	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)SEIZE_OPTS) < 0)
-		return 0;	/* seized already (EPERM), or gone */
-	(void)ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
-	return 1;
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)SEIZE_OPTS) == 0) {
+		(void)ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+		return 1;
+	}
+	/* EPERM is also the answer for a thread seized already: one the
+	 * init does not hold (ptrace refused by an LSM such as Yama's
+	 * ptrace_scope 3, or the thread traced from the host) would go on
+	 * at the first SIGCONT. */
+	int e = errno;
+	if (e != ESRCH && !thread_held(tid) && !freeze_err)
+		freeze_err = e;
+	return 0;
 }
 
 /* Let a seized thread go, with the signal it was stopped delivering (a
@@ -757,12 +807,23 @@ static int release(pid_t tid)
 	return 0;
 }
 
+/* Stop the sandbox and hold it stopped.  Where it cannot be held, the
+ * stop fails closed: every process of the sandbox is killed, and the
+ * run is reported refused (mechanism=job-control), since a stopped job
+ * left able to run could read the keys typed for the shell. */
 static void freeze(void)
 {
-	for (int i = 0; i < FREEZE_PASSES; i++) {
+	int i;
+	for (i = 0; i < FREEZE_PASSES; i++) {
 		kill(-1, SIGSTOP);
-		if (!each_thread(seize))
-			return;
+		if (!each_thread(seize) || freeze_err)
+			break;
+	}
+	if (i == FREEZE_PASSES && !freeze_err)
+		freeze_err = EAGAIN;	/* new threads outran every pass */
+	if (freeze_err) {
+		kill(-1, SIGKILL);
+		auditch_send(AUDIT_FD, ACH_REF_JOBCTL, freeze_err);
 	}
 }
 

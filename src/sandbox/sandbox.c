@@ -340,6 +340,14 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "command could reach the host's files outside every grant — redirect a file, a pipe or "
 				 "/dev/null instead; nothing was run",
 				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+	case ACH_REF_JOBCTL:
+		return xasprintf("the job was stopped, but the sandbox could not be held stopped (%s%s): it was killed "
+				 "rather than left able to read the keys typed for your shell — give the command standard "
+				 "input, output and error away from the terminal (</dev/null >log 2>&1) to stop it safely",
+				 arg == EAGAIN ? "its processes kept starting new ones"
+				 : arg == ENOENT ? "it has no /proc of its own to find them in"
+						 : "ptrace: ",
+				 arg == EAGAIN || arg == ENOENT ? "" : strerror(arg));
 	case ACH_REF_DNS:
 		return netpol_refusal_message(arg);
 	default:

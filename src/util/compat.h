@@ -112,4 +112,10 @@ struct mount_attr {
 #define PIDFD_THREAD O_EXCL		/* 6.9 */
 #endif
 
+/* The flags word of /proc/PID/stat (field 9) is the task's PF_* flags,
+ * which no uapi header defines: PF_EXITING has been 0x4 since 2.6. */
+#ifndef PF_EXITING
+#define PF_EXITING 0x00000004		/* include/linux/sched.h, 2.6 */
+#endif
+
 #endif /* SBX_COMPAT_H */
