@@ -741,20 +741,13 @@ static int each_thread(int (*fn)(pid_t))
 	return n;
 }
 
-/* One /proc/TID file into buf, NUL-terminated; its length, or -1. */
+/* /proc/TID/NAME into buf; its length, -1 when the thread is gone. */
 static ssize_t read_task_file(pid_t tid, const char *name, char *buf, size_t cap)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
+	ssize_t n = read_small_at(AT_FDCWD, path, 0, buf, cap);
+	return n > 0 ? n : -1;
 }
 
 /* 1 when the thread cannot run again unheld: the init traces it, or it is

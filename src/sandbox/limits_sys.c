@@ -68,21 +68,7 @@ static struct {
 
 static int read_text(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t have = 0;
-	if (fd < 0)
-		return -1;
-	while (have + 1 < cap) {
-		ssize_t r = read(fd, buf + have, cap - 1 - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		have += (size_t)r;
-	}
-	close(fd);
-	buf[have] = '\0';
-	return 0;
+	return read_small_at(AT_FDCWD, path, 0, buf, cap) < 0 ? -1 : 0;
 }
 
 /* Write s to name beneath the directory dfd; 0 or -errno. */
@@ -400,14 +386,8 @@ void limits_report_kill(const struct policy *p, int sig, int audit_fd)
 static long long oom_kills(int dfd)
 {
 	char buf[1024];
-	int fd = openat(dfd, "memory.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	if (read_small_at(dfd, "memory.events", O_NOFOLLOW, buf, sizeof(buf)) <= 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	for (char *s = buf; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
 		if (strncmp(s, "oom_kill ", 9) == 0)
 			return strtoll(s + 9, NULL, 10);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,25 @@ static int put_all(int fd, const void *buf, size_t n, int use_send)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+ssize_t read_small_at(int dfd, const char *path, int oflags, char *buf, size_t cap)
+{
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | oflags);
+	size_t have = 0;
+	if (fd < 0)
+		return -1;
+	while (have + 1 < cap) {
+		ssize_t r = read(fd, buf + have, cap - 1 - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	close(fd);
+	buf[have] = '\0';
+	return (ssize_t)have;
 }
 
 int write_all(int fd, const void *buf, size_t n)

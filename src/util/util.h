@@ -43,6 +43,12 @@ int write_all(int fd, const void *buf, size_t n);
  * descriptor is written as write_all does). */
 int write_all_nosignal(int fd, const void *buf, size_t n);
 
+/* Read a small file (a /proc or cgroup file) whole into buf, at most
+ * cap - 1 bytes, NUL-terminated: path opened relative to dfd (AT_FDCWD
+ * for none) with O_RDONLY | O_CLOEXEC | oflags.  The bytes read, or -1
+ * when it does not open. */
+ssize_t read_small_at(int dfd, const char *path, int oflags, char *buf, size_t cap);
+
 /*
  * Parse a whole decimal number in [min, max]; 0 or -1 (trailing junk,
  * overflow, empty, out of range).

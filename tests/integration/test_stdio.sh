@@ -112,60 +112,17 @@ IN
 	else t_fail "bytes written at the stop, 1 s later, 1 s after bg, after fg: '$out'"; fi
 fi
 
-t_start sr-stdio-stopped-self-cont "a command stopped with sandbx's job (^Z) stays stopped although it sends itself SIGCONT (a POSIX timer every 10 ms, O_ASYNC input): the keys typed ahead for the shell while the job is stopped are the shell's; fg continues the command, which reads what is typed then and ends"
-if job_terminal; then
-	cat > "$TMP/selfcont.sh" <<IN
+# stop_job SCRIPT [BEFORE]: run SCRIPT (a sandbox-run, stderr to $W/sbx.err)
+# as a job of a job-control terminal, BEFORE started first in the
+# background; ^Z at 1.5 s, 'hunter2' typed for the shell while the job is
+# stopped, fg, 'after' typed for the command, then end of input.  Sets out
+# to what the terminal showed.
+stop_job() {
+	cat > "$TMP/job.sh" <<IN
 set -m
 cd "$W"
-rm -f stolen
-"$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- "$PROBES/fs" cont-read "$W/stolen" 2>/dev/null
-sleep 3
-read -r y
-echo "shell:\$y"
-fg >/dev/null
-echo "fg:\$?"
-IN
-	out=$( (sleep 1; printf '\032'; sleep 2; printf 'hunter2\n'; sleep 2; printf 'after\n'; sleep 0.5; printf '\004'; sleep 1) | timeout 30 script -qec "bash $TMP/selfcont.sh" /dev/null 2>/dev/null | tr -d '\r')
-	got=$(cat "$W/stolen" 2>/dev/null)
-	case "$out|$got" in
-	*hunter2*"|"*hunter2*) t_fail "the stopped command read the shell's line: $got" ;;
-	*"shell:hunter2"*"fg:0|stolen:after") t_pass ;;
-	*) t_fail "$out | $got" ;;
-	esac
-	rm -f "$W/stolen"
-fi
-
-t_start sr-stdio-stop-zombie-held "a zombie in the sandbox (a child its parent never reaped, which a seize refuses like a thread held elsewhere) does not make a ^Z fail: the job stops, holds, and ends after fg"
-if job_terminal; then
-	cat > "$TMP/zombie.sh" <<IN
-set -m
-cd "$W"
-rm -f stolen
-"$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- /bin/sh -c 'true & exec "\$0" cont-read "\$1"' "$PROBES/fs" "$W/stolen" 2>zombie.err
-sleep 2
-read -r y
-echo "shell:\$y"
-fg >/dev/null
-echo "fg:\$?"
-IN
-	out=$( (sleep 1.5; printf '\032'; sleep 2; printf 'hunter2\n'; sleep 1.5; printf 'after\n'; sleep 0.5; printf '\004'; sleep 1) | timeout 30 script -qec "bash $TMP/zombie.sh" /dev/null 2>/dev/null | tr -d '\r')
-	got=$(cat "$W/stolen" 2>/dev/null)
-	case "$out|$got" in
-	*hunter2*"|"*hunter2*) t_fail "the stopped command read the shell's line: $got" ;;
-	*"shell:hunter2"*"fg:0|stolen:after") t_pass ;;
-	*) t_fail "$out | $got | $(cat "$W/zombie.err" 2>/dev/null)" ;;
-	esac
-	rm -f "$W/stolen" "$W/zombie.err"
-fi
-
-t_start sr-stdio-stop-unheld-refused "a stopped job the init cannot hold stopped (a process of it traced from the host, so the init's own ptrace seize is refused) fails closed: the sandbox is killed and the run reported refused (exit 125, mechanism=job-control), never left running while the shell has the terminal"
-if job_terminal; then
-	rm -f "$W/stolen-traced" "$W/sbx.err" "$W/hold.err"
-	cat > "$TMP/unheld.sh" <<IN
-set -m
-cd "$W"
-"$TESTTOOLS/ptracehold" "$PROBES/fs" "$W/stolen-traced" 15 2>hold.err &
-"$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- "$PROBES/fs" cont-read "$W/stolen-traced" 2>sbx.err
+${2:-:} &
+sh "$1" 2>sbx.err
 sleep 2
 read -r y
 echo "shell:\$y"
@@ -173,8 +130,45 @@ fg >/dev/null
 echo "fg:\$?"
 kill %1 2>/dev/null
 IN
-	out=$( (sleep 1.5; printf '\032'; sleep 2; printf 'hunter2\n'; sleep 1.5; printf '\004'; sleep 1) | timeout 40 script -qec "bash $TMP/unheld.sh" /dev/null 2>/dev/null | tr -d '\r')
-	got=$(cat "$W/stolen-traced" 2>/dev/null)
+	out=$( (sleep 1.5; printf '\032'; sleep 2; printf 'hunter2\n'; sleep 1.5; printf 'after\n'; sleep 0.5; printf '\004'; sleep 1) |
+		timeout 40 script -qec "bash $TMP/job.sh" /dev/null 2>/dev/null | tr -d '\r')
+}
+# stop_held: the job held stopped, the shell's line the shell's, and the
+# command read only what was typed after fg ($W/stolen); then cleaned up
+stop_held() {
+	got=$(cat "$W/stolen" 2>/dev/null)
+	case "$out|$got" in
+	*hunter2*"|"*hunter2*) t_fail "the stopped command read the shell's line: $got" ;;
+	*"shell:hunter2"*"fg:0|stolen:after") t_pass ;;
+	*) t_fail "$out | $got | $(cat "$W/sbx.err" 2>/dev/null)" ;;
+	esac
+	rm -f "$W/stolen" "$W/sbx.err"
+}
+
+t_start sr-stdio-stopped-self-cont "a command stopped with sandbx's job (^Z) stays stopped although it sends itself SIGCONT (a POSIX timer every 10 ms, O_ASYNC input): the keys typed ahead for the shell while the job is stopped are the shell's; fg continues the command, which reads what is typed then and ends"
+if job_terminal; then
+	rm -f "$W/stolen"
+	echo "exec \"$SANDBX\" sandbox-run --allow-exec \"$PROBES\" --allow-write \"$W\" -- \"$PROBES/fs\" cont-read \"$W/stolen\"" > "$TMP/cmd.sh"
+	stop_job "$TMP/cmd.sh"
+	stop_held
+fi
+
+t_start sr-stdio-stop-zombie-held "a zombie in the sandbox (a child its parent never reaped, which a seize refuses like a thread held elsewhere) does not make a ^Z fail: the job stops, holds, and ends after fg"
+if job_terminal; then
+	rm -f "$W/stolen"
+	cat > "$TMP/cmd.sh" <<IN
+exec "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- /bin/sh -c 'true & exec "\$0" cont-read "\$1"' "$PROBES/fs" "$W/stolen"
+IN
+	stop_job "$TMP/cmd.sh"
+	stop_held
+fi
+
+t_start sr-stdio-stop-unheld-refused "a stopped job the init cannot hold stopped (a process of it traced from the host, so the init's own ptrace seize is refused) fails closed: the sandbox is killed and the run reported refused (exit 125, mechanism=job-control), never left running while the shell has the terminal"
+if job_terminal; then
+	rm -f "$W/stolen" "$W/hold.err"
+	echo "exec \"$SANDBX\" sandbox-run --allow-exec \"$PROBES\" --allow-write \"$W\" -- \"$PROBES/fs\" cont-read \"$W/stolen\"" > "$TMP/cmd.sh"
+	stop_job "$TMP/cmd.sh" "\"$TESTTOOLS/ptracehold\" \"$PROBES/fs\" \"$W/stolen\" 15 2>hold.err"
+	got=$(cat "$W/stolen" 2>/dev/null)
 	if ! grep -q '^held ' "$W/hold.err" 2>/dev/null; then t_fail "the host-side tracer held nothing: $(cat "$W/hold.err" 2>/dev/null) | $out"
 	else case "$out|$got" in
 	*"|"*hunter2*) t_fail "the stopped command read the shell's line: $got" ;;
@@ -183,7 +177,7 @@ IN
 		else t_fail "no job-control refusal: $(cat "$W/sbx.err")"; fi ;;
 	*) t_fail "$out | $got | $(cat "$W/sbx.err" 2>/dev/null)" ;;
 	esac; fi
-	rm -f "$W/stolen-traced" "$W/sbx.err" "$W/hold.err"
+	rm -f "$W/stolen" "$W/sbx.err" "$W/hold.err"
 fi
 
 t_start sr-stdio-orphaned-bg-refused "sandbox-run in the background of its terminal with no way back to the foreground (an orphaned process group: '( cmd & )') is refused at once (exit 125, naming the descriptor), not held for good"

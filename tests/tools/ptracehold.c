@@ -22,20 +22,17 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 
+#include "util/util.h"
+
 #define FIND_MAX_MS 20000
 
 static int cmdline_has(const char *pid, const char *prog, const char *tag)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	ssize_t n = read_small_at(AT_FDCWD, path, 0, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
-	buf[n] = '\0';
 	if (strcmp(buf, prog) != 0)
 		return 0;
 	for (ssize_t i = 0; i < n; i++)
