@@ -167,7 +167,8 @@ void log_hold(int on)
 		if (dropped)
 			fprintf(stderr, "sandbx: %llu more audit record%s (%llu bytes) came while the screen was up, "
 				"past the %u MiB kept meanwhile, and %s not shown — the transcript above says what each "
-				"tool call did\n", dropped, dropped == 1 ? "" : "s", dropped_bytes, LOG_MAX_HELD >> 20,
+				"tool call did; to keep every record, redirect stderr to a file (2>audit.log), which "
+				"holds none back\n", dropped, dropped == 1 ? "" : "s", dropped_bytes, LOG_MAX_HELD >> 20,
 				dropped == 1 ? "is" : "are");
 		fflush(stderr);
 		strv_free(&held);
