@@ -352,6 +352,14 @@ static int add_port_rules(scmp_filter_ctx ctx)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(other_families); i++)
 		RULE(ctx, DENY, sock, 1, ARGMASK(0, other_families[i].mask, other_families[i].value));
 	RULE(ctx, DENY, sock, 1, SCMP_A0(SCMP_CMP_GE, SC_FAMILY_LIMIT));
+	/* The same families through socketpair(): TIPC implements it (its
+	 * connectionless pair can sendto() any TIPC address of the host's
+	 * namespace), and a future family may too.  AF_UNIX pairs are under
+	 * the unix rules; AF_INET/AF_INET6 have no socketpair. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(other_families); i++)
+		RULE(ctx, DENY, SCMP_SYS(socketpair), 1,
+		     ARGMASK(0, other_families[i].mask, other_families[i].value));
+	RULE(ctx, DENY, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_GE, SC_FAMILY_LIMIT));
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(inet); i++) {
 		int r = deny_nonstream(ctx, sock, inet[i]);

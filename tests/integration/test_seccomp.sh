@@ -390,6 +390,11 @@ expect_out sc-ports-tcp-ulp-denied "err EPERM" $P -- "$SYS" tcp_ulp
 expect_out sc-ports-tfo-connect-denied "err EPERM" $P -- "$SYS" tcp_fastopen_connect
 expect_out sc-ports-msg-fastopen-denied "err EPERM" $P -- "$SYS" msg_fastopen
 expect_out sc-ports-unix-denied "err EPERM" $P -- "$SYS" socket $AF_UNIX $STREAM 0
+# socketpair() reaches the same families: TIPC implements it (a pair of
+# connectionless sockets in the host's namespace that can sendto() any
+# TIPC address).  The filter's EPERM, not the kernel's EAFNOSUPPORT.
+AF_TIPC=30 RDM=4
+expect_out sc-ports-socketpair-family-denied "err EPERM" $P -- "$SYS" socketpair $AF_TIPC $RDM
 # glibc's AI_ADDRCONFIG probe uses netlink; getaddrinfo falls back.
 expect_out sc-ports-getaddrinfo ok $P -- "$SYS" getaddrinfo
 

@@ -498,7 +498,12 @@ static void test_seccomp_ports_socket_rules(void **state)
 			snprintf(what, sizeof(what), "family %llu", (unsigned long long)fam);
 			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, 0, 0), R_EPERM, what);
 			ASSERT_RET(run(f, SYS_socket, HIGH_GARBAGE | fam, SOCK_STREAM, 0, 0), R_EPERM, what);
+			/* socketpair: TIPC implements it */
+			ASSERT_RET(run(f, SYS_socketpair, fam, SOCK_STREAM, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socketpair, fam, SOCK_RDM, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socketpair, HIGH_GARBAGE | fam, SOCK_DGRAM, 0, 0), R_EPERM, what);
 		}
+		ASSERT_RET(run(f, SYS_socketpair, 100000, SOCK_STREAM, 0, 0), R_EPERM, "socketpair family 100000");
 		ASSERT_RET(run(f, SYS_socket, AF_NETLINK, SOCK_RAW, 0, 0), R_EPERM, "netlink");
 		ASSERT_RET(run(f, SYS_socket, AF_PACKET, SOCK_RAW, 0, 0), R_EPERM, "packet");
 		ASSERT_RET(run(f, SYS_socket, AF_VSOCK, SOCK_STREAM, 0, 0), R_EPERM, "vsock");
