@@ -373,12 +373,12 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 	/* The file cap counts files searched; directories and the files
 	 * the glob passes over are bounded here, or a literal search (run
 	 * in-process, untimed) of a tree of empty directories walks it all. */
-	if (++g->visited > g->max_visited) {
-		g->visited--;
+	if (g->visited == g->max_visited) {
 		g->cap = CAP_ENTRIES;
 		w->stop = WALK_CAP;
 		return 1;
 	}
+	g->visited++;
 	if (type != DT_REG)
 		return 0;
 	if (g->glob && !tglob_match(g->glob, name, w->path + w->base_len))
