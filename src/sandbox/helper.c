@@ -829,11 +829,11 @@ static void thaw(void)
 }
 
 /*
- * One batch of signals read from the init's signalfd (their order is
- * lost).  A stop always stops; only a continue lets the sandbox go on
- * (after ^Z the terminal stays the caller's until its shell takes it
- * back), and only in the foreground: continued in the background (bg)
- * it stays stopped, held until the caller is in the foreground again.
+ * What the last job-control signal of one signalfd batch asks (stop or
+ * cont, never both).  A stop always stops; only a continue lets the
+ * sandbox go on (after ^Z the terminal stays the caller's until its shell
+ * takes it back), and only in the foreground: continued in the background
+ * (bg) it stays stopped, held until the caller is in the foreground again.
  */
 static enum job_state job_control(enum job_state now, int stop, int cont)
 {
@@ -1149,8 +1149,18 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 			int stop = 0, cont = 0;
 			for (ssize_t i = 0; n > 0 && i < n / (ssize_t)sizeof(si[0]); i++) {
 				uint32_t sig = si[i].ssi_signo;
-				stop |= sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-				cont |= sig == SIGCONT;
+				/* The last one counts.  A stop signal drops a
+				 * pending SIGCONT and a SIGCONT every pending
+				 * stop (the kernel's prepare_signal), so both
+				 * are in one batch only when the second came
+				 * while read() was dequeuing: it is later. */
+				if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+					stop = 1;
+					cont = 0;
+				} else if (sig == SIGCONT) {
+					cont = 1;
+					stop = 0;
+				}
 			}
 			job = job_control(job, stop, cont);
 		}
