@@ -479,7 +479,8 @@ struct attempt {
 	int stream_failed;	/* the SSE parser or the fold failed */
 	char *stream_err;
 	enum abort_why abort;
-	uint64_t last_rx, deadline;
+	uint64_t last_rx, deadline;	/* last_rx: the last byte in, or out (ul_seen) */
+	curl_off_t ul_seen;	/* request bytes libcurl had sent at last_rx */
 };
 
 static uint64_t now_ms(void)
@@ -601,6 +602,12 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	struct attempt *a = ud;
 	const struct prov_opts *o = &a->p->o;
 	uint64_t t = now_ms();
+	/* The request going out is traffic too: a long conversation sent
+	 * over a slow link is not a silent server. */
+	if (ulnow > a->ul_seen) {
+		a->ul_seen = ulnow;
+		a->last_rx = t;
+	}
 	if (o->stop && *o->stop) {
 		a->abort = AB_STOP;
 	} else if (a->done_at && t - a->done_at >= PROV_AFTER_STOP_MS) {

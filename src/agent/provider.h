@@ -29,7 +29,8 @@
  *   PROV_STOPPED  *opts.stop became non-zero (checked from libcurl's
  *                 progress callback — within tens of ms in practice, about
  *                 a second at worst — and every 50 ms while waiting to retry)
- *   PROV_TIMEOUT  no byte for opts.idle_ms (pings count as bytes), or the
+ *   PROV_TIMEOUT  no byte in or out for opts.idle_ms (pings count, and so
+ *                 does the request going out), or the
  *                 round went past opts.total_ms, retries and waits included
  *   -1            any other failure; *err says what, in sbx_err() form
  * and on every non-zero return fills *err (malloc'd, caller frees); m then

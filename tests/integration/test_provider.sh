@@ -226,6 +226,17 @@ pc --idle-ms 1500
 mock_stop
 if [ "$(rc)" = 0 ] && [ "$(ms)" -ge 2500 ] && out_has '"streamed":"pong"'; then t_pass; else t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"; fi
 
+t_start prov-idle-upload "a request the server takes in slowly is traffic too: no idle failure while it goes out"
+# 12 MiB read 64 KiB every 25 ms: about 5 s going out, longer than the
+# 3 s idle limit; before, the round failed at 3 s as "sent nothing".
+python3 -c "import json; json.dump([{'role':'user','content':'x'*(12<<20)}], open('$TMP/big.json','w'))"
+mock_start <<EOF2
+slowread 65536 25 $FX/text.sse
+EOF2
+pc --idle-ms 3000 --retries 0 --messages "$TMP/big.json"
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(ms)" -ge 3000 ] && out_has '"streamed":"Hello, world'; then t_pass; else t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"; fi
+
 t_start prov-total-cap "the per-round cap ends a stream that never stops trickling"
 mock_start <<EOF2
 sse $FX/ping.sse 20 300

@@ -35,6 +35,10 @@
  *                           SPLIT bytes (0: all), an MS-millisecond sleep,
  *                           the rest; then the connection held open for
  *                           HOLD seconds (less if the client hangs up)
+ *   slowread BYTES MS FILE  take the request body BYTES at a time with an
+ *                           MS-millisecond sleep after each (the socket's
+ *                           receive buffer made small, so the client sees
+ *                           its upload go slowly), then as sse FILE
  *   textgen BYTES [CHARS]   a generated answer: one text block of
  *                           text_delta events carrying CHARS characters
  *                           each (default 48), about BYTES of stream in
@@ -132,8 +136,10 @@ static void stall(int fd, long secs)
 	}
 }
 
-/* Read the request head and body; 0, or -1 (timeout, too large, closed). */
-static int read_request(int fd, char **head, char **body, size_t *body_len)
+/* Read the request head and body; 0, or -1 (timeout, too large, closed).
+ * With slow_bytes, the body is read that many bytes at a time, slow_ms
+ * apart. */
+static int read_request(int fd, char **head, char **body, size_t *body_len, size_t slow_bytes, long slow_ms)
 {
 	char *buf = xmalloc(MAX_HEAD + 1);
 	size_t len = 0;
@@ -174,7 +180,10 @@ static int read_request(int fd, char **head, char **body, size_t *body_len)
 			free(b);
 			goto bad;
 		}
-		ssize_t r = read(fd, b + have, clen - have);
+		size_t want = clen - have;
+		if (slow_bytes && want > slow_bytes)
+			want = slow_bytes;
+		ssize_t r = read(fd, b + have, want);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -182,6 +191,8 @@ static int read_request(int fd, char **head, char **body, size_t *body_len)
 			goto bad;
 		}
 		have += (size_t)r;
+		if (slow_bytes)
+			sleep_ms(slow_ms);
 	}
 	b[clen] = '\0';
 	*head = xstrndup(buf, hlen - 4);
@@ -424,6 +435,7 @@ int main(int argc, char **argv)
 			 ((strcmp(f[0], "stall") == 0 || strcmp(f[0], "stall-headers") == 0) && nf == 2) ||
 			 (strcmp(f[0], "disconnect") == 0 && nf == 3) ||
 			 (strcmp(f[0], "raw") == 0 && nf == 5) ||
+			 (strcmp(f[0], "slowread") == 0 && nf == 4) ||
 			 (strcmp(f[0], "textgen") == 0 && (nf == 2 || nf == 3));
 		if (!ok)
 			die("step %d of '%s' is not understood: '%s'", nsteps + 1, script, f[0]);
@@ -458,9 +470,19 @@ int main(int argc, char **argv)
 		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		char **f = steps[i];
+		int nf = nfields[i];
+		size_t slow_bytes = 0;
+		long slow_ms = 0;
+		if (strcmp(f[0], "slowread") == 0) {
+			int small = 128 << 10;
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+			slow_bytes = strtoul(f[1], NULL, 10);
+			slow_ms = strtol(f[2], NULL, 10);
+		}
 		char *head = NULL, *body = NULL;
 		size_t blen = 0;
-		if (read_request(fd, &head, &body, &blen) < 0) {
+		if (read_request(fd, &head, &body, &blen, slow_bytes, slow_ms) < 0) {
 			/* Not a request (a probe, a client that gave up): the
 			 * step waits for the next connection. */
 			close(fd);
@@ -468,10 +490,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		record(dir, ++served, head, body, blen);
-		char **f = steps[i];
-		int nf = nfields[i];
 		if (strcmp(f[0], "sse") == 0) {
 			step_sse(fd, f, nf);
+		} else if (strcmp(f[0], "slowread") == 0) {
+			char *sf[2] = { f[0], f[3] };
+			step_sse(fd, sf, 2);
 		} else if (strcmp(f[0], "status") == 0) {
 			step_status(fd, f, nf);
 		} else if (strcmp(f[0], "stall") == 0) {
