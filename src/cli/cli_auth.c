@@ -23,8 +23,9 @@
 
 /* Echo restoration on a signal that arrives while echo is off. */
 static int tty_fd = -1;
-static struct termios tty_saved;
+static struct termios tty_saved, tty_quiet;
 static volatile sig_atomic_t tty_dirty;
+static const char prompt[] = "Anthropic API key (input hidden): ";
 
 static void tty_restore_signal(int sig)
 {
@@ -32,6 +33,34 @@ static void tty_restore_signal(int sig)
 		tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/*
+ * ^Z while echo is off: the shell takes the terminal back, and at fg gives
+ * it back as the shell keeps it, echo on (bash does), so the key typed
+ * after fg was shown.  Stop with the terminal as it was; once continued,
+ * turn echo off again and ask again (what was typed before ^Z the
+ * terminal dropped).
+ */
+static void tty_stop_signal(int sig)
+{
+	int e = errno;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, again = { .sa_handler = tty_stop_signal };
+	sigset_t s;
+	if (tty_dirty)
+		tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	raise(sig);		/* stopped here until continued */
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	sigaction(sig, &again, NULL);
+	if (tty_dirty) {
+		tcsetattr(tty_fd, TCSAFLUSH, &tty_quiet);
+		(void)!write(tty_fd, prompt, sizeof(prompt) - 1);
+	}
+	errno = e;
 }
 
 static void trim(char *s)
@@ -89,16 +118,16 @@ static int read_key(char *buf, size_t cap)
 			close(fd);
 		return -1;
 	}
-	static const char prompt[] = "Anthropic API key (input hidden): ";
 	(void)!write(fd, prompt, sizeof(prompt) - 1);
 	t = tty_saved;
 	t.c_lflag &= ~(tcflag_t)ECHO;
 	t.c_lflag |= ECHONL;
+	tty_quiet = t;
 	tty_fd = fd;
-	struct sigaction sa = { .sa_handler = tty_restore_signal }, old[4];
-	static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	for (int i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+	struct sigaction sa = { .sa_handler = tty_restore_signal }, stop = { .sa_handler = tty_stop_signal }, old[5];
+	static const int sigs[5] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP };
+	for (int i = 0; i < 5; i++)
+		sigaction(sigs[i], sigs[i] == SIGTSTP ? &stop : &sa, &old[i]);
 	tty_dirty = 1;
 	int r = 0;
 	if (tcsetattr(fd, TCSAFLUSH, &t) < 0) {
@@ -109,10 +138,18 @@ static int read_key(char *buf, size_t cap)
 				: "the input is longer than an API key — nothing stored");
 		r = -1;
 	}
+	/* A ^Z between the restore and tty_dirty = 0 would turn echo off
+	 * again once continued: the handlers go with the signals held. */
+	sigset_t held, was;
+	sigemptyset(&held);
+	for (int i = 0; i < 5; i++)
+		sigaddset(&held, sigs[i]);
+	sigprocmask(SIG_BLOCK, &held, &was);
 	tcsetattr(fd, TCSAFLUSH, &tty_saved);
 	tty_dirty = 0;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		sigaction(sigs[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, &was, NULL);
 	close(fd);
 	tty_fd = -1;
 	return r;

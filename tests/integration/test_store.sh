@@ -132,6 +132,30 @@ else
 		grep -qF "$TTYKEY" "$CRED"; then t_pass; else t_fail "rc=$rc out=$tout"; fi
 fi
 
+t_start st-login-tty-stopped "auth login stopped with ^Z while echo is off and brought back with fg reads the key with echo off again, asking again"
+if ! command -v script >/dev/null 2>&1 || ! command -v bash >/dev/null 2>&1; then
+	t_skip "no script(1) or bash to make a job-control terminal"
+else
+	TTYKEY=sk-ant-TTYKEY-STOPPED-78
+	cat > "$TMP/login.sh" <<IN
+set -m
+"$SANDBX" auth login
+echo "stopped:\$?"
+stty echo
+fg >/dev/null
+echo "fg:\$?"
+IN
+	# An interactive shell takes the terminal back at ^Z with echo on
+	# (stty echo here) and leaves it so at fg: before, the key typed
+	# after fg was shown.
+	tout=$( (sleep 1; printf '\032'; sleep 1.5; printf '%s\n' "$TTYKEY"; sleep 1.5) | env -u ANTHROPIC_API_KEY HOME="$H" \
+		XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" TERM=dumb timeout 30 script -qec "bash $TMP/login.sh" /dev/null 2>&1 |
+		tr -d '\r')
+	if printf '%s' "$tout" | grep -q "stopped:148" && [ "$(printf '%s' "$tout" | grep -o "input hidden" | wc -l)" = 2 ] &&
+		! printf '%s' "$tout" | grep -qF "$TTYKEY" && printf '%s' "$tout" | grep -q "fg:0" && grep -qF "$TTYKEY" "$CRED"
+	then t_pass; else t_fail "out=$tout"; fi
+fi
+
 # ---- sessions ----
 
 t_start st-sessions-empty "sandbx sessions with no store lists nothing and exits 0"
