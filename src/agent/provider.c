@@ -628,6 +628,7 @@ static struct curl_slist *headers(struct prov *p)
 	const struct dlcurl *c = p->c;
 	char *k = xasprintf("x-api-key: %s", p->key);
 	struct curl_slist *l = c->slist_append(NULL, k);
+	explicit_bzero(k, strlen(k));
 	free(k);
 	l = c->slist_append(l, "anthropic-version: " PROV_ANTHROPIC_VERSION);
 	l = c->slist_append(l, "content-type: application/json");
