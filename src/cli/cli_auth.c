@@ -199,8 +199,12 @@ static int auth_login(const struct xdg_paths *x)
 static int auth_logout(const struct xdg_paths *x)
 {
 	char *err = NULL;
-	int removed = 0;
-	if (cred_remove(x, &removed, &err) < 0) {
+	int removed = 0, leftovers = 0;
+	int r = cred_remove(x, &removed, &leftovers, &err);
+	if (leftovers)
+		printf("removed %d temporary cop%s of a key that an interrupted 'sandbx auth login' left in '%s'\n",
+		       leftovers, leftovers == 1 ? "y" : "ies", x->config_dir);
+	if (r < 0) {
 		sbx_err("%s", err);
 		free(err);
 		return EXIT_ERROR;

@@ -2,6 +2,7 @@
  * credentials.c — the API key: the pure line parser of credentials.toml
  * first, then the file side.  Rules: credentials.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -313,6 +314,37 @@ int cred_load_api_key(char **key, char **source, char **err)
 	return r;
 }
 
+/*
+ * Remove what a login cut short left of the key: fsu_write_atomic's
+ * temporary files (".credentials.toml." and 8 random letters or digits)
+ * hold a whole copy until the rename, and a crash or a kill before it
+ * leaves one behind.  Only regular files of that exact shape go; returns
+ * how many.
+ */
+static int sweep_temps(int dir)
+{
+	static const char pre[] = "." CRED_FILE ".";
+	int n = 0, d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *ds = d >= 0 ? fdopendir(d) : NULL;
+	if (!ds) {
+		if (d >= 0)
+			close(d);
+		return 0;
+	}
+	for (struct dirent *e; (e = readdir(ds)) != NULL;) {
+		const char *r = e->d_name + sizeof(pre) - 1;
+		struct stat st;
+		if (strncmp(e->d_name, pre, sizeof(pre) - 1) != 0 || strlen(r) != FSU_TEMP_SUFFIX ||
+		    strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX)
+			continue;
+		if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    unlinkat(dir, e->d_name, 0) == 0)
+			n++;
+	}
+	closedir(ds);
+	return n;
+}
+
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
 {
 	struct stat st;
@@ -343,14 +375,18 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	int r = fsu_write_atomic(dir, CRED_FILE, x->credentials, buf, n, err);
 	explicit_bzero(buf, cap);
 	free(buf);
+	if (r == 0 && sweep_temps(dir) > 0 && notes)
+		strv_push_own(notes, xasprintf("removed what an earlier login cut short left of a key in '%s'",
+					   x->config_dir));
 	close(dir);
 	return r;
 }
 
-int cred_remove(const struct xdg_paths *x, int *removed, char **err)
+int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **err)
 {
 	struct stat st;
 	*removed = 0;
+	*leftovers = 0;
 	int base = fsu_open_base(x->config_home, 0, err);
 	if (base < 0) {
 		if (errno != ENOENT)
@@ -369,8 +405,11 @@ int cred_remove(const struct xdg_paths *x, int *removed, char **err)
 		*err = NULL;
 		return 0;
 	}
+	*leftovers = sweep_temps(dir);
 	if (unlinkat(dir, CRED_FILE, 0) < 0) {
 		int e = errno;
+		if (*leftovers)
+			fsync(dir);
 		close(dir);
 		if (e == ENOENT)
 			return 0;

@@ -81,14 +81,17 @@ int cred_load_file(const struct xdg_paths *x, char **key, char **err);
 /*
  * Store key in the credential file (auth login): directories created 0700,
  * sandbx's own config directory narrowed to 0700 when wider (noted), the
- * file replaced atomically with mode 0600.  0 or -1 with *err.
+ * file replaced atomically with mode 0600; temporary copies an interrupted
+ * login left beside it are removed (noted).  0 or -1 with *err.
  */
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err);
 
 /*
- * Remove the credential file (auth logout), whatever its mode.  0 with
- * *removed 1 (or 0 when there was none), or -1 with *err.
+ * Remove the credential file (auth logout), whatever its mode, and the
+ * temporary copies an interrupted login left beside it.  0 with *removed 1
+ * (or 0 when there was none) and *leftovers the number of temporary
+ * copies removed, or -1 with *err.
  */
-int cred_remove(const struct xdg_paths *x, int *removed, char **err);
+int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **err);
 
 #endif

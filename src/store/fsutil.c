@@ -163,12 +163,12 @@ int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned f
 
 int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
 {
-	char rnd[9];
+	char rnd[FSU_TEMP_SUFFIX + 1];
 	char *tmp = NULL;
 	int fd = -1;
 	for (int tries = 0; tries < 16 && fd < 0; tries++) {
-		fsu_random_name(rnd, 8);
-		rnd[8] = '\0';
+		fsu_random_name(rnd, FSU_TEMP_SUFFIX);
+		rnd[FSU_TEMP_SUFFIX] = '\0';
 		free(tmp);
 		tmp = xasprintf(".%s.%s", name, rnd);
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FSU_FILE_MODE);

@@ -31,6 +31,7 @@
 
 #define FSU_DIR_MODE 0700
 #define FSU_FILE_MODE 0600
+#define FSU_TEMP_SUFFIX 8	/* random letters of fsu_write_atomic's ".NAME.xxxxxxxx" */
 
 enum fsu_flags {
 	FSU_CREATE = 1 << 0,	/* mkdir 0700 when missing */

@@ -121,6 +121,14 @@ st auth logout
 if [ $r1 -eq 0 ] && [ ! -e "$CRED" ] && [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "no stored key"; then t_pass
 else t_fail "rc=$r1/$rc $(both)"; fi
 
+t_start st-logout-leftovers "auth logout also removes the copy of a key an interrupted login left"
+LEFT="$CFG/sandbx/.credentials.toml.k1lled00"
+printf 'api_key = "%s"\n' "$KEY" > "$LEFT"
+chmod 600 "$LEFT"
+st auth logout
+if [ $rc -eq 0 ] && [ ! -e "$LEFT" ] && printf '%s' "$out" | grep -q "removed 1 temporary copy"; then t_pass
+else t_fail "rc=$rc left=$(ls -A "$CFG/sandbx") $(both)"; fi
+
 t_start st-login-tty "auth login on a terminal reads the key with echo off"
 if ! command -v script >/dev/null 2>&1; then
 	t_skip "script(1) from util-linux is not installed"

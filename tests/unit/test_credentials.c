@@ -220,12 +220,80 @@ static void test_cred_refuses_wide_modes(void **state)
 	/* logout removes the key even from a too-wide file */
 	assert_int_equal(chmod(T.x.config_dir, 0700), 0);
 	assert_int_equal(chmod(T.x.credentials, 0666), 0);
-	int removed = 0;
-	assert_int_equal(cred_remove(&T.x, &removed, &err), 0);
+	int removed = 0, left = 0;
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), 0);
 	assert_int_equal(removed, 1);
+	assert_int_equal(left, 0);
 	assert_int_equal(access(T.x.credentials, F_OK), -1);
-	assert_int_equal(cred_remove(&T.x, &removed, &err), 0);
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), 0);
 	assert_int_equal(removed, 0);
+}
+
+static char *in_config(const char *name)
+{
+	return xasprintf("%s/%s", T.x.config_dir, name);
+}
+
+static void put_file(const char *name)
+{
+	char *p = in_config(name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "api_key = \"sk-ant-old\"\n", 23), 23);
+	close(fd);
+	free(p);
+}
+
+static int config_has(const char *name)
+{
+	struct stat st;
+	char *p = in_config(name);
+	int r = lstat(p, &st) == 0;
+	free(p);
+	return r;
+}
+
+/* A login killed between its temporary file and the rename leaves a whole
+ * copy of the key; the next login and logout remove such copies, and only
+ * names of exactly that shape that are regular files. */
+static void test_cred_interrupted_login_swept(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	store_key("sk-ant-first");
+	put_file(".credentials.toml.ab12cd34");
+	put_file(".credentials.toml.AB12CD34");	/* not a name sandbx makes */
+	put_file(".credentials.toml.ab12");
+	put_file("credentials.toml.ab12cd34");
+	char *d = in_config(".credentials.toml.zz99zz99"), *l = in_config(".credentials.toml.yy88yy88");
+	assert_int_equal(mkdir(d, 0700), 0);
+	assert_int_equal(symlink("credentials.toml", l), 0);
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-second", &notes, &err), 0);
+	assert_int_equal(notes.n, 1);
+	assert_non_null(strstr(notes.v[0], "cut short"));
+	strv_free(&notes);
+	assert_false(config_has(".credentials.toml.ab12cd34"));
+	assert_true(config_has(".credentials.toml.AB12CD34"));
+	assert_true(config_has(".credentials.toml.ab12"));
+	assert_true(config_has("credentials.toml.ab12cd34"));
+	assert_true(config_has(".credentials.toml.zz99zz99"));
+	assert_true(config_has(".credentials.toml.yy88yy88"));
+
+	put_file(".credentials.toml.00000000");
+	put_file(".credentials.toml.qwertyui");
+	int removed = 0, left = 0;
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(left, 2);
+	assert_false(config_has(".credentials.toml.00000000"));
+	/* with no key stored, a leftover still goes */
+	put_file(".credentials.toml.abcdefgh");
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(left, 1);
+	assert_false(config_has(".credentials.toml.abcdefgh"));
+	free(d);
+	free(l);
 }
 
 static void test_cred_refuses_symlink(void **state)
@@ -284,8 +352,8 @@ static void test_cred_env_precedence(void **state)
 	cred_key_free(key);
 	free(src);
 	unsetenv(CRED_ENV);
-	int removed;
-	assert_int_equal(cred_remove(&T.x, &removed, &err), 0);
+	int removed, left;
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), 0);
 	assert_int_equal(cred_load_api_key(&key, &src, &err), -ENOENT);
 	assert_non_null(strstr(err, "sandbx auth login"));
 	free(err);
@@ -339,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cred_store_narrows_own_dir_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_interrupted_login_swept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_other_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_env_precedence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_file_parse_error_never_echoes, setup, teardown),
