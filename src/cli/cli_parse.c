@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "sandbox/netpolicy.h"
 
 const char *const cli_tool_names[] = { "read", "ls", "find", "grep", "write", "edit", "bash", NULL };
 
@@ -102,8 +103,11 @@ static int set_network(struct cli_opts *o, const struct flag *f, const char *v, 
 
 static int add_dns(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
-	if (!*v || strlen(v) > 253 || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != strlen(v)) {
-		*err = xasprintf("--allow-dns: '%s' is not a host name", v);
+	/* The policy's own rule, so a bad name is refused here (exit 64), not
+	 * after the policy is built (125). */
+	if (!netpol_name_ok(v)) {
+		*err = xasprintf("--allow-dns: '%s' is not a host name — use letters, digits, '-' and '.', starting "
+				 "with a letter or digit", v);
 		return -1;
 	}
 	if (!strv_has(&o->dns, v))

@@ -5,8 +5,8 @@
  * (or, with no IP egress, make --allow-dns pointless).
  *
  * The parser (cli_parse.c) already refused ports outside 1..65535, bare
- * and listed --allow-network together, and --dns-over-tcp without port 53
- * (exit 64).  What is refused here ends the run with exit 125.
+ * and listed --allow-network together, --dns-over-tcp without port 53 and
+ * an --allow-dns NAME that is not a host name (exit 64).  What is refused here ends the run with exit 125.
  */
 #include <string.h>
 

@@ -133,6 +133,27 @@ static void cli_network_forms(void **state)
 	cli_opts_release(&o);
 }
 
+/* A name the policy would refuse is refused by the parser: exit 64, like
+ * every other bad value, not 125 after the policy is built. */
+static void cli_dns_names(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	static const char *const bad[] = { "-foo", ".foo", "a b", "", "a_b" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "443", "--allow-dns", bad[i], "--",
+				       "x", NULL), -1);
+		assert_non_null(strstr(err, "--allow-dns"));
+		assert_non_null(strstr(err, "letter or digit"));
+		free(err);
+		cli_opts_release(&o);
+	}
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "443", "--allow-dns", "registry.npmjs.org",
+			       "--allow-dns=a-b.example", "--", "x", NULL), 0);
+	assert_int_equal(o.dns.n, 2);
+	cli_opts_release(&o);
+}
+
 static void cli_limits(void **state)
 {
 	struct cli_opts o;
@@ -255,6 +276,7 @@ int main(void)
 		cmocka_unit_test(cli_refuses_env_value),
 		cmocka_unit_test(cli_refuses_unknown),
 		cmocka_unit_test(cli_network_forms),
+		cmocka_unit_test(cli_dns_names),
 		cmocka_unit_test(cli_limits),
 		cmocka_unit_test(cli_agent_flags),
 		cmocka_unit_test(cli_agent_refuses_api_key_env),
