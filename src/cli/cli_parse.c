@@ -13,7 +13,6 @@ const char *const cli_tool_names[] = { "read", "ls", "find", "grep", "write", "e
 enum { C_SR = 1 << 0, C_AR = 1 << 1, C_TUI = 1 << 2, C_TOOL = 1 << 3 };
 #define C_POLICY (C_SR | C_AR | C_TUI | C_TOOL)
 #define C_AGENT (C_AR | C_TUI)
-#define C_LIMITS (C_SR | C_AR | C_TUI)
 
 enum arg_kind { ARG_NONE, ARG_REQ, ARG_OPT_PORTS, ARG_OPT_WORD, ARG_OPT_TOOL };
 
@@ -277,11 +276,11 @@ static const struct flag flags[] = {
 	{ "--dns-over-tcp", C_POLICY, ARG_NONE, set_bool, OFF(dns_over_tcp) },
 	{ "--allow-unix-sockets", C_POLICY, ARG_NONE, set_bool, OFF(allow_unix) },
 	{ "--allow-env", C_POLICY, ARG_REQ, add_env, 0 },
-	{ "--limit-procs", C_LIMITS, ARG_REQ, set_limit, LIM_PROCS },
-	{ "--limit-memory", C_LIMITS, ARG_REQ, set_limit, LIM_MEMORY },
-	{ "--limit-cpu", C_LIMITS, ARG_REQ, set_limit, LIM_CPU },
-	{ "--limit-file-size", C_LIMITS, ARG_REQ, set_limit, LIM_FSIZE },
-	{ "--limit-open-files", C_LIMITS, ARG_REQ, set_limit, LIM_NOFILE },
+	{ "--limit-procs", C_POLICY, ARG_REQ, set_limit, LIM_PROCS },
+	{ "--limit-memory", C_POLICY, ARG_REQ, set_limit, LIM_MEMORY },
+	{ "--limit-cpu", C_POLICY, ARG_REQ, set_limit, LIM_CPU },
+	{ "--limit-file-size", C_POLICY, ARG_REQ, set_limit, LIM_FSIZE },
+	{ "--limit-open-files", C_POLICY, ARG_REQ, set_limit, LIM_NOFILE },
 	{ "--timeout", C_SR, ARG_REQ, set_timeout, 0 },
 	{ "--pin-sha256", C_SR, ARG_REQ, set_pin, 0 },
 	{ "--model", C_AGENT, ARG_REQ, set_str, OFF(model) },

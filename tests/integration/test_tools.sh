@@ -225,6 +225,13 @@ wait $pid; rc=$?
 if [ $rc -eq 1 ] && [ "$(cat "$TMP/cancel.out")" = '{"is_error":true,"content":"cancelled"}' ]; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/cancel.out")"; fi
 
+t_start tl-bash-limits "tool takes the --limit-* flags of its POLICY, and its bash runs under them (the agent's defaults otherwise)"
+tool bash '{"command":"ulimit -n; ulimit -f"}' --limit-open-files 64 --limit-file-size 1M
+lim=$out
+tool bash '{"command":"ulimit -n; ulimit -f"}'
+if [ $rc -eq 0 ] && printf '%s' "$lim" | grep -qF '64\n2048\n[exit status 0]' && has '4096\n2097152\n'; then t_pass
+else t_fail "with flags: $lim $(cat "$TMP/err"); without: rc=$rc $out"; fi
+
 t_start tl-proc-other-name "a read grant holding a proc filesystem bound under another name is refused before any tool runs (exit 125, naming the mount)"
 PM="$TMP/procmnt"
 mkdir -p "$PM/pp"; chmod 755 "$PM" "$PM/pp"
