@@ -593,6 +593,7 @@ static const char usage_main[] =
 	"  auth login|logout|status\n"
 	"  hash PATH              SHA-256 of a file, for --pin-sha256\n"
 	"  sessions               list stored sessions\n"
+	"  --help | --version     this text, or the version (SUBCOMMAND --help: its options)\n"
 	"\n"
 	"POLICY: --allow-read PATH  --allow-write PATH  --allow-exec PATH\n"
 	"        --allow-network [PORT,...]  --allow-dns NAME  --dns-over-tcp\n"

@@ -265,6 +265,7 @@ static void cli_other_commands(void **state)
 	assert_int_equal(parse(&o, &err, "--version", NULL), 0);
 	assert_int_equal(o.cmd, CMD_VERSION);
 	cli_opts_release(&o);
+	assert_non_null(strstr(cli_usage(CMD_NONE), "--version"));	/* what is accepted is shown */
 	expect_usage(NULL);
 }
 
