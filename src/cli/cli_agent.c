@@ -12,7 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent/curl.h"
 #include "agent/gate.h"
+#include "agent/provider.h"
 #include "agent/turn.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
@@ -50,6 +52,25 @@ void cli_agent_prepare(void)
 	err = NULL;
 	if (tools_preload(&err) < 0)
 		free(err);
+}
+
+int cli_base_url_check(const struct cli_opts *o)
+{
+	char *url = NULL, *err = NULL;
+	if (!o->base_url)
+		return 0;
+	/* Without libcurl nothing can be judged: agent_new says what to install. */
+	if (!dlcurl_load(&err)) {
+		free(err);
+		return 0;
+	}
+	if (prov_messages_url(o->base_url, &url, &err) < 0) {
+		sbx_err("--base-url: %s", err);
+		free(err);
+		return EXIT_USAGE;
+	}
+	free(url);
+	return 0;
 }
 
 void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct agent_config *cfg)
@@ -326,7 +347,10 @@ int cli_agent_run(struct cli_opts *o)
 
 	jsonl_tty = o->output_jsonl && isatty(STDOUT_FILENO);
 
-	cli_agent_prepare();
+	cli_agent_prepare();	/* first: libcurl must not see SSLKEYLOGFILE */
+	int rc = cli_base_url_check(o);
+	if (rc)
+		return rc;
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
 	 * next write, not by a signal in the middle of a round. */
 	signal(SIGPIPE, SIG_IGN);

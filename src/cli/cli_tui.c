@@ -169,7 +169,9 @@ int cli_tui(struct cli_opts *o)
 	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL;
 	int rc = EXIT_ERROR, r, last = 0;
 
-	cli_agent_prepare();
+	cli_agent_prepare();	/* first: libcurl must not see SSLKEYLOGFILE */
+	if ((r = cli_base_url_check(o)) != 0)
+		return r;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);

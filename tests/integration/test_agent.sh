@@ -268,10 +268,14 @@ import json; last=json.loads(open('$D/out').read().splitlines()[-1])
 assert last['type']=='result' and last['is_error'] is True, last
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err") $(tail -c 300 "$D/out")"; fi
 
-t_start ag-base-url-policy "http to a non-loopback host is refused before any request"
-( cd "$W" && "$SANDBX" agent-run --base-url http://example.com -- hi ) >/dev/null 2>"$TMP/err"
+t_start ag-base-url-policy "a --base-url sandbx refuses (http to a non-loopback host) is a command line not accepted: exit 64 naming the flag, stdout empty, before any request (tui too)"
+( cd "$W" && "$SANDBX" agent-run --base-url http://example.com -- hi ) >"$TMP/out" 2>"$TMP/err"
 rc=$?
-if [ $rc -eq 1 ] && grep -qi 'loopback\|https' "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+( cd "$W" && "$SANDBX" tui --base-url ftp://127.0.0.1 ) >"$TMP/out2" 2>"$TMP/err2" </dev/null
+rc2=$?
+if [ $rc -eq 64 ] && grep -q -- '--base-url' "$TMP/err" && grep -qi 'loopback' "$TMP/err" && [ ! -s "$TMP/out" ] &&
+	[ $rc2 -eq 64 ] && grep -q -- "--base-url: base URL 'ftp://127.0.0.1'" "$TMP/err2" && [ ! -s "$TMP/out2" ]; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/err"); tui rc=$rc2 $(cat "$TMP/err2")"; fi
 
 t_start ag-no-key "without a key agent-run says how to set one"
 ( cd "$W" && env -u ANTHROPIC_API_KEY "$SANDBX" agent-run -- hi ) >/dev/null 2>"$TMP/err"
