@@ -148,7 +148,7 @@ static int set_size(struct cli_opts *o, const struct flag *f, const char *v, cha
 {
 	uint64_t *field = (uint64_t *)((char *)o + f->param), n;
 	if (parse_size(v, &n) < 0 || n == 0) {
-		*err = xasprintf("%s: '%s' is not a size (a number with an optional K, M or G)", f->name, v);
+		*err = xasprintf("%s: '%s' is not a size from 1 (a number with an optional K, M, G or T)", f->name, v);
 		return -1;
 	}
 	*field = n;
@@ -164,7 +164,7 @@ static int set_limit(struct cli_opts *o, const struct flag *f, const char *v, ch
 		n = 0;
 	} else if (sized ? parse_size(v, &n) < 0 : parse_u64(v, 0, UINT32_MAX, &n) < 0) {
 		*err = xasprintf("%s: '%s' is not %s, 0 or none", f->name, v,
-				 sized ? "a size (a number with an optional K, M or G)" : "a whole number");
+				 sized ? "a size (a number with an optional K, M, G or T)" : "a whole number");
 		return -1;
 	}
 	o->limit_set[k] = 1;

@@ -167,6 +167,16 @@ static void cli_limits(void **state)
 	assert_int_equal(o.limits[LIM_FSIZE], 1ULL << 30);
 	cli_opts_release(&o);
 	assert_int_equal(parse(&o, &err, "sandbox-run", "--limit-memory", "lots", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "K, M, G or T"));	/* every suffix parse_size takes */
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--limit-memory", "1T", "--", "x", NULL), 0);
+	assert_int_equal(o.limits[LIM_MEMORY], 1ULL << 40);
+	cli_opts_release(&o);
+	/* 0 is a size; a search limit must be at least 1, and says so */
+	assert_int_equal(parse(&o, &err, "agent-run", "--max-scan-bytes", "0", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "from 1"));
+	assert_non_null(strstr(err, "K, M, G or T"));
 	free(err);
 	cli_opts_release(&o);
 }
