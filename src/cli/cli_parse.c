@@ -603,6 +603,7 @@ static const char usage_main[] =
 	"Always granted: read+exec on /usr /bin /lib /lib64, read on /etc/alternatives;\n"
 	"PATH HOME TERM LANG LC_ALL LC_CTYPE TZ.  No path flag: read+write on the\n"
 	"working directory.\n"
+	"A flag's value may also follow '=': --allow-network=443, --session=ID.\n"
 	"\n"
 	"Exit: 0 ok, 1 error, 2 incomplete, 3 no consent, 64 usage, 124 timeout,\n"
 	"125 refused to confine, 126/127 not executable/not found, 128+n signal n.\n";
