@@ -586,7 +586,7 @@ static const char usage_main[] =
 	"\n"
 	"  sandbox-run [POLICY] [--timeout SECS] [--pin-sha256 HEX] -- PROGRAM [ARG...]\n"
 	"                         run one command confined to the policy\n"
-	"  agent-run [POLICY] [AGENT] [--output text|jsonl] -- PROMPT...\n"
+	"  agent-run [POLICY] [AGENT] [--output text|jsonl] [--no-wrap-up] -- PROMPT...\n"
 	"                         one prompt to the model, headless\n"
 	"  tui [POLICY] [AGENT]   the interactive harness\n"
 	"  tool NAME JSON [POLICY]  run one agent tool; result JSON on stdout\n"
@@ -619,11 +619,11 @@ static const char usage_sr[] =
 	"  --pin-sha256 HEX    run PROGRAM (absolute path) only if its SHA-256 is HEX\n";
 
 static const char usage_agent[] =
-	"usage: sandbx agent-run [POLICY] [AGENT] [--output text|jsonl] -- PROMPT...\n"
+	"usage: sandbx agent-run [POLICY] [AGENT] [--output text|jsonl] [--no-wrap-up] -- PROMPT...\n"
 	"       sandbx tui [POLICY] [AGENT]\n"
 	"\n"
 	"AGENT: --model NAME  --base-url URL  --max-tokens N  --max-rounds N\n"
-	"       --no-wrap-up  --allow-tool [NAME]  --approve run|call\n"
+	"       --allow-tool [NAME]  --approve run|call\n"
 	"       --session [ID]  --continue  --system TEXT\n"
 	"       --max-scan-files N  --max-scan-bytes SIZE  --max-results N\n";
 
