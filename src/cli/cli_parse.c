@@ -14,7 +14,7 @@ enum { C_SR = 1 << 0, C_AR = 1 << 1, C_TUI = 1 << 2, C_TOOL = 1 << 3 };
 #define C_POLICY (C_SR | C_AR | C_TUI | C_TOOL)
 #define C_AGENT (C_AR | C_TUI)
 
-enum arg_kind { ARG_NONE, ARG_REQ, ARG_OPT_PORTS, ARG_OPT_WORD, ARG_OPT_TOOL };
+enum arg_kind { ARG_NONE, ARG_REQ, ARG_OPT };	/* ARG_OPT: a value that may be left out */
 
 struct flag;
 typedef int (*flag_fn)(struct cli_opts *o, const struct flag *f, const char *v, char **err);
@@ -271,7 +271,7 @@ static const struct flag flags[] = {
 	{ "--allow-read", C_POLICY, ARG_REQ, add_path, POL_READ },
 	{ "--allow-write", C_POLICY, ARG_REQ, add_path, POL_WRITE },
 	{ "--allow-exec", C_POLICY, ARG_REQ, add_path, POL_READ | POL_EXEC },
-	{ "--allow-network", C_POLICY, ARG_OPT_PORTS, set_network, 0 },
+	{ "--allow-network", C_POLICY, ARG_OPT, set_network, 0 },
 	{ "--allow-dns", C_POLICY, ARG_REQ, add_dns, 0 },
 	{ "--dns-over-tcp", C_POLICY, ARG_NONE, set_bool, OFF(dns_over_tcp) },
 	{ "--allow-unix-sockets", C_POLICY, ARG_NONE, set_bool, OFF(allow_unix) },
@@ -289,9 +289,9 @@ static const struct flag flags[] = {
 	{ "--max-tokens", C_AGENT, ARG_REQ, set_count, OFF(max_tokens) },
 	{ "--max-rounds", C_AGENT, ARG_REQ, set_rounds, 0 },
 	{ "--no-wrap-up", C_AR, ARG_NONE, set_bool, OFF(no_wrap_up) },
-	{ "--allow-tool", C_AGENT, ARG_OPT_TOOL, set_tool, 0 },
+	{ "--allow-tool", C_AGENT, ARG_OPT, set_tool, 0 },
 	{ "--approve", C_AGENT, ARG_REQ, set_approve, 0 },
-	{ "--session", C_AGENT, ARG_OPT_WORD, set_session, 0 },
+	{ "--session", C_AGENT, ARG_OPT, set_session, 0 },
 	{ "--continue", C_AGENT, ARG_NONE, set_bool, OFF(cont) },
 	{ "--max-scan-files", C_AGENT | C_TOOL, ARG_REQ, set_count, OFF(max_scan_files) },
 	{ "--max-scan-bytes", C_AGENT | C_TOOL, ARG_REQ, set_size, OFF(max_scan_bytes) },
@@ -312,11 +312,6 @@ static const struct {
 	{ "hash", CMD_HASH, 0 },
 	{ "sessions", CMD_SESSIONS, 0 },
 };
-
-static int is_port_list(const char *s)
-{
-	return *s && strspn(s, "0123456789,") == strlen(s);
-}
 
 static int is_tool_name(const char *s)
 {
@@ -383,19 +378,10 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 				return -1;
 			}
 			break;
-		case ARG_OPT_PORTS:
-			if (eq)
-				v = eq + 1;
-			else if (i + 1 < argc && is_port_list(argv[i + 1]))
-				v = argv[++i];
-			break;
-		case ARG_OPT_TOOL:
-			if (eq)
-				v = eq + 1;
-			else if (i + 1 < argc && is_tool_name(argv[i + 1]))
-				v = argv[++i];
-			break;
-		case ARG_OPT_WORD:
+		case ARG_OPT:
+			/* No subcommand takes a bare word before '--', so a word
+			 * here can only be meant as the value: a wrong one is
+			 * reported by this flag, not as a word out of place. */
 			if (eq)
 				v = eq + 1;
 			else if (i + 1 < argc && argv[i + 1][0] != '-')

@@ -154,6 +154,39 @@ static void cli_dns_names(void **state)
 	cli_opts_release(&o);
 }
 
+/* A word after a flag whose value is optional is taken as its value
+ * (no subcommand has a bare word there), so a wrong one is reported by
+ * the flag, not as a word out of place. */
+static void cli_optional_value_named(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "agent-run", "--allow-tool", "nope", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "--allow-tool: unknown tool 'nope'"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tui", "--allow-tool", "Bash", NULL), -1);
+	assert_non_null(strstr(err, "--allow-tool: unknown tool 'Bash'"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "https", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "--allow-network: 'https' is not a port"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "80 443", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "--allow-network"));
+	free(err);
+	cli_opts_release(&o);
+	/* bare forms still end at the next flag, '-' or '--' */
+	assert_int_equal(parse(&o, &err, "agent-run", "--allow-tool", "-", NULL), 0);
+	assert_true(o.allow_tool_all);
+	assert_true(o.prompt_stdin);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "--", "x", NULL), 0);
+	assert_true(o.net_any);
+	cli_opts_release(&o);
+}
+
 static void cli_limits(void **state)
 {
 	struct cli_opts o;
@@ -288,6 +321,7 @@ int main(void)
 		cmocka_unit_test(cli_refuses_unknown),
 		cmocka_unit_test(cli_network_forms),
 		cmocka_unit_test(cli_dns_names),
+		cmocka_unit_test(cli_optional_value_named),
 		cmocka_unit_test(cli_limits),
 		cmocka_unit_test(cli_agent_flags),
 		cmocka_unit_test(cli_agent_refuses_api_key_env),
