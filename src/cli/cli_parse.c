@@ -344,20 +344,21 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 		for (size_t k = 0; k < SBX_ARRAY_LEN(flags); k++)
 			if (strlen(flags[k].name) == nlen && strncmp(flags[k].name, a, nlen) == 0)
 				f = &flags[k];
+		const char *sub = bit == C_SR ? "sandbox-run" : bit == C_AR ? "agent-run" : bit == C_TUI ? "tui" : "tool";
 		if (!f) {
 			if (a[0] == '-')
-				*err = xasprintf("unknown option '%s' — see 'sandbx %s --help'", a,
-						 bit == C_SR ? "sandbox-run" : bit == C_AR ? "agent-run" : bit == C_TUI ? "tui" : "tool");
+				*err = xasprintf("unknown option '%s' — see 'sandbx %s --help'", a, sub);
 			else if (bit == C_SR)
 				*err = xasprintf("'%s' before '--' — put '--' between the options and the program", a);
 			else if (bit == C_AR)
 				*err = xasprintf("'%s' before '--' — put the prompt after '--', or '-' to read it from stdin", a);
 			else
-				*err = xasprintf("unexpected word '%s'", a);
+				*err = xasprintf("unexpected word '%s' after the tool's JSON — give the JSON as one quoted "
+						 "word; only options may follow it", a);
 			return -1;
 		}
 		if (!(f->cmds & bit)) {
-			*err = xasprintf("option '%.*s' does not apply to this subcommand", (int)nlen, a);
+			*err = xasprintf("option '%.*s' does not apply to %s — see 'sandbx %s --help'", (int)nlen, a, sub, sub);
 			return -1;
 		}
 		const char *v = NULL;

@@ -100,6 +100,12 @@ static void cli_refuses_unknown(void **state)
 	free(err);
 	cli_opts_release(&o);
 	assert_int_equal(parse(&o, &err, "tui", "--timeout", "3", NULL), -1);
+	assert_non_null(strstr(err, "'--timeout' does not apply to tui — see 'sandbx tui --help'"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "read", "{}", "extra", NULL), -1);
+	assert_non_null(strstr(err, "'extra'"));
+	assert_non_null(strstr(err, " — "));	/* says what to do */
 	free(err);
 	cli_opts_release(&o);
 }
