@@ -573,8 +573,8 @@ static const char usage_main[] =
 	"\n"
 	"  sandbox-run [POLICY] [--timeout SECS] [--pin-sha256 HEX] -- PROGRAM [ARG...]\n"
 	"                         run one command confined to the policy\n"
-	"  agent-run [POLICY] [AGENT] [--output text|jsonl] [--no-wrap-up] -- PROMPT...\n"
-	"                         one prompt to the model, headless\n"
+	"  agent-run [POLICY] [AGENT] [--output text|jsonl] [--no-wrap-up] -- PROMPT... | -\n"
+	"                         one prompt to the model, headless ('-': read it from stdin)\n"
 	"  tui [POLICY] [AGENT]   the interactive harness\n"
 	"  tool NAME JSON [POLICY]  run one agent tool; result JSON on stdout\n"
 	"  auth login|logout|status\n"
@@ -606,10 +606,11 @@ static const char usage_sr[] =
 	"  --pin-sha256 HEX    run PROGRAM (absolute path) only if its SHA-256 is HEX\n";
 
 static const char usage_agent[] =
-	"usage: sandbx agent-run [POLICY] [AGENT] [--output text|jsonl] [--no-wrap-up] -- PROMPT...\n"
+	"usage: sandbx agent-run [POLICY] [AGENT] [--output text|jsonl] [--no-wrap-up] -- PROMPT... | -\n"
 	"       sandbx tui [POLICY] [AGENT]\n"
 	"\n"
-	"AGENT: --model NAME  --base-url URL  --max-tokens N  --max-rounds N\n"
+	"agent-run: the prompt is the words after '--', or with '-' all of stdin.\n"
+	"\n"	"AGENT: --model NAME  --base-url URL  --max-tokens N  --max-rounds N\n"
 	"       --allow-tool [NAME]  --approve run|call\n"
 	"       --session [ID]  --continue  --system TEXT\n"
 	"       --max-scan-files N  --max-scan-bytes SIZE  --max-results N\n";
