@@ -35,8 +35,8 @@
  *      prints the helper's audit records, reaps, fills res
  * Killing s.pid with SIGKILL tears down the whole tree (each stage has
  * PR_SET_PDEATHSIG(SIGKILL); the init's death empties its pid namespace).
- * SIGTERM to s.pid (what sandbox_wait sends at a timeout or a stop) does
- * the same and exits only once that namespace is empty.
+ * SIGTERM to s.pid (what sandbox_wait and the bash tool send at a timeout
+ * or a stop) does the same and exits only once that namespace is empty.
  */
 #ifndef SBX_HELPER_H
 #define SBX_HELPER_H

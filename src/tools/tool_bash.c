@@ -177,13 +177,22 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			timed_out = killed = 1;
 		}
 		if (killed && drain_until < 0) {
-			kill(s.pid, SIGKILL);
+			/* SIGTERM, not SIGKILL: the supervisor kills the init
+			 * and exits only once the sandbox's pid namespace is
+			 * empty (helper.c, on_term), closing its end of the
+			 * audit channel last.  A killed supervisor closed it
+			 * at once, and this call returned while the command's
+			 * processes still ran. */
+			kill(s.pid, SIGTERM);
 			drain_until = t + TOOLS_BASH_DRAIN_MS;
 		}
 		if (s.audit_fd < 0 && drain_until < 0)
 			drain_until = t + TOOLS_BASH_DRAIN_MS;	/* the stages are gone */
-		if (drain_until >= 0 && t >= drain_until)
+		if (drain_until >= 0 && t >= drain_until) {
+			if (killed && s.audit_fd >= 0)
+				kill(s.pid, SIGKILL);	/* it did not end the run */
 			break;	/* a writer outlived the kill: stop waiting for EOF */
+		}
 	}
 	if (s.audit_fd >= 0)
 		close(s.audit_fd);

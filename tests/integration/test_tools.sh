@@ -232,6 +232,45 @@ tool bash '{"command":"ulimit -n; ulimit -f"}'
 if [ $rc -eq 0 ] && printf '%s' "$lim" | grep -qF '64\n2048\n[exit status 0]' && has '4096\n2097152\n'; then t_pass
 else t_fail "with flags: $lim $(cat "$TMP/err"); without: rc=$rc $out"; fi
 
+t_start tl-bash-killed-gone "bash ended by its timeout or an interrupt returns only once every process it started is gone: none of 16 spinning processes (their standard output and error closed, appending to a file) is left in /proc the moment sandbx tool returns, and the file grows no more, in each of 4 runs of each"
+if [ -z "$PROBES" ] || ! command -v python3 >/dev/null; then t_skip "no probes or no python3"
+else
+	out=$(cd "$W" && python3 - "$SANDBX" "$PROBES" "$W" <<'IN'
+import json, os, signal, subprocess, sys, time
+sbx, probes, w = sys.argv[1:4]
+spin = "append-spin 16 " + w + "/spin.out"
+def left():
+	n = 0
+	for d in os.listdir("/proc"):
+		try:
+			if d.isdigit() and spin.encode() in open("/proc/%s/cmdline" % d, "rb").read().replace(b"\0", b" "):
+				n += 1
+		except OSError:
+			pass
+	return n
+for how in ("timeout", "timeout", "timeout", "timeout", "int", "int", "int", "int"):
+	call = {"command": probes + "/fs " + spin}
+	if how == "timeout":
+		call["timeout"] = 1
+	p = subprocess.Popen([sbx, "tool", "bash", json.dumps(call), "--allow-exec", probes, "--allow-write", w],
+			     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+	if how == "int":
+		time.sleep(0.5)
+		p.send_signal(signal.SIGINT)
+	res = p.communicate()[0].decode()
+	n = left()
+	a = os.path.getsize(w + "/spin.out")
+	time.sleep(0.2)
+	b = os.path.getsize(w + "/spin.out")
+	ok = ("killed after the timeout" in res) if how == "timeout" else ("cancelled" in res)
+	print(how, "ok" if ok else "result=" + res[-120:], "left=%d" % n, "grew=%d" % (b - a))
+IN
+)
+	if [ "$(echo "$out" | grep -c ' ok left=0 grew=0$')" = 8 ]; then t_pass
+	else t_fail "$(echo "$out" | tr '\n' ' ')"; fi
+	rm -f "$W/spin.out"
+fi
+
 t_start tl-proc-other-name "a read grant holding a proc filesystem bound under another name is refused before any tool runs (exit 125, naming the mount)"
 PM="$TMP/procmnt"
 mkdir -p "$PM/pp"; chmod 755 "$PM" "$PM/pp"

@@ -36,6 +36,9 @@
  *                           prefixed "stolen:"
  *   fs nonblock-spin N      N processes that set O_NONBLOCK on standard
  *                           input over and over, for good
+ *   fs append-spin N FILE   N processes with standard input, output and
+ *                           error closed that append a byte to FILE over
+ *                           and over, for good: FILE grows while one runs
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -288,6 +291,20 @@ int main(int argc, char **argv)
 				break;
 		for (;;)
 			fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	}
+	if (!strcmp(c, "append-spin")) {
+		int fd = open(b, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return probe_report(-1);
+		close(0);
+		close(1);
+		close(2);
+		for (int i = 1; i < atoi(a); i++)
+			if (fork() == 0)
+				break;
+		for (;;)
+			if (write(fd, "x", 1) < 0)
+				_exit(1);
 	}
 	if (!strcmp(c, "cont-read")) {
 		struct sigaction sa;
