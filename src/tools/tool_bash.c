@@ -1,7 +1,7 @@
 /*
  * tool_bash.c — bash: /bin/sh -c COMMAND in the sandbox helper with the
- * session's policy; stdout and stderr captured through pipes, stdin
- * /dev/null, killed (with its whole pid namespace) at the timeout or when
+ * session's policy; stdout and stderr captured through pipes, stdin an
+ * empty pipe, killed (with its whole pid namespace) at the timeout or when
  * the stop flag is set.
  *
  * Why not sandbox_wait(): it blocks on the audit channel alone, and a
@@ -89,7 +89,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	struct capture ko = { .max = TOOLS_MAX_OUTPUT - BASH_MAX_STDERR }, ke = { .max = BASH_MAX_STDERR };
 	struct sandbox_result oc = { 0 };
 	char *err = NULL;
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, devnull = -1;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 };
 
 	if (!*cmd)
 		return tool_fail(out, "command is empty — give a shell command");
@@ -97,27 +97,35 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		secs = TOOLS_BASH_TIMEOUT;
 	if (secs > TOOLS_BASH_MAX_TIMEOUT)
 		secs = TOOLS_BASH_MAX_TIMEOUT;
-	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
-	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+	/* Standard input is a pipe whose write end is closed at once: end of
+	 * input, as /dev/null gives, but nothing of the host's.  The host's
+	 * /dev/null, reached again through /proc/self/fd/0, is the inode
+	 * itself on the host's /dev mount: a command run as root could chmod
+	 * it (000: every other user's writes to /dev/null fail), and no
+	 * sandbox-run is there to put it back. */
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || pipe2(pi, O_CLOEXEC) < 0) {
 		int e = errno;
 		for (int i = 0; i < 2; i++) {
 			if (po[i] >= 0)
 				close(po[i]);
 			if (pe[i] >= 0)
 				close(pe[i]);
+			if (pi[i] >= 0)
+				close(pi[i]);
 		}
 		return tool_fail(out, "cannot set up the command's pipes: %s", strerror(e));
 	}
+	close(pi[1]);
 	char *argv[] = { xstrdup("/bin/sh"), xstrdup("-c"), xstrdup(cmd), NULL };
 	struct sandbox_spawn s = { .policy = c->policy, .argv = argv, .pin_fd = -1,
-				   .stdio = { devnull, po[1], pe[1] } };
+				   .stdio = { pi[0], po[1], pe[1] } };
 	char *paths = policy_describe_paths(c->policy), *net = policy_describe_net(c->policy);
 	audit(LOG_INFO, "spawned", "tool", "bash", "command", cmd, "paths", paths, "network", net, "cwd",
 	      c->policy->cwd ? c->policy->cwd : "/", NULL);
 	free(paths);
 	free(net);
 	int started = sandbox_start(&s, &err);
-	close(devnull);
+	close(pi[0]);
 	close(po[1]);
 	close(pe[1]);
 	if (started < 0) {

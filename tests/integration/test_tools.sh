@@ -203,6 +203,11 @@ t_start tl-bash-nul "a NUL byte in bash's output is shown as \\x00, not an end o
 tool bash '{"command":"printf '"'"'visible\\000hidden line\\n'"'"'; printf '"'"'e1\\000e2'"'"' >&2"}'
 if [ $rc -eq 0 ] && has 'visible\\x00hidden line\n[stderr]\ne1\\x00e2\n[exit status 0]'; then t_pass; else t_fail "rc=$rc $out"; fi
 
+t_start tl-bash-stdin-own "bash's standard input is an empty pipe of its own, not the host's /dev/null: the command reads end of input at once, and what /proc/self/fd/0 leads to is not /dev/null's inode (as root, 'chmod 000 /proc/self/fd/0' through it changed the host's /dev/null for every user)"
+dn=$(stat -L -c '%d:%i' /dev/null)
+tool bash '{"command":"stat -L -c \"%d:%i %F\" /proc/self/fd/0; cat; echo read-done"}'
+if [ $rc -eq 0 ] && has 'read-done' && has 'fifo' && ! has "$dn "; then t_pass; else t_fail "rc=$rc /dev/null=$dn $out"; fi
+
 t_start tl-bash-timeout "bash is killed at its timeout"
 start=$(date +%s)
 tool bash '{"command":"sleep 30","timeout":1}'
