@@ -234,11 +234,14 @@ static const uint64_t clone_new_flags[] = {
  * open of it fail with EBUSY (sudo, ssh, editors), TIOCSWINSZ has
  * the kernel send SIGWINCH to the host's foreground process group, and
  * TCXONC (tcflow: TCOOFF) stops its output, so the user's shell blocks on
- * its next write after the run.  Not a terminal's: FS_IOC_ENABLE_VERITY
+ * its next write after the run, and TIOCSCTTY takes a terminal that is no
+ * session's (a serial line redirected in) as the controlling terminal of
+ * the command, a session leader: its exit then hangs the line up for
+ * every other holder.  Not a terminal's: FS_IOC_ENABLE_VERITY
  * makes a file read-only for good, and needs only a descriptor open for
  * reading (a file redirected into the command). */
 static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC,
-					    FS_IOC_ENABLE_VERITY };
+					    TIOCSCTTY, FS_IOC_ENABLE_VERITY };
 
 /*
  * Syscalls that take a file mode, and the argument holding it.  A mode

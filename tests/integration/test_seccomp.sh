@@ -340,6 +340,34 @@ tty_filter_only sc-tty-filter-only-tiocsetd tiocsetd
 tty_filter_only sc-tty-filter-only-tiocexcl tiocexcl
 tty_filter_only sc-tty-filter-only-tiocswinsz tiocswinsz
 tty_filter_only sc-tty-filter-only-tcxonc tcxonc
+# A terminal that is no session's (a serial line or a pty redirected in)
+# could be taken as the command's controlling terminal: the command is a
+# session leader.  Its hangup when the command exits would then cut every
+# other holder off.  free_pty CMD runs CMD with fd 0 a new pty no session
+# holds.
+free_pty() {
+	python3 -c 'import os, subprocess, sys
+m, s = os.openpty()
+r = subprocess.run(["sh", "-c", sys.argv[1]], stdin=s, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+sys.stdout.write(r.stdout.decode())' "$1" | grep -E '^(ok|err)' | tail -1
+}
+t_start sc-tty-tiocsctty
+got=$(free_pty "cd '$TMP/work' && '$SANDBX' sandbox-run --allow-exec '$PROBES' -- '$SYS' tiocsctty")
+case $got in
+"err EPERM"*) t_pass ;;
+*) t_fail "on a free pty: '$got'" ;;
+esac
+t_start sc-tty-filter-only-tiocsctty
+if [ ! -x "$TRY" ]; then
+	t_skip "$TRY missing"
+else
+	ctl=$(free_pty "'$SYS' tiocsctty")
+	got=$(free_pty "'$TRY' -- '$SYS' tiocsctty")
+	case "$ctl|$got" in
+	"ok|err EPERM"*) t_pass ;;
+	*) t_fail "control '$ctl', under the filter '$got'" ;;
+	esac
+fi
 # Other terminal ioctls still work on the inherited terminal.
 t_start sc-tty-tcgets-allowed
 if [ $have_script = 0 ]; then

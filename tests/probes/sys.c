@@ -24,7 +24,7 @@
  *                             prlimit-init-read only reads it,
  *                             prlimit-self sets this process's own
  *
- * The terminal probes (tiocsti... tiocswinsz, tcxonc) act on fd 0.  Those that
+ * The terminal probes (tiocsti... tiocswinsz, tcxonc, tiocsctty) act on fd 0.  Those that
  * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
  * is a terminal and answer ENOTTY otherwise, never "ok" and never EPERM,
  * and they are harmless if the filter lets them through: the line
@@ -208,6 +208,17 @@ static long tcxonc_undone(void)
 	if (r == 0)
 		syscall(SYS_ioctl, 0, TCXONC, TCOON);
 	return r;
+}
+
+/* TIOCSCTTY on fd 0: take it as the controlling terminal, as a session
+ * leader (setsid first where this is not one; in the sandbox the command
+ * stage made it one).  Only a terminal that is no session's can be taken. */
+static long tiocsctty_take(void)
+{
+	if (need_tty() < 0)
+		return -1;
+	(void)setsid();
+	return syscall(SYS_ioctl, 0, TIOCSCTTY, 0);
 }
 
 /* TIOCSWINSZ with the size fd 0 already has: no SIGWINCH if allowed. */
@@ -564,6 +575,8 @@ int main(int argc, char **argv)
 		r = tiocswinsz_same();
 	else if (!strcmp(n, "tcxonc"))
 		r = tcxonc_undone();
+	else if (!strcmp(n, "tiocsctty"))
+		r = tiocsctty_take();
 	/* File modes. */
 	else if (!strcmp(n, "fchmod-stdout-suid")) {
 		/* Reported on stderr: a write to the file would itself

@@ -322,9 +322,9 @@ static void test_seccomp_tty_ioctls(void **state)
 		   "TIOCSTI all high bits");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, HIGH_GARBAGE | TIOCLINUX, 0, 0), R_EPERM, "TIOCLINUX high bits");
 	/* The line discipline, exclusive mode, the window size, stopped
-	 * output and fs-verity: each outlasts the run or signals the host
-	 * (docs in seccomp.c). */
-	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC, FS_IOC_ENABLE_VERITY };
+	 * output, taking a controlling terminal and fs-verity: each outlasts
+	 * the run or signals the host (docs in seccomp.c). */
+	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC, TIOCSCTTY, FS_IOC_ENABLE_VERITY };
 	for (int f = 0; f < F__COUNT; f++)
 		for (size_t i = 0; i < SBX_ARRAY_LEN(more); i++) {
 			ASSERT_RET(run(f, SYS_ioctl, 0, more[i], 0, 0), R_EPERM, "tty ioctl");
@@ -335,6 +335,7 @@ static void test_seccomp_tty_ioctls(void **state)
 	/* Their readers and the undo of TIOCEXCL stay allowed. */
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCGETD, 0, 0), R_ALLOW, "TIOCGETD");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCNXCL, 0, 0), R_ALLOW, "TIOCNXCL");
+	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCNOTTY, 0, 0), R_ALLOW, "TIOCNOTTY");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCGEXCL, 0, 0), R_ALLOW, "TIOCGEXCL");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCSETS, 0, 0), R_ALLOW, "TCSETS");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TCGETS, 0, 0), R_ALLOW, "TCGETS");
