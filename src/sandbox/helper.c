@@ -880,6 +880,38 @@ static void drop_privileges(void)
 		refuse(ACH_REF_PRIVS, errno);
 }
 
+/*
+ * A descriptor 0-2 that is one of the view's character devices but the
+ * caller's node (</dev/null, >/dev/null, 2>/dev/urandom) is swapped for
+ * the view's own: the same device, opened the same way, but on the view's
+ * read-only mount (the inode may be the same: the mount differs), so fchmod, fchown, utimes and xattrs through it
+ * (/proc/self/fd/0 too) fail with EROFS instead of changing the host's
+ * node for every user — which sandbox-run could put back only if it got
+ * to, and not between two runs that overlap.  /dev/tty is left alone:
+ * opening it names the session's terminal, not a device of its own.
+ */
+static void stdio_view_devices(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st, vs;
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
+			continue;
+		for (size_t i = 0; i < SBX_ARRAY_LEN(dev_nodes); i++) {
+			char path[32];
+			snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+			if (strcmp(dev_nodes[i], "tty") == 0 || stat(path, &vs) < 0 || !S_ISCHR(vs.st_mode) ||
+			    vs.st_rdev != st.st_rdev)
+				continue;
+			int nfd = open(path, (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
+			if (nfd < 0 || dup2(nfd, fd) < 0)
+				refuse(ACH_REF_MOUNT, errno);
+			close(nfd);
+			break;
+		}
+	}
+}
+
 /* notify_fd >= 0 (port mode): the filter answers listen() through the
  * init; its listener descriptor goes to the init over notify_fd. */
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
@@ -900,6 +932,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 		if (fl >= 0 && ((fl & O_PATH) || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))))
 			refuse(ACH_REF_STDIO, fd);
 	}
+	stdio_view_devices();
 
 	/* The supervisor compiled the filter while the view was built. */
 	int sr = seccomp_filter_read(bpf_fd, &bpf);

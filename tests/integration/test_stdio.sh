@@ -31,6 +31,41 @@ t_start sr-stdio-mode-restored "a command that chmods the file its stdout was re
 mode=$(stat -c %a "$O/log")
 if [ "$mode" = 644 ] && grep -qx wrote "$O/log" && grep -q "changed the mode of descriptor 1's file from 0644 to 0666 — put back" "$TMP/err"; then t_pass
 else t_fail "mode $mode, log '$(cat "$O/log")', stderr: $(cat "$TMP/err")"; fi
+t_start sr-stdio-devnull-own "a standard descriptor that is a null, zero or urandom device reaches the command as the view's own read-only node: fchmod, fchown and utimes through it fail with EROFS, so the host's node keeps its mode even if sandbx never gets to put it back"
+# As root a private node stands in for /dev/null, so a failure cannot
+# break the machine's own; a user cannot make one, nor chmod /dev/null.
+if [ "$(id -u)" = 0 ]; then
+	mknod "$O/null" c 1 3 && mknod "$O/urandom" c 1 9 && chmod 666 "$O/null" "$O/urandom"
+	NUL="$O/null" URND="$O/urandom"
+else
+	NUL=/dev/null URND=/dev/urandom
+fi
+before=$(stat -c %a "$NUL")
+rm -f "$W/res"
+( cd "$W" && "$SANDBX" sandbox-run -- $PY -c '
+import errno, os
+res = open("res", "w")
+for fd in 0, 1, 2:
+    r = []
+    for what, f in (("chmod", lambda: os.fchmod(fd, 0o600)), ("chown", lambda: os.fchown(fd, 0, 0)),
+                     ("utime", lambda: os.utime(fd))):
+        try:
+            f(); r.append(what + "=ok")
+        except OSError as e:
+            r.append(what + "=" + errno.errorcode[e.errno])
+    res.write(str(fd) + " " + " ".join(r) + "\n")
+res.write(os.read(0, 1) == b"" and "read-eof\n" or "read-data\n")
+os.write(1, b"x" * 10); os.write(2, b"y" * 10)
+' <"$NUL" >"$NUL" 2>"$URND" )
+got=$(cat "$W/res" 2>&1)
+after=$(stat -c %a "$NUL")
+want="0 chmod=EROFS chown=EROFS utime=EROFS
+1 chmod=EROFS chown=EROFS utime=EROFS
+2 chmod=EROFS chown=EROFS utime=EROFS
+read-eof"
+if [ "$got" = "$want" ] && [ "$after" = "$before" ]; then t_pass
+else t_fail "mode $before -> $after; inside: $got"; fi
+
 t_start sr-stdio-dir-refused "a directory, or an O_PATH handle, as standard input, output or error is refused before the command runs (through it every host path beneath it would be reachable)"
 echo secret > "$O/secret"; chmod 600 "$O/secret"
 ( cd "$W" && "$SANDBX" sandbox-run --allow-read /proc --allow-write "$W" -- /bin/sh -c 'chmod 666 /proc/self/fd/0/secret' ) <"$O" >/dev/null 2>"$TMP/err"
