@@ -1091,6 +1091,11 @@ int tui_model_question_fits(struct tui_model *m)
 {
 	if (m->q == TQ_NONE)
 		return 1;
+	/* the first row must hold the tool's name whole: narrower, a row is
+	 * its glyph and a character or less (none at all in 2 columns) */
+	const char *qf = G(m)->qfirst;
+	if (m->w - tui_width(qf, strlen(qf)) < tui_width(m->qtool, strlen(m->qtool)))
+		return 0;
 	char *tmp = NULL;
 	int last = 1;
 	int Q = question_rows(m, NULL, 0, &tmp, &last);

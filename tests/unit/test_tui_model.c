@@ -264,6 +264,18 @@ static void test_tui_question_first_last(void **state)
 	free(s);
 	tui_model_resize(&m, 30, 4);
 	assert_false(tui_model_question_fits(&m));
+	/* tall but too narrow for the tool's name on the first row: a pane
+	 * of 2 columns showed only the row glyphs, nothing of the question,
+	 * and still took y */
+	tui_model_resize(&m, 2, 200);
+	assert_false(tui_model_question_fits(&m));
+	tui_model_resize(&m, 6, 200);
+	assert_false(tui_model_question_fits(&m));
+	tui_model_resize(&m, 7, 200);
+	assert_true(tui_model_question_fits(&m));
+	s = screen(&m);
+	assert_non_null(strstr(s, "\n, write\n"));
+	free(s);
 	tui_model_release(&m);
 }
 
