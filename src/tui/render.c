@@ -7,10 +7,12 @@
  */
 #include <curses.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "tui/render.h"
@@ -57,6 +59,7 @@ static struct {
 	__typeof__(flushinp) *flushinp;
 	__typeof__(endwin) *endwin;
 	__typeof__(delscreen) *delscreen;
+	__typeof__(tigetstr) *tigetstr;
 } nc;
 
 #define NC_SYM(n) DL_SYM(__typeof__(nc), n, #n)
@@ -95,6 +98,7 @@ static const struct dl_sym nc_syms[] = {
 	NC_SYM(flushinp),
 	NC_SYM(endwin),
 	NC_SYM(delscreen),
+	NC_SYM(tigetstr),
 };
 
 #undef stdscr
@@ -165,6 +169,8 @@ static const struct dl_sym nc_syms[] = {
 #define endwin nc.endwin
 #undef delscreen
 #define delscreen nc.delscreen
+#undef tigetstr
+#define tigetstr nc.tigetstr
 
 static struct dl_lib nc_lib = DL_LIB("libncursesw.so.6", "libncursesw6", nc_syms, &nc);
 
@@ -183,6 +189,79 @@ static struct {
 	int valid;
 } *prev;
 static int prev_h;
+
+/*
+ * A fatal signal (a crash, abort(), SIGQUIT) ends sandbx without endwin(),
+ * which is not safe in a signal handler: the handler writes what endwin
+ * would send, prepared when the screen started, and sets the terminal's
+ * modes back, so the shell is not left without echo, in the alternate
+ * screen, with mouse reports typed into it.  Then the signal goes on to
+ * the handler before ours (a sanitizer's) or its default action.
+ */
+#define RENDER_RESET_MAX 512		/* the escape sequences written */
+static const int fatal_sigs[] = { SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGQUIT, SIGTRAP, SIGSYS };
+static struct sigaction fatal_old[SBX_ARRAY_LEN(fatal_sigs)];
+static char reset_seq[RENDER_RESET_MAX];
+static size_t reset_len;
+static struct termios reset_tio;
+static int reset_tio_ok, fatal_set;
+
+/* A terminfo string capability, or NULL when the terminal has none. */
+static const char *cap(const char *name)
+{
+	const char *s = tigetstr(name);
+	return s && s != (char *)-1 ? s : NULL;
+}
+
+static void reset_add(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (reset_len + n <= sizeof(reset_seq)) {
+		memcpy(reset_seq + reset_len, s, n);
+		reset_len += n;
+	}
+}
+
+static void fatal_restore(void)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fatal_sigs); i++)
+		sigaction(fatal_sigs[i], &fatal_old[i], NULL);
+	fatal_set = 0;
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	ssize_t r = write(STDOUT_FILENO, reset_seq, reset_len);
+	(void)r;
+	if (reset_tio_ok)
+		tcsetattr(STDOUT_FILENO, TCSANOW, &reset_tio);
+	fatal_restore();
+	/* a fault the kernel raised comes again when this returns; a signal
+	 * that was sent is sent again */
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+static void fatal_install(void)
+{
+	struct sigaction sa;
+	reset_len = 0;
+	reset_add("\033[?2004l");
+	if (cap("kmous"))	/* the xterm mouse modes ncurses turns on */
+		reset_add("\033[?1000l\033[?1006l");
+	reset_add(cap("rmkx"));
+	reset_add(cap("sgr0"));
+	reset_add(cap("cnorm"));
+	reset_add(cap("rmcup"));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fatal_sigs); i++)
+		sigaction(fatal_sigs[i], &sa, &fatal_old[i]);
+	fatal_set = 1;
+}
 
 static void setup_attrs(void)
 {
@@ -230,6 +309,7 @@ int render_init(char **err)
 	if (dl_load(&nc_lib, err) < 0)
 		return -1;
 	set_escdelay(25);
+	reset_tio_ok = tcgetattr(STDOUT_FILENO, &reset_tio) == 0;
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		*err = xasprintf("cannot start the screen on terminal type '%s' — set TERM to your terminal (e.g. xterm-256color)",
@@ -255,6 +335,7 @@ int render_init(char **err)
 	 * inside it is a newline, not "send" */
 	fputs("\033[?2004h", stdout);
 	fflush(stdout);
+	fatal_install();
 	return 0;
 }
 
@@ -442,6 +523,8 @@ void render_end(void)
 {
 	if (!scr)
 		return;
+	if (fatal_set)
+		fatal_restore();
 	fputs("\033[?2004l", stdout);
 	fflush(stdout);
 	endwin();

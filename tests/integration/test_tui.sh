@@ -70,7 +70,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -80,7 +80,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -294,6 +294,29 @@ if has s13 "type a prompt"; then
 	else t_fail "the prompt line: $(shot s13 | grep 'abc')"; fi
 else t_fail "no first screen"; fi
 tm send-keys -t s13 C-d
+
+# pane_state NAME: the pane's alternate screen and mouse modes, then its
+# terminal's echo, icanon and isig as stty prints them
+pane_state() {
+	tm display -p -t "$1" 'alt=#{alternate_on} mouse=#{mouse_any_flag}'
+	stty -a -F "$(tm display -p -t "$1" '#{pane_tty}')" | grep -o -- '-\{0,1\}echo \|-\{0,1\}icanon\|-\{0,1\}isig' | tr -d ' ' | tr '\n' ' '
+}
+t_start tui-crash-restores "a fatal signal (a crash, abort, SIGQUIT) gives the terminal back: echo, line mode, no alternate screen, no mouse reports"
+bad=""
+for sig in SEGV ABRT QUIT; do
+	# no sleep after: the pane's tty keeps the modes the program left
+	tm new-session -d -s "c$sig" -x 80 -y 24 "cd '$TMP' && env LANG=C.UTF-8 '$FAKE' '$TMP/stream.s'; read x"
+	if has "c$sig" "type a prompt"; then
+		pid=$(pgrep -P "$(tm display -p -t "c$sig" '#{pane_pid}')" -x tuifake)
+		kill -s "$sig" "$pid"
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		st=$(pane_state "c$sig")
+		case $st in *"alt=0 mouse=0"*"isig icanon echo"*) ;; *) bad="$bad $sig: $st;" ;; esac
+	else bad="$bad $sig: no first screen;"; fi
+	tm kill-session -t "c$sig" 2>/dev/null
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "the terminal after the signal:$bad"; fi
 fi
 
 # ---------------------------------------------------------------- sandbx tui
