@@ -514,6 +514,35 @@ int render_key(struct tui_key *k)
 	return 1;
 }
 
+static int suspended;
+
+void render_suspend(void)
+{
+	if (!scr || suspended)
+		return;
+	fputs("\033[?2004l", stdout);
+	fflush(stdout);
+	endwin();
+	suspended = 1;
+}
+
+void render_resume(void)
+{
+	if (!scr)
+		return;
+	/* continued after a stop render_suspend did not see (SIGSTOP): the
+	 * shell had the terminal meanwhile; endwin so that the refresh below
+	 * sets every mode again */
+	if (!suspended)
+		endwin();
+	suspended = 0;
+	clearok(curscr, TRUE);
+	refresh();
+	keypad(stdscr, TRUE);
+	fputs("\033[?2004h", stdout);
+	fflush(stdout);
+}
+
 void render_flush_input(void)
 {
 	flushinp();
@@ -530,6 +559,7 @@ void render_end(void)
 	endwin();
 	delscreen(scr);
 	scr = NULL;
+	suspended = 0;
 	for (int i = 0; i < prev_h; i++)
 		free(prev[i].buf);
 	free(prev);

@@ -9,7 +9,8 @@
  *                                   unless NO_COLOR is set
  *   2. render_frame() for each frame (only rows that changed since the
  *      previous frame are written); render_key() while keys are waiting;
- *      render_resize() after SIGWINCH
+ *      render_resize() after SIGWINCH; render_suspend() before a stop,
+ *      render_resume() after a continue
  *   3. render_end()                 the normal screen is back
  */
 #ifndef SBX_TUI_RENDER_H
@@ -29,6 +30,15 @@ int render_frame(const struct tui_frame *f, int force);
 int render_key(struct tui_key *k);
 /* Discard keys typed but not read yet (before a question). */
 void render_flush_input(void);
+
+/* Before a stop (SIGTSTP): the normal screen and the terminal's modes back,
+ * bracketed paste off, as for the shell. */
+void render_suspend(void);
+/* After a continue (SIGCONT, from render_suspend's stop or any other):
+ * raw keys, the alternate screen, keypad and bracketed paste again, which
+ * the shell may have turned off meanwhile; the caller then draws a whole
+ * frame (force). */
+void render_resume(void);
 
 /* 1 when more input is already waiting to be read (a burst: keys.h). */
 int render_input_waiting(void);

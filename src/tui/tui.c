@@ -57,7 +57,7 @@ struct tui {
 	struct tui_driver drv;
 };
 
-static volatile sig_atomic_t sig_winch, sig_hup;
+static volatile sig_atomic_t sig_winch, sig_hup, sig_tstp, sig_cont;
 static int sig_fd = -1;
 
 static void on_signal(int sig)
@@ -65,6 +65,10 @@ static void on_signal(int sig)
 	int e = errno;
 	if (sig == SIGWINCH)
 		sig_winch = 1;
+	else if (sig == SIGTSTP)
+		sig_tstp = 1;
+	else if (sig == SIGCONT)
+		sig_cont = 1;
 	else
 		sig_hup = 1;
 	if (sig_fd >= 0) {
@@ -79,6 +83,34 @@ static uint64_t now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A stop (SIGTSTP from another process: the keyboard's ctrl-z is a key in
+ * raw mode) gives the terminal back first, then stops the process with the
+ * default action; ncurses' own handler did the first part but could run on
+ * the worker thread, and its continue left bracketed paste off once the
+ * shell had turned it off, so a pasted line break then sent the prompt.
+ * The stop is raised on this thread, so it takes effect before the handler
+ * is put back; in an orphaned process group the kernel drops it and the
+ * screen simply comes back.
+ */
+static void suspend_self(void)
+{
+	struct sigaction dfl, ours;
+	sigset_t set, old;
+	render_suspend();
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGTSTP, &dfl, &ours);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTSTP);
+	pthread_sigmask(SIG_UNBLOCK, &set, &old);
+	raise(SIGTSTP);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGTSTP, &ours, NULL);
+	sig_cont = 1;	/* the screen is drawn again, whatever woke us */
 }
 
 static void wake(struct tui *t)
@@ -323,7 +355,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	struct tui t;
 	struct tui_model m;
 	struct tui_frame f = { 0 };
-	struct sigaction sa, old_winch, old_hup, old_term, old_int;
+	struct sigaction sa, old_winch, old_hup, old_term, old_int, old_tstp, old_cont;
 	pthread_t th;
 	int w, h, rc = TUI_END_QUIT, quitting = 0, dirty = 1, force = 1;
 	uint64_t last_draw = 0, last_tick = 0;
@@ -357,7 +389,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	/* our handlers replace ncurses' SIGWINCH one: it may run on the
 	 * worker thread, so it only flags and wakes the screen thread */
 	sig_fd = t.wake[1];
-	sig_winch = sig_hup = 0;
+	sig_winch = sig_hup = sig_tstp = sig_cont = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
@@ -366,6 +398,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	sigaction(SIGHUP, &sa, &old_hup);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTSTP, &sa, &old_tstp);
+	sigaction(SIGCONT, &sa, &old_cont);
 
 	render_size(&w, &h);
 	tui_model_init(&m, w, h, ascii);
@@ -407,6 +441,16 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 		if (sig_hup || (pr > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)))) {
 			rc = TUI_END_HANGUP;
 			break;
+		}
+		if (sig_tstp) {
+			sig_tstp = 0;
+			suspend_self();
+		}
+		if (sig_cont) {
+			sig_cont = 0;
+			render_resume();
+			sig_winch = 1;	/* the size may have changed meanwhile */
+			force = dirty = 1;
 		}
 		if (sig_winch) {
 			sig_winch = 0;
@@ -527,6 +571,8 @@ out_nothread:
 	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTSTP, &old_tstp, NULL);
+	sigaction(SIGCONT, &old_cont, NULL);
 	sig_fd = -1;
 	if (rc >= 0)
 		*transcript = tui_model_transcript(&m);

@@ -70,7 +70,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -80,7 +80,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -317,6 +317,31 @@ for sig in SEGV ABRT QUIT; do
 	tm kill-session -t "c$sig" 2>/dev/null
 done
 if [ -z "$bad" ]; then t_pass; else t_fail "the terminal after the signal:$bad"; fi
+
+t_start tui-stop-fg-paste "stopped (SIGTSTP) and continued with fg from a job-control shell, the screen is back whole and a pasted line break still does not send"
+# the shell's own prompt turns bracketed paste off (bash's readline does
+# when a line is entered; the printf makes it so whatever the shell)
+tm new-session -d -s fg -x 100 -y 30 "cd '$TMP' && env -i PATH='$PATH' TERM=screen LANG=C.UTF-8 PS1='SH\$ ' bash --norc --noprofile -i"
+sleep 0.3
+tm send-keys -t fg "TUIFAKE_LOG='$TMP/fg.log' '$FAKE' '$TMP/stream.s'" Enter
+if has fg "type a prompt"; then
+	pid=$(pgrep -P "$(tm display -p -t fg '#{pane_pid}')" -x tuifake)
+	kill -TSTP "$pid"
+	if has fg "Stopped" && [ "$(ps -o stat= -p "$pid" | cut -c1)" = T ] && tm display -p -t fg '#{alternate_on}' | grep -q 0; then
+		tm send-keys -t fg "printf '\\033[?2004l'; fg" Enter
+		if has fg "type a prompt" && has fg " ready "; then
+			tm set-buffer -b p "$(printf 'first pasted line\nsecond pasted line')"
+			tm paste-buffer -p -b p -t fg
+			if has fg "  second pasted line" && has fg "> first pasted line" && ! logged fg "prompt"; then
+				tm send-keys -t fg C-c C-d	# ctrl-c empties the box, ctrl-d quits
+				has fg "SH\$" 30 && tm send-keys -t fg 'echo "ok-$((6 * 7))"' Enter
+				if has fg "ok-42" 30; then t_pass
+				else t_fail "no working shell after quitting: $(shot fg | grep -v '^$' | tail -3)"; fi
+			else t_fail "the paste after fg: log=$(cat "$TMP/fg.log" 2>/dev/null) screen=$(shot fg | grep -v '^$' | tail -4)"; fi
+		else t_fail "no screen after fg: $(shot fg | grep -v '^$' | tail -4)"; fi
+	else t_fail "SIGTSTP did not stop it with the terminal given back: $(ps -o stat= -p "$pid") $(shot fg | grep -v '^$' | tail -3)"; fi
+else t_fail "no first screen"; fi
+tm kill-session -t fg 2>/dev/null
 fi
 
 # ---------------------------------------------------------------- sandbx tui
