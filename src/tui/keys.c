@@ -76,7 +76,23 @@ static int blank(const char *s)
 	return s[strspn(s, " \n")] == '\0';
 }
 
+static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *out);
+
+/* A paste (or typing) past the box's cap is cut: said once, until the box
+ * is sent or emptied, so a prompt cut short is not sent unknowingly. */
 void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act *out)
+{
+	int was = m->in.cut || m->reason.cut;
+	apply(m, k, out);
+	if (!was && (m->in.cut || m->reason.cut)) {
+		char *t = xasprintf("the input box holds at most %u KiB: the rest of what was pasted or typed "
+				    "was left out", TUI_MAX_INPUT >> 10);
+		tui_model_note(m, TL_NOTE, t);
+		free(t);
+	}
+}
+
+static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *out)
 {
 	memset(out, 0, sizeof(*out));
 

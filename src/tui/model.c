@@ -1430,6 +1430,7 @@ void tui_input_set(struct tui_input *in, const char *s)
 	in->len = 0;
 	in->cur = 0;
 	in->buf[0] = '\0';
+	in->cut = 0;
 	tui_input_insert(in, s, strlen(s));
 }
 
@@ -1441,6 +1442,7 @@ void tui_input_insert(struct tui_input *in, const char *s, size_t n)
 	tui_sanitize(s, n, 1, &safe, &sl, &sc, &col);
 	if (in->len + sl > TUI_MAX_INPUT) {
 		sl = utf8_cut(safe, sl, TUI_MAX_INPUT - in->len);
+		in->cut = 1;
 	}
 	if (in->len + sl + 1 > in->cap) {
 		while (in->len + sl + 1 > in->cap)

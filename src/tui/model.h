@@ -90,6 +90,8 @@ struct tui_seg {
 struct tui_input {
 	char *buf;			/* never NULL after init; NUL-terminated */
 	size_t len, cap, cur;		/* cur: byte offset of the cursor */
+	int cut;			/* an insertion was cut at TUI_MAX_INPUT
+					   since the box was last set */
 };
 
 enum tui_qstate { TQ_NONE = 0, TQ_ASK, TQ_REASON };
@@ -223,7 +225,8 @@ size_t tui_cut(const char *s, size_t n, int w);
  * up to max segments; returns the number of rows (>= 1). */
 int tui_wrap(const char *s, size_t n, int w1, int w2, struct tui_seg *segs, int max);
 
-/* Input box editing.  Insertion is capped at TUI_MAX_INPUT bytes. */
+/* Input box editing.  Insertion is capped at TUI_MAX_INPUT bytes (what is
+ * left out sets in->cut, which tui_input_set clears). */
 void tui_input_init(struct tui_input *in);
 void tui_input_release(struct tui_input *in);
 void tui_input_set(struct tui_input *in, const char *s);

@@ -469,6 +469,43 @@ static void test_tui_keys_paste(void **state)
 	tui_model_release(&m);
 }
 
+/* A paste longer than the input box is cut at TUI_MAX_INPUT, and the user
+ * is told (once), not left to send a prompt cut short unknowingly. */
+static void test_tui_keys_paste_too_long(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 40, 10, 1);
+	key(&m, TK_PASTE_START, 0, &a);
+	for (size_t i = 0; i < TUI_MAX_INPUT; i++)
+		key(&m, TK_CHAR, 'x', &a);
+	char *t = tui_model_transcript(&m);
+	assert_null(strstr(t, "64 KiB"));	/* full, nothing cut yet */
+	free(t);
+	type(&m, "yz");
+	key(&m, TK_PASTE_END, 0, &a);
+	assert_int_equal(m.in.len, TUI_MAX_INPUT);
+	t = tui_model_transcript(&m);
+	char *n = strstr(t, "the input box holds at most 64 KiB");
+	assert_non_null(n);
+	assert_null(strstr(n + 1, "the input box holds at most 64 KiB"));	/* once */
+	free(t);
+	/* sent and emptied: a later cut is said again */
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	free(a.prompt);
+	tui_model_turn_done(&m);
+	key(&m, TK_PASTE_START, 0, &a);
+	for (size_t i = 0; i < TUI_MAX_INPUT + 1; i++)
+		key(&m, TK_CHAR, 'x', &a);
+	t = tui_model_transcript(&m);
+	n = strstr(t, "the input box holds at most 64 KiB");
+	assert_non_null(n);
+	assert_non_null(strstr(n + 1, "the input box holds at most 64 KiB"));
+	free(t);
+	tui_model_release(&m);
+}
+
 static void test_tui_keys_question(void **state)
 {
 	struct tui_model m;
@@ -768,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_send_history),
 		cmocka_unit_test(test_tui_keys_quit),
 		cmocka_unit_test(test_tui_keys_paste),
+		cmocka_unit_test(test_tui_keys_paste_too_long),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
 		cmocka_unit_test(test_tui_keys_question_burst),
