@@ -1249,6 +1249,18 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 	}
 	if (H >= 2 || shown_in == 0)
 		status_row(m, &f->rows[H - 1]);
+	/* a row wider than the pane (a prefix wider than a narrow pane, a
+	 * wide character in one column) would go on in the terminal over the
+	 * row under it, which is not redrawn when it did not change */
+	for (int i = 0; i < H; i++) {
+		struct tui_frow *r = &f->rows[i];
+		if (r->len > (size_t)m->w && tui_width(r->buf, r->len) > m->w) {
+			r->len = tui_cut(r->buf, r->len, m->w);
+			r->buf[r->len] = '\0';
+			if (r->plen > r->len)
+				r->plen = r->len;
+		}
+	}
 	if (f->cy >= H)
 		f->cy = H - 1;
 	if (f->cy < 0)

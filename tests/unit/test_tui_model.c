@@ -214,6 +214,23 @@ static void test_tui_question_rows(void **state)
 	tui_model_release(&m);
 }
 
+/* No row is wider than the pane, however narrow: a wider one spilled onto
+ * the row under it in the terminal, where a row not redrawn kept it. */
+static void test_tui_rows_fit_narrow(void **state)
+{
+	for (int w = 1; w <= 24; w++) {
+		struct tui_model m;
+		struct tui_frame f = { 0 };
+		tui_model_init(&m, w, 30, 0);
+		text(&m, "                - OVERFLOW OVERFLOW\n\xe6\xbc\xa2\xe5\xad\x97\n");
+		tui_model_frame(&m, &f);
+		for (int y = 0; y < f.h; y++)
+			assert_true(tui_width(f.rows[y].buf, f.rows[y].len) <= w);
+		tui_frame_release(&f);
+		tui_model_release(&m);
+	}
+}
+
 static void test_tui_question_marks_tool_row(void **state)
 {
 	struct tui_model m;
@@ -806,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_quit),
 		cmocka_unit_test(test_tui_keys_paste),
 		cmocka_unit_test(test_tui_keys_paste_too_long),
+		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
 		cmocka_unit_test(test_tui_keys_question_burst),
