@@ -16,6 +16,7 @@
 
 #include "agent/fold.h"
 #include "tools/tools.h"
+#include "util/json.h"
 #include "util/util.h"
 
 /* The fast path's helpers: inlined into it, where GCC would otherwise
@@ -729,7 +730,9 @@ static const char *dropped_reason(const struct fold_msg *m, size_t i)
 	case FOLD_TEXT:
 		if (m->flags & FOLD_DROP_TEXT)
 			return "text not kept";
-		return b->text_len ? NULL : "empty text";
+		/* "\n\n" before a tool call: shown, but the API refuses it
+		 * in the history of every later request */
+		return b->text_len && !json_text_blank(b->text, b->text_len) ? NULL : "empty text";
 	case FOLD_THINKING:
 		return b->signature ? NULL : "thinking without a signature";
 	case FOLD_REDACTED_THINKING:

@@ -100,6 +100,12 @@ static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, ch
 				*why = xstrdup("a text block has no text");
 				goto bad;
 			}
+			if (!user && json_text_blank(text, strlen(text))) {
+				/* the API refuses it in a history: one an earlier
+				 * sandbx kept is left out (fold.c keeps none now) */
+				cJSON_DeleteItemFromArray(blocks, cJSON_GetArraySize(blocks) - 1);
+				continue;
+			}
 			cJSON_AddStringToObject(nb, "type", "text");
 			cJSON_AddStringToObject(nb, "text", text);
 		} else if (t && strcmp(t, "thinking") == 0 && !user) {
@@ -156,6 +162,13 @@ static cJSON *clean_message(const cJSON *m, const char *want_role, int *kind, ch
 				       : xstrdup("a content block of unknown type");
 			goto bad;
 		}
+	}
+	if (cJSON_GetArraySize(blocks) == 0) {
+		/* only blank text: said as agent.c says an empty answer */
+		cJSON *nb = cJSON_CreateObject();
+		cJSON_AddStringToObject(nb, "type", "text");
+		cJSON_AddStringToObject(nb, "text", "(no answer)");
+		cJSON_AddItemToArray(blocks, nb);
 	}
 	*kind = !user ? 0 : results ? 2 : 1;
 	return out;

@@ -27,3 +27,13 @@ char *json_print_capped(const cJSON *o, size_t cap, size_t *len)
 	*len = n;
 	return xrealloc(b, n + 1);
 }
+
+int json_text_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f')
+			return 0;
+	}
+	return 1;
+}

@@ -257,6 +257,39 @@ cmp -s "$f" "$TMP/b.keep" && bad="$bad [not damaged?]"
 mock_stop
 if [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && [ -z "$bad" ]; then t_pass; else t_fail "a=$a b=$b $bad"; fi
 
+t_start ag-blank-text "a text block of only whitespace (\\n\\n before a tool call), which the API refuses in a history, is shown but neither sent back nor stored"
+mock_dir
+# a text block of "\n\n" at index 0, then sse_tool's call at index 1
+cat > "$D/blank.sse" <<'EOF'
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\n\n"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+EOF
+sse_tool toolu_b1 read '{"path":"notes.txt"}' | sed 's/"index":0/"index":1/' | sed "3r $D/blank.sse" > "$D/r1.sse"
+sse_text "done" > "$D/r2.sse"
+sse_text "again" > "$D/r3.sse"
+mock_rounds 3
+ar --session -- read the notes
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+ar --session "$sid" -- and again
+mock_stop
+if [ -n "$sid" ] && [ $RC -eq 0 ] && python3 -c "
+import json
+def blanks(msgs): return [b for m in msgs for b in m['content'] if b['type']=='text' and not b['text'].strip()]
+for n in (2, 3):
+	m=json.load(open('$D/req-%d.json' % n))['messages']
+	assert m[1]['content'][-1]['id']=='toolu_b1', m
+	assert not blanks(m), (n, m)
+stored=[json.loads(l) for l in open('$XDG_STATE_HOME/sandbx/sessions/$sid.jsonl')]
+assert not blanks([r for r in stored if r['type']=='message']), stored
+"; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
+
 t_start ag-session-store-fail "a turn the session cannot hold (a round over the 16 MiB line) is answered but exits 1, says so, and the jsonl result is an error"
 mock_dir
 echo "textgen 60000000" > "$D/script"; mock_serve

@@ -608,6 +608,35 @@ static void test_fold_sse_fast_agrees(void **state)
 	}
 }
 
+/* The API refuses a text block of only whitespace anywhere in the history
+ * ("text content blocks must contain non-whitespace text"): one the model
+ * streamed ("\n\n" before a tool call) is shown but not kept, or every
+ * later request of the conversation would fail. */
+static void test_fold_blank_text_not_kept(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"\\n\\n \\t\\r\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\" ok \"}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+	};
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
+	cJSON *c = fold_content_take(&m);
+	char *s = cJSON_PrintUnformatted(c);
+	assert_string_equal(s, "[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read\",\"input\":{\"path\":\"a\"}},"
+			       "{\"type\":\"text\",\"text\":\" ok \"}]");
+	free(s);
+	cJSON_Delete(c);
+	fold_release(&m);
+}
+
 static void test_fold_content_take_moves_text(void **state)
 {
 	struct run r;
@@ -896,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_fold_fast_hook_per_run),
 		cmocka_unit_test(test_fold_populate_ahead),
 		cmocka_unit_test(test_fold_content_take_moves_text),
+		cmocka_unit_test(test_fold_blank_text_not_kept),
 		cmocka_unit_test(test_fold_error_text_made_printable),
 		cmocka_unit_test(test_fold_message_and_signature_caps),
 		cmocka_unit_test(test_fold_block_start_meta_capped),

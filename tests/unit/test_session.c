@@ -119,6 +119,28 @@ static void test_session_parse_unknown_fields_dropped(void **state)
 		     "\"thinking\":\"hmm\"}]}\n", "line 3: a thinking block lacks");
 }
 
+/* A text block of only whitespace is refused by the API wherever it is in
+ * the history: one an earlier sandbx stored is left out of the replay (an
+ * assistant message of nothing else says "(no answer)"), and none is
+ * written, so such a session does not fail every later turn. */
+static void test_session_blank_text_not_replayed(void **state)
+{
+	const char *t = HDR PROMPT1
+		"{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"\\n\\n\"},"
+		"{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"ls\",\"input\":{\"path\":\".\"}}]}\n" RESULT1
+		"{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\" \\t\\r\\n\"}]}\n";
+	struct session_parser *p = parse_split(t, strlen(t), 0, 0);
+	assert_null(session_parser_error(p));
+	char *s = messages_json(p);
+	assert_string_equal(s, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"list the files\\nplease\"}]},"
+			       "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"ls\","
+			       "\"input\":{\"path\":\".\"}}]},"
+			       "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"tu1\",\"content\":\"a\\nb\"}]},"
+			       "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"(no answer)\"}]}]");
+	free(s);
+	session_parser_free(p);
+}
+
 static void test_session_title_is_terminal_safe(void **state)
 {
 	const char *t = HDR "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\","
@@ -930,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_session_parse_any_split),
 		cmocka_unit_test(test_session_parse_unknown_fields_dropped),
 		cmocka_unit_test(test_session_title_is_terminal_safe),
+		cmocka_unit_test(test_session_blank_text_not_replayed),
 		cmocka_unit_test(test_session_parse_unknown_version),
 		cmocka_unit_test(test_session_parse_unknown_record_type),
 		cmocka_unit_test(test_session_parse_no_header),
