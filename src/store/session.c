@@ -945,12 +945,15 @@ out:
 	return r;
 }
 
+static int list_store(const struct xdg_paths *x, int newest_only, struct session_info **out, size_t *n,
+		      struct strv *notes, char **err);
+
 int session_resume_latest(const struct xdg_paths *x, struct session **out, struct strv *notes, char **err)
 {
 	struct session_info *v = NULL;
 	size_t n = 0;
 	*out = NULL;
-	if (session_list(x, &v, &n, notes, err) < 0)
+	if (list_store(x, 1, &v, &n, notes, err) < 0)
 		return -1;
 	if (n == 0) {
 		*err = xasprintf("no stored session to continue in '%s' — start one with --session", x->sessions_dir);
@@ -1113,8 +1116,45 @@ void session_list_free(struct session_info *v, size_t n)
 	free(v);
 }
 
-int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n, struct strv *notes,
-		 char **err)
+/* A time is later than another (the listing's first key). */
+static int newer(const struct session_info *a, const struct session_info *b)
+{
+	return a->mtime != b->mtime ? a->mtime > b->mtime : a->mtime_ns > b->mtime_ns;
+}
+
+/* Read and summarise the stored session in (its id and times set). */
+static void list_read(int dir, const struct xdg_paths *x, struct session_info *in)
+{
+	char *name = xasprintf("%s.jsonl", in->id), *display = xasprintf("%s/%s", x->sessions_dir, name), *e = NULL;
+	struct stat st;
+	int fd = open_session_file(dir, name, display, &st, &e);
+	if (fd >= 0) {
+		in->mtime = st.st_mtime;
+		in->mtime_ns = st.st_mtim.tv_nsec;
+		struct session_parser *p = session_parser_new(SESSION_PARSE_SUMMARY);
+		if (parse_fd(fd, p, display, &e) == 0) {
+			const struct session_info *pi = session_parser_info(p);
+			in->created = pi->created;
+			in->turns = pi->turns;
+			in->cut_short = pi->cut_short;
+			in->first_prompt = pi->first_prompt ? xstrdup(pi->first_prompt) : NULL;
+		}
+		session_parser_free(p);
+		close(fd);
+	}
+	in->error = e;
+	free(name);
+	free(display);
+}
+
+/*
+ * The stored sessions, most recently written first.  newest_only: only
+ * those of the latest write time are read (--continue), the others are
+ * left out: reading every file to its end would cost the whole store
+ * for the one session resumed.
+ */
+static int list_store(const struct xdg_paths *x, int newest_only, struct session_info **out, size_t *n,
+		      struct strv *notes, char **err)
 {
 	*out = NULL;
 	*n = 0;
@@ -1136,6 +1176,8 @@ int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n
 		close(dir);
 		return -1;
 	}
+	/* First the names and their times (the link's own for a symlink,
+	 * which is refused and listed all the same), ... */
 	struct session_info *v = NULL;
 	size_t cnt = 0;
 	struct dirent *de;
@@ -1148,38 +1190,43 @@ int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n
 		id[len - 6] = '\0';
 		if (!session_id_valid(id))
 			continue;
-		char *display = xasprintf("%s/%s", x->sessions_dir, de->d_name), *e = NULL;
 		struct stat st;
 		v = xrealloc(v, (cnt + 1) * sizeof(*v));
 		struct session_info *in = &v[cnt++];
 		memset(in, 0, sizeof(*in));
 		snprintf(in->id, sizeof(in->id), "%s", id);
-		int fd = open_session_file(dir, de->d_name, display, &st, &e);
-		if (fd >= 0) {
+		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			in->mtime = st.st_mtime;
 			in->mtime_ns = st.st_mtim.tv_nsec;
-			struct session_parser *p = session_parser_new(SESSION_PARSE_SUMMARY);
-			if (parse_fd(fd, p, display, &e) == 0) {
-				const struct session_info *pi = session_parser_info(p);
-				in->created = pi->created;
-				in->turns = pi->turns;
-				in->cut_short = pi->cut_short;
-				in->first_prompt = pi->first_prompt ? xstrdup(pi->first_prompt) : NULL;
-			}
-			session_parser_free(p);
-			close(fd);
-		} else if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			in->mtime = st.st_mtime;	/* sorted by it all the same */
-			in->mtime_ns = st.st_mtim.tv_nsec;
 		}
-		in->error = e;
-		free(display);
 	}
 	closedir(d);
+	/* ... then the content of those wanted. */
+	struct session_info latest = { 0 };
+	size_t kept = 0;
+	for (size_t i = 0; i < cnt; i++)
+		if (i == 0 || newer(&v[i], &latest))
+			latest = v[i];
+	for (size_t i = 0; i < cnt; i++) {
+		if (newest_only && newer(&latest, &v[i]))
+			continue;
+		v[kept] = v[i];
+		list_read(dir, x, &v[kept++]);
+	}
 	close(dir);
-	if (cnt > 1)
-		qsort(v, cnt, sizeof(*v), info_cmp);
+	if (kept > 1)
+		qsort(v, kept, sizeof(*v), info_cmp);
+	if (!kept) {
+		free(v);
+		v = NULL;
+	}
 	*out = v;
-	*n = cnt;
+	*n = kept;
 	return 0;
+}
+
+int session_list(const struct xdg_paths *x, struct session_info **out, size_t *n, struct strv *notes,
+		 char **err)
+{
+	return list_store(x, 0, out, n, notes, err);
 }

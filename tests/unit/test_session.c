@@ -946,6 +946,71 @@ static void test_session_list_newest_first_and_continue(void **state)
 	free(bad);
 }
 
+/* Bytes this process has read(2) so far. */
+static unsigned long long bytes_read(void)
+{
+	char buf[256];
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/self/io", "re");
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "rchar: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* --continue reads the newest session (and any written in the same
+ * instant), not the whole store: before, every file was parsed to its
+ * end first, 6 s of reading for a store of 300 sessions of 5 MB. */
+static void test_session_continue_reads_only_newest(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	char *newest = new_session_with_round(), *other = new_session_with_round();
+	set_mtime(newest, 5000);
+	set_mtime(other, 4000);
+	/* ten older sessions of 1 MiB each */
+	size_t big = 1u << 20;
+	char *text = xmalloc(big + 256);
+	int k = snprintf(text, big + 256, HDR PROMPT1 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":"
+			 "[{\"type\":\"text\",\"text\":\"");
+	memset(text + k, 'a', big);
+	strcpy(text + k + big, "\"}]}\n");
+	for (int i = 0; i < 10; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "old%d", i);
+		char *path = session_file(id);
+		write_file(path, text, 0600);
+		set_mtime(id, 1000 + i);
+		free(path);
+	}
+	free(text);
+
+	struct session *s = NULL;
+	unsigned long long before = bytes_read();
+	assert_int_equal(session_resume_latest(&T.x, &s, &notes, &err), 0);
+	unsigned long long spent = bytes_read() - before;
+	assert_string_equal(session_id(s), newest);
+	session_close(s);
+	if (spent > big)
+		fail_msg("--continue read %llu bytes: the older sessions were read", spent);
+
+	/* the listing still reads them all */
+	struct session_info *v = NULL;
+	size_t n = 0;
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
+	assert_int_equal(n, 12);
+	assert_string_equal(v[0].id, newest);
+	assert_string_equal(v[1].id, other);
+	assert_string_equal(v[11].id, "old0");
+	assert_int_equal(v[11].turns, 1);
+	session_list_free(v, n);
+	strv_free(&notes);
+	free(newest);
+	free(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -972,6 +1037,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_full_disk_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_disk_full_tmpfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_continue_reads_only_newest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_record_line_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_append_stops_at_file_cap, setup, teardown),
