@@ -566,7 +566,23 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		finish(&rc, out, "error", 1, 1);
 		return out->exit_code;
 	}
-	cJSON_AddItemToArray(a->history, text_message("user", prompt));
+	/* A history ending in a user message (a turn that ended on its tool
+	 * results, or failed before its first round) takes the prompt into
+	 * that message, after its results: the roles alternate, as the
+	 * session's replay merges them. */
+	cJSON *last = cJSON_GetArrayItem(a->history, (int)hist_len - 1);
+	cJSON *last_content = NULL;
+	int last_blocks = 0;
+	const char *last_role = last ? cJSON_GetStringValue(cJSON_GetObjectItem(last, "role")) : NULL;
+	if (last_role && strcmp(last_role, "user") == 0) {
+		last_content = cJSON_GetObjectItem(last, "content");
+		last_blocks = cJSON_GetArraySize(last_content);
+		cJSON *pm = text_message("user", prompt);
+		cJSON_AddItemToArray(last_content, cJSON_DetachItemFromArray(cJSON_GetObjectItem(pm, "content"), 0));
+		cJSON_Delete(pm);
+	} else {
+		cJSON_AddItemToArray(a->history, text_message("user", prompt));
+	}
 
 	for (rc.round = 1;; rc.round++) {
 		int wrap = rc.round > a->cfg.max_rounds;
@@ -689,6 +705,8 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		/* a stop before the first round: the prompt is not kept either */
 		while ((size_t)cJSON_GetArraySize(a->history) > hist_len)
 			cJSON_DeleteItemFromArray(a->history, cJSON_GetArraySize(a->history) - 1);
+		while (last_content && cJSON_GetArraySize(last_content) > last_blocks)
+			cJSON_DeleteItemFromArray(last_content, cJSON_GetArraySize(last_content) - 1);
 	}
 	free(err);
 	free(rc.batch);

@@ -290,6 +290,32 @@ stored=[json.loads(l) for l in open('$XDG_STATE_HOME/sandbx/sessions/$sid.jsonl'
 assert not blanks([r for r in stored if r['type']=='message']), stored
 "; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-continue-alternates "a turn that ended on its tool results (the next round failed, or --max-rounds with --no-wrap-up) is continued with the prompt in that user message: the roles alternate"
+mock_dir
+sse_tool toolu_c1 ls '{"path":"."}' > "$D/r1.sse"
+sse_tool toolu_c2 ls '{"path":"."}' > "$D/r3.sse"
+sse_text "done" > "$D/r5.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+sse $FX/error_midstream.sse
+sse $D/r3.sse
+sse $D/r5.sse
+EOF
+ar --session -- list it
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+ar --session "$sid" --max-rounds 1 --no-wrap-up -- once more
+ar --session "$sid" -- and again
+mock_stop
+if [ -n "$sid" ] && [ $RC -eq 0 ] && python3 -c "
+import json
+for n in (3, 4):
+	m=json.load(open('$D/req-%d.json' % n))['messages']
+	roles=[x['role'] for x in m]
+	assert all(roles[i]!=roles[i+1] for i in range(len(roles)-1)), (n, roles)
+	last=m[-1]['content']
+	assert [b['type'] for b in last]==['tool_result','text'], (n, last)
+"; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
+
 t_start ag-session-store-fail "a turn the session cannot hold (a round over the 16 MiB line) is answered but exits 1, says so, and the jsonl result is an error"
 mock_dir
 echo "textgen 60000000" > "$D/script"; mock_serve

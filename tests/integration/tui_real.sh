@@ -145,3 +145,29 @@ if has r6 "Hello from the **mock**." && has r6 " ready "; then
 	else t_fail "no history on the screen: $(shot r7 | grep -v '^$' | head -8)"; fi
 	tm send-keys -t r7 C-d
 else t_fail "first session: $(shot r6 | grep -v '^$' | tail -5)"; fi
+
+sse_bash "$TMP/bashtrue.sse" toolu_s1 "true"
+t_start tui-real-stop-alternates "a prompt after a turn that ended on its tool results joins that user message; one stopped before its first round leaves it as it was: the roles alternate"
+mock_dir
+printf 'sse %s\nstall 20\nstall 20\nsse %s\n' "$TMP/bashtrue.sse" "$TMP/hello.sse" > "$D/script"
+mock_serve 60
+real r8 --session --allow-tool bash --approve run
+has r8 "type a prompt" && tm send-keys -t r8 "first prompt" Enter
+i=0
+while [ ! -s "$D/req-2.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+tm send-keys -t r8 Escape
+if has r8 " ready "; then
+	tm send-keys -t r8 "stopped prompt" Enter
+	i=0
+	while [ ! -s "$D/req-3.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	tm send-keys -t r8 Escape
+	has r8 " ready " && tm send-keys -t r8 "third prompt" Enter
+	if has r8 "Hello from the **mock**." && python3 -c "
+import json
+m=json.load(open('$D/req-4.json'))['messages']
+roles=[x['role'] for x in m]
+assert roles==['user','assistant','user'], roles
+assert [b.get('text', b['type']) for b in m[2]['content']]==['tool_result','third prompt'], m[2]
+"; then t_pass; else t_fail "$(python3 -c "import json; print(json.load(open('$D/req-4.json'))['messages'])" 2>&1 | tail -c 600)"; fi
+else t_fail "the first turn was not stopped: $(shot r8 | grep -v '^$' | tail -5)"; fi
+tm send-keys -t r8 C-d
