@@ -548,7 +548,7 @@ static void finish(struct round_ctx *rc, struct turn_outcome *out, const char *r
 int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, struct turn_outcome *out)
 {
 	struct round_ctx rc = { .a = a, .io = io };
-	int prompt_stored = 0, stored_rounds = 0, no_consent = 0, store_failed = 0;
+	int prompt_stored = 0, kept_rounds = 0, no_consent = 0, store_failed = 0;
 	char *err = NULL;
 	size_t hist_len = (size_t)cJSON_GetArraySize(a->history);
 
@@ -652,12 +652,12 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 				store_failed = 1;
 			} else {
 				prompt_stored = 1;
-				stored_rounds++;
 			}
 		}
 		cJSON_AddItemToArray(a->history, assistant);
 		if (results)
 			cJSON_AddItemToArray(a->history, results);
+		kept_rounds++;
 		struct turn_event ev = { .kind = TEV_ROUND_END };
 		emit(&rc, &ev);
 		const char *sr = m.stop_reason ? m.stop_reason : "end_turn";
@@ -701,8 +701,10 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			out->is_error = 1;
 		}
 	}
-	if (!prompt_stored && !stored_rounds && strcmp(out->stop_reason, "stopped") == 0) {
-		/* a stop before the first round: the prompt is not kept either */
+	if (!kept_rounds && strcmp(out->stop_reason, "stopped") == 0) {
+		/* a stop before the first round: the prompt is not kept either
+		 * (a later stop keeps the rounds that finished, as the session
+		 * does, stored or not: their calls ran) */
 		while ((size_t)cJSON_GetArraySize(a->history) > hist_len)
 			cJSON_DeleteItemFromArray(a->history, cJSON_GetArraySize(a->history) - 1);
 		while (last_content && cJSON_GetArraySize(last_content) > last_blocks)

@@ -171,3 +171,24 @@ assert [b.get('text', b['type']) for b in m[2]['content']]==['tool_result','thir
 "; then t_pass; else t_fail "$(python3 -c "import json; print(json.load(open('$D/req-4.json'))['messages'])" 2>&1 | tail -c 600)"; fi
 else t_fail "the first turn was not stopped: $(shot r8 | grep -v '^$' | tail -5)"; fi
 tm send-keys -t r8 C-d
+
+t_start tui-real-stop-keeps-rounds "without --session too, a turn stopped in its second round keeps its first (the call ran) for the next turn"
+mock_dir
+printf 'sse %s\nstall 20\nsse %s\n' "$TMP/bashtrue.sse" "$TMP/hello.sse" > "$D/script"
+mock_serve 60
+real r9 --allow-tool bash --approve run
+has r9 "type a prompt" && tm send-keys -t r9 "first prompt" Enter
+i=0
+while [ ! -s "$D/req-2.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+tm send-keys -t r9 Escape
+if has r9 " ready "; then
+	tm send-keys -t r9 "next prompt" Enter
+	if has r9 "Hello from the **mock**." && python3 -c "
+import json
+m=json.load(open('$D/req-3.json'))['messages']
+assert [x['role'] for x in m]==['user','assistant','user'], m
+assert m[1]['content'][0]['id']=='toolu_s1', m[1]
+assert [b.get('text', b['type']) for b in m[2]['content']]==['tool_result','next prompt'], m[2]
+"; then t_pass; else t_fail "$(python3 -c "import json; print(json.load(open('$D/req-3.json'))['messages'])" 2>&1 | tail -c 600)"; fi
+else t_fail "the first turn was not stopped: $(shot r9 | grep -v '^$' | tail -5)"; fi
+tm send-keys -t r9 C-d
