@@ -523,6 +523,34 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 	return msg;
 }
 
+/*
+ * The wrap-up round offers no tool (tool_choice none): a call the server
+ * sends all the same is not run, but answered, or the history would hold
+ * a tool_use without its result, which the API refuses in every later
+ * request (and the session refuses to store).  NULL when it asked none.
+ */
+static cJSON *refuse_tools(struct round_ctx *rc, const struct fold_msg *m)
+{
+	cJSON *content = NULL;
+	for (size_t i = 0; i < m->nblocks; i++) {
+		if (!fold_tool_ready(m, i))
+			continue;
+		if (!content) {
+			content = cJSON_CreateArray();
+			note(rc, "the model asked for a tool in the wrap-up round, which offers none: not run");
+		}
+		cJSON_AddItemToArray(content, tool_result_block(m->blocks[i].id,
+					"not run: the turn reached its round limit (--max-rounds); no tool runs in "
+					"its last round", 1));
+	}
+	if (!content)
+		return NULL;
+	cJSON *msg = cJSON_CreateObject();
+	cJSON_AddStringToObject(msg, "role", "user");
+	cJSON_AddItemToObject(msg, "content", content);
+	return msg;
+}
+
 static cJSON *text_message(const char *role, const char *text)
 {
 	cJSON *msg = cJSON_CreateObject(), *content = cJSON_CreateArray(), *b = cJSON_CreateObject();
@@ -624,7 +652,7 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		cJSON *assistant = cJSON_CreateObject();
 		cJSON_AddStringToObject(assistant, "role", "assistant");
 		cJSON_AddItemToObject(assistant, "content", fold_content_take(&m));
-		cJSON *results = wrap ? NULL : run_tools(&rc, &m, &no_consent);
+		cJSON *results = wrap ? refuse_tools(&rc, &m) : run_tools(&rc, &m, &no_consent);
 		if (stopped(io)) {
 			/* The round in progress is dropped whole: its answer and
 			 * any tool results never reach the history. */

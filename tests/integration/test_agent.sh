@@ -187,6 +187,27 @@ if [ $RC -eq 2 ] && python3 -c "
 import json; b=json.load(open('$D/req-2.json')); assert b.get('tool_choice')=={'type':'none'}, b.get('tool_choice')
 " && grep -q summary "$D/out"; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-max-rounds-wrap-tool "a tool call in the wrap-up round (no tools offered) is not run, and is answered as not run: the round is stored and the next turn's history is whole"
+mock_dir
+sse_tool toolu_w1 ls '{"path":"."}' > "$D/r1.sse"
+sse_tool toolu_w2 ls '{"path":"."}' > "$D/r2.sse"
+sse_text "done" > "$D/r3.sse"
+mock_rounds 3
+ar --session --max-rounds 1 -- loop
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+rc1=$RC; cp "$D/err" "$D/err1"
+ar --continue -- go on
+mock_stop
+if [ "$rc1" -eq 2 ] && [ $RC -eq 0 ] && ! grep -q "cannot store" "$D/err1" && grep -q "not run" "$D/err1" && python3 -c "
+import json
+m=json.load(open('$D/req-3.json'))['messages']
+assert [x['role'] for x in m]==['user','assistant','user','assistant','user'], m
+assert m[3]['content'][-1]['id']=='toolu_w2', m[3]
+r=m[4]['content'][0]
+assert r['tool_use_id']=='toolu_w2' and r['is_error'] is True and 'not run' in r['content'], r
+assert m[4]['content'][1]['text']=='go on', m[4]
+"; then t_pass; else t_fail "rc=$rc1/$RC $(cat "$D/err1" "$D/err")"; fi
+
 t_start ag-max-rounds-nowrap "max_rounds with --no-wrap-up stops after the cap, exit 2"
 mock_dir
 sse_tool toolu_m2 ls '{"path":"."}' > "$D/r1.sse"
