@@ -401,8 +401,10 @@ static int line_done(struct session_parser *p, const char *s, size_t n)
 	}
 	if (p->pending_bad)
 		return fail(p, p->pending_bad, xstrdup("not a JSON object, and lines follow it — the file is damaged"));
+	/* A NUL is in no line sandbx wrote, and cJSON would take the string
+	 * it sits in as ending there: not JSON. */
 	const char *end = NULL;
-	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	cJSON *o = memchr(s, '\0', n) ? NULL : cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (!o || !cJSON_IsObject(o) || !end || !is_blank(end, n - (size_t)(end - s))) {
 		cJSON_Delete(o);
 		p->pending_bad = ln;	/* a torn append if nothing follows */

@@ -219,6 +219,29 @@ static void test_session_parse_torn_invalid_last(void **state)
 	expect_error(HDR PROMPT1 "{garbage\n" ASSIST2, "line 3: not a JSON object");
 }
 
+/* A NUL byte is in no line sandbx wrote (cJSON escapes it), and cJSON
+ * would cut the string there without a word ("list the files" read as
+ * "list"): damage, named by its line, or a torn tail when it is last. */
+static void test_session_parse_nul_byte(void **state)
+{
+	static const char mid[] = HDR "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\","
+				  "\"text\":\"list\0 the files\"}]}\n" ASSIST2;
+	for (int mode = 0; mode <= 2; mode++) {
+		struct session_parser *p = parse_split(mid, sizeof(mid) - 1, mode, 5);
+		const char *e = session_parser_error(p);
+		assert_non_null(e);
+		assert_non_null(strstr(e, "line 2: "));
+		session_parser_free(p);
+	}
+	static const char last[] = HDR PROMPT1 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
+				   "\"text\",\"text\":\"o\0k\"}]}\n";
+	struct session_parser *p = parse_split(last, sizeof(last) - 1, 0, 0);
+	assert_null(session_parser_error(p));
+	assert_int_equal(session_parser_good_end(p), strlen(HDR PROMPT1));
+	assert_non_null(strstr(session_parser_notes(p)->v[0], "line 3, the last, is not JSON"));
+	session_parser_free(p);
+}
+
 static void test_session_parse_line_cap(void **state)
 {
 	struct session_parser *p = session_parser_new(0);
@@ -1024,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_session_parse_torn_no_newline),
 		cmocka_unit_test(test_session_parse_torn_invalid_last),
 		cmocka_unit_test(test_session_parse_line_cap),
+		cmocka_unit_test(test_session_parse_nul_byte),
 		cmocka_unit_test(test_session_parse_dangling_tool_use),
 		cmocka_unit_test_setup_teardown(test_session_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_create_narrows_own_dirs_only, setup, teardown),
