@@ -904,8 +904,10 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 
 	const struct strv *dg = session_parser_dangling(p);
 	if (dg->n > 0) {
-		/* The process died between the assistant's tool calls and their
-		 * results: answer each missing one as not run, durably. */
+		/* The process died while the round was being written: a round is
+		 * stored after its calls ran, so each missing result was lost,
+		 * not never made.  Say so, durably: a model told "not run" would
+		 * run a command that did run (a commit, an append) again. */
 		cJSON *m = cJSON_CreateObject(), *c = cJSON_CreateArray();
 		cJSON_AddStringToObject(m, "role", "user");
 		cJSON_AddItemToObject(m, "content", c);
@@ -913,7 +915,9 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 			cJSON *b = cJSON_CreateObject();
 			cJSON_AddStringToObject(b, "type", "tool_result");
 			cJSON_AddStringToObject(b, "tool_use_id", dg->v[i]);
-			cJSON_AddStringToObject(b, "content", "not run: the session was interrupted before this tool ran");
+			cJSON_AddStringToObject(b, "content", "result lost: sandbx was interrupted while this round was "
+							      "being stored — the call may have run; check what it "
+							      "would change before running it again");
 			cJSON_AddTrueToObject(b, "is_error");
 			cJSON_AddItemToArray(c, b);
 		}
@@ -926,9 +930,9 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 		}
 		free(line);
 		replay_push(s->history, m);
-		strv_push_own(notes, xasprintf("the last round ended with %zu tool call%s without a result: "
-					       "answered %s as not run", dg->n, dg->n == 1 ? "" : "s",
-					       dg->n == 1 ? "it" : "them"));
+		strv_push_own(notes, xasprintf("the last round ended with %zu tool call%s whose result was not "
+					       "stored: told the model %s may have run", dg->n, dg->n == 1 ? "" : "s",
+					       dg->n == 1 ? "it" : "they"));
 	}
 	*out = s;
 	s = NULL;

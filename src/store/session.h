@@ -28,9 +28,9 @@
  * keeps exactly the earlier lines.  On load, a last line without its newline
  * (or not JSON) is a torn append: dropped with a note, earlier lines kept.
  * A history that ends in an assistant tool_use without its tool_result
- * (the process died between two lines) is repaired on resume: a tool_result
- * marked is_error ("not run: the session was interrupted") is appended for
- * each missing id, in memory and in the file.  Consecutive messages of one
+ * (the process died between two lines, after the calls ran) is repaired on
+ * resume: a tool_result marked is_error ("result lost: ... the call may
+ * have run") is appended for each missing id, in memory and in the file.  Consecutive messages of one
  * role (a stopped turn's tool results, then the next prompt) are merged in
  * the replay array, as the API wants the roles to alternate.  One writer
  * per session: resume and create hold an exclusive flock until close.

@@ -586,6 +586,12 @@ static void test_session_resume_repairs_dangling_tool_use(void **state)
 	cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(last, "content"), 0);
 	assert_string_equal(cJSON_GetObjectItem(b, "tool_use_id")->valuestring, "tu1");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(b, "is_error")));
+	/* A round is stored after its calls ran: the result was lost, the
+	 * call may well have run (a model told "not run" would run it again). */
+	const char *said = cJSON_GetObjectItem(b, "content")->valuestring;
+	assert_null(strstr(said, "not run"));
+	assert_non_null(strstr(said, "may have run"));
+	assert_non_null(strstr(notes.v[notes.n - 1], "may have run"));
 	cJSON_Delete(h);
 	/* the next turn continues from a valid history */
 	cJSON *a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}");
