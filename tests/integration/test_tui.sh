@@ -321,7 +321,7 @@ if [ -z "$bad" ]; then t_pass; else t_fail "the terminal after the signal:$bad";
 t_start tui-stop-fg-paste "stopped (SIGTSTP) and continued with fg from a job-control shell, the screen is back whole and a pasted line break still does not send"
 # the shell's own prompt turns bracketed paste off (bash's readline does
 # when a line is entered; the printf makes it so whatever the shell)
-tm new-session -d -s fg -x 100 -y 30 "cd '$TMP' && env -i PATH='$PATH' TERM=screen LANG=C.UTF-8 PS1='SH\$ ' bash --norc --noprofile -i"
+tm new-session -d -s fg -x 100 -y 30 "cd '$TMP' && exec env -i PATH='$PATH' TERM=screen LANG=C.UTF-8 PS1='SH\$ ' bash --norc --noprofile -i"
 sleep 0.3
 tm send-keys -t fg "TUIFAKE_LOG='$TMP/fg.log' '$FAKE' '$TMP/stream.s'" Enter
 if has fg "type a prompt"; then
