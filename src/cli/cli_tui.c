@@ -46,7 +46,7 @@ static char *describe_grants(const struct policy *p)
 		const struct policy_grant *g = &p->grants[i];
 		if (cli_is_floor(g->path) || g->link)
 			continue;
-		const char *mode = (g->access & POL_WRITE) ? "rw" : (g->access & POL_EXEC) ? "rx" : "ro";
+		const char *mode = policy_access_class(g->access);
 		char *n = xasprintf("%s%s%s %s", s, *s ? ", " : "", mode, g->path);
 		free(s);
 		s = n;

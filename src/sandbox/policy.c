@@ -152,33 +152,52 @@ char *policy_escape_path(const char *path)
 	return str_hex_escape(path, " ,=\\", 0);
 }
 
+/* The summary's classes, in the order they are printed: every mix of the
+ * three rights has its own, so no right a grant holds goes unsaid (an
+ * rwx grant shown as rx would hide that the command may write there). */
+static const struct {
+	unsigned access;
+	const char *name;
+} describe_classes[] = {
+	{ POL_READ | POL_EXEC, "rx" },
+	{ POL_READ, "ro" },
+	{ POL_READ | POL_WRITE, "rw" },
+	{ POL_WRITE, "wo" },
+	{ POL_READ | POL_WRITE | POL_EXEC, "rwx" },
+	{ POL_WRITE | POL_EXEC, "wx" },
+	{ POL_EXEC, "xo" },
+	{ 0, "none" },
+};
+
+const char *policy_access_class(unsigned access)
+{
+	for (size_t c = 0; c < SBX_ARRAY_LEN(describe_classes); c++)
+		if (describe_classes[c].access == (access & (POL_READ | POL_WRITE | POL_EXEC)))
+			return describe_classes[c].name;
+	return "none";	/* not reached: the table holds every mix */
+}
+
 char *policy_describe_paths(const struct policy *p)
 {
-	char *ro = NULL, *rw = NULL, *rx = NULL, *wo = NULL, *out;
-	for (size_t i = 0; i < p->ngrants; i++) {
-		const struct policy_grant *g = &p->grants[i];
-		if (g->link)
+	char *out = NULL;
+	for (size_t c = 0; c < SBX_ARRAY_LEN(describe_classes); c++) {
+		char *list = NULL;
+		for (size_t i = 0; i < p->ngrants; i++) {
+			const struct policy_grant *g = &p->grants[i];
+			if (g->link || (g->access & (POL_READ | POL_WRITE | POL_EXEC)) != describe_classes[c].access)
+				continue;
+			char *e = policy_escape_path(g->path);
+			append(&list, ",", e);
+			free(e);
+		}
+		if (!list)
 			continue;
-		char *e = policy_escape_path(g->path);
-		if (g->access & POL_EXEC)
-			append(&rx, ",", e);
-		else if ((g->access & POL_WRITE) && (g->access & POL_READ))
-			append(&rw, ",", e);
-		else if (g->access & POL_WRITE)
-			append(&wo, ",", e);
-		else
-			append(&ro, ",", e);
-		free(e);
+		char *cls = xasprintf("%s=%s", describe_classes[c].name, list);
+		append(&out, " ", cls);
+		free(cls);
+		free(list);
 	}
-	out = xasprintf("%s%s%s%s%s%s%s%s", rx ? "rx=" : "", rx ? rx : "",
-			ro ? (rx ? " ro=" : "ro=") : "", ro ? ro : "",
-			rw ? ((rx || ro) ? " rw=" : "rw=") : "", rw ? rw : "",
-			wo ? ((rx || ro || rw) ? " wo=" : "wo=") : "", wo ? wo : "");
-	free(ro);
-	free(rw);
-	free(rx);
-	free(wo);
-	return out;
+	return out ? out : xstrdup("");
 }
 
 char *policy_describe_net(const struct policy *p)

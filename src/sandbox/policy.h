@@ -100,6 +100,9 @@ const struct policy_grant *policy_find(const struct policy *p, const char *path)
  * In each path ' ', ',', '=' and '\' are written \xNN (policy_escape_path),
  * so a directory named "b,rw=/x" cannot read as another grant. */
 char *policy_describe_paths(const struct policy *p);
+/* The class a grant's rights print as there: "rx", "ro", "rw", "wo",
+ * "rwx", "wx", "xo" or "none" — each mix its own, so none hides a right. */
+const char *policy_access_class(unsigned access);
 char *policy_escape_path(const char *path);
 char *policy_describe_net(const struct policy *p);
 

@@ -467,6 +467,14 @@ if printf '%s\n' "$line" | grep -qF "$TMP/c\\\\x20d rw=" \
 	&& printf '%s\n' "$line" | grep -qF "$TMP/b\\\\x2crw\\\\x3d," \
 	&& [ "$(printf '%s\n' "$line" | grep -o 'rw=' | wc -l)" -eq 1 ]; then t_pass; else t_fail "$line"; fi
 
+t_start sb-audit-rights-whole "--allow-exec P --allow-write P is one rwx grant, and the record says rwx, not rx"
+mkdir -p "$TMP/xw"; chmod 755 "$TMP/xw"
+run --allow-exec "$TMP/xw" --allow-write "$TMP/xw" -- /bin/sh -c "echo w > '$TMP/xw/f'"
+line=$(grep '^sandbx audit spawned' "$TMP/err")
+if [ "$(cat "$TMP/xw/f" 2>/dev/null)" = w ] && printf '%s\n' "$line" | grep -qF "rwx=$TMP/xw\"" \
+	&& ! printf '%s\n' "$line" | sed 's/.* paths="rx=\([^ "]*\).*/\1/' | tr , '\n' | grep -qxF "$TMP/xw"; then
+	t_pass; else t_fail "$line"; fi
+
 t_start sb-userns-refused "a host that refuses user namespaces gets its own message and exit 125, nothing run"
 # sandbx under the sandbox's own syscall filter (which denies unshare) is a
 # host where creating a user namespace fails with EPERM.

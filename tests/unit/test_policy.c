@@ -107,6 +107,29 @@ static void policy_describe_escapes_separators(void **state)
 	policy_release(&p);
 }
 
+/* Every right a grant holds shows in the summary: --allow-exec P
+ * --allow-write P merge into one rwx grant, which once read "rx=P" in
+ * the spawned record although the command could write there. */
+static void policy_describe_every_right(void **state)
+{
+	char *words[] = { (char *)"--grant", (char *)"rx", (char *)"1", (char *)"2", (char *)"/usr",
+			  (char *)"--grant", (char *)"rwx", (char *)"1", (char *)"3", (char *)"/both",
+			  (char *)"--grant", (char *)"wx", (char *)"1", (char *)"4", (char *)"/wx",
+			  (char *)"--grant", (char *)"x", (char *)"1", (char *)"5", (char *)"/xo",
+			  (char *)"--grant", (char *)"rw", (char *)"1", (char *)"6", (char *)"/rw",
+			  (char *)"--grant", (char *)"r", (char *)"1", (char *)"7", (char *)"/ro",
+			  (char *)"--grant", (char *)"w", (char *)"1", (char *)"8", (char *)"/wo", (char *)"--" };
+	struct policy p;
+	char *err = NULL;
+	(void)state;
+	policy_init(&p);
+	assert_int_equal(policy_from_argv(&p, words, (int)SBX_ARRAY_LEN(words), &err), (int)SBX_ARRAY_LEN(words) - 1);
+	char *d = policy_describe_paths(&p);
+	assert_string_equal(d, "rx=/usr ro=/ro rw=/rw wo=/wo rwx=/both wx=/wx xo=/xo");
+	free(d);
+	policy_release(&p);
+}
+
 static void policy_refuses_missing_grant(void **state)
 {
 	struct policy p;
@@ -499,6 +522,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policy_roundtrip),
 		cmocka_unit_test(policy_describe_escapes_separators),
+		cmocka_unit_test(policy_describe_every_right),
 		cmocka_unit_test(policy_refuses_missing_grant),
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
