@@ -37,9 +37,21 @@ struct fsg_root {
 	ino_t ino;
 };
 
+/* A scratch directory (/dev/shm, /tmp) that a grant holds without naming
+ * it or a path beneath it: bash gets its own empty tmpfs there
+ * (policy_scratch_private), so the tools must not show the host's. */
+struct fsg_hidden {
+	const char *path;	/* policy_scratch_dirs[i] */
+	int have_id;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct fsguard {
 	struct fsg_root *roots;
 	size_t n;
+	struct fsg_hidden hidden[POLICY_NSCRATCH];
+	size_t nhidden;
 	char *cwd;
 	int no_openat2;
 };
@@ -162,6 +174,24 @@ int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct 
 		else if (g->no_openat2)
 			audit(LOG_INFO, "degraded", "mechanism", "fsguard-path", "root", r->path, "reason",
 			      "no openat2: checked component walk", NULL);
+	}
+	for (size_t i = 0; i < POLICY_NSCRATCH; i++) {
+		const char *sd = policy_scratch_dirs[i];
+		struct stat st;
+		if (!policy_scratch_private(p, i))
+			continue;
+		for (size_t j = 0; j < g->n; j++) {
+			if (!g->roots[j].is_dir || !path_within(sd, g->roots[j].path))
+				continue;
+			struct fsg_hidden *h = &g->hidden[g->nhidden++];
+			h->path = sd;
+			if (lstat(sd, &st) == 0 && S_ISDIR(st.st_mode)) {
+				h->have_id = 1;
+				h->dev = st.st_dev;
+				h->ino = st.st_ino;
+			}
+			break;
+		}
 	}
 	*out = g;
 	return 0;
@@ -394,6 +424,17 @@ static struct fsg_root *match(struct fsguard *g, const char *path, unsigned want
 		*rc = -ENOENT;
 		return NULL;
 	}
+	for (size_t i = 0; i < g->nhidden; i++) {
+		if (!path_within(*abs, g->hidden[i].path))
+			continue;
+		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason",
+		      "private to each bash call", NULL);
+		*err = xasprintf("'%s' not found — %s is not the host's here: bash gets an empty one of its own "
+				 "for each call, so the tools do not show the host's (the user can grant %s itself "
+				 "to share it)", path, g->hidden[i].path, g->hidden[i].path);
+		*rc = -ENOENT;
+		return NULL;
+	}
 	/* These tools run in the harness: its /proc is the host's (every
 	 * process, their maps, kallsyms), not the sandbox's own that a
 	 * --allow-read /proc shows the bash tool. */
@@ -526,6 +567,17 @@ int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int 
 	audit(LOG_DEBUG, "allowed", "path", abs, "access", want_word(want), NULL);
 	free(abs);
 	return fd;
+}
+
+int fsguard_is_hidden(const struct fsguard *g, int fd)
+{
+	struct stat st;
+	if (!g->nhidden || fstat(fd, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < g->nhidden; i++)
+		if (g->hidden[i].have_id && st.st_dev == g->hidden[i].dev && st.st_ino == g->hidden[i].ino)
+			return 1;
+	return 0;
 }
 
 int fsguard_is_proc(int fd)

@@ -14,6 +14,9 @@
  *   - outside every root, through a symlink anywhere in the path, or
  *     absent inside a root: the same "not found" (-ENOENT), so the answer
  *     never tells whether an outside path exists;
+ *   - a path in /dev/shm or /tmp under a grant that holds it without
+ *     naming it (--allow-read /dev): "not found", since bash sees its own
+ *     empty tmpfs there, never the host's;
  *   - a root without the right (read tools need POL_READ, write tools
  *     POL_WRITE) is -EACCES with a message naming the flag to add;
  *   - a grant naming a file, or a kernel without openat2, falls back to
@@ -53,6 +56,11 @@ void fsguard_free(struct fsguard *g);
 /* 1 when fd is on a proc filesystem: the in-process tools, which run in
  * the harness, would read the host's processes there. */
 int fsguard_is_proc(int fd);
+
+/* 1 when fd is a scratch directory (/dev/shm, /tmp) that a grant holds
+ * but bash sees as its own empty tmpfs (policy_scratch_private): walks
+ * skip it, as fsguard_open refuses paths in it. */
+int fsguard_is_hidden(const struct fsguard *g, int fd);
 
 /*
  * Open path with oflags (O_CLOEXEC and O_NOFOLLOW are added; O_CREAT is

@@ -47,8 +47,9 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
 			w->deep_skipped++;
 		} else {
 			int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			/* not into a proc mounted beneath the root: the host's */
-			if (fd >= 0 && fsguard_is_proc(fd)) {
+			/* not into a proc mounted beneath the root (the host's),
+			 * nor into a /dev/shm that bash sees as its own */
+			if (fd >= 0 && (fsguard_is_proc(fd) || fsguard_is_hidden(w->ctx->guard, fd))) {
 				close(fd);
 				fd = -1;
 			}

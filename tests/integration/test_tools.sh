@@ -291,4 +291,24 @@ else
 	esac
 fi
 
+t_start tl-dev-shm-private "under --allow-read /dev the tools no more show the host's /dev/shm than bash, whose /dev/shm is its own"
+SHMF=$(mktemp /dev/shm/sbxt-shm.XXXXXX 2>/dev/null)
+if [ -z "$SHMF" ]; then t_skip "cannot create a file in the host's /dev/shm"
+else
+	echo shm-host-secret > "$SHMF"
+	bad=""
+	tool read "{\"path\":\"$SHMF\"}" --allow-read /dev --allow-read "$W"
+	[ $rc -eq 1 ] && ! has shm-host-secret || bad="$bad read: rc=$rc $out;"
+	tool grep '{"path":"/dev/shm","pattern":"shm-host-secret"}' --allow-read /dev --allow-read "$W"
+	! has "$SHMF" || bad="$bad grep: $out;"
+	tool find "{\"path\":\"/dev\",\"name\":\"${SHMF##*/}\"}" --allow-read /dev --allow-read "$W"
+	! has "${SHMF##*/}" || bad="$bad find: $out;"
+	tool grep '{"path":"/dev","pattern":"shm-host-secret"}' --allow-read /dev --allow-read "$W"
+	! has "$SHMF" || bad="$bad grep /dev: $out;"
+	tool bash "{\"command\":\"cat $SHMF\"}" --allow-read /dev --allow-read "$W"
+	! has shm-host-secret || bad="$bad bash read it: $out;"
+	rm -f "$SHMF"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
 t_done
