@@ -347,8 +347,9 @@ static int file_open(const struct fsg_root *r, int oflags)
 		close(pfd);
 		return -ELOOP;	/* replaced since it was vetted: refused like a link */
 	}
-	/* A grant may name a device (--allow-read /dev/ttyUSB0 for bash):
-	 * never opened here either, as in a granted tree (dir_open). */
+	/* A grant may name a device (--allow-read /dev/ttyUSB0, which bash
+	 * cannot open either: its view mounts every grant nodev).  Never
+	 * opened here, as in a granted tree (dir_open). */
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		close(pfd);
 		return -ENODEV;
@@ -397,8 +398,12 @@ static int report_fail(const char *path, const char *abs, int e, unsigned want, 
 		return -ENOENT;
 	case ENODEV:
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", "a device", NULL);
-		*err = xasprintf("'%s' is a device: the tools do not open devices (opening one can act on it) — "
-				 "use the bash tool", path);
+		/* bash is no way round: every grant is mounted nodev in its
+		 * view, which holds only its own null, zero, full, random,
+		 * urandom and tty */
+		*err = xasprintf("'%s' is a device: the tools do not open devices (opening one can act on it), and "
+				 "bash cannot open it either (granted paths are mounted without devices; bash has "
+				 "only /dev/null, zero, full, random, urandom and tty)", path);
 		return e;
 	default:
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);

@@ -311,4 +311,15 @@ else
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
 
+t_start tl-device-bash-neither "a device in a grant is refused by the tools without sending the model to bash, which cannot open it either (grants are mounted without devices)"
+if [ ! -c /dev/ptmx ]; then t_skip "no /dev/ptmx here"
+else
+	tool read '{"path":"/dev/ptmx"}' --allow-read /dev/ptmx --allow-read "$W"
+	o1=$out r1=$rc
+	tool bash '{"command":"exec 3</dev/ptmx && echo opened-it"}' --allow-read /dev/ptmx --allow-read "$W"
+	if [ $r1 -eq 1 ] && printf '%s' "$o1" | grep -qF "'/dev/ptmx' is a device" \
+		&& ! printf '%s' "$o1" | grep -qF "use the bash tool" && printf '%s' "$o1" | grep -qF "bash cannot open it either" \
+		&& ! has opened-it; then t_pass; else t_fail "read: $o1 bash: $out"; fi
+fi
+
 t_done
