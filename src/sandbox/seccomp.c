@@ -226,8 +226,8 @@ static const uint64_t clone_new_flags[] = {
 };
 
 /* Terminal ioctls that act on the user's terminal (fds 0-2 are often the
- * caller's own; the view has no /dev/ptmx or devpts, so no terminal is
- * the sandbox's): TIOCSTI types into its input queue, TIOCLINUX reads
+ * caller's own; the view mounts no devpts and a granted /dev is nodev,
+ * so no terminal is the sandbox's): TIOCSTI types into its input queue, TIOCLINUX reads
  * and pastes the virtual console, TIOCSETD changes its line discipline
  * for good (N_NULL leaves it dead after the run; with
  * dev.tty.ldisc_autoload it loads a module), TIOCEXCL makes every later
