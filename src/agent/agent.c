@@ -53,12 +53,23 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 		free(tools);
 		tools = t;
 	}
+	/* The system directories the text below names are not listed; every
+	 * other grant is, with all its rights (an --allow-exec tree too). */
+	static const char *const named[] = { "/usr", "/bin", "/lib", "/lib64" };
+	int cwd_granted = 0;
 	for (size_t i = 0; i < cfg->policy->ngrants; i++) {
 		const struct policy_grant *g = &cfg->policy->grants[i];
-		if (g->link || (g->access & POL_EXEC))
+		int is_named = 0;
+		for (size_t k = 0; k < SBX_ARRAY_LEN(named); k++)
+			is_named |= strcmp(g->path, named[k]) == 0;
+		if (g->link || ((g->access & POL_EXEC) && is_named))
 			continue;
-		const char *mode = (g->access & POL_WRITE) ? ((g->access & POL_READ) ? "read+write" : "write")
-							      : "read";
+		if (g->is_dir && path_within(cwd, g->path))
+			cwd_granted = 1;
+		char mode[32];
+		snprintf(mode, sizeof(mode), "%s%s%s%s", (g->access & POL_READ) ? "read" : "",
+			 (g->access & POL_READ) && (g->access & POL_WRITE) ? "+" : "",
+			 (g->access & POL_WRITE) ? "write" : "", (g->access & POL_EXEC) ? "+exec" : "");
 		char *t = roots ? xasprintf("%s\n- %s (%s)", roots, g->path, mode) : xasprintf("- %s (%s)", g->path, mode);
 		free(roots);
 		roots = t;
@@ -78,12 +89,15 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 	s = xasprintf("You are a coding agent running inside sandbx, a sandboxed harness.\n"
 		      "Tools you may use: %s.\n"
 		      "You can reach only these paths (anything else does not exist for you):\n%s\n"
-		      "The working directory is %s.\n"
+		      "The working directory is %s%s.\n"
 		      "The bash tool runs /bin/sh -c in a sandbox with no network unless granted; "
 		      "/usr, /bin and /lib are read-only and executable there.%s "
 		      "Write and edit calls, and bash, may need the user's approval; a refused call "
 		      "comes back as an error that says why.%s%s",
-		      tools ? tools : "none", roots ? roots : "(none)", cwd, scratch,
+		      tools ? tools : "none", roots ? roots : "(none)", cwd,
+		      cwd_granted ? "" : " (relative paths of the other tools start there; it is not granted, so bash "
+					 "starts in /)",
+		      scratch,
 		      cfg->system ? "\n\n" : "", cfg->system ? cfg->system : "");
 	free(tools);
 	free(roots);

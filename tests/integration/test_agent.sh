@@ -80,6 +80,29 @@ assert [t['name'] for t in b['tools']]==['read','ls','find','grep'], b['tools']
 assert '$W' in b['system']
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-system-grants "the system prompt lists every grant with all its rights (an --allow-exec tree too, not the system directories it names), and says where bash starts when the working directory is not granted"
+mock_dir
+mkdir -p "$TMP/xtool" "$TMP/elsewhere"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+sse $FX/text.sse
+EOF
+ar --allow-write "$W" --allow-exec "$TMP/xtool" -- hello
+rc1=$RC
+( cd "$TMP/elsewhere" && "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-read "$W" -- hello ) >"$D/out" 2>"$D/err" </dev/null
+rc2=$?
+mock_stop
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && python3 -c "
+import json
+s = json.load(open('$D/req-1.json'))['system']
+assert '- $W (read+write)' in s, s
+assert '- $TMP/xtool (read+exec)' in s, s
+assert '- /usr ' not in s, s
+assert 'bash starts in /' not in s, s
+s = json.load(open('$D/req-2.json'))['system']
+assert 'The working directory is $TMP/elsewhere (relative paths' in s and 'bash starts in /' in s, s
+" 2>"$D/py"; then t_pass; else t_fail "rc=$rc1/$rc2 $(head -c 600 "$D/py") $(cat "$D/err")"; fi
+
 t_start ag-headers "the request carries the key, the API version and JSON content type; the key is never logged"
 if grep -qi '^x-api-key: sk-test-key-0123456789' "$D/req-1.head" && grep -qi '^anthropic-version: 2023-06-01' "$D/req-1.head" \
 	&& grep -qi '^content-type: application/json' "$D/req-1.head"; then
