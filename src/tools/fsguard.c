@@ -405,6 +405,10 @@ static int report_fail(const char *path, const char *abs, int e, unsigned want, 
 				 "bash cannot open it either (granted paths are mounted without devices; bash has "
 				 "only /dev/null, zero, full, random, urandom and tty)", path);
 		return e;
+	case ENXIO:	/* a unix socket's name, or a FIFO opened to write with no reader */
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", "socket or FIFO", NULL);
+		*err = xasprintf("'%s' is not a regular file (a socket, or a FIFO no one reads)", path);
+		return e;
 	default:
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);
 		*err = xasprintf("cannot open '%s': %s", path, strerror(-e));

@@ -208,6 +208,13 @@ dn=$(stat -L -c '%d:%i' /dev/null)
 tool bash '{"command":"stat -L -c \"%d:%i %F\" /proc/self/fd/0; cat; echo read-done"}'
 if [ $rc -eq 0 ] && has 'read-done' && has 'fifo' && ! has "$dn "; then t_pass; else t_fail "rc=$rc /dev/null=$dn $out"; fi
 
+t_start tl-read-socket "read of a unix socket's name says it is not a regular file, not 'No such device or address'"
+rm -f "$W/sock"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$W/sock"
+tool read "{\"path\":\"$W/sock\"}"
+rm -f "$W/sock"
+if [ $rc -eq 1 ] && has "is not a regular file (a socket" && ! has "No such device"; then t_pass; else t_fail "rc=$rc $out"; fi
+
 t_start tl-bash-timeout "bash is killed at its timeout"
 start=$(date +%s)
 tool bash '{"command":"sleep 30","timeout":1}'
