@@ -10,6 +10,7 @@
 
 #include "tui/keys.h"
 #include "tui/model.h"
+#include "util/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,9 +22,13 @@ static void check(struct tui_model *m)
 		const struct tui_frow *r = &f.rows[y];
 		if (tui_width(r->buf, r->len) > f.w)
 			abort();
-		for (size_t i = 0; i < r->len; i++)
-			if ((unsigned char)r->buf[i] < 0x20 || r->buf[i] == 0x7f)
-				abort();
+		for (size_t i = 0; i < r->len;) {
+			uint32_t cp;
+			int l = utf8_decode((const unsigned char *)r->buf + i, r->len - i, &cp);
+			if (l <= 0 || utf8_is_unsafe(cp))
+				abort();	/* not UTF-8, or a C0, DEL, C1 or bidi control */
+			i += (size_t)l;
+		}
 	}
 	if (f.cy < 0 || f.cy >= f.h || f.cx < 0 || f.cx >= f.w)
 		abort();
@@ -84,15 +89,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tui_model_question_end(&m);
 			break;
 		case 7:
-			tui_model_resize(&m, 1 + (int)(op >> 4) * 9 % 120, 1 + (int)(n % 40));
+			/* any width from 1 (op alone reached only 16 of them,
+			 * none from 2 to 6) */
+			tui_model_resize(&m, 1 + (n ? (uint8_t)s[0] : (int)(op >> 4) * 9) % 120, 1 + (int)(n % 40));
 			break;
 		case 8:
 			tui_model_scroll(&m, (int)(int8_t)op);
 			break;
 		case 9:
 			for (size_t j = 0; j < n; j++) {
-				k.code = (enum tui_keycode)(s[j] % (TK_RESIZE + 1));
-				k.ch = (uint8_t)s[j];
+				/* typed characters from planes a byte cannot reach:
+				 * combining marks, wide Hangul and CJK, bidi and
+				 * zero-width controls, emoji, surrogates, past U+10FFFF */
+				static const uint32_t base[8] = { 0, 0x300, 0x1100, 0x2000, 0x4e00, 0xd800, 0x1f600,
+								  0x10ff80 };
+				k.code = (enum tui_keycode)((uint8_t)s[j] % (TK_RESIZE + 1));
+				if (k.code == TK_CHAR || k.code == TK_CTRL) {
+					/* the character from the next byte: with the
+					 * code's byte it could only be a few */
+					uint8_t c = j + 1 < n ? (uint8_t)s[++j] : 0;
+					k.ch = k.code == TK_CHAR ? base[(op >> 4) & 7] + c : c;
+				}
 				tui_keys_apply(&m, &k, &a);
 				free(a.prompt);
 				free(a.reason);
