@@ -428,6 +428,16 @@ static cJSON *tool_result_block(const char *id, const char *content, int is_erro
 	return b;
 }
 
+/* The user message carrying a round's tool results; NULL for none. */
+static cJSON *results_message(cJSON *content)
+{
+	if (!content)
+		return NULL;
+	cJSON *msg = cJSON_CreateObject();
+	cJSON_AddStringToObject(msg, "role", "user");
+	cJSON_AddItemToObject(msg, "content", content);
+	return msg;
+}
 
 /*
  * Run the tool calls of one assistant message; returns the user message of
@@ -529,12 +539,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		if (stopped(rc->io))
 			break;
 	}
-	if (!content)
-		return NULL;
-	cJSON *msg = cJSON_CreateObject();
-	cJSON_AddStringToObject(msg, "role", "user");
-	cJSON_AddItemToObject(msg, "content", content);
-	return msg;
+	return results_message(content);
 }
 
 /*
@@ -557,12 +562,7 @@ static cJSON *refuse_tools(struct round_ctx *rc, const struct fold_msg *m)
 					"not run: the turn reached its round limit (--max-rounds); no tool runs in "
 					"its last round", 1));
 	}
-	if (!content)
-		return NULL;
-	cJSON *msg = cJSON_CreateObject();
-	cJSON_AddStringToObject(msg, "role", "user");
-	cJSON_AddItemToObject(msg, "content", content);
-	return msg;
+	return results_message(content);
 }
 
 static cJSON *text_message(const char *role, const char *text)

@@ -32,6 +32,11 @@ sse_bash() {
 	} > "$1"
 }
 # real NAME ARGS...: sandbx tui in a 100x30 session from $TMP/rw (fresh)
+# wait_req N: the mock has recorded request N (5 s at most)
+wait_req() {
+	i=0
+	while [ ! -s "$D/req-$1.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
 real() {
 	n=$1
 	shift
@@ -138,8 +143,7 @@ if has r6 "Hello from the **mock**." && has r6 " ready "; then
 	real r7 --continue
 	if has r7 "resumed session" && shot r7 | grep -q "^> remember this prompt" && shot r7 | grep -q "^Hello from the \*\*mock\*\*\."; then
 		tm send-keys -t r7 "and again" Enter
-		i=0
-		while [ ! -s "$D/req-2.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		wait_req 2
 		if has r7 "> and again" && grep -q "remember this prompt" "$D/req-2.json"; then t_pass
 		else t_fail "the resumed turn did not carry the history"; fi
 	else t_fail "no history on the screen: $(shot r7 | grep -v '^$' | head -8)"; fi
@@ -153,13 +157,11 @@ printf 'sse %s\nstall 20\nstall 20\nsse %s\n' "$TMP/bashtrue.sse" "$TMP/hello.ss
 mock_serve 60
 real r8 --session --allow-tool bash --approve run
 has r8 "type a prompt" && tm send-keys -t r8 "first prompt" Enter
-i=0
-while [ ! -s "$D/req-2.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait_req 2
 tm send-keys -t r8 Escape
 if has r8 " ready "; then
 	tm send-keys -t r8 "stopped prompt" Enter
-	i=0
-	while [ ! -s "$D/req-3.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_req 3
 	tm send-keys -t r8 Escape
 	has r8 " ready " && tm send-keys -t r8 "third prompt" Enter
 	if has r8 "Hello from the **mock**." && python3 -c "
@@ -178,8 +180,7 @@ printf 'sse %s\nstall 20\nsse %s\n' "$TMP/bashtrue.sse" "$TMP/hello.sse" > "$D/s
 mock_serve 60
 real r9 --allow-tool bash --approve run
 has r9 "type a prompt" && tm send-keys -t r9 "first prompt" Enter
-i=0
-while [ ! -s "$D/req-2.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait_req 2
 tm send-keys -t r9 Escape
 if has r9 " ready "; then
 	tm send-keys -t r9 "next prompt" Enter
