@@ -322,6 +322,13 @@ static int dir_open(struct fsguard *g, struct fsg_root *r, const char *rel, int 
 		close(pfd);
 		return -ENODEV;
 	}
+	/* Nor a FIFO: even a non-blocking open completes the open(2) of a
+	 * writer waiting on it, which then writes into a pipe no one reads
+	 * (its data is lost, or it dies of SIGPIPE).  No tool reads one. */
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		close(pfd);
+		return -ENXIO;
+	}
 	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
 	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
 	int e = errno;
@@ -405,9 +412,10 @@ static int report_fail(const char *path, const char *abs, int e, unsigned want, 
 				 "bash cannot open it either (granted paths are mounted without devices; bash has "
 				 "only /dev/null, zero, full, random, urandom and tty)", path);
 		return e;
-	case ENXIO:	/* a unix socket's name, or a FIFO opened to write with no reader */
+	case ENXIO:	/* a FIFO or a unix socket's name (never opened: dir_open) */
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", "socket or FIFO", NULL);
-		*err = xasprintf("'%s' is not a regular file (a socket, or a FIFO no one reads)", path);
+		*err = xasprintf("'%s' is a FIFO or a socket, not a regular file: the tools do not open those "
+				 "(opening a FIFO would act on whoever writes to it)", path);
 		return e;
 	default:
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);

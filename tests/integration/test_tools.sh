@@ -213,7 +213,22 @@ rm -f "$W/sock"
 python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$W/sock"
 tool read "{\"path\":\"$W/sock\"}"
 rm -f "$W/sock"
-if [ $rc -eq 1 ] && has "is not a regular file (a socket" && ! has "No such device"; then t_pass; else t_fail "rc=$rc $out"; fi
+if [ $rc -eq 1 ] && has "is a FIFO or a socket, not a regular file" && ! has "No such device"; then t_pass; else t_fail "rc=$rc $out"; fi
+
+t_start tl-read-fifo-untouched "read of a FIFO refuses it without opening it: a writer blocked in open(2) on it stays blocked, and no data is taken"
+rm -f "$W/pipe" "$TMP/released"
+mkfifo "$W/pipe"
+sh -c 'echo data > "$1" && echo released > "$2"' sh "$W/pipe" "$TMP/released" &
+wpid=$!
+sleep 0.3
+tool read '{"path":"pipe"}'
+sleep 0.3
+if [ -e "$TMP/released" ]; then st=released; else st=blocked; fi
+got=$(timeout 5 cat "$W/pipe")	# releases the writer, whatever happened
+wait $wpid
+rm -f "$W/pipe" "$TMP/released"
+if [ $rc -eq 1 ] && [ $st = blocked ] && [ "$got" = data ] && has "'pipe' is a FIFO or a socket"; then t_pass
+else t_fail "rc=$rc writer=$st got=$got $out"; fi
 
 t_start tl-bash-timeout "bash is killed at its timeout"
 start=$(date +%s)

@@ -283,6 +283,26 @@ static void fsg_file_grant(void **state)
 	fx_free(f);
 }
 
+/* A FIFO beneath a root is refused from its O_PATH handle: even a
+ * non-blocking open(2) would complete a waiting writer's open. */
+static void fsg_fifo_not_opened(void **state)
+{
+	struct fx *f = fx_new(0);
+	char *err = NULL, *pipe = tt_path(f->dir, "root/pipe");
+	(void)state;
+	assert_int_equal(mkfifo(pipe, 0600), 0);
+	int fd = fsguard_open(f->g, "pipe", O_RDONLY | O_NONBLOCK, POL_READ, NULL, &err);
+	assert_int_equal(fd, -ENXIO);
+	assert_non_null(strstr(err, "'pipe' is a FIFO or a socket"));
+	free(err);
+	/* no reader was ever there: a writer's non-blocking open finds none */
+	int w = open(pipe, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_int_equal(w, -1);
+	assert_int_equal(errno, ENXIO);
+	free(pipe);
+	fx_free(f);
+}
+
 /* A file grant's parent swapped for a link to another directory holding a
  * file of the same name: the open is refused and that file is untouched
  * (it was truncated before the pin was compared, once). */
@@ -434,6 +454,7 @@ int main(void)
 		cmocka_unit_test(fsg_pin_mismatch_refused),
 		cmocka_unit_test(fsg_file_grant),
 		cmocka_unit_test(fsg_file_grant_parent_swap),
+		cmocka_unit_test(fsg_fifo_not_opened),
 		cmocka_unit_test(fsg_proc_refused),
 		cmocka_unit_test(fsg_proc_by_type),
 		cmocka_unit_test(fsg_open_parent),
