@@ -26,9 +26,6 @@
 #include "tui/tui.h"
 #include "util/log.h"
 
-/* stderr written while the screen is up is kept (this much) and shown
- * after it, instead of tearing the screen */
-#define TUI_MAX_HELD_STDERR (1u << 20)
 /* a resumed session larger than this is not replayed on the screen (the
  * agent still has all of it); the screen keeps a bounded window anyway */
 #define TUI_MAX_REPLAY_FILE (64u << 20)
@@ -124,44 +121,6 @@ out:
 	return msgs;
 }
 
-/* While the screen is up, fd 2 goes to an anonymous file; returns the saved
- * real stderr (or -1 when nothing was redirected). */
-static int hold_stderr(int *memfd)
-{
-	*memfd = memfd_create("sandbx-stderr", MFD_CLOEXEC);
-	if (*memfd < 0)
-		return -1;
-	int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-	if (saved < 0 || dup2(*memfd, 2) < 0) {
-		if (saved >= 0)
-			close(saved);
-		close(*memfd);
-		*memfd = -1;
-		return -1;
-	}
-	return saved;
-}
-
-static void release_stderr(int saved, int memfd)
-{
-	char buf[8192];
-	size_t total = 0;
-	if (saved < 0)
-		return;
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (lseek(memfd, 0, SEEK_SET) == 0) {
-		ssize_t r;
-		while (total < TUI_MAX_HELD_STDERR && (r = read(memfd, buf, sizeof(buf))) > 0) {
-			if (write_all(2, buf, (size_t)r) < 0)
-				break;
-			total += (size_t)r;
-		}
-	}
-	close(memfd);
-}
-
 int cli_tui(struct cli_opts *o)
 {
 	struct policy p;
@@ -244,14 +203,10 @@ int cli_tui(struct cli_opts *o)
 
 	/* audit records and stray stderr wait until the screen is given back,
 	 * unless stderr is not a terminal (then they cannot tear it) */
-	int held = isatty(2), memfd = -1, saved = -1;
-	if (held) {
-		log_hold(1);
-		saved = hold_stderr(&memfd);
-	}
-	r = tui_run(&tc, &transcript, &last, &err);
+	int held = isatty(2);
 	if (held)
-		release_stderr(saved, memfd);
+		log_hold(1);
+	r = tui_run(&tc, &transcript, &last, &err);
 	if (transcript) {
 		fputs(transcript, stdout);
 		fflush(stdout);

@@ -17,6 +17,7 @@
 
 #include "tui/render.h"
 #include "util/dl.h"
+#include "util/log.h"
 
 /*
  * ncursesw is opened when the TUI starts (util/dl.h says why), not linked:
@@ -236,6 +237,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	(void)r;
 	if (reset_tio_ok)
 		tcsetattr(STDOUT_FILENO, TCSANOW, &reset_tio);
+	log_hold_crash();	/* what stderr held, and the report to come, reach the terminal */
 	fatal_restore();
 	/* a fault the kernel raised comes again when this returns; a signal
 	 * that was sent is sent again */

@@ -1,22 +1,32 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "util/log.h"
 #include "util/utf8.h"
 
 static enum log_level level = LOG_INFO;
 static int holding;
-static struct strv held;
 /* What log_hold keeps: a record quotes the model's command or path (up
  * to 8 MiB, four bytes for each escaped one, twice for a bash call), so a
  * session of them would otherwise hold hundreds of MiB, all printed at
  * once when the screen ends.  Past this, records are counted, not kept. */
 #define LOG_MAX_HELD (4u << 20)
+/* ...and what else was written to stderr meanwhile, shown up to this. */
+#define LOG_MAX_HELD_OTHER (1u << 20)
 static size_t held_bytes;
 static unsigned long long dropped, dropped_bytes;
+/* While held, fd 2 is an anonymous file (hold_fd) and the real stderr is
+ * kept as hold_saved: plain ints, so a fatal signal's handler can give it
+ * back (log_hold_crash). */
+static volatile int hold_fd = -1, hold_saved = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void log_init(void)
@@ -139,31 +149,83 @@ void audit(enum log_level lvl, const char *event, ...)
 	va_end(ap);
 	char *line = audit_format(event, kv, n);
 	pthread_mutex_lock(&lock);
-	if (holding) {
-		size_t ln = strlen(line) + 1;
-		if (held_bytes + ln > LOG_MAX_HELD) {
-			dropped++;
-			dropped_bytes += ln;
-			free(line);
-		} else {
-			held_bytes += ln;
-			strv_push_own(&held, line);
-		}
+	size_t ln = strlen(line) + 1;
+	if (holding && held_bytes + ln > LOG_MAX_HELD) {
+		dropped++;
+		dropped_bytes += ln;
 	} else {
+		held_bytes += holding ? ln : 0;
 		fprintf(stderr, "%s\n", line);
 		fflush(stderr);
-		free(line);
 	}
+	free(line);
 	pthread_mutex_unlock(&lock);
+}
+
+/* Copy up to cap bytes of fd from offset 0 to fd 2; the bytes left.
+ * Async-signal-safe. */
+static size_t copy_held(int fd, size_t cap)
+{
+	char buf[4096];
+	off_t off = 0;
+	ssize_t r;
+	while ((r = pread(fd, buf, sizeof(buf), off)) > 0 || (r < 0 && errno == EINTR)) {
+		if (r < 0)
+			continue;
+		size_t n = (size_t)r;
+		if ((size_t)off + n > cap)
+			n = cap - (size_t)off;
+		for (size_t w = 0; w < n;) {
+			ssize_t k = write(2, buf + w, n - w);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return 0;
+			w += (size_t)k;
+		}
+		off += (off_t)n;
+		if ((size_t)off == cap)
+			break;
+	}
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_size > off ? (size_t)(st.st_size - off) : 0;
 }
 
 void log_hold(int on)
 {
 	pthread_mutex_lock(&lock);
-	holding = on;
-	if (!on) {
-		for (size_t i = 0; i < held.n; i++)
-			fprintf(stderr, "%s\n", held.v[i]);
+	if (on && !holding) {
+		/* fd 2 goes to an anonymous file: records and anything else
+		 * written there cannot tear the screen, and a crash can still
+		 * print them (log_hold_crash) */
+		int fd = memfd_create("sandbx-stderr", MFD_CLOEXEC);
+		int saved = fd < 0 ? -1 : fcntl(2, F_DUPFD_CLOEXEC, 3);
+		fflush(stderr);
+		if (saved >= 0 && dup2(fd, 2) == 2) {
+			hold_fd = fd;
+			hold_saved = saved;
+			holding = 1;
+		} else {	/* printed as they come, which may tear the screen */
+			if (saved >= 0)
+				close(saved);
+			if (fd >= 0)
+				close(fd);
+		}
+	} else if (!on && holding) {
+		int fd = hold_fd, saved = hold_saved;
+		size_t left = 0;
+		fflush(stderr);
+		hold_saved = -1;	/* before fd 2 changes: a crash now has nothing to give back */
+		if (saved >= 0) {	/* else log_hold_crash gave it back, and what was held */
+			dup2(saved, 2);
+			close(saved);
+			left = copy_held(fd, held_bytes + LOG_MAX_HELD_OTHER);
+		}
+		hold_fd = -1;
+		close(fd);
+		if (left)
+			fprintf(stderr, "sandbx: %zu more bytes written to stderr while the screen was up are not shown\n",
+				left);
 		if (dropped)
 			fprintf(stderr, "sandbx: %llu more audit record%s (%llu bytes) came while the screen was up, "
 				"past the %u MiB kept meanwhile, and %s not shown — the transcript above says what each "
@@ -171,9 +233,19 @@ void log_hold(int on)
 				"holds none back\n", dropped, dropped == 1 ? "" : "s", dropped_bytes, LOG_MAX_HELD >> 20,
 				dropped == 1 ? "is" : "are");
 		fflush(stderr);
-		strv_free(&held);
+		holding = 0;
 		held_bytes = 0;
 		dropped = dropped_bytes = 0;
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+void log_hold_crash(void)
+{
+	int saved = hold_saved, fd = hold_fd;
+	if (saved < 0 || fd < 0)
+		return;
+	hold_saved = -1;
+	dup2(saved, 2);
+	copy_held(fd, LOG_MAX_HELD + LOG_MAX_HELD_OTHER);
 }

@@ -8,7 +8,12 @@
  * Audit: one line per record on stderr,
  *     sandbx audit EVENT key=value key="value with spaces"
  * filtered by SANDBX_LOG=off|info|debug (default info).  While the TUI owns
- * the screen, log_hold(1) keeps records in memory; log_hold(0) prints them.
+ * the screen, log_hold(1) points fd 2 at an anonymous file, so neither
+ * records nor anything else written to stderr tears the screen; records
+ * past 4 MiB are counted, not kept.  log_hold(0) gives fd 2 back and
+ * prints what was held; log_hold_crash() does the same from a fatal
+ * signal's handler (async-signal-safe, no lock), so a crash's own report
+ * and the records before it reach the terminal.
  */
 #ifndef SBX_LOG_H
 #define SBX_LOG_H
@@ -35,5 +40,6 @@ void audit(enum log_level lvl, const char *event, ...) __attribute__((sentinel))
 char *audit_format(const char *event, const char *const *kv, size_t nkv);
 
 void log_hold(int on);
+void log_hold_crash(void);
 
 #endif

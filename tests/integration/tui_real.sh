@@ -193,3 +193,21 @@ assert [b.get('text', b['type']) for b in m[2]['content']]==['tool_result','next
 "; then t_pass; else t_fail "$(python3 -c "import json; print(json.load(open('$D/req-3.json'))['messages'])" 2>&1 | tail -c 600)"; fi
 else t_fail "the first turn was not stopped: $(shot r9 | grep -v '^$' | tail -5)"; fi
 tm send-keys -t r9 C-d
+
+t_start tui-real-crash-keeps-stderr "a crash while the screen is up still prints the audit records and stderr held meanwhile, after giving the terminal back"
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
+real rc1 --allow-tool bash --approve run
+has rc1 "type a prompt" && tm send-keys -t rc1 "make a file" Enter
+if has rc1 "All done."; then
+	pid=$(pgrep -P "$(tm display -p -t rc1 '#{pane_pid}')" -x sandbx)
+	kill -s SEGV "$pid"
+	r=$(rc rc1)
+	tm capture-pane -p -S -300 -t rc1 > "$TMP/rc1.txt"
+	# a sanitizer's report follows the held records, then it exits 1
+	if [ "${SANDBX_SANITIZED:-0}" = 1 ] && [ "$r" = 1 ]; then ok=0; grep -q "Sanitizer" "$TMP/rc1.txt" || ok=1
+	elif [ "$r" != none ] && [ "$r" -gt 128 ]; then ok=0; else ok=1; fi
+	if [ $ok = 0 ] && grep -qF "sandbx audit spawned" "$TMP/rc1.txt" && grep -qF "sandbx audit exited" "$TMP/rc1.txt" \
+		&& grep -qF 'tool=bash command="echo approved' "$TMP/rc1.txt"; then t_pass
+	else t_fail "exit $r: $(grep -v '^$' "$TMP/rc1.txt" | tail -8)"; fi
+else t_fail "the call did not run: $(shot rc1 | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rc1 2>/dev/null

@@ -1,6 +1,7 @@
 /*
  * test_utf8.c — utf8_decode, utf8_term_write (whole, byte by byte and at
- * every split, with the caller's carry) and the audit record's escaping.
+ * every split, with the caller's carry), the audit record's escaping, and
+ * stderr held while the screen is up.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "util/log.h"
 #include "util/utf8.h"
@@ -125,6 +127,77 @@ static void test_audit_held_bounded(void **state)
 	free(big);
 }
 
+/* Point fd 2 at a fresh temp file; returns the saved fd 2. */
+static int stderr_to(FILE *tmp)
+{
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fileno(tmp), 2);
+	return saved;
+}
+
+static char *stderr_back(int saved, FILE *tmp, long *size)
+{
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	fseek(tmp, 0, SEEK_END);
+	*size = ftell(tmp);
+	char *all = calloc(1, (size_t)*size + 1);
+	rewind(tmp);
+	assert_int_equal(fread(all, 1, (size_t)*size, tmp), (size_t)*size);
+	fclose(tmp);
+	return all;
+}
+
+/* While held, whatever is written to fd 2 waits with the records, in the
+ * order written; past the records kept and 1 MiB more, the rest is said
+ * in bytes. */
+static void test_stderr_held_then_shown(void **state)
+{
+	(void)state;
+	FILE *tmp = tmpfile();
+	long size;
+	int saved = stderr_to(tmp);
+	log_hold(1);
+	assert_int_equal(write(2, "stray one\n", 10), 10);
+	audit(LOG_INFO, "spawned", "tool", "bash", NULL);
+	char *big = malloc(1536 * 1024);
+	memset(big, 'y', 1536 * 1024);
+	assert_int_equal(write(2, big, 1536 * 1024), 1536 * 1024);
+	free(big);
+	struct stat st;
+	assert_int_equal(fstat(fileno(tmp), &st), 0);
+	assert_int_equal(st.st_size, 0);	/* nothing reached the screen */
+	log_hold(0);
+	char *all = stderr_back(saved, tmp, &size);
+	assert_true(strncmp(all, "stray one\nsandbx audit spawned tool=bash\ny", 41) == 0);
+	const char *more = strstr(all, "sandbx: ");
+	assert_non_null(more);
+	/* the record (31 bytes) and 1 MiB of everything else */
+	assert_int_equal(more - all, 31 + 1024 * 1024);
+	assert_non_null(strstr(more, "sandbx: 524298 more bytes written to stderr while the screen was up are not shown"));
+	free(all);
+}
+
+/* A fatal signal's handler gives fd 2 back with what was held; the end
+ * of the hold after it prints nothing twice. */
+static void test_stderr_held_crash(void **state)
+{
+	(void)state;
+	FILE *tmp = tmpfile();
+	long size;
+	int saved = stderr_to(tmp);
+	log_hold(1);
+	audit(LOG_INFO, "exited", "tool", "bash", "code", "0", NULL);
+	log_hold_crash();
+	assert_int_equal(write(2, "report\n", 7), 7);	/* a sanitizer's, after */
+	log_hold(0);
+	char *all = stderr_back(saved, tmp, &size);
+	assert_string_equal(all, "sandbx audit exited tool=bash code=0\nreport\n");
+	free(all);
+}
+
 static void test_utf8_cut(void **state)
 {
 	const char *s = "a\xc3\xa9\xe2\x82\xac";	/* a é € */
@@ -146,6 +219,8 @@ int main(void)
 		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_audit_record_escapes_controls),
 		cmocka_unit_test(test_audit_held_bounded),
+		cmocka_unit_test(test_stderr_held_then_shown),
+		cmocka_unit_test(test_stderr_held_crash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
