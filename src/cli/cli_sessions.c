@@ -1,7 +1,9 @@
 /*
  * cli_sessions.c — `sandbx sessions`: the stored sessions, most recently
  * written first, one per line: id, start time (local), turns, first prompt
- * line.  A '*' after the turn count marks a last turn that was cut short.
+ * line.  A '*' after the turn count marks a last turn that was cut short;
+ * '-' is a count the listing did not make: of a file over 1 MiB it reads
+ * the start and the end only (session.h), and the end holds no count.
  * Exit 0 (also when there are none), 1 when the store cannot be read.
  */
 #include <stdio.h>
@@ -44,7 +46,7 @@ int cli_sessions(struct cli_opts *o)
 		xdg_paths_release(&x);
 		return EXIT_OK;
 	}
-	int cut = 0;
+	int cut = 0, uncounted = 0;
 	printf("%-10s %-16s %6s  %s\n", "ID", "STARTED", "TURNS", "FIRST PROMPT");
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].error) {
@@ -57,7 +59,12 @@ int cli_sessions(struct cli_opts *o)
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 		cut |= v[i].cut_short;
-		printf("%-10s %-16s %5d%c  ", v[i].id, when, v[i].turns, v[i].cut_short ? '*' : ' ');
+		char turns[16] = "-";
+		if (v[i].turns != SESSION_TURNS_UNKNOWN)
+			snprintf(turns, sizeof(turns), "%d", v[i].turns);
+		else
+			uncounted = 1;
+		printf("%-10s %-16s %5s%c  ", v[i].id, when, turns, v[i].cut_short ? '*' : ' ');
 		/* Whoever wrote the prompt: bidi controls and bytes that are
 		 * not UTF-8 are shown, not obeyed, like the answer's. */
 		if (v[i].first_prompt)
@@ -66,6 +73,10 @@ int cli_sessions(struct cli_opts *o)
 	}
 	if (cut)
 		printf("* the last turn was stopped or cut short\n");
+	if (uncounted)
+		printf("- not counted: of a session over %u MiB only the start and the end are read, and its last "
+		       "lines hold no count (an earlier sandbx wrote them, or a long turn did not finish)\n",
+		       SESSION_LIST_WHOLE >> 20);
 	session_list_free(v, n);
 	xdg_paths_release(&x);
 	return EXIT_OK;

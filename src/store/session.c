@@ -764,10 +764,14 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 	return 0;
 }
 
-/* Feed fd to a parser in chunks, at most SESSION_MAX_FILE bytes. */
-static int parse_fd(int fd, struct session_parser *p, const char *display, char **err)
+/*
+ * Feed fd to a parser in chunks of SESSION_READ_CHUNK through buf, at most
+ * SESSION_MAX_FILE bytes, and finish it: 0, or -1 with *err.  head (the
+ * listing of a large file): stop once the first prompt is parsed, or
+ * SESSION_LIST_HEAD bytes were read, without finishing the parse: 1 then.
+ */
+static int parse_fd(int fd, struct session_parser *p, char *buf, const char *display, int head, char **err)
 {
-	char *buf = xmalloc(SESSION_READ_CHUNK);
 	uint64_t total = 0;
 	int r = 0;
 	for (;;) {
@@ -790,8 +794,9 @@ static int parse_fd(int fd, struct session_parser *p, const char *display, char 
 		}
 		if (session_parser_feed(p, buf, (size_t)k) < 0)
 			break;
+		if (head && (session_parser_info(p)->first_prompt || total >= SESSION_LIST_HEAD))
+			return 1;
 	}
-	free(buf);
 	if (r == 0 && session_parser_finish(p) < 0) {
 		*err = xasprintf("'%s' %s", display, session_parser_error(p));
 		r = -1;
@@ -850,6 +855,7 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	struct stat st, wst;
 	struct session_parser *p = NULL;
 	struct session *s = NULL;
+	char *buf = NULL;
 	int rfd = -1, wfd = -1, r = -1;
 
 	rfd = open_session_file(dir, name, display, &st, err);
@@ -877,7 +883,8 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 		goto out;
 	}
 	p = session_parser_new(0);
-	if (parse_fd(rfd, p, display, err) < 0) {
+	buf = xmalloc(SESSION_READ_CHUNK);
+	if (parse_fd(rfd, p, buf, display, 0, err) < 0) {
 		char *e = *err;
 		*err = xasprintf("cannot resume: %s — start a new session with --session", e);
 		free(e);
@@ -940,6 +947,7 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 out:
 	session_close(s);
 	session_parser_free(p);
+	free(buf);
 	if (rfd >= 0)
 		close(rfd);
 	if (wfd >= 0)
@@ -1083,6 +1091,7 @@ int session_end_turn(struct session *s, const struct session_turn_end *end, char
 	cJSON_AddBoolToObject(t, "stopped", end->stopped != 0);
 	if (end->stopped)
 		cJSON_AddStringToObject(t, "note", "the turn was stopped; the round in progress was dropped");
+	cJSON_AddNumberToObject(t, "turns", s->turns);	/* so far: the listing reads it off the end */
 	size_t n;
 	char *line = record_line("turn", t, &n, err);
 	cJSON_Delete(t);
@@ -1128,8 +1137,96 @@ static int newer(const struct session_info *a, const struct session_info *b)
 	return a->mtime != b->mtime ? a->mtime > b->mtime : a->mtime_ns > b->mtime_ns;
 }
 
-/* Read and summarise the stored session in (its id and times set). */
-static void list_read(int dir, const struct xdg_paths *x, struct session_info *in)
+/*
+ * The end of a session from the last n bytes of its file (buf starts inside
+ * a line): *cut_short as the parser says it, and *turns: the count in the
+ * last turn record plus the prompts after it, or SESSION_TURNS_UNKNOWN when
+ * no counted turn record is within reach (an earlier sandbx wrote the file,
+ * or the lines after that record are longer than buf).
+ */
+static void tail_summary(const char *buf, size_t n, int *turns, int *cut_short)
+{
+	int prompts = 0, torn = 0, any = 0;
+	size_t end = n;
+	*turns = SESSION_TURNS_UNKNOWN;
+	*cut_short = 1;	/* unless the last record is a turn that was not stopped */
+	if (end > 0 && buf[end - 1] != '\n') {
+		torn = 1;	/* an append cut short: dropped on resume */
+		while (end > 0 && buf[end - 1] != '\n')
+			end--;
+	}
+	/* each line buf[start, end - 1), its newline at end - 1, last first */
+	while (end > 0) {
+		size_t start = end - 1;
+		while (start > 0 && buf[start - 1] != '\n')
+			start--;
+		if (start == 0)
+			return;	/* it may begin before buf */
+		const char *line = buf + start, *e = NULL;
+		size_t len = end - 1 - start;
+		end = start;
+		if (is_blank(line, len))
+			continue;
+		cJSON *o = memchr(line, '\0', len) ? NULL : cJSON_ParseWithLengthOpts(line, len, &e, 0);
+		if (!cJSON_IsObject(o) || !e || !is_blank(e, len - (size_t)(e - line))) {
+			cJSON_Delete(o);
+			if (any || torn)
+				return;	/* damage: resume names it */
+			torn = 1;	/* the last line, not JSON: a torn append */
+			continue;
+		}
+		const char *type = str_field(o, "type");
+		if (type && strcmp(type, "turn") == 0) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "turns");
+			if (!any)
+				*cut_short = torn || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "stopped"));
+			if (cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < 1e9)
+				*turns = (int)c->valuedouble + prompts;
+			cJSON_Delete(o);
+			return;
+		}
+		int kind = 0;
+		char *why = NULL;
+		cJSON *m = type && strcmp(type, "message") == 0 ? clean_message(o, NULL, &kind, &why) : NULL;
+		cJSON_Delete(o);
+		free(why);
+		if (!m)
+			return;
+		cJSON_Delete(m);
+		prompts += kind == 1;
+		any = 1;	/* the last record is a message: the turn is open */
+	}
+}
+
+/* The turn count and cut-short mark of a large file from its end, read
+ * into buf (SESSION_READ_CHUNK bytes). */
+_Static_assert(SESSION_LIST_TAIL <= SESSION_READ_CHUNK, "the tail is read into one chunk");
+static int list_tail(int fd, const struct stat *st, char *buf, const char *display, struct session_info *in,
+		     char **err)
+{
+	size_t n = st->st_size > SESSION_LIST_TAIL ? SESSION_LIST_TAIL : (size_t)st->st_size;
+	ssize_t k;
+	do
+		k = pread(fd, buf, n, st->st_size - (off_t)n);
+	while (k < 0 && errno == EINTR);
+	if (k < 0) {
+		*err = xasprintf("cannot read '%s': %s", display, strerror(errno));
+		return -1;
+	}
+	tail_summary(buf, (size_t)k, &in->turns, &in->cut_short);
+	return 0;
+}
+
+/*
+ * Read and summarise the stored session in (its id and times set).  A file
+ * up to SESSION_LIST_WHOLE is read whole; of a larger one only the header
+ * and first prompt, and its last SESSION_LIST_TAIL bytes (the count of turns
+ * the last turn record carries): the listing reads what it shows, not the
+ * store.  Damage in the part not read is found by resume.  buf: a scratch
+ * chunk, one for the whole listing (a fresh 64 KiB per file cost more in
+ * page faults than the reading).
+ */
+static void list_read(int dir, const struct xdg_paths *x, char *buf, struct session_info *in)
 {
 	char *name = xasprintf("%s.jsonl", in->id), *display = xasprintf("%s/%s", x->sessions_dir, name), *e = NULL;
 	struct stat st;
@@ -1138,12 +1235,22 @@ static void list_read(int dir, const struct xdg_paths *x, struct session_info *i
 		in->mtime = st.st_mtime;
 		in->mtime_ns = st.st_mtim.tv_nsec;
 		struct session_parser *p = session_parser_new(SESSION_PARSE_SUMMARY);
-		if (parse_fd(fd, p, display, &e) == 0) {
-			const struct session_info *pi = session_parser_info(p);
+		int r = parse_fd(fd, p, buf, display, (uint64_t)st.st_size > SESSION_LIST_WHOLE, &e);
+		const struct session_info *pi = session_parser_info(p);
+		if (r == 1 && !pi->id[0])
+			e = xasprintf("'%s' has no session header in its first %u KiB — not a sandbx session", display,
+				      SESSION_LIST_HEAD >> 10);
+		else if (r >= 0) {
 			in->created = pi->created;
 			in->turns = pi->turns;
 			in->cut_short = pi->cut_short;
-			in->first_prompt = pi->first_prompt ? xstrdup(pi->first_prompt) : NULL;
+			if (pi->first_prompt)
+				in->first_prompt = xstrdup(pi->first_prompt);
+			else if (r == 1)
+				in->first_prompt = xasprintf("(a first prompt over %u KiB, not read)",
+							     SESSION_LIST_HEAD >> 10);
+			if (r == 1)
+				list_tail(fd, &st, buf, display, in, &e);
 		}
 		session_parser_free(p);
 		close(fd);
@@ -1210,6 +1317,7 @@ static int list_store(const struct xdg_paths *x, int newest_only, struct session
 	/* ... then the content of those wanted. */
 	struct session_info latest = { 0 };
 	size_t kept = 0;
+	char *buf = xmalloc(SESSION_READ_CHUNK);
 	for (size_t i = 0; i < cnt; i++)
 		if (i == 0 || newer(&v[i], &latest))
 			latest = v[i];
@@ -1217,8 +1325,9 @@ static int list_store(const struct xdg_paths *x, int newest_only, struct session
 		if (newest_only && newer(&latest, &v[i]))
 			continue;
 		v[kept] = v[i];
-		list_read(dir, x, &v[kept++]);
+		list_read(dir, x, buf, &v[kept++]);
 	}
+	free(buf);
 	close(dir);
 	if (kept > 1)
 		qsort(v, kept, sizeof(*v), info_cmp);

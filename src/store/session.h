@@ -11,14 +11,15 @@
  *   {"type":"message","role":"user","content":[
  *        {"type":"tool_result","tool_use_id":"toolu_1","content":"...","is_error":false}]}
  *   {"type":"turn","stop_reason":"end_turn","rounds":1,
- *        "usage":{"input_tokens":10,"output_tokens":20},"stopped":false}
+ *        "usage":{"input_tokens":10,"output_tokens":20},"stopped":false,"turns":1}
  * Assistant messages may also hold thinking (thinking, signature) and
  * redacted_thinking (data) blocks, kept verbatim for replay.
  * The header comes first.  A user message holding text is a prompt (it
  * starts a turn); a user message holding tool_result blocks answers the
  * assistant message before it.  A "turn" record closes a turn; "stopped":true
  * (with a "note") marks a turn the user stopped: the rounds that finished are
- * kept, the round in progress was dropped whole.  Readers reject an unknown
+ * kept, the round in progress was dropped whole; "turns" counts the prompts
+ * stored so far (absent in files of earlier sandbx versions).  Readers reject an unknown
  * version or record type (naming the line) and ignore unknown fields; the
  * history handed out for replay holds only the fields the API knows.
  *
@@ -53,8 +54,13 @@
  * Notes (struct strv) are lines for the user's stderr; the caller prints
  * them and frees them with strv_free.  Errors are malloc'd in *err.
  *
- * Listing: session_list() reads every stored session (summary only) for
- * `sandbx sessions`, most recently written first.
+ * Listing: session_list() summarises every stored session for `sandbx
+ * sessions`, most recently written first.  It reads what it shows: a file
+ * up to SESSION_LIST_WHOLE whole; of a larger one the header and the first
+ * prompt, and the last SESSION_LIST_TAIL bytes, whose last turn record
+ * gives the count of turns (SESSION_TURNS_UNKNOWN when none is within
+ * reach).  Damage in the middle of a large file is not seen by the listing;
+ * resume reads the whole file and names it.
  *
  * The parser (session_parser_*) is pure and resumable: feed it the file in
  * slices of any size; it is what session_resume and the fuzz target use.
@@ -77,6 +83,10 @@
 #define SESSION_MAX_LINE (16u << 20)	/* one record line, newline included */
 #define SESSION_MAX_FILE (512u << 20)	/* a whole session file */
 #define SESSION_TITLE_MAX 72		/* first prompt line in listings, bytes */
+#define SESSION_LIST_WHOLE (1u << 20)	/* the listing reads a file up to this size whole */
+#define SESSION_LIST_HEAD (1u << 20)	/* ... of a larger one at most this much of its start */
+#define SESSION_LIST_TAIL (64u << 10)	/* ... and this much of its end */
+#define SESSION_TURNS_UNKNOWN (-1)	/* session_info.turns the listing could not count */
 
 /* ---- the pure, resumable parser ---- */
 
@@ -93,7 +103,7 @@ struct session_info {
 	int64_t mtime;			/* file's last write (listing) */
 	long mtime_ns;			/* ... its nanoseconds, for the order */
 	char *first_prompt;		/* first line of the first prompt, cut; NULL if none */
-	int turns;			/* prompts stored */
+	int turns;			/* prompts stored, or SESSION_TURNS_UNKNOWN (listing) */
 	int cut_short;			/* last turn stopped, unfinished, torn or repaired */
 	char *error;			/* listing: why this file could not be read, else NULL */
 };

@@ -225,6 +225,31 @@ if [ $rc -eq 0 ] && printf '%s' "$err" | grep -q "other users can read it" && pr
 	t_pass; else t_fail "rc=$rc $(both)"; fi
 chmod 700 "$SESS"
 
+# mkbig ID MTIME COUNT: a session over 1 MiB of two turns; COUNT: "turns" in the turn records, or empty
+mkbig() {
+	big=$(head -c 1200000 /dev/zero | tr '\0' a)
+	{
+		printf '{"type":"header","version":1,"id":"%s","created":1700000000}\n' "$1"
+		for t in 1 2; do
+			printf '{"type":"message","role":"user","content":[{"type":"text","text":"big prompt %s"}]}\n' "$t"
+			printf '{"type":"message","role":"assistant","content":[{"type":"text","text":"%s"}]}\n' "$big"
+			printf '{"type":"turn","stop_reason":"end_turn","rounds":1%s}\n' "${3:+,\"turns\":$t}"
+		done
+	} > "$SESS/$1.jsonl"
+	chmod 600 "$SESS/$1.jsonl"
+	touch -d "@$2" "$SESS/$1.jsonl"
+}
+
+t_start st-sessions-large "of a session over 1 MiB the listing reads the start and the end: the count from the last turn record, '-' and a footnote when the end holds none"
+mkbig eeee5555 1700009600 yes
+mkbig ffff6666 1700009700 ""
+st sessions
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -qE '^eeee5555 +[0-9-]+ [0-9:]+ +2  +big prompt 1$' &&
+	printf '%s' "$out" | grep -qE '^ffff6666 +[0-9-]+ [0-9:]+ +-  +big prompt 1$' &&
+	printf '%s' "$out" | grep -q '^- not counted: of a session over 1 MiB only the start and the end are read' &&
+	printf '%s' "$out" | grep -qE '^bbbb2222 +[0-9-]+ [0-9:]+ +1  +write the docs$'; then t_pass; else t_fail "rc=$rc $(both)"; fi
+rm -f "$SESS/eeee5555.jsonl" "$SESS/ffff6666.jsonl"
+
 # ---- the policy keeps grants away from the store (cli_owned_check) ----
 
 # pol ARGS...: sandbox-run with the private tree and the given grants

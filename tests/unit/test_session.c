@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 
+#include "store/fsutil.h"
 #include "store/session.h"
 #include "store_testutil.h"
 
@@ -877,6 +878,9 @@ static int enospc_child(const char *dir)
 		r = session_append_round(s, "fill", a, NULL, &err);
 		if (r == 0) {
 			struct session_turn_end end = { .stop_reason = "end_turn", .rounds = 1 };
+			if (stat(session_path(s), &st) < 0)
+				return 22;
+			good = st.st_size;	/* the turn record may be what does not fit */
 			r = session_end_turn(s, &end, &err);
 			if (r == 0)
 				turns++;
@@ -1025,7 +1029,8 @@ static void test_session_continue_reads_only_newest(void **state)
 	if (spent > big)
 		fail_msg("--continue read %llu bytes: the older sessions were read", spent);
 
-	/* the listing still reads them all */
+	/* the listing names them all (of a file over 1 MiB it reads the ends:
+	 * these end in an open turn, whose count is not within reach) */
 	struct session_info *v = NULL;
 	size_t n = 0;
 	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
@@ -1033,11 +1038,146 @@ static void test_session_continue_reads_only_newest(void **state)
 	assert_string_equal(v[0].id, newest);
 	assert_string_equal(v[1].id, other);
 	assert_string_equal(v[11].id, "old0");
-	assert_int_equal(v[11].turns, 1);
+	assert_int_equal(v[11].turns, SESSION_TURNS_UNKNOWN);
+	assert_int_equal(v[11].cut_short, 1);
+	assert_string_equal(v[11].first_prompt, "list the files");
 	session_list_free(v, n);
 	strv_free(&notes);
 	free(newest);
 	free(other);
+}
+
+#define TURN_N(n) "{\"type\":\"turn\",\"stop_reason\":\"end_turn\",\"rounds\":1,\"turns\":" #n "}\n"
+#define BIG_TEXT (8u << 20)
+
+/* A session file: its start, an assistant line of BIG_TEXT bytes, then end. */
+static void write_big_session(const char *id, const char *start, const char *end)
+{
+	size_t a = strlen(start), b = strlen(end), cap = a + BIG_TEXT + 128 + b;
+	char *text = xmalloc(cap);
+	int k = snprintf(text, cap, "%s{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\","
+			 "\"text\":\"", start);
+	memset(text + k, 'a', BIG_TEXT);
+	snprintf(text + k + BIG_TEXT, cap - k - BIG_TEXT, "\"}]}\n%s", end);
+	char *path = session_file(id);
+	write_file(path, text, 0600);
+	free(path);
+	free(text);
+}
+
+/* `sandbx sessions` reads a large file's header and first prompt, and its
+ * last lines for the turn count the closing turn record carries: before,
+ * every file was parsed to its end (4.2 s for 300 sessions of 5 MB). */
+static void test_session_list_reads_head_and_tail(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	char *first = new_session_with_round();
+	set_mtime(first, 1000);
+	/* closed: three turns, the count in the last turn record */
+	write_big_session("closed1", HDR PROMPT1, TURN_N(1) PROMPT2 ASSIST3 TURN_N(2) PROMPT2 ASSIST3 TURN_N(3));
+	set_mtime("closed1", 5000);
+	/* open: a prompt and its answer after the last turn record */
+	write_big_session("open1", HDR PROMPT1, TURN_N(1) PROMPT2 ASSIST3 TURN_N(2) PROMPT2 ASSIST3);
+	set_mtime("open1", 4000);
+	/* the huge line is the last: no turn record within reach */
+	write_big_session("huge1", HDR PROMPT1, "");
+	set_mtime("huge1", 3000);
+	/* an earlier sandbx's turn records carry no count */
+	write_big_session("older1", HDR PROMPT1, TURN1 PROMPT2 ASSIST3 TURN2);
+	set_mtime("older1", 2000);
+
+	struct session_info *v = NULL;
+	size_t n = 0;
+	unsigned long long before = bytes_read();
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
+	unsigned long long spent = bytes_read() - before;
+	if (spent > 4 * (SESSION_LIST_TAIL + 65536) + 65536)	/* reads of 64 KiB */
+		fail_msg("the listing read %llu bytes of four files of 8 MiB", spent);
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < 4; i++) {
+		assert_null(v[i].error);
+		assert_string_equal(v[i].first_prompt, "list the files");
+		assert_int_equal(v[i].created, 1700000000);
+	}
+	assert_string_equal(v[0].id, "closed1");
+	assert_int_equal(v[0].turns, 3);
+	assert_int_equal(v[0].cut_short, 0);
+	assert_string_equal(v[1].id, "open1");
+	assert_int_equal(v[1].turns, 3);
+	assert_int_equal(v[1].cut_short, 1);
+	assert_string_equal(v[2].id, "huge1");
+	assert_int_equal(v[2].turns, SESSION_TURNS_UNKNOWN);
+	assert_int_equal(v[2].cut_short, 1);
+	assert_string_equal(v[3].id, "older1");
+	assert_int_equal(v[3].turns, SESSION_TURNS_UNKNOWN);
+	assert_int_equal(v[3].cut_short, 0);
+	assert_string_equal(v[4].id, first);	/* small: read whole, counted */
+	assert_int_equal(v[4].turns, 1);
+	session_list_free(v, n);
+
+	/* a torn last line is cut short, the count before it kept */
+	char *path = session_file("closed1");
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"type\":\"mess", 13), 13);
+	close(fd);
+	free(path);
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
+	assert_string_equal(v[0].id, "closed1");
+	assert_int_equal(v[0].turns, 3);
+	assert_int_equal(v[0].cut_short, 1);
+	session_list_free(v, n);
+	assert_int_equal(notes.n, 0);
+	free(first);
+}
+
+/* The turn record carries the count of turns so far, which the listing
+ * takes from a large file's last line. */
+static void test_session_turn_record_counts_turns(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	round_one(s, "one");
+	char *text = xmalloc(SESSION_LIST_WHOLE + 2);
+	memset(text, 'b', SESSION_LIST_WHOLE + 1);
+	text[SESSION_LIST_WHOLE + 1] = '\0';
+	cJSON *a = assistant_msg(cJSON_CreateString(text));
+	free(text);
+	assert_int_equal(session_append_round(s, "two", a, NULL, &err), 0);
+	cJSON_Delete(a);
+	struct session_turn_end end = { .stop_reason = "end_turn", .rounds = 1 };
+	assert_int_equal(session_end_turn(s, &end, &err), 0);
+	char *id = xstrdup(session_id(s)), *path = xstrdup(session_path(s));
+	session_close(s);
+	/* resumed, the count goes on */
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	round_one(s, "three");
+	session_close(s);
+	char *body = NULL;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fsu_read_all(fd, 64u << 20, path, &body, &len, &err), 0);
+	close(fd);
+	assert_non_null(strstr(body, "\"turns\":1}"));
+	assert_non_null(strstr(body, "\"turns\":2}"));
+	assert_non_null(strstr(body + len - 200, "\"turns\":3}\n"));
+	free(body);
+
+	struct session_info *v = NULL;
+	size_t n = 0;
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].turns, 3);
+	assert_int_equal(v[0].cut_short, 0);
+	assert_string_equal(v[0].first_prompt, "one");
+	session_list_free(v, n);
+	strv_free(&notes);
+	free(id);
+	free(path);
 }
 
 int main(void)
@@ -1068,6 +1208,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_disk_full_tmpfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_list_newest_first_and_continue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_continue_reads_only_newest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_list_reads_head_and_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_turn_record_counts_turns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_record_line_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_append_stops_at_file_cap, setup, teardown),
