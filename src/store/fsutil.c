@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
@@ -161,23 +162,39 @@ int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned f
 	return fd;
 }
 
-int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
+/* "cannot WHAT 'display': why" and what to do about a full disk or a limit. */
+static char *io_error(const char *what, const char *display, int e)
+{
+	return xasprintf("cannot %s '%s': %s%s", what, display, strerror(e),
+			 e == EFBIG ? " — a file size limit (ulimit -f) was hit; raise it and try again"
+			 : (e == ENOSPC || e == EDQUOT) ? " — free some disk space and try again" : "");
+}
+
+/*
+ * A temporary file ".name.XXXXXXXX" in dirfd, created 0600 with O_EXCL,
+ * holding the n bytes of buf, fsync'ed.  Its descriptor (O_WRONLY|O_APPEND)
+ * and name in *tmp, or -1 with *err and nothing left behind.
+ */
+static int temp_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **tmp,
+		     char **err)
 {
 	char rnd[FSU_TEMP_SUFFIX + 1];
-	char *tmp = NULL;
 	int fd = -1;
+	*tmp = NULL;
 	for (int tries = 0; tries < 16 && fd < 0; tries++) {
 		fsu_random_name(rnd, FSU_TEMP_SUFFIX);
 		rnd[FSU_TEMP_SUFFIX] = '\0';
-		free(tmp);
-		tmp = xasprintf(".%s.%s", name, rnd);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FSU_FILE_MODE);
+		free(*tmp);
+		*tmp = xasprintf(".%s.%s", name, rnd);
+		fd = openat(dirfd, *tmp, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			    FSU_FILE_MODE);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
 	if (fd < 0) {
 		*err = xasprintf("cannot create a temporary file beside '%s': %s", display, strerror(errno));
-		free(tmp);
+		free(*tmp);
+		*tmp = NULL;
 		return -1;
 	}
 	const char *what = "write";
@@ -187,39 +204,77 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
 	int we = errno;
 	fsu_xfsz_restore(&mask);
 	errno = we;
-	if (wr < 0)
-		goto fail;
-	what = "fsync";
-	if (fsync(fd) < 0)
-		goto fail;
-	what = "close";
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
+	if (wr == 0) {
+		what = "fsync";
+		if (fsync(fd) == 0)
+			return fd;
 	}
-	fd = -1;
-	what = "rename";
-	if (renameat(dirfd, tmp, dirfd, name) < 0)
-		goto fail;
-	/* The rename is durable only once the directory is synced. */
+	int e = errno;
+	*err = io_error(what, display, e);
+	close(fd);
+	unlinkat(dirfd, *tmp, 0);
+	free(*tmp);
+	*tmp = NULL;
+	errno = e;
+	return -1;
+}
+
+/* The rename or link is durable only once the directory is synced. */
+static int sync_dir(int dirfd, const char *display, char **err)
+{
 	if (fsync(dirfd) < 0 && errno != EINVAL && errno != EBADF) {
 		*err = xasprintf("cannot sync the directory of '%s': %s", display, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
+{
+	char *tmp;
+	int fd = temp_with(dirfd, name, display, buf, n, &tmp, err);
+	if (fd < 0)
+		return -1;
+	const char *what = "close";
+	int r = close(fd);
+	if (r == 0) {
+		what = "rename";
+		r = renameat(dirfd, tmp, dirfd, name);
+	}
+	if (r < 0) {
+		int e = errno;
+		*err = io_error(what, display, e);
+		unlinkat(dirfd, tmp, 0);
 		free(tmp);
+		errno = e;
 		return -1;
 	}
 	free(tmp);
-	return 0;
-fail:;
-	int e = errno;
-	*err = xasprintf("cannot %s '%s': %s%s", what, display, strerror(e),
-			 e == EFBIG ? " — a file size limit (ulimit -f) was hit; raise it and try again"
-			 : (e == ENOSPC || e == EDQUOT) ? " — free some disk space and try again" : "");
-	if (fd >= 0)
-		close(fd);
+	return sync_dir(dirfd, display, err);
+}
+
+int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
+{
+	char *tmp;
+	int fd = temp_with(dirfd, name, display, buf, n, &tmp, err);
+	if (fd < 0)
+		return -1;
+	/* Locked before anyone can find it under its name. */
+	flock(fd, LOCK_EX | LOCK_NB);
+	int r = linkat(dirfd, tmp, dirfd, name, 0), e = errno;
 	unlinkat(dirfd, tmp, 0);
 	free(tmp);
-	errno = e;
-	return -1;
+	if (r < 0) {
+		*err = e == EEXIST ? xasprintf("'%s' exists already", display) : io_error("create", display, e);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (sync_dir(dirfd, display, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err)

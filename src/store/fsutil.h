@@ -12,7 +12,8 @@
  *     directories (~/.config, ~/.local/state) are created 0700 when missing
  *     but never narrowed: other programs live there too;
  *   - a whole-file replacement goes through a temporary file created 0600,
- *     written, fsync'ed, renamed over the target, and the directory fsync'ed.
+ *     written, fsync'ed, renamed over the target, and the directory fsync'ed;
+ *     a new file with its first content, the same, linked (never clobbering).
  *
  * No state: every function returns a descriptor or 0, or -1 with a malloc'd
  * message in *err (errno is kept from the failing call where it helps the
@@ -71,6 +72,16 @@ int fsu_check_owner(const struct stat *st, const char *display, char **err);
  * name is untouched.  0, or -1 with *err.
  */
 int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
+
+/*
+ * Create dirfd/name holding the n bytes of buf, so that it never exists
+ * without them: they go to a temporary file as for fsu_write_atomic, which
+ * is exclusively flock'ed, then linked to name, which must not exist (-1
+ * with errno EEXIST then), and its temporary name removed; dirfd is
+ * fsync'ed.  A kill before the link leaves only the hidden temporary file.
+ * Returns the descriptor (O_WRONLY|O_APPEND, the lock held), or -1 with *err.
+ */
+int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
 
 /*
  * Read all of fd into a malloc'd NUL-terminated buffer of at most cap bytes

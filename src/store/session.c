@@ -460,6 +460,18 @@ int session_parser_finish(struct session_parser *p)
 	if (p->failed || p->finished)
 		return p->failed ? -1 : 0;
 	p->finished = 1;
+	if (!p->saw_header && p->lineno == 0 && p->offset < SESSION_UNBORN_MAX) {
+		/* An earlier sandbx created the file, then wrote the header:
+		 * a kill in between left it so (now it appears whole). */
+		p->failed = p->info.unborn = 1;
+		p->error = p->offset == 0
+				   ? xstrdup("line 1: no session header: the file is empty — sandbx was stopped while "
+					     "creating it; it holds no conversation and can be removed")
+				   : xasprintf("line 1: no session header: the file holds %llu bytes and no complete "
+					       "line — sandbx was stopped while creating it; it holds no conversation: "
+					       "check it, then remove it", (unsigned long long)p->offset);
+		return -1;
+	}
 	if (p->len > 0 && !is_blank(p->line, p->len)) {
 		if (p->pending_bad)
 			return fail(p, p->pending_bad, xstrdup("not a JSON object, and lines follow it — the file is damaged"));
@@ -727,38 +739,42 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 		return -1;
 	char id[SESSION_ID_LEN + 1], name[SESSION_ID_LEN + 8];
 	int fd = -1;
-	/* 36^8 ids: a collision is rare, and O_EXCL makes it harmless. */
+	/* 36^8 ids: a collision is rare, and a link that never clobbers makes
+	 * it harmless.  The file appears with its header or not at all: an
+	 * empty one, left by a kill between create and write, would be a
+	 * session that is none. */
 	for (int tries = 0; tries < 32 && fd < 0; tries++) {
 		fsu_random_name(id, SESSION_ID_LEN);
 		id[SESSION_ID_LEN] = '\0';
 		snprintf(name, sizeof(name), "%s.jsonl", id);
-		fd = openat(dir, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-			    FSU_FILE_MODE);
-		if (fd < 0 && errno != EEXIST)
+		cJSON *h = cJSON_CreateObject();
+		cJSON_AddNumberToObject(h, "version", SESSION_VERSION);
+		cJSON_AddStringToObject(h, "id", id);
+		cJSON_AddNumberToObject(h, "created", (double)time(NULL));
+		size_t n;
+		char *line = record_line("header", h, &n, err);
+		cJSON_Delete(h);
+		if (!line)
 			break;
+		char *display = xasprintf("%s/%s", x->sessions_dir, name);
+		fd = fsu_create_with(dir, name, display, line, n, err);
+		int e = errno;
+		free(line);
+		free(display);
+		if (fd < 0 && e != EEXIST)
+			break;
+		if (fd < 0) {
+			free(*err);
+			*err = NULL;
+		}
 	}
 	if (fd < 0) {
-		*err = xasprintf("cannot create a session file in '%s': %s", x->sessions_dir, strerror(errno));
+		if (!*err)
+			*err = xasprintf("cannot create a session file in '%s': no free id in 32 tries", x->sessions_dir);
 		close(dir);
 		return -1;
 	}
-	flock(fd, LOCK_EX | LOCK_NB);	/* a new file: nobody else holds it */
 	struct session *s = session_alloc(dir, fd, x, id);
-	cJSON *h = cJSON_CreateObject();
-	cJSON_AddNumberToObject(h, "version", SESSION_VERSION);
-	cJSON_AddStringToObject(h, "id", id);
-	cJSON_AddNumberToObject(h, "created", (double)time(NULL));
-	size_t n;
-	char *line = record_line("header", h, &n, err);
-	cJSON_Delete(h);
-	if (!line || append_lines(s, line, n, err) < 0) {
-		free(line);
-		unlinkat(dir, name, 0);
-		session_close(s);
-		return -1;
-	}
-	free(line);
-	fsync(dir);
 	s->history = cJSON_CreateArray();
 	*out = s;
 	return 0;
@@ -1122,12 +1138,16 @@ static int info_cmp(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
+static void session_list_free_one(struct session_info *in)
+{
+	free(in->first_prompt);
+	free(in->error);
+}
+
 void session_list_free(struct session_info *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].first_prompt);
-		free(v[i].error);
-	}
+	for (size_t i = 0; i < n; i++)
+		session_list_free_one(&v[i]);
 	free(v);
 }
 
@@ -1252,12 +1272,19 @@ static void list_read(int dir, const struct xdg_paths *x, char *buf, struct sess
 			if (r == 1)
 				list_tail(fd, &st, buf, display, in, &e);
 		}
+		in->unborn = pi->unborn;
 		session_parser_free(p);
 		close(fd);
 	}
 	in->error = e;
 	free(name);
 	free(display);
+}
+
+/* Later write time first (newest_only's reading order). */
+static int time_cmp(const void *a, const void *b)
+{
+	return newer(a, b) ? -1 : newer(b, a) ? 1 : 0;
 }
 
 /*
@@ -1314,18 +1341,26 @@ static int list_store(const struct xdg_paths *x, int newest_only, struct session
 		}
 	}
 	closedir(d);
-	/* ... then the content of those wanted. */
-	struct session_info latest = { 0 };
+	/* ... then the content of those wanted: for newest_only those of the
+	 * latest time, or of the next when those were all unborn (no
+	 * conversation in them: passed over, named, kept). */
+	if (newest_only && cnt > 1)
+		qsort(v, cnt, sizeof(*v), time_cmp);
+	struct session_info group = { 0 };
 	size_t kept = 0;
 	char *buf = xmalloc(SESSION_READ_CHUNK);
-	for (size_t i = 0; i < cnt; i++)
-		if (i == 0 || newer(&v[i], &latest))
-			latest = v[i];
 	for (size_t i = 0; i < cnt; i++) {
-		if (newest_only && newer(&latest, &v[i]))
+		if (newest_only && i > 0 && newer(&group, &v[i]) && kept > 0)
+			break;	/* the rest are older and not read: nothing to free */
+		group = v[i];
+		struct session_info in = v[i];
+		list_read(dir, x, buf, &in);
+		if (newest_only && in.unborn) {
+			strv_push_own(notes, xasprintf("passed over %s", in.error));
+			session_list_free_one(&in);
 			continue;
-		v[kept] = v[i];
-		list_read(dir, x, buf, &v[kept++]);
+		}
+		v[kept++] = in;
 	}
 	free(buf);
 	close(dir);

@@ -34,10 +34,15 @@
  * have run") is appended for each missing id, in memory and in the file.  Consecutive messages of one
  * role (a stopped turn's tool results, then the next prompt) are merged in
  * the replay array, as the API wants the roles to alternate.  One writer
- * per session: resume and create hold an exclusive flock until close.
+ * per session: resume and create hold an exclusive flock until close.  A
+ * session file appears with its header or not at all (fsu_create_with); an
+ * empty one an earlier sandbx left (killed between create and write) is
+ * "unborn": listed as such, passed over by --continue with a note, kept.
  *
  * Life cycle (the agent loop):
- *   1. session_create(x, &s, &notes, &err)          new id, file O_EXCL 0600
+ *   1. session_create(x, &s, &notes, &err)          new id, file 0600 linked in
+ *                                                    with its header (never
+ *                                                    clobbering, never empty)
  *      or session_resume(x, id, &s, &notes, &err)   ownership/mode checks,
  *                                                    load, repair
  *      or session_resume_latest(x, &s, ...)          --continue
@@ -86,6 +91,7 @@
 #define SESSION_LIST_WHOLE (1u << 20)	/* the listing reads a file up to this size whole */
 #define SESSION_LIST_HEAD (1u << 20)	/* ... of a larger one at most this much of its start */
 #define SESSION_LIST_TAIL (64u << 10)	/* ... and this much of its end */
+#define SESSION_UNBORN_MAX 4096	/* a file without a line, shorter: a header never written */
 #define SESSION_TURNS_UNKNOWN (-1)	/* session_info.turns the listing could not count */
 
 /* ---- the pure, resumable parser ---- */
@@ -105,6 +111,8 @@ struct session_info {
 	char *first_prompt;		/* first line of the first prompt, cut; NULL if none */
 	int turns;			/* prompts stored, or SESSION_TURNS_UNKNOWN (listing) */
 	int cut_short;			/* last turn stopped, unfinished, torn or repaired */
+	int unborn;			/* no complete line, under SESSION_UNBORN_MAX bytes: a
+					 * create cut short (by an earlier sandbx), no conversation */
 	char *error;			/* listing: why this file could not be read, else NULL */
 };
 
@@ -146,7 +154,9 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
  */
 int session_resume(const struct xdg_paths *x, const char *id, struct session **out, struct strv *notes,
 		   char **err);
-/* Resume the most recently written session; -ENOENT (with *err) when none. */
+/* Resume the most recently written session; -ENOENT (with *err) when none.
+ * Files that are .unborn (an earlier sandbx killed while creating them)
+ * are passed over with a note naming each, and kept. */
 int session_resume_latest(const struct xdg_paths *x, struct session **out, struct strv *notes, char **err);
 
 const char *session_id(const struct session *s);
