@@ -261,8 +261,24 @@ int fsu_create_with(int dirfd, const char *name, const char *display, const void
 		return -1;
 	/* Locked before anyone can find it under its name. */
 	flock(fd, LOCK_EX | LOCK_NB);
-	int r = linkat(dirfd, tmp, dirfd, name, 0), e = errno;
-	unlinkat(dirfd, tmp, 0);
+	/* Renamed without replacing; a filesystem that cannot do that
+	 * (EINVAL) may still link, and one without hard links (vfat: EPERM)
+	 * rename.  The last resort replaces nothing either: name was free a
+	 * moment ago, and a file that appeared meanwhile is refused. */
+	int r = renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE), e = errno;
+	if (r < 0 && e == EINVAL) {
+		r = linkat(dirfd, tmp, dirfd, name, 0);
+		e = errno;
+		if (r < 0 && (e == EPERM || e == EOPNOTSUPP)) {
+			if (faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+				e = EEXIST;
+			else
+				r = renameat(dirfd, tmp, dirfd, name), e = errno;
+		}
+		unlinkat(dirfd, tmp, 0);
+	} else if (r < 0) {
+		unlinkat(dirfd, tmp, 0);
+	}
 	free(tmp);
 	if (r < 0) {
 		*err = e == EEXIST ? xasprintf("'%s' exists already", display) : io_error("create", display, e);

@@ -76,9 +76,10 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
 /*
  * Create dirfd/name holding the n bytes of buf, so that it never exists
  * without them: they go to a temporary file as for fsu_write_atomic, which
- * is exclusively flock'ed, then linked to name, which must not exist (-1
- * with errno EEXIST then), and its temporary name removed; dirfd is
- * fsync'ed.  A kill before the link leaves only the hidden temporary file.
+ * is exclusively flock'ed, then renamed to name without replacing it (-1
+ * with errno EEXIST when it exists; a filesystem without RENAME_NOREPLACE
+ * links and unlinks instead); dirfd is fsync'ed.  A kill before the
+ * rename leaves only the hidden temporary file.
  * Returns the descriptor (O_WRONLY|O_APPEND, the lock held), or -1 with *err.
  */
 int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);

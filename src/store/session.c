@@ -739,7 +739,7 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 		return -1;
 	char id[SESSION_ID_LEN + 1], name[SESSION_ID_LEN + 8];
 	int fd = -1;
-	/* 36^8 ids: a collision is rare, and a link that never clobbers makes
+	/* 36^8 ids: a collision is rare, and a rename that never clobbers makes
 	 * it harmless.  The file appears with its header or not at all: an
 	 * empty one, left by a kill between create and write, would be a
 	 * session that is none. */

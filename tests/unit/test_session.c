@@ -3,6 +3,7 @@
  * refusals (modes, owners, symlinks), repair of a dangling tool_use, the
  * full-disk append and listing.
  */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1249,6 +1250,78 @@ static void test_session_create_killed_leaves_no_headerless_file(void **state)
 	free(older);
 }
 
+/* In a child: renameat2 answers EINVAL (a filesystem without
+ * RENAME_NOREPLACE) and, when no_links, linkat EPERM (vfat). */
+static int fail_noreplace(int no_links)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_renameat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, no_links ? __NR_linkat : ~0u, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* Where the state directory's filesystem has no RENAME_NOREPLACE, the
+ * session is linked into place, and where it has no hard links either,
+ * renamed: either way it is whole, and no temporary name is left. */
+static void test_session_create_without_noreplace(void **state)
+{
+	(void)state;
+	if (getenv("SBX_UNDER_VALGRIND"))
+		skip();	/* valgrind does not pass a seccomp filter through */
+	for (int no_links = 0; no_links < 2; no_links++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct session *s = NULL;
+			struct strv notes = { 0 };
+			char *err = NULL;
+			if (fail_noreplace(no_links) < 0)
+				_exit(77);
+			if (session_create(&T.x, &s, &notes, &err) < 0) {
+				fprintf(stderr, "session_create: %s\n", err);
+				_exit(1);
+			}
+			session_close(s);
+			_exit(0);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+			skip();
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	DIR *d = opendir(T.x.sessions_dir);
+	assert_non_null(d);
+	int files = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (e->d_name[0] == '.')
+			fail_msg("a temporary name was left: %s", e->d_name);
+		files++;
+	}
+	closedir(d);
+	assert_int_equal(files, 2);
+	struct session_info *v = NULL;
+	size_t n = 0;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_list(&T.x, &v, &n, &notes, &err), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++)
+		assert_null(v[i].error);
+	session_list_free(v, n);
+}
+
 /* An empty session file (an earlier sandbx killed while creating it) is
  * passed over by --continue with a note naming it, and kept; the listing
  * and a resume by its id say what it is. */
@@ -1336,6 +1409,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_list_reads_head_and_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_turn_record_counts_turns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_create_killed_leaves_no_headerless_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_create_without_noreplace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_continue_passes_over_empty_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_record_line_bounded, setup, teardown),
