@@ -348,7 +348,9 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 	free(err);
 	/* Not there (or outside the grants: the tool fails too) is a new
 	 * file; there but unreadable is not. */
-	if (fd < 0 && fd != -ENOENT)
+	if (fd == -ENXIO || fd == -ENODEV)	/* a FIFO, socket or device: never opened */
+		why = xstrdup("it is not a regular file");
+	else if (fd < 0 && fd != -ENOENT)
 		why = xasprintf("it could not be read (%s)", strerror(-fd));
 	if (fd >= 0) {
 		struct stat st;
