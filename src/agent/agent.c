@@ -304,15 +304,17 @@ static int stopped(const struct turn_io *io)
 	return io && io->stop && *io->stop;
 }
 
-/* What a call is about, for the user: the path or the command. */
+/* What a call is about, for the user: the command, or the path.  A
+ * command may span lines; a path is shown on one, so a newline in it
+ * cannot draw lines of the question (or the diff) of its own. */
 static char *call_subject(const char *tool, const cJSON *input)
 {
-	const char *keys[] = { "command", "path" };
-	for (size_t i = 0; i < 2; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(input, keys[i]);
-		if (cJSON_IsString(v))
-			return gate_visible(v->valuestring, GATE_MAX_SHOWN);
-	}
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(input, "command");
+	if (cJSON_IsString(v))
+		return gate_visible(v->valuestring, GATE_MAX_SHOWN);
+	v = cJSON_GetObjectItemCaseSensitive(input, "path");
+	if (cJSON_IsString(v))
+		return gate_visible_line(v->valuestring, GATE_MAX_SHOWN);
 	return xstrdup("");
 }
 
@@ -392,7 +394,7 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 						   &grown);
 	}
 	if (new_text) {
-		char *vis = gate_visible(path->valuestring, GATE_MAX_SHOWN);
+		char *vis = gate_visible_line(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
 		size_t on = why || !old ? 0 : count_lines(old), nn = count_lines(new_text);
 		if (on + nn > GATE_MAX_DIFF_INPUT_LINES) {
 			/* A diff costs some 32 bytes a line: past a few million,

@@ -567,6 +567,19 @@ ask_case ag-approve-diff-unreadable "a write over a file the user cannot read is
 	'[["allow?","n"],["reason","\r"]]' 0 \
 	'! grep -q "^--- /dev/null" "$D/pty" && { [ "$(id -u)" -eq 0 ] && grep -q "^-kept" "$D/pty" || grep -q "the current .locked.txt. is not compared — it could not be read" "$D/pty"; }'
 rm -f "$W/locked.txt"
+# A path is one line wherever the question shows it: a newline in it
+# would otherwise draw diff lines of the model's choosing (a hunk that
+# "changes" another file) around the real one.
+ask_case ag-approve-path-one-line "a newline in a write's path cannot draw lines of its own in the question or its diff" \
+	write '{"path":"a.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old note","content":"x\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
+lines=q.split(b\"\n\")
+assert not [l for l in lines if l.startswith((b\"+++ b/notes.txt\", b\"-old note\", b\"@@ -1 +1 @@\"))], q
+assert b\"+++ b/a.txt\\\\x0a+++ b/notes.txt\\\\x0a@@ -1 +1 @@\\\\x0a-old note\n\" in q, q
+"'
 long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
 ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
 	bash "{\"command\":\"$long\"}" \
