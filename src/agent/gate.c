@@ -126,6 +126,7 @@ struct lines {
 	const char **p;
 	size_t *len;
 	size_t n;
+	int nonl;	/* the last line ends without a newline */
 };
 
 static void split_lines(const char *s, struct lines *l)
@@ -133,6 +134,7 @@ static void split_lines(const char *s, struct lines *l)
 	l->p = NULL;
 	l->len = NULL;
 	l->n = 0;
+	l->nonl = 0;
 	if (!s || !*s)
 		return;
 	size_t cap = 16;
@@ -148,13 +150,22 @@ static void split_lines(const char *s, struct lines *l)
 		}
 		l->p[l->n] = s;
 		l->len[l->n++] = len;
+		l->nonl = !e;
 		s += len + (e ? 1 : 0);
 	}
 }
 
+static int last_nonl(const struct lines *l, size_t i)
+{
+	return l->nonl && i + 1 == l->n;
+}
+
+/* A last line without its newline differs from the same text with one:
+ * the file changes, so the diff must say so. */
 static int line_eq(const struct lines *a, size_t i, const struct lines *b, size_t j)
 {
-	return a->len[i] == b->len[j] && memcmp(a->p[i], b->p[j], a->len[i]) == 0;
+	return a->len[i] == b->len[j] && memcmp(a->p[i], b->p[j], a->len[i]) == 0 &&
+	       last_nonl(a, i) == last_nonl(b, j);
 }
 
 /* An edit script entry: ' ' keep, '-' old line, '+' new line. */
@@ -254,6 +265,8 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n)
 	sb_add(b, s + run, n - run);
 }
 
+#define NO_EOF_NEWLINE "\\ No newline at end of file\n"
+
 char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines)
 {
 	struct lines a, b;
@@ -310,6 +323,8 @@ char *gate_diff(const char *path, const char *old, const char *new_text, size_t 
 			sb_add(&out, &kind, 1);
 			sb_add_visible(&out, src->p[ops[q].idx], src->len[ops[q].idx]);
 			sb_add(&out, "\n", 1);
+			if (last_nonl(src, ops[q].idx))
+				sb_add(&out, NO_EOF_NEWLINE, sizeof(NO_EOF_NEWLINE) - 1);
 			out.lines++;
 		}
 		k = stop;

@@ -82,8 +82,10 @@ char *gate_visible_line(const char *s, size_t max);
 
 /*
  * A unified diff of old -> new (line based, "--- a/PATH" "+++ b/PATH",
- * hunks with 3 lines of context), cut at max_lines.  old may be NULL (new
- * file).  malloc'd.
+ * hunks with 3 lines of context; a last line without its newline differs
+ * from one with it and is marked "\ No newline at end of file"), cut at
+ * max_lines.  old may be NULL (new file).  PATH is printed as given: the
+ * caller makes it one line.  malloc'd.
  */
 char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines);
 

@@ -112,6 +112,31 @@ static void gate_diff_shapes(void **state)
 	free(d);
 }
 
+/* A change of the last line's newline alone is a change: before, the
+ * diff showed no hunk at all, so the question read as "nothing changes"
+ * while the write did change the file. */
+static void gate_diff_eof_newline(void **state)
+{
+	(void)state;
+	char *d = gate_diff("f", "a\nb", "a\nb\n", 100);
+	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+	free(d);
+	d = gate_diff("f", "x\n", "x", 100);
+	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,1 +1,1 @@\n-x\n+x\n\\ No newline at end of file\n");
+	free(d);
+	/* unchanged, with or without it: no hunk */
+	d = gate_diff("f", "x", "x", 100);
+	assert_string_equal(d, "--- f\n+++ b/f\n");
+	free(d);
+	d = gate_diff("f", "x\ny", "x\nY", 100);
+	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+Y\n"
+			       "\\ No newline at end of file\n");
+	free(d);
+	d = gate_diff("new", NULL, "z", 100);
+	assert_string_equal(d, "--- /dev/null\n+++ b/new\n@@ -0,0 +1,1 @@\n+z\n\\ No newline at end of file\n");
+	free(d);
+}
+
 /* One message's calls: 4 MiB of results or 20 minutes of running, at the
  * byte and the millisecond; the bytes are said first when both are spent. */
 static void gate_message_budget_edges(void **state)
@@ -138,6 +163,7 @@ int main(void)
 		cmocka_unit_test(gate_ceiling_and_approval),
 		cmocka_unit_test(gate_visible_escapes),
 		cmocka_unit_test(gate_diff_shapes),
+		cmocka_unit_test(gate_diff_eof_newline),
 		cmocka_unit_test(gate_whole_bounded),
 		cmocka_unit_test(gate_message_budget_edges),
 	};
