@@ -25,9 +25,12 @@ int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 int utf8_is_bidi(uint32_t cp);
 
 /* A character that draws nothing where it stands, yet is a byte of what
- * runs: zero-width spaces and joiners, the soft hyphen, word joiner and
- * invisible operators, the byte order mark, fillers, variation selectors,
- * interlinear annotation marks and the tag characters (U+E0000..E007F). */
+ * runs: every Default_Ignorable_Code_Point of Unicode (zero-width spaces
+ * and joiners, the soft hyphen, word joiner, invisible operators and the
+ * deprecated format controls U+206A..F, the byte order mark, fillers,
+ * variation selectors, the tag characters, and the unassigned points
+ * reserved as ignorable), the interlinear annotation marks, and the line
+ * and paragraph separators U+2028/9. */
 int utf8_is_invisible(uint32_t cp);
 
 /* What a terminal must not receive as it is: a C0 control, DEL, a C1

@@ -3,12 +3,14 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "agent/gate.h"
 #include "tools/tools_limits.h"
+#include "util/utf8.h"
 
 static void gate_ceiling_and_approval(void **state)
 {
@@ -92,6 +94,57 @@ static void gate_visible_escapes(void **state)
 	free(v);
 }
 
+static size_t enc_utf8(uint32_t cp, char *o)
+{
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6)), o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12)), o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18)), o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Every Default_Ignorable_Code_Point of Unicode (DerivedCoreProperties.txt:
+ * what a renderer draws as nothing, assigned or not), and the line and
+ * paragraph separators, which a terminal draws as nothing or a blank and
+ * not as a line break: each is shown as <U+XXXX>, in the arguments and in
+ * the diff.  Before, U+206A..U+206F (width 0) passed as they were, so
+ * "ad\u206amin" read as "admin". */
+static void gate_visible_ignorable(void **state)
+{
+	(void)state;
+	static const uint32_t r[][2] = {
+		{ 0x00ad, 0x00ad }, { 0x034f, 0x034f }, { 0x061c, 0x061c }, { 0x115f, 0x1160 }, { 0x17b4, 0x17b5 },
+		{ 0x180b, 0x180f }, { 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x206f }, { 0x3164, 0x3164 },
+		{ 0xfe00, 0xfe0f }, { 0xfeff, 0xfeff }, { 0xffa0, 0xffa0 }, { 0xfff0, 0xfff8 }, { 0x1bca0, 0x1bca3 },
+		{ 0x1d173, 0x1d17a }, { 0xe0000, 0xe0fff }, { 0x2028, 0x2029 },
+	};
+	for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
+		for (uint32_t cp = r[k][0]; cp <= r[k][1]; cp++) {
+			char in[16], want[32];
+			size_t n = enc_utf8(cp, in + 2);
+			memcpy(in, "ad", 2);
+			memcpy(in + 2 + n, "min", 4);
+			snprintf(want, sizeof(want), "ad<U+%04X>min", (unsigned)cp);
+			char *v = gate_visible(in, 512);
+			if (strcmp(v, want) != 0)
+				fail_msg("U+%04X shown as '%s'", (unsigned)cp, v);
+			free(v);
+			/* the bidi controls are left to the diff's writer (^X, <U+XXXX>) */
+			char *d = gate_diff("f", NULL, in, 100);
+			if (!utf8_is_bidi(cp) && !strstr(d, want))
+				fail_msg("U+%04X in the diff as '%s'", (unsigned)cp, d);
+			free(d);
+		}
+	}
+}
+
 static void gate_diff_shapes(void **state)
 {
 	char *d = gate_diff("f.txt", "a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 100);
@@ -162,6 +215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gate_ceiling_and_approval),
 		cmocka_unit_test(gate_visible_escapes),
+		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_diff_shapes),
 		cmocka_unit_test(gate_diff_eof_newline),
 		cmocka_unit_test(gate_whole_bounded),
