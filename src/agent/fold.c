@@ -219,7 +219,7 @@ static struct fold_block *block_at(struct fold_msg *m, const cJSON *ev, int must
 	return b;
 }
 
-static int on_block_start(struct fold_msg *m, const cJSON *ev, char **err)
+static int on_block_start(struct fold_msg *m, const cJSON *ev, int has_nul, char **err)
 {
 	size_t i;
 	struct fold_block *b = block_at(m, ev, 0, &i, err);
@@ -264,6 +264,9 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, char **err)
 				b->start_input = cJSON_Duplicate(in, 1);
 			else
 				b->start_bad = 1;
+			/* cJSON cut its strings at the NUL when it parsed the
+			 * event: refused at the stop, like a joined input. */
+			b->start_nul = has_nul;
 		}
 	} else {
 		b->type = FOLD_OTHER;
@@ -384,6 +387,12 @@ static char *repeat_error(const struct fold_block *b)
 			 "the question may be read for the second", b->name, b->id);
 }
 
+static char *nul_error(const struct fold_block *b)
+{
+	return xasprintf("the input of tool call '%s' (%s) holds a NUL character (\\u0000), which no tool argument "
+			 "may contain", b->name, b->id);
+}
+
 static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 {
 	size_t i;
@@ -396,6 +405,8 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 	if (b->type == FOLD_TOOL_USE) {
 		if (only_space(b->text, b->text_len) && b->start_bad) {
 			b->input_error = flat_error(b);
+		} else if (only_space(b->text, b->text_len) && b->start_nul) {
+			b->input_error = nul_error(b);
 		} else if (only_space(b->text, b->text_len) && repeats_member(b->start_input)) {
 			b->input_error = repeat_error(b);
 		} else if (only_space(b->text, b->text_len)) {
@@ -407,8 +418,7 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 			cJSON *in = cJSON_ParseWithLengthOpts(b->text, b->text_len, &end, 0);
 			if (in && tools_json_has_nul(b->text, b->text_len)) {
 				cJSON_Delete(in);
-				b->input_error = xasprintf("the input of tool call '%s' (%s) holds a NUL character (\\u0000), "
-							   "which no tool argument may contain", b->name, b->id);
+				b->input_error = nul_error(b);
 			} else if (in && cJSON_IsObject(in) && repeats_member(in)) {
 				cJSON_Delete(in);
 				b->input_error = repeat_error(b);
@@ -690,7 +700,7 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
 		set_str(&m->model, jstr(msg, "model"));
 		read_usage(&m->usage, cJSON_GetObjectItemCaseSensitive(msg, "usage"));
 	} else if (strcmp(t, "content_block_start") == 0) {
-		r = on_block_start(m, ev, err);
+		r = on_block_start(m, ev, tools_json_has_nul(data, len), err);
 	} else if (strcmp(t, "content_block_stop") == 0) {
 		r = on_block_stop(m, ev, err);
 	} else if (strcmp(t, "message_delta") == 0) {

@@ -91,6 +91,7 @@ struct fold_block {
 	char *input_error;	/* tool_use stopped but input is not an object */
 	cJSON *start_input;	/* tool_use: "input" of content_block_start */
 	int start_bad;		/* ... which was not flat (tools_json_is_flat) */
+	int start_nul;		/* ... whose event held a \u0000 escape */
 };
 
 struct fold_usage {

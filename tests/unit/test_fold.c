@@ -328,6 +328,30 @@ static void test_fold_tool_input_nul(void **state)
 	assert_int_equal(tools_json_has_nul("\"\\u00", 5), 0);
 }
 
+/* ... and so is one sent whole in content_block_start, which cJSON parses
+ * with the event: before, "a.txt\u0000/../x" there reached the tool (and
+ * the question) as "a.txt". */
+static void test_fold_tool_input_nul_start(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"bash\",\"input\":{\"command\":\"ls\\u0000; rm -rf ~\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"read\",\"input\":{\"path\":\"a\\\\u0000\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+	};
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
+	assert_false(fold_tool_ready(&m, 0));
+	assert_null(m.blocks[0].input);
+	assert_non_null(m.blocks[0].input_error);
+	assert_non_null(strstr(m.blocks[0].input_error, "'bash' (t1) holds a NUL character"));
+	/* an escaped backslash before "u0000" is text, not a NUL */
+	assert_true(fold_tool_ready(&m, 1));
+	assert_string_equal(cJSON_GetObjectItem(m.blocks[1].input, "path")->valuestring, "a\\u0000");
+	fold_release(&m);
+}
+
 /* No tool takes a nested or long input: refused before it is parsed (a
  * tree node per two bytes sent), in the joined fragments and in the input
  * of content_block_start alike. */
@@ -914,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_fold_error_event_fails),
 		cmocka_unit_test(test_fold_max_tokens_inside_tool_use),
 		cmocka_unit_test(test_fold_tool_input_nul),
+		cmocka_unit_test(test_fold_tool_input_nul_start),
 		cmocka_unit_test(test_fold_tool_input_flat),
 		cmocka_unit_test(test_fold_unknown_ignored),
 		cmocka_unit_test(test_fold_malformed_fails),
