@@ -304,14 +304,17 @@ static int stopped(const struct turn_io *io)
 	return io && io->stop && *io->stop;
 }
 
-/* What a call is about, for the user: the command, or the path.  A
- * command may span lines; a path is shown on one, so a newline in it
- * cannot draw lines of the question (or the diff) of its own. */
+/* What a call is about, for the user: bash's command, any other tool's
+ * path (never a field the tool does not have).  A command may span
+ * lines; a path is shown on one, so a newline in it cannot draw lines of
+ * the question (or the diff) of its own. */
 static char *call_subject(const char *tool, const cJSON *input)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(input, "command");
-	if (cJSON_IsString(v))
-		return gate_visible(v->valuestring, GATE_MAX_SHOWN);
+	const cJSON *v;
+	if (strcmp(tool, "bash") == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(input, "command");
+		return cJSON_IsString(v) ? gate_visible(v->valuestring, GATE_MAX_SHOWN) : xstrdup("");
+	}
 	v = cJSON_GetObjectItemCaseSensitive(input, "path");
 	if (cJSON_IsString(v))
 		return gate_visible_line(v->valuestring, GATE_MAX_SHOWN);
@@ -482,6 +485,16 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		/* The message's budget, before anyone is asked. */
 		if (v != GATE_REFUSE && (res.content = gate_message_budget(returned, t0 - start - asking))) {
 			res.is_error = 1;
+			v = GATE_REFUSE;
+		}
+		/* A call its tool would refuse is not put to the user: the
+		 * question would show what is never run (a stray "command" as
+		 * a write's subject), and the answer would change nothing. */
+		const struct tool_def *td = tools_find(b->name);
+		char *invalid = NULL;
+		if (v == GATE_ASK && td && tools_validate(td, b->input, &invalid) < 0) {
+			res.is_error = 1;
+			res.content = tools_utf8_clean(invalid);
 			v = GATE_REFUSE;
 		}
 		if (v == GATE_ASK) {

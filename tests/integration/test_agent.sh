@@ -536,6 +536,10 @@ b=open(\"$D/pty\",\"rb\").read()
 assert b\"\\xe2\\x80\\x8b\" not in b and b\"\\xf3\\xa0\\x81\" not in b, b[-1500:]
 assert b\"+if user == \x27ad<U+200B>min\x27: ok()\" in b and b\"+# hi<U+E0068><U+E0069>\" in b, b[-1500:]
 "'
+ask_case ag-approve-invalid-not-asked "a call its tool would refuse (a field it does not have) is not put to the user: the model gets the tool's error, and no question shows the stray field as what the call is about" \
+	write '{"path":"w.txt","content":"x","command":"rm -rf ~"}' \
+	'[]' 0 \
+	'[ ! -e "$W/w.txt" ] && ! grep -q "allow?" "$D/pty" && ! grep -q "rm -rf" "$D/pty" && grep -q "has no field .command." "$D/req-2.json"'
 printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
 ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
 	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \
