@@ -6,6 +6,7 @@
 #   make DEVELOPER=1             warnings are errors
 #   make SANITIZE=address,undefined check
 #   make fuzz                    libFuzzer targets (clang)
+#   make fuzz-measure            what each reaches in 60 s (cov, ft)
 #
 # Several worktrees of one checkout may build side by side with B=build-NAME.
 
@@ -62,7 +63,7 @@ TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOLS     := $(patsubst tests/tools/%.c,$(B)/testtools/%,$(TOOL_SRCS))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all check unit integration integration-user deps install clean fuzz fuzz-smoke claims run demo \
+.PHONY: all check unit integration integration-user deps install clean fuzz fuzz-smoke fuzz-measure claims run demo \
 	valgrind sanitize
 all: $(B)/sandbx $(B)/probes/.stamp $(TOOLS)
 
@@ -151,12 +152,32 @@ sanitize:
 	@SANDBX_SANITIZED=1 $(MAKE) --no-print-directory B=$(B)-san SANITIZE=address,undefined all unit integration
 
 # Each fuzz target for a few seconds (make check): it must build and not crash.
+# A target $$n starts from the checked-in seeds, tests/fuzz/corpus/$$n, given
+# as a second corpus directory: libFuzzer writes what it finds to the first
+# one only, $(B)/fuzz/corpus-$$n, so the tree is only read; and from its
+# dictionary tests/fuzz/$$n.dict when there is one.  FUZZ_SEEDS expands in
+# the loops below, where $$n is set.
 FUZZ_SECS ?= 5
+FUZZ_SEEDS = $$([ -f tests/fuzz/$$n.dict ] && echo -dict=tests/fuzz/$$n.dict) \
+	     $$([ -d tests/fuzz/corpus/$$n ] && echo tests/fuzz/corpus/$$n)
 fuzz-smoke: fuzz
 	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
-	  $(B)/fuzz/$$n -max_total_time=$(FUZZ_SECS) -rss_limit_mb=2048 $(B)/fuzz/corpus-$$n >/dev/null 2>$(B)/fuzz/$$n.log \
+	  $(B)/fuzz/$$n -max_total_time=$(FUZZ_SECS) -rss_limit_mb=2048 $(B)/fuzz/corpus-$$n $(FUZZ_SEEDS) \
+	    >/dev/null 2>$(B)/fuzz/$$n.log \
 	    || { echo "fuzz: $$n failed"; tail -30 $(B)/fuzz/$$n.log; exit 1; }; \
 	  echo "fuzz: $$n ok ($$(grep -o 'Done [0-9]* runs' $(B)/fuzz/$$n.log | tail -1))"; done
+
+# What each target reaches in FUZZ_MEASURE_SECS from an empty corpus, seeds
+# and dictionary included (FUZZ_SEEDLESS=1: without them), one at a time:
+# its last cov (edges) and ft (features).  FUZZ_ONLY=fuzz_x narrows it.
+FUZZ_MEASURE_SECS ?= 60
+FUZZ_ONLY ?= $(basename $(notdir $(FUZZ_SRCS)))
+fuzz-measure: fuzz
+	@for n in $(FUZZ_ONLY); do d=$(B)/fuzz/measure-$$n; rm -rf $$d; mkdir -p $$d; \
+	  $(B)/fuzz/$$n -max_total_time=$(FUZZ_MEASURE_SECS) -rss_limit_mb=2048 $$d \
+	    $(if $(filter 1,$(FUZZ_SEEDLESS)),,$(FUZZ_SEEDS)) >/dev/null 2>$$d.log \
+	    || { echo "fuzz: $$n failed"; tail -30 $$d.log; exit 1; }; \
+	  echo "$$n $$(grep -E '^#[0-9]+' $$d.log | tail -1 | grep -oE '(cov|ft): [0-9]+' | tr '\n' ' ')"; done
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNITS)
