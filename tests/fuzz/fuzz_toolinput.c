@@ -1,45 +1,103 @@
 /*
  * fuzz_toolinput.c — libFuzzer target for what the model controls in a
- * tool call: the JSON input (validated against each tool's schema), paths
- * (lexical normalisation) and result text (UTF-8 cleaning).
+ * tool call: the JSON input (the flatness and NUL checks made before and
+ * after parsing, then validation against each tool's schema), paths
+ * (lexical normalisation, names made visible), globs, edit's replacement
+ * and result text (UTF-8 cleaning).
  *
  * Input: byte 0 picks the tool, the rest is the JSON text; the same bytes
- * are also fed to fsguard_normalize and tools_utf8_clean.
+ * are also fed to fsguard_normalize and tools_utf8_clean.  An input that
+ * validates also has its fields used the way the tools use them: find's
+ * name and grep's glob matched, edit's old and new applied to the text.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/tools.h"
+#include "tools/tools_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The fields of a valid input, used as the tool would use them. */
+static void use_fields(const cJSON *in, const char *text, size_t n)
+{
+	const char *path = tin_str(in, "path");
+	if (path) {
+		char *v = tools_name_visible(path);
+		for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+			if (*c < 0x20 || *c == 0x7f)
+				abort();	/* a control byte reached a listing */
+		free(v);
+	}
+	const char *glob = tin_str(in, "name") ? tin_str(in, "name") : tin_str(in, "glob");
+	if (glob) {
+		/* a glob without a special character is a plain name: it
+		 * matches itself, as a name and as a path */
+		int plain = !strpbrk(glob, "*?[\\");
+		if (tglob_match(glob, glob, glob) != 1 && plain)
+			abort();
+		(void)tglob_match(glob, path ? path : "", path ? path : "");
+	}
+	const char *old = tin_str(in, "old"), *new = tin_str(in, "new");
+	if (old && new) {
+		size_t k;
+		uint64_t grown;
+		int all = tin_bool(in, "replace_all", 0);
+		char *r = tools_edit_text(text, n, old, new, all, &k, &grown);
+		if (r && (k == 0 || (k > 1 && !all) || r[grown] != '\0'))
+			abort();	/* edit would write what it refuses */
+		if (!r && k == 1 && *old && grown <= TOOLS_MAX_EDIT_BYTES)
+			abort();	/* or refuse one plain match */
+		free(r);
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
 	const struct tool_def *t = &tools_table()[data[0] % TOOL__COUNT];
-	cJSON *in = cJSON_ParseWithLength((const char *)data + 1, size - 1);
+	const char *text = (const char *)data + 1;
+	size_t n = size - 1;
+	/* As the event fold takes a streamed input: flat, or not parsed. */
+	int flat = tools_json_is_flat(text, n, TOOLS_MAX_INPUT_MEMBERS);
+	cJSON *in = cJSON_ParseWithLength(text, n);
+	if (flat && cJSON_IsObject(in)) {
+		int members = 0;
+		for (const cJSON *f = in->child; f; f = f->next, members++)
+			if (cJSON_IsObject(f) || cJSON_IsArray(f))
+				abort();	/* a nested value passed as flat */
+		if (members > TOOLS_MAX_INPUT_MEMBERS)
+			abort();
+	}
+	(void)tools_json_has_nul(text, n);
 	char *err = NULL;
 	if (tools_validate(t, in, &err) < 0) {
 		if (!err || !*err)
 			abort();	/* a refusal always says why */
 		free(err);
+	} else {
+		use_fields(in, text, n);
 	}
 	cJSON_Delete(in);
 
 	char *s = malloc(size);
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = '\0';
-	char *n = fsguard_normalize("/work/dir", s);
-	if (n) {
-		if (n[0] != '/' || strstr(n, "/../") || strstr(n, "/./") || strstr(n, "//"))
+	char *norm = fsguard_normalize("/work/dir", s);
+	if (norm) {
+		if (norm[0] != '/' || strstr(norm, "/../") || strstr(norm, "/./") || strstr(norm, "//"))
 			abort();	/* not normalised */
-		size_t l = strlen(n);
-		if (l >= 3 && strcmp(n + l - 3, "/..") == 0)
+		size_t l = strlen(norm);
+		if (l >= 3 && strcmp(norm + l - 3, "/..") == 0)
 			abort();
-		free(n);
+		free(norm);
 	}
+	char *v = tools_nul_visible(text, n);
+	if (strlen(v) < n)
+		abort();	/* text after a NUL was lost */
+	free(v);
 	char *c = tools_utf8_clean(s);
 	free(c);
 	return 0;
