@@ -3,8 +3,9 @@
  *
  * The first input byte picks the slice lengths; the rest is a session file.
  * The file is parsed twice, whole and sliced, and the two parses must agree
- * (error, offset kept, turns, the replay array): the parser is resumable, so
- * the slicing may never change the result.  A disagreement aborts.
+ * (error, offset kept, turns, the notes, the dangling tool calls, the title,
+ * the replay array): the parser is resumable, so the slicing may never
+ * change the result.  A disagreement aborts.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,16 @@ static struct session_parser *run(const char *buf, size_t size, size_t step, uns
 	}
 	session_parser_finish(p);
 	return p;
+}
+
+static int same_strv(const struct strv *x, const struct strv *y)
+{
+	if (x->n != y->n)
+		return 0;
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->v[i], y->v[i]) != 0)
+			return 0;
+	return 1;
 }
 
 static char *dump(struct session_parser *p)
@@ -55,6 +66,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    session_parser_info(a)->turns != session_parser_info(b)->turns ||
 	    session_parser_info(a)->cut_short != session_parser_info(b)->cut_short)
 		abort();
+	if (!same_strv(session_parser_notes(a), session_parser_notes(b)) ||
+	    !same_strv(session_parser_dangling(a), session_parser_dangling(b)))
+		abort();
+	const char *ta = session_parser_info(a)->first_prompt, *tb = session_parser_info(b)->first_prompt;
+	if ((ta == NULL) != (tb == NULL) || (ta && strcmp(ta, tb) != 0))
+		abort();
+	/* The listing's title: one line, cut, no C0 or DEL byte. */
+	if (ta && strlen(ta) > SESSION_TITLE_MAX)
+		abort();
+	for (const unsigned char *c = (const unsigned char *)ta; c && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			abort();
 	char *sa = dump(a), *sb = dump(b);
 	if ((sa == NULL) != (sb == NULL) || (sa && strcmp(sa, sb) != 0))
 		abort();
