@@ -1,8 +1,28 @@
 /* fuzz_tui_model.c — the TUI's screen model on arbitrary input: the bytes
  * are split into operations (text deltas at any split, tool rows, questions,
- * keys, resizes, scrolling) and every frame is laid out.  It must never
- * crash or leak, every row must fit the width, and no drawn row may hold a
- * control character (the terminal would run it). */
+ * keys, resizes, scrolling, the clock, round and turn ends, status facts)
+ * and every frame is laid out.  It must never crash or leak, every row must
+ * fit the width, and no drawn row may hold a control character (the
+ * terminal would run it).
+ *
+ * An operation is a byte op, a length byte (mod 48) and that many bytes s.
+ * op & 15 picks it; the high bits are its flags, so one op's flags never
+ * turn it into another:
+ *    0-2  text delta (0x10: thinking)
+ *    3    tool call (0x20: id a, else b; 0x40: the tool named s, else bash)
+ *    4    tool result (0x20: id a, else c; 0x40: an error)
+ *    5    question (0x20: with a diff)         6  question end
+ *    7    resize (s[0]: the width; n: the height)
+ *    8    scroll by (int8)op
+ *    9    keys: code = byte % 21, a char or ctrl takes the next byte,
+ *         (op >> 4) & 7 picks a char's plane
+ *    10   error (0x10: note; 0x20: retry)      11 prompt, turn done
+ *    12   round end (0x10: turn end; 0x20: stop reason s), round n,
+ *         tokens from s's first bytes
+ *    13   the clock: s[0] << ((op >> 4) & 15) ms later, tick
+ *    14   status fact (op >> 4) & 3 (model, grants, net, tools) set to s
+ *    15   does the question fit? (0x10: also toggle the tool rows)
+ */
 #include <locale.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int init;
 	struct tui_model m;
 	size_t i = 0;
+	uint64_t now = 0;
 
 	if (!init) {
 		setlocale(LC_ALL, "C.UTF-8");
@@ -58,27 +79,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct turn_event ev = { 0 };
 		struct tui_key k = { 0 };
 		struct tui_act a;
-		switch (op % 12) {
+		switch (op & 15) {
 		case 0: case 1: case 2:
 			ev.kind = op & 0x10 ? TEV_THINKING : TEV_TEXT;
 			ev.text = s;
 			ev.len = n;
 			if (n)
-				tui_model_event(&m, &ev, 0);
+				tui_model_event(&m, &ev, now);
 			break;
 		case 3:
 			ev.kind = TEV_TOOL_CALL;
 			ev.id = op & 0x20 ? "a" : "b";
-			ev.tool = "bash";
+			ev.tool = op & 0x40 ? s : "bash";
 			ev.subject = s;
-			tui_model_event(&m, &ev, 0);
+			tui_model_event(&m, &ev, now);
 			break;
 		case 4:
 			ev.kind = TEV_TOOL_RESULT;
 			ev.id = op & 0x20 ? "a" : "c";
 			ev.text = s;
 			ev.is_error = op & 0x40;
-			tui_model_event(&m, &ev, 5);
+			tui_model_event(&m, &ev, now);
 			break;
 		case 5: {
 			struct approval_question q = { "write", s, s, op & 0x20 ? s : NULL };
@@ -116,13 +137,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			break;
 		case 10:
-			ev.kind = op & 0x10 ? TEV_NOTE : TEV_ERROR;
+			ev.kind = op & 0x20 ? TEV_RETRY : op & 0x10 ? TEV_NOTE : TEV_ERROR;
 			ev.text = s;
-			tui_model_event(&m, &ev, 0);
+			tui_model_event(&m, &ev, now);
 			break;
-		default:
-			tui_model_user(&m, s, 0);
+		case 11:
+			tui_model_user(&m, s, now);
 			tui_model_turn_done(&m);
+			break;
+		case 12: {
+			/* token counts from the first bytes, up to 2^40 */
+			uint64_t t = 0;
+			for (size_t j = 0; j < n && j < 5; j++)
+				t = t << 8 | (uint8_t)s[j];
+			ev.kind = op & 0x10 ? TEV_TURN_END : TEV_ROUND_END;
+			ev.text = op & 0x20 ? s : "end_turn";
+			ev.round = (int)n;
+			ev.usage.input_tokens = t;
+			ev.usage.output_tokens = t >> (op >> 6);
+			tui_model_event(&m, &ev, now);
+			break;
+		}
+		case 13:
+			now += (uint64_t)(n ? (uint8_t)s[0] : 1) << ((op >> 4) & 15);
+			tui_model_tick(&m, now);
+			break;
+		case 14: {
+			const char *f[4] = { NULL, NULL, NULL, NULL };
+			f[(op >> 4) & 3] = s;
+			tui_model_set_info(&m, f[0], f[1], f[2], f[3]);
+			break;
+		}
+		default:
+			if (op & 0x10)
+				tui_model_toggle_tools(&m);
+			if ((unsigned)tui_model_question_fits(&m) > 1)
+				abort();
 			break;
 		}
 		free(s);
