@@ -1,9 +1,11 @@
 /*
  * fuzz_sse.c — libFuzzer target for the SSE parser and the event fold.
  *
- * The first input byte picks the slice lengths (so splits are fuzzed too)
- * and a small event cap half of the time (so the sticky cap path is
- * reached); the rest is the stream.  Each event goes through fold_event,
+ * The first input byte picks the slice lengths (so splits are fuzzed too;
+ * every other slice is long, up to 4 KiB, so that runs of whole events
+ * reach the fast path and are cut anywhere in it) and a small event cap
+ * half of the time (so the sticky cap path is reached); the rest is the
+ * stream.  Each event goes through fold_event,
  * and the message is turned into JSON at the end, as the provider does.
  *
  * The stream is folded twice: cut into those slices with the parser's
@@ -67,10 +69,13 @@ static char *fold_stream(const uint8_t *data, size_t size, unsigned mode, int fa
 	struct sse_parser *p = sse_new((mode & 0x40) ? 256 : 0, fold_sse_event, &m);
 	if (fast)
 		sse_set_fast(p, fold_sse_fast);
-	size_t step = whole ? size : (mode & 0x3f) + 1, i = 0;
+	size_t step = whole ? size : (mode & 0x3f) + 1, i = 0, k = 0;
 	*failed = 0;
 	while (i < size) {
-		size_t n = size - i < step ? size - i : step;
+		/* every other slice long: the fast path takes only whole
+		 * events (over 100 bytes), and none fits in 61 */
+		size_t len = whole || k++ % 2 == 0 ? step : step * 67;
+		size_t n = size - i < len ? size - i : len;
 		char *err = NULL;
 		/* Each slice in its own exact allocation, gone after the call:
 		 * ASan sees any read past a slice or any pointer kept into one. */
