@@ -9,13 +9,104 @@
  * are also fed to fsguard_normalize and tools_utf8_clean.  An input that
  * validates also has its fields used the way the tools use them: find's
  * name and grep's glob matched, edit's old and new applied to the text.
+ *
+ * A valid input of a read-only tool (read, ls, find, grep) also runs, in
+ * a tree of the target's own: a read-only grant holding a file, a
+ * directory and symlinks out of it to a file and a directory beside the
+ * grant.  Nothing of those (their names hold SECRET, and so does the
+ * file's text) may come back in a result, unless the input itself spelt
+ * it.  The write tools and bash never run.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
+#include "sandbox/policy.h"
 #include "tools/tools.h"
 #include "tools/tools_int.h"
+
+#define SECRET "outside-the-grant-7f3a"
+
+static char tree[64];
+
+static void put(const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", tree, rel);
+	FILE *f = fopen(p, "we");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		abort();
+	free(p);
+}
+
+static void link_to(const char *target, const char *rel)
+{
+	char *p = xasprintf("%s/%s", tree, rel);
+	if (symlink(target, p) < 0)
+		abort();
+	free(p);
+}
+
+static const char *const tree_files[] = { "root/README.md", "root/src/main.c", "root/link", "root/dirlink",
+					  "root/abslink", "outside/" SECRET, "root/src", "root", "outside" };
+
+static void tree_remove(void)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(tree_files); i++) {
+		char *p = xasprintf("%s/%s", tree, tree_files[i]);
+		if (unlink(p) < 0)
+			rmdir(p);
+		free(p);
+	}
+	rmdir(tree);
+}
+
+/* The guard over root/, built once (removed at exit). */
+static struct fsguard *tree_guard(void)
+{
+	static struct fsguard *g;
+	if (g)
+		return g;
+	snprintf(tree, sizeof(tree), "%s", "/tmp/fuzz_toolinput.XXXXXX");
+	if (!mkdtemp(tree))
+		abort();
+	atexit(tree_remove);
+	char *d[3] = { xasprintf("%s/root", tree), xasprintf("%s/root/src", tree), xasprintf("%s/outside", tree) };
+	for (int i = 0; i < 3; i++)
+		if (mkdir(d[i], 0755) < 0)
+			abort();
+	put("root/README.md", "hello\nworld\n");
+	put("root/src/main.c", "int main(void)\n{\n\treturn 0;\n}\n");
+	put("outside/" SECRET, SECRET "\n");
+	link_to("../outside/" SECRET, "root/link");
+	link_to("../outside", "root/dirlink");
+	char *abs = xasprintf("%s/outside", tree);
+	link_to(abs, "root/abslink");
+	free(abs);
+	struct policy p;
+	char *err = NULL;
+	policy_init(&p);
+	if (policy_add_grant(&p, d[0], POL_READ, &err) < 0 || fsguard_new(&p, d[0], 0, &g, &err) < 0)
+		abort();
+	policy_release(&p);
+	for (int i = 0; i < 3; i++)
+		free(d[i]);
+	return g;
+}
+
+static void run_read_tool(const struct tool_def *t, const cJSON *in, const uint8_t *data, size_t size)
+{
+	struct tool_ctx ctx = { .guard = tree_guard(), .limits = { 64, 1 << 20, 100, 200 } };
+	struct tool_result res;
+	tools_run(&ctx, t->name, in, &res);
+	if (!res.content)
+		abort();
+	if (strstr(res.content, SECRET) && !memmem(data, size, SECRET, strlen(SECRET)))
+		abort();	/* something beside the grant came back */
+	tool_result_release(&res);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -79,6 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(err);
 	} else {
 		use_fields(in, text, n);
+		if (t->risk == TOOL_RISK_READ)
+			run_read_tool(t, in, data, size);
 	}
 	cJSON_Delete(in);
 
