@@ -45,11 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < -1 || r > 1)
 		abort();
 	r = limits_dev_mount_under(text, "/srv", 8, 1, b, sizeof(b));
-	if (r < -1 || r > 1 || strlen(b) >= sizeof(b) || (r == 1 && !under_srv(b, 0)))
+	if (r < -1 || r > 1 || (r == 1 && (strlen(b) >= sizeof(b) || !under_srv(b, 0))))
 		abort();
 	for (int either = 0; either < 2; either++) {
 		r = limits_mount_shows(text, "/srv", "/usr/bin/sandbx", either, b, sizeof(b));
-		if (r < -1 || r > 1 || strlen(b) >= sizeof(b) || (r == 1 && !under_srv(b, 1)))
+		if (r < -1 || r > 1 || (r == 1 && (strlen(b) >= sizeof(b) || !under_srv(b, 1))))
 			abort();
 	}
 	(void)limits_has_word(text, "memory");

@@ -103,7 +103,10 @@ static void run_read_tool(const struct tool_def *t, const cJSON *in, const uint8
 	tools_run(&ctx, t->name, in, &res);
 	if (!res.content)
 		abort();
-	if (strstr(res.content, SECRET) && !memmem(data, size, SECRET, strlen(SECRET)))
+	int spelt = memmem(data, size, SECRET, strlen(SECRET)) != NULL;
+	for (const cJSON *f = in->child; f && !spelt; f = f->next)
+		spelt = cJSON_IsString(f) && strstr(f->valuestring, SECRET);	/* \u escapes */
+	if (strstr(res.content, SECRET) && !spelt)
 		abort();	/* something beside the grant came back */
 	tool_result_release(&res);
 }
