@@ -115,15 +115,53 @@ EOF
 	if grep -q 'sk-test-key' "$D/err"; then t_fail "the key reached the debug log"; else t_pass; fi
 else t_fail "headers: $(cat "$D/req-1.head")"; fi
 
+# The mock speaks plain http, where libcurl writes no key log at all, so
+# this check needs a TLS handshake: a self-signed listener on loopback.
+# The client logs the handshake's secrets before it rejects the
+# certificate, so no answer is needed.  provcat (the same provider code,
+# without agent-run's start-up) is the control: it does write the log.
 t_start ag-no-keylog "agent-run ignores SSLKEYLOGFILE: libcurl writes no TLS secrets of the connection carrying the key"
-mock_dir
-{ cat > "$D/script"; mock_serve; } <<EOF
-sse $FX/text.sse
-EOF
-rm -f "$TMP/keylog"
-SSLKEYLOGFILE="$TMP/keylog" ar -- hello
-mock_stop
-if [ $RC -eq 0 ] && [ ! -e "$TMP/keylog" ]; then t_pass; else t_fail "rc=$RC keylog: $(ls -l "$TMP/keylog" 2>&1)"; fi
+if ! command -v openssl >/dev/null || ! python3 -c 'import ssl' 2>/dev/null; then
+	t_skip "no openssl or no python3 ssl to make a TLS listener"
+elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/tls.key" -out "$TMP/tls.crt" -days 1 \
+	-subj /CN=127.0.0.1 >/dev/null 2>&1; then
+	t_fail "openssl could not make a test certificate"
+else
+	rm -f "$TMP/tls.port" "$TMP/keylog" "$TMP/keylog-control"
+	python3 - "$TMP/tls.crt" "$TMP/tls.key" "$TMP/tls.port" <<'PY' &
+import os, socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+s.settimeout(20)
+open(sys.argv[3] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+try:
+    while True:
+        c, _ = s.accept()
+        try:
+            ctx.wrap_socket(c, server_side=True).close()
+        except Exception:
+            c.close()
+except socket.timeout:
+    pass
+PY
+	tls=$!
+	i=0; while [ ! -s "$TMP/tls.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	tport=$(cat "$TMP/tls.port" 2>/dev/null)
+	SSLKEYLOGFILE="$TMP/keylog-control" ANTHROPIC_API_KEY=sk-test-key "$TESTTOOLS/provcat" \
+		--base-url "https://127.0.0.1:$tport" --prompt hi --retries 0 >/dev/null 2>&1
+	( cd "$W" && SSLKEYLOGFILE="$TMP/keylog" "$SANDBX" agent-run --base-url "https://127.0.0.1:$tport" -- hello ) \
+		>"$TMP/kl.out" 2>"$TMP/kl.err" </dev/null
+	RC=$?
+	kill "$tls" 2>/dev/null; wait "$tls" 2>/dev/null
+	if [ ! -s "$TMP/keylog-control" ]; then t_fail "the control (provcat) wrote no key log: the check cannot see one"
+	elif ! grep -qi certificate "$TMP/kl.err"; then t_fail "agent-run did not reach the TLS handshake: rc=$RC $(cat "$TMP/kl.err")"
+	elif [ -e "$TMP/keylog" ]; then t_fail "agent-run let libcurl write the key log: $(wc -c < "$TMP/keylog") bytes"
+	else t_pass; fi
+fi
 
 t_start ag-tool-read "a read call runs in-process and its result goes back with the tool_use id"
 echo "secret-of-the-tree" > "$W/notes.txt"
