@@ -263,6 +263,10 @@ static void cli_agent_refuses_api_key_env(void **state)
 	assert_int_equal(parse(&o, &err, "tui", "--allow-env", "ANTHROPIC_API_KEY", NULL), -1);
 	free(err);
 	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "bash", "{}", "--allow-env", "ANTHROPIC_API_KEY", NULL), -1);
+	assert_non_null(strstr(err, "sandbox-run"));
+	free(err);
+	cli_opts_release(&o);
 	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-env", "ANTHROPIC_API_KEY", "--", "x", NULL), 0);
 	cli_opts_release(&o);
 }
