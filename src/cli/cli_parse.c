@@ -611,7 +611,7 @@ static const char usage_agent[] =
 	"\n"
 	"agent-run: the prompt is the words after '--', or with '-' all of stdin.\n"
 	"\n"	"AGENT: --model NAME  --base-url URL  --max-tokens N  --max-rounds N\n"
-	"       --allow-tool [NAME]  --approve run|call\n"
+	"       --allow-tool [NAME]  --approve run|call (agent-run: run, tui: call)\n"
 	"       --session [ID]  --continue  --system TEXT\n"
 	"       --max-scan-files N  --max-scan-bytes SIZE  --max-results N\n";
 
