@@ -177,6 +177,14 @@ bg --timeout 60 -- "$FB" 1 "$tag" 2
 wait_tagged "$FB" "$tag" 2
 pid=$(tagged "$FB" "$tag" | head -n 1)
 def_nproc=$(limit_of "$pid" "Max processes"); def_cg=$(cat "/proc/$pid/cgroup" 2>/dev/null)
+def_max=""
+if [ -n "$pid" ]; then
+	v1=$(cg_line "$pid" pids); v2p=$(cg_line "$pid" "")
+	case "$v1" in */sandbx-*) def_max=$(cat "$(mnt_of cgroup pids)$v1/pids.max" 2>/dev/null) ;; esac
+	case "$v2p" in */sandbx-*)
+		[ -f "$(mnt_of cgroup2)$v2p/pids.max" ] && def_max=$(cat "$(mnt_of cgroup2)$v2p/pids.max") ;;
+	esac
+fi
 bgwait
 tag="pn$$x$(date +%s)"
 bg --limit-procs none --timeout 60 -- "$FB" 1 "$tag" 2
@@ -187,6 +195,7 @@ bgwait
 mine=$(limit_of $$ "Max processes")
 if pids_cgroup_expected; then
 	if ! echo "$def_cg" | grep -q 'sandbx-'; then t_fail "default run not in a sandbx cgroup: $def_cg"
+	elif [ "$def_max" != 4097 ]; then t_fail "default pids.max '$def_max', expected 4097 (4096 + the init)"
 	elif echo "$none_cg" | grep -q 'sandbx-'; then t_fail "--limit-procs none still made a cgroup: $none_cg"
 	elif [ "$none_nproc" != "$mine" ]; then t_fail "--limit-procs none: Max processes '$none_nproc', the caller's is '$mine'"
 	else t_pass; fi

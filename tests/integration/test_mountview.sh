@@ -108,10 +108,11 @@ V=$(mktemp -d /var/tmp/sbxv.XXXXXX); chmod 755 "$V"
 cp "$FS" "$V/fs"	# $PROBES may itself lie in /tmp
 vrun() { ( cd "$V" && "$SANDBX" sandbox-run --allow-write "$V" "$@" ) 2>"$TMP/err"; }
 hostmark=$(mktemp /tmp/sbx-host-mark.XXXXXX)
-t_start mv-tmp-private "/tmp is the sandbox's own when no grant lies in it: empty, writable (mktemp), gone after the run"
+t_start mv-tmp-private "/tmp is the sandbox's own when no grant lies in it: empty, writable (mktemp), 64 MiB with no --limit-memory, gone after the run"
 out=$(vrun -- /bin/sh -c 'ls -A /tmp; f=$(mktemp) && echo made; echo x > /tmp/sbx-in.'$$' && cat /tmp/sbx-in.'$$)
+size=$(vrun -- /usr/bin/python3 -c "import os; s=os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize)" 2>&1)
 if [ "$out" = "made
-x" ] && [ ! -e "/tmp/sbx-in.$$" ]; then t_pass; else t_fail "$out $(cat "$TMP/err")"; fi
+x" ] && [ ! -e "/tmp/sbx-in.$$" ] && [ "$size" = 67108864 ]; then t_pass; else t_fail "$out size=$size $(cat "$TMP/err")"; fi
 
 t_start mv-tmp-noexec "a program copied into the private /tmp cannot be executed; it holds no more than --limit-memory"
 out=$(vrun -- /bin/sh -c "cp '$V/fs' /tmp/p && /tmp/p getpid; echo rc=\$?" 2>&1)

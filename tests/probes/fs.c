@@ -233,9 +233,9 @@ int main(int argc, char **argv)
 			if (r > 0)
 				amb = 1;
 		}
-		printf("ok inh=%llx prm=%llx eff=%llx amb=%d nnp=%d\n", (unsigned long long)inh,
+		printf("ok inh=%llx prm=%llx eff=%llx amb=%d nnp=%d secbits=%x\n", (unsigned long long)inh,
 		       (unsigned long long)prm, (unsigned long long)eff, amb,
-		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), (unsigned)prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
 		return 0;
 	}
 	if (!strcmp(c, "getpid")) {
