@@ -237,7 +237,7 @@ rc=$?
 if [ $rc -eq 0 ] && [ "$out" = hi ] && [ -e "$PJ/made" ]; then t_pass; else t_fail "rc=$rc out=$out $(cat "$TMP/err")"; fi
 rm -rf "$PJ"
 
-t_start sb-write-kernel-tree "write on /proc, /sys (cgroupfs) or /dev is refused, naming the path; read is not"
+t_start sb-write-kernel-tree "write on /proc, /sys (cgroupfs) or /dev, or on a tree holding them (/), is refused, naming the path; read and exec are not"
 bad=""
 for d in /sys/fs/cgroup /sys /proc /dev/shm /dev; do
 	out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write "$d" -- /bin/sh -c "echo ran > '$O/ran-kt'" 2>&1 >/dev/null)
@@ -253,6 +253,15 @@ echo "$out" | grep -q "'/sys/fs/cgroup' lies in '/sys', the kernel's own interfa
 out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read /sys/fs/cgroup -- /bin/true 2>&1)
 rc=$?
 [ $rc -eq 0 ] || bad="$bad [read rc=$rc $out]"
+# a tree holding them: refused too; --allow-exec there gives no write, and runs
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-write / -- /bin/sh -c "echo ran > '$O/ran-kt'" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -ne 125 ] || [ -e "$O/ran-kt" ] || ! echo "$out" | grep -q "^sandbx: --allow-write '/' holds '/[a-z]*', the kernel's own interface"; then
+	bad="$bad [/ rc=$rc $out]"
+fi
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-exec /proc -- /bin/true 2>&1)
+rc=$?
+[ $rc -eq 0 ] || bad="$bad [exec rc=$rc $out]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 t_start sb-write-kernel-mount "write on a tree holding a kernel interface mounted elsewhere (here /proc bound under the project), or on a path inside one, is refused naming the mount; the working-directory default too; read on a tree holding a proc too"
