@@ -348,6 +348,8 @@ static int on_block_delta(struct fold_msg *m, const cJSON *ev, char **err)
 					       i, b->type_name, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT,
 					       FOLD_MAX_MESSAGE));
 	}
+	if (n == 0)
+		return 0;	/* no text for the hook (the fast path hands none either) */
 	if (want == FOLD_TEXT && m->hooks.text)
 		m->hooks.text(m->hooks.ctx, i, s, n);
 	else if (want == FOLD_THINKING && m->hooks.thinking)
@@ -567,7 +569,7 @@ static inline int take_text_delta(struct fold_msg *m, long i, const char *t, siz
 {
 	if (!keep_text_delta(m, i, t, n))
 		return 0;
-	if (m->hooks.text)
+	if (n && m->hooks.text)
 		m->hooks.text(m->hooks.ctx, (size_t)i, t, n);
 	return 1;
 }
