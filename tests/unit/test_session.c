@@ -1185,11 +1185,49 @@ static void test_session_turn_record_counts_turns(void **state)
 	free(path);
 }
 
+/* In a child: load the n instructions of f (no_new_privs first); 0, or -1
+ * when seccomp cannot be loaded. */
+static int load_filter(struct sock_filter *f, unsigned short n)
+{
+	struct sock_fprog prog = { .len = n, .filter = f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* session_create in a child under the filter load(arg) loads: its wait
+ * status (the test is skipped where seccomp cannot be loaded). */
+static int create_in_child(int (*load)(int), int arg)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct session *s = NULL;
+		struct strv notes = { 0 };
+		char *err = NULL;
+		if (load(arg) < 0)
+			_exit(77);
+		if (session_create(&T.x, &s, &notes, &err) < 0) {
+			fprintf(stderr, "session_create: %s\n", err);
+			_exit(1);
+		}
+		session_close(s);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		skip();
+	return status;
+}
+
 /* In a child: kill the process at its first write(2) to a descriptor
  * above stderr (SIGSYS), as a kill between a file's create and its first
  * write would.  0, or -1 when seccomp cannot be loaded. */
-static int kill_at_first_file_write(void)
+static int kill_at_first_file_write(int unused)
 {
+	(void)unused;
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 0, 3),
@@ -1198,10 +1236,7 @@ static int kill_at_first_file_write(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+	return load_filter(f, sizeof(f) / sizeof(f[0]));
 }
 
 /* A kill between the session file's create and the write of its header
@@ -1213,23 +1248,8 @@ static void test_session_create_killed_leaves_no_headerless_file(void **state)
 		skip();	/* valgrind does not pass a seccomp filter through */
 	char *older = new_session_with_round();
 	set_mtime(older, 1000);
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct session *s = NULL;
-		struct strv notes = { 0 };
-		char *err = NULL;
-		if (kill_at_first_file_write() < 0)
-			_exit(77);
-		session_create(&T.x, &s, &notes, &err);
-		_exit(0);	/* the kill did not come */
-	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
-		skip();
-	assert_true(WIFSIGNALED(status));
+	int status = create_in_child(kill_at_first_file_write, 0);
+	assert_true(WIFSIGNALED(status));	/* not an exit: the kill came */
 	assert_int_equal(WTERMSIG(status), SIGSYS);
 
 	struct session_info *v = NULL;
@@ -1262,10 +1282,7 @@ static int fail_noreplace(int no_links)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+	return load_filter(f, sizeof(f) / sizeof(f[0]));
 }
 
 /* Where the state directory's filesystem has no RENAME_NOREPLACE, the
@@ -1277,26 +1294,7 @@ static void test_session_create_without_noreplace(void **state)
 	if (getenv("SBX_UNDER_VALGRIND"))
 		skip();	/* valgrind does not pass a seccomp filter through */
 	for (int no_links = 0; no_links < 2; no_links++) {
-		fflush(NULL);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			struct session *s = NULL;
-			struct strv notes = { 0 };
-			char *err = NULL;
-			if (fail_noreplace(no_links) < 0)
-				_exit(77);
-			if (session_create(&T.x, &s, &notes, &err) < 0) {
-				fprintf(stderr, "session_create: %s\n", err);
-				_exit(1);
-			}
-			session_close(s);
-			_exit(0);
-		}
-		int status;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
-			skip();
+		int status = create_in_child(fail_noreplace, no_links);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	DIR *d = opendir(T.x.sessions_dir);
