@@ -107,6 +107,11 @@ static const struct dl_sym pc_syms[] = {
 static struct dl_lib pc_lib = DL_LIB("libpcre2-8.so.0", "libpcre2-8-0", pc_syms, &pc);
 
 
+/* Longest literal searched by its rarest byte: each place that byte occurs
+ * is confirmed with memcmp, up to the literal's length, so a long literal
+ * over text full of its own prefix was quadratic (a 512 KiB one took 16 s
+ * on one 2 MiB file).  Longer ones go to glibc's memmem, linear (two-way). */
+#define GREP_RARE_MAX 64
 /* JIT stack: grown on demand up to this (patterns with deep backtracking). */
 #define GREP_JIT_STACK_MAX (1024 * 1024)
 /* Interpreter heap for backtracking, KiB. */
@@ -225,6 +230,10 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 		unsigned char rb = g->lit[k];
 		if (n - pos < L)
 			return -1;
+		if (L > GREP_RARE_MAX) {
+			const unsigned char *s = memmem(b + pos, n - pos, g->lit, L);
+			return s ? s - b : -1;
+		}
 		const unsigned char *p = b + pos + k, *end = b + n - (L - 1 - k);
 		while (p < end) {
 			const unsigned char *q = memchr(p, rb, (size_t)(end - p));

@@ -926,6 +926,44 @@ static void tool_glob_length_capped(void **state)
 	tfx_free(f);
 }
 
+/* A literal is searched in the harness, untimed: confirming each place
+ * its rarest byte occurs with memcmp costs the literal's length there, so
+ * 'b' x 512 Ki then 'c' over 2 MiB of 'b' compared 8e11 bytes (about
+ * 11 s a file, and 32 such files fit the scan budget).  It must stay
+ * linear, and still find the literal. */
+static void tool_grep_long_literal_linear(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	size_t n = TOOLS_MAX_FILE_BYTES, L = 512 * 1024;
+	char *big = xmalloc(n);
+	memset(big, 'b', n);
+	big[n - 1] = '\n';
+	tt_filen(f->dir, "w/bb.txt", big, n);
+	big[n - 2] = 'c';	/* the literal ends the only line */
+	tt_filen(f->dir, "w/bc.txt", big, n);
+	free(big);
+	char *in = xmalloc(L + 64), *p = in;
+	p += sprintf(p, "{\"path\":\"bb.txt\",\"pattern\":\"");
+	memset(p, 'b', L);
+	p += L;
+	strcpy(p, "c\"}");
+	long t0 = test_ms();
+	assert_int_equal(run(f, "grep", in, &r), 0);
+	long took = test_ms() - t0;
+	EXPECT_HAS(r, "(no matches in 1 files searched)");
+	tool_result_release(&r);
+	if (!RUNNING_ON_VALGRIND && took >= 2000)
+		fail_msg("a 512 KiB literal over 2 MiB took %ld ms", took);
+	in[10] = 'c';	/* bb.txt -> bc.txt */
+	assert_int_equal(run(f, "grep", in, &r), 0);
+	EXPECT_HAS(r, "bc.txt:1:bbbb");
+	tool_result_release(&r);
+	free(in);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -1137,6 +1175,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_grep_entries_capped),
 		cmocka_unit_test(tool_glob_length_capped),
+		cmocka_unit_test(tool_grep_long_literal_linear),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
