@@ -69,7 +69,8 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		return tool_fail(out, "'%s' is not a directory — find searches beneath a directory", path);
 	}
 	struct findst f = { .glob = glob, .max_visit = tlim_files(c), .max_shown = tlim_results(c) };
-	struct walk w = { .ctx = c, .visit = find_visit, .arg = &f };
+	struct walk w = { .ctx = c, .visit = find_visit, .arg = &f, .budget_ms = tlim_ms(c) };
+	w.deadline = mono_ms() + w.budget_ms;
 	char *base = tdisplay_base(path);
 	walk_tree(&w, fd, base);
 	free(base);
@@ -86,7 +87,8 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		tout_add(&o, "\n", 1);
 	}
 	if (f.matched == 0)
-		tout_force(&o, w.stop == WALK_CAP ? "(no matches in the entries scanned)\n" : "(no matches)\n");
+		tout_force(&o, w.stop == WALK_CAP || w.stop == WALK_TIME ? "(no matches in the entries scanned)\n"
+								   : "(no matches)\n");
 	if (f.matched > f.shown.n) {
 		char *m = xasprintf("(showing %zu of %llu matches%s)\n", f.shown.n, (unsigned long long)f.matched,
 				    f.out_full ? ": output cap of 256 KiB reached" : "; raise --max-results for more");

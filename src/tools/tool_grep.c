@@ -405,12 +405,15 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 }
 
 /* The search itself, on fd (consumed), into out. */
-static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *path, int fd, struct tool_result *out)
+static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *path, int fd, long budget,
+		       struct tool_result *out)
 {
 	struct stat st;
 	int cancelled = 0;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		struct walk w = { .ctx = c, .visit = grep_visit, .arg = g };
+		struct walk w = { .ctx = c, .visit = grep_visit, .arg = g, .budget_ms = budget };
+		if (budget)
+			w.deadline = mono_ms() + budget;
 		char *base = tdisplay_base(path);
 		walk_tree(&w, fd, base);
 		free(base);
@@ -476,7 +479,7 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 		struct tool_result r = { 0 };
 		close(pfd[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		grep_search(g, c, path, fd, &r);
+		grep_search(g, c, path, fd, 0, &r);	/* timed by the parent */
 		char flag = r.is_error ? 1 : 0;
 		if (write_all(pfd[1], &flag, 1) == 0 && r.content)
 			(void)write_all(pfd[1], r.content, strlen(r.content));
@@ -552,7 +555,7 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			    .max_bytes = tlim_bytes(c), .max_shown = tlim_results(c) };
 	g.max_visited = g.max_files > UINT64_MAX / TOOLS_GREP_ENTRIES_PER_FILE ? UINT64_MAX
 									      : g.max_files * TOOLS_GREP_ENTRIES_PER_FILE;
-	long budget = c->limits.grep_ms ? (long)c->limits.grep_ms : TOOLS_GREP_SECONDS * 1000L;
+	long budget = tlim_ms(c);
 	char *err = NULL;
 
 	tout_init(&g.o, TOOLS_MAX_OUTPUT);
@@ -568,8 +571,9 @@ int tool_grep_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		return tool_fail_own(out, err);
 	}
 	/* A literal is a memchr scan, linear: searched here.  So is
-	 * everything when a test hook watches the search from this process. */
-	int r = g.lit || c->hook ? grep_search(&g, c, path, fd, out) : grep_in_child(&g, c, path, fd, budget, out);
+	 * everything when a test hook watches the search from this process.
+	 * Its walk stops at the budget (a glob can be slow on long paths). */
+	int r = g.lit || c->hook ? grep_search(&g, c, path, fd, budget, out) : grep_in_child(&g, c, path, fd, budget, out);
 	grep_release(&g);
 	return r;
 }

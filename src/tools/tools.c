@@ -444,6 +444,11 @@ uint64_t tlim_results(const struct tool_ctx *c)
 	return c->limits.max_results ? c->limits.max_results : TOOLS_MAX_RESULTS;
 }
 
+long tlim_ms(const struct tool_ctx *c)
+{
+	return c->limits.grep_ms ? (long)c->limits.grep_ms : TOOLS_GREP_SECONDS * 1000L;
+}
+
 char *tdisplay_base(const char *path)
 {
 	size_t n = strlen(path);

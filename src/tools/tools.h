@@ -58,7 +58,7 @@ struct tool_limits {
 	uint64_t max_scan_files;	/* 0 = TOOLS_MAX_SCAN_FILES */
 	uint64_t max_scan_bytes;	/* 0 = TOOLS_MAX_SCAN_BYTES */
 	uint64_t max_results;		/* 0 = TOOLS_MAX_RESULTS */
-	uint64_t grep_ms;		/* 0 = TOOLS_GREP_SECONDS (tests shorten it) */
+	uint64_t grep_ms;		/* a grep or find call's time, 0 = TOOLS_GREP_SECONDS (tests shorten it) */
 };
 
 /* Test hook: called at named points ("checked": a file's handle passed its

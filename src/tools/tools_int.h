@@ -49,6 +49,8 @@ int tin_bool(const cJSON *in, const char *key, int dflt);
 uint64_t tlim_files(const struct tool_ctx *c);
 uint64_t tlim_bytes(const struct tool_ctx *c);
 uint64_t tlim_results(const struct tool_ctx *c);
+/* Wall-clock budget of one grep or find call, ms. */
+long tlim_ms(const struct tool_ctx *c);
 
 static inline int tool_stopped(const struct tool_ctx *c)
 {
@@ -74,7 +76,7 @@ char *tsize_words(uint64_t n);
  * directory's descriptor), skipping .git/.hg/.svn, at most TOOLS_MAX_DEPTH
  * deep.  w->path holds the entry's display path while visit runs.
  */
-enum walk_stop { WALK_DONE = 0, WALK_CANCELLED, WALK_CAP };
+enum walk_stop { WALK_DONE = 0, WALK_CANCELLED, WALK_CAP, WALK_TIME };
 
 struct walk {
 	const struct tool_ctx *ctx;
@@ -83,6 +85,11 @@ struct walk {
 	int (*visit)(struct walk *w, int dfd, const char *name, unsigned char type);
 	void *arg;
 	enum walk_stop stop;
+	/* mono_ms() at which the walk stops (WALK_TIME), 0 for none: a walk
+	 * in the harness is untimed otherwise, and one glob match can cost
+	 * milliseconds (tool_walk_time_bound) */
+	long deadline;
+	long budget_ms;		/* what the note says the budget was */
 	uint64_t deep_skipped;	/* directories past TOOLS_MAX_DEPTH */
 	uint64_t long_skipped;	/* entries whose path does not fit path[] */
 	char path[PATH_MAX + 256];

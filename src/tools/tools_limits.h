@@ -41,7 +41,9 @@
 #define TOOLS_MAX_EDIT_BYTES		(16u * 1024 * 1024)
 /* Wall-clock time one grep call may spend matching a regular expression:
  * PCRE2's match limit does not bound a pattern whose every start position
- * scans to the end of a line ((?=x*y) over a long line of x). */
+ * scans to the end of a line ((?=x*y) over a long line of x).  A find, or
+ * a literal grep, walks for no longer: a glob matched against long paths
+ * cost 125 ms an entry here. */
 #define TOOLS_GREP_SECONDS		30
 /* What the tool calls of one model message may return together, and the
  * wall-clock time they may take together (the time a question waits for

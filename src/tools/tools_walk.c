@@ -75,6 +75,10 @@ static void walk_dir(struct walk *w, DIR *d, int depth)
 			w->stop = WALK_CANCELLED;
 			break;
 		}
+		if (w->deadline && mono_ms() >= w->deadline) {
+			w->stop = WALK_TIME;
+			break;
+		}
 		const char *n = de->d_name;
 		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
 			continue;
@@ -86,6 +90,10 @@ static void walk_dir(struct walk *w, DIR *d, int depth)
 
 void walk_notes(const struct walk *w, struct tout *o)
 {
+	if (w->stop == WALK_TIME)
+		tout_note(o, "(stopped after %.1f s, the search's time budget, before the walk was done: what it found "
+			     "so far is shown — shorten the glob (it is matched against every path) or search a "
+			     "narrower path)\n", (double)w->budget_ms / 1000);
 	if (w->deep_skipped)
 		tout_note(o, "(%llu directories deeper than %d levels not searched)\n",
 			  (unsigned long long)w->deep_skipped, TOOLS_MAX_DEPTH);

@@ -926,6 +926,68 @@ static void tool_glob_length_capped(void **state)
 	tfx_free(f);
 }
 
+/* glibc's fnmatch costs about the glob's length times the path's for a
+ * glob of brackets that also match '/', and a leading "**" + "/" runs it
+ * again from every directory of the path: 15 levels of 250-byte names
+ * and a 4 KB glob took find 125 ms an entry here, 21 minutes at the
+ * default 10,000.  find and a literal grep walk in the harness, untimed:
+ * the walk stops at the search's time budget and says so. */
+static void tool_walk_time_bound(void **state)
+{
+	if (getenv("SBX_UNDER_VALGRIND"))
+		skip();
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	char name[256];
+	(void)state;
+	tt_dir(f->dir, "w/slow");
+	char *sp = tt_path(f->dir, "w/slow");
+	int dfd = open(sp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	memset(name, 'a', 250);
+	name[250] = '\0';
+	for (int i = 0; i < 15; i++) {
+		assert_int_equal(mkdirat(dfd, name, 0755), 0);
+		int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(nfd >= 0);
+		close(dfd);
+		dfd = nfd;
+	}
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "%0200d", i);
+		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	close(dfd);
+	free(sp);
+	char glob[TOOLS_MAX_GLOB + 1] = "**/*";
+	while (strlen(glob) + 4 + 2 <= TOOLS_MAX_GLOB)
+		strcat(glob, "[a/]");
+	strcat(glob, "/b");
+	f->ctx.limits.grep_ms = 300;
+	char *in = xasprintf("{\"path\":\"slow\",\"name\":\"%s\"}", glob);
+	long t0 = test_ms();
+	assert_int_equal(run(f, "find", in, &r), 0);
+	long took = test_ms() - t0;
+	EXPECT_HAS(r, "(stopped after 0.3 s");
+	EXPECT_HAS(r, "(no matches in the entries scanned)");
+	tool_result_release(&r);
+	free(in);
+	if (took >= 3000)
+		fail_msg("find took %ld ms with a budget of 300", took);
+	in = xasprintf("{\"path\":\"slow\",\"pattern\":\"needle\",\"glob\":\"%s\"}", glob);
+	t0 = test_ms();
+	assert_int_equal(run(f, "grep", in, &r), 0);
+	took = test_ms() - t0;
+	EXPECT_HAS(r, "(stopped after 0.3 s");
+	tool_result_release(&r);
+	free(in);
+	if (took >= 3000)
+		fail_msg("grep took %ld ms with a budget of 300", took);
+	tfx_free(f);
+}
+
 /* A literal is searched in the harness, untimed: confirming each place
  * its rarest byte occurs with memcmp costs the literal's length there, so
  * 'b' x 512 Ki then 'c' over 2 MiB of 'b' compared 8e11 bytes (about
@@ -1175,6 +1237,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_grep_entries_capped),
 		cmocka_unit_test(tool_glob_length_capped),
+		cmocka_unit_test(tool_walk_time_bound),
 		cmocka_unit_test(tool_grep_long_literal_linear),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
