@@ -293,7 +293,10 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 			pos = (size_t)(nl - b) + 1;
 			continue;
 		}
-		if (m < 0)
+		/* the end of a file ending in a newline (or emptied since its
+		 * size was taken) starts no line: \z matched there was shown as a
+		 * line past the last */
+		if (m < 0 || ((size_t)m == n && (n == 0 || b[n - 1] == '\n')))
 			break;
 		const unsigned char *nl = memchr(b + m, '\n', n - (size_t)m);
 		size_t lend = nl ? (size_t)(nl - b) : n;

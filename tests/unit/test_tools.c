@@ -1026,6 +1026,26 @@ static void tool_grep_long_literal_linear(void **state)
 	tfx_free(f);
 }
 
+/* A match at the very end of a file that ends in a newline is past its
+ * last line: \z there was shown as a line 6 of five.txt, which read
+ * (and every other tool) says has 5. */
+static void tool_grep_no_line_past_end(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	assert_int_equal(run(f, "grep", "{\"path\":\"five.txt\",\"pattern\":\"\\\\z\"}", &r), 0);
+	EXPECT_NOT(r, "five.txt:6:");
+	EXPECT_HAS(r, "(no matches in 1 files searched)");
+	tool_result_release(&r);
+	/* without the final newline, the last line holds the end */
+	tt_file(f->dir, "w/nonl.txt", "one\ntwo");
+	assert_int_equal(run(f, "grep", "{\"path\":\"nonl.txt\",\"pattern\":\"\\\\z\"}", &r), 0);
+	assert_string_equal(r.content, "nonl.txt:2:two\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -1239,6 +1259,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_glob_length_capped),
 		cmocka_unit_test(tool_walk_time_bound),
 		cmocka_unit_test(tool_grep_long_literal_linear),
+		cmocka_unit_test(tool_grep_no_line_past_end),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
