@@ -276,7 +276,9 @@ static uint64_t count_nl(const unsigned char *p, const unsigned char *e)
 
 static void search_buf(struct grepst *g, const char *path, const unsigned char *b, size_t n)
 {
-	if (memchr(b, 0, n)) {
+	/* binary as read calls it: a NUL in the probe; a NUL further on is
+	 * text, shown as \x00 */
+	if (memchr(b, 0, n < TOOLS_BINARY_PROBE ? n : TOOLS_BINARY_PROBE)) {
 		g->binary++;
 		return;
 	}
@@ -313,9 +315,13 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 			if (cut)
 				len = TOOLS_MAX_LINE;
 			char *vis = tools_name_visible(path);
-			if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)line, (int)len,
-					(const char *)b + lstart, cut ? " [... line cut]" : "") == 0)
+			const char *text = (const char *)b + lstart;
+			char *nul = memchr(text, 0, len) ? tools_nul_visible(text, len) : NULL;
+			if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)line,
+					nul ? (int)strlen(nul) : (int)len, nul ? nul : text,
+					cut ? " [... line cut]" : "") == 0)
 				g->shown++;
+			free(nul);
 			free(vis);
 		}
 		if (!nl)

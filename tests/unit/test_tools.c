@@ -1046,6 +1046,39 @@ static void tool_grep_no_line_past_end(void **state)
 	tfx_free(f);
 }
 
+/* grep and read agree on what is binary: a NUL in the first 8 KiB.  A
+ * text file with a NUL further on is shown by read (as \x00) and was
+ * skipped whole by grep as binary, so a search said what read showed was
+ * not there. */
+static void tool_grep_binary_as_read(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	size_t n = TOOLS_BINARY_PROBE + 4096;
+	char *t = xmalloc(n + 32);
+	for (size_t i = 0; i < n; i += 8)
+		memcpy(t + i, "filler\n\n", 8);
+	memcpy(t + n, "needle\0here\n", 12);
+	tt_filen(f->dir, "w/late.txt", t, n + 12);
+	free(t);
+	assert_int_equal(run(f, "read", "{\"path\":\"late.txt\",\"offset\":3073,\"limit\":1}", &r), 0);
+	EXPECT_HAS(r, "  3073\tneedle");
+	EXPECT_HAS(r, "needle\\x00here");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"late.txt\",\"pattern\":\"needle\"}", &r), 0);
+	assert_string_equal(r.content, "late.txt:3073:needle\\x00here\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\"late.txt\",\"pattern\":\"needle.here\"}", &r), 0);
+	assert_string_equal(r.content, "late.txt:3073:needle\\x00here\n");
+	tool_result_release(&r);
+	/* a NUL in the probe is binary to both */
+	assert_int_equal(run(f, "grep", "{\"path\":\"blob.bin\",\"pattern\":\"return\"}", &r), 0);
+	EXPECT_HAS(r, "(skipped 1 binary file)");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_write_symlink_refused(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -1260,6 +1293,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_walk_time_bound),
 		cmocka_unit_test(tool_grep_long_literal_linear),
 		cmocka_unit_test(tool_grep_no_line_past_end),
+		cmocka_unit_test(tool_grep_binary_as_read),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
 		cmocka_unit_test(tool_edit_text_shared),
