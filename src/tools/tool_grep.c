@@ -9,7 +9,9 @@
  * guess) and confirmed with memcmp — glibc's memchr is vectorised, so a
  * rare literal costs little more than the reads.  Everything else goes to
  * the JIT compiled regex over the whole buffer (PCRE2_MULTILINE, so ^ and
- * $ are per line); line numbers are counted only up to matches shown.
+ * $ are per line); a match that crosses a line break counts only if its
+ * line alone matches, as grep's are per line.  Line numbers are counted
+ * only up to matches shown.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <valgrind/valgrind.h>
@@ -163,6 +165,11 @@ static int is_literal(const char *p)
 
 static int grep_setup(struct grepst *g, const char *pattern, int icase, char **err)
 {
+	if (strchr(pattern, '\n')) {	/* no line holds one: it could never match */
+		*err = xstrdup("the pattern holds a line break, and grep matches within one line — search for "
+			       "the text of one line (a regular expression's \\s and [^...] do not cross lines either)");
+		return -1;
+	}
 	if (is_literal(pattern) && !icase && *pattern) {
 		g->lit = (const unsigned char *)pattern;
 		g->litlen = strlen(pattern);
@@ -222,16 +229,19 @@ static void grep_release(struct grepst *g)
 	tout_release(&g->o);
 }
 
-/* Offset of the next match at or after pos, or -1. */
-static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_t pos)
+/* Offset of the next match at or after pos, or -1 (-2: a limit was hit);
+ * *end: where the match ends. */
+static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_t pos, size_t *end_out)
 {
 	if (g->lit) {
 		size_t L = g->litlen, k = g->rare;
 		unsigned char rb = g->lit[k];
+		*end_out = 0;
 		if (n - pos < L)
 			return -1;
 		if (L > GREP_RARE_MAX) {
 			const unsigned char *s = memmem(b + pos, n - pos, g->lit, L);
+			*end_out = s ? (size_t)(s - b) + L : 0;
 			return s ? s - b : -1;
 		}
 		const unsigned char *p = b + pos + k, *end = b + n - (L - 1 - k);
@@ -240,8 +250,10 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 			if (!q)
 				return -1;
 			const unsigned char *s = q - k;
-			if (memcmp(s, g->lit, L) == 0)
+			if (memcmp(s, g->lit, L) == 0) {
+				*end_out = (size_t)(s - b) + L;
 				return s - b;
+			}
 			p = q + 1;
 		}
 		return -1;
@@ -256,12 +268,32 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 		g->limit_hit++;
 		return -2;	/* this line is given up; the next ones are not */
 	}
-	PCRE2_SIZE m = pcre2_get_ovector_pointer(g->md)[0];
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(g->md), m = ov[0];
 	if (m < pos || m > n) {	/* \K can move the start: never outside */
 		g->limit_hit++;
 		return -2;
 	}
+	*end_out = ov[1] > m ? ov[1] : m;	/* a lookahead can end it before its start */
 	return (long)m;
+}
+
+/*
+ * Whether the line b[ls, le) holds a match on its own, the line being all
+ * the pattern sees (a regex's match over the whole file crossed its end:
+ * [^x], \s or \n took a line break).  1, 0, or -2 when a limit was hit.
+ */
+static int line_matches(struct grepst *g, const unsigned char *b, size_t ls, size_t le)
+{
+	if (g->lit)
+		return 0;	/* a literal crossing a line break holds one: no line has it */
+	int r = pcre2_match(g->re, b + ls, le - ls, 0, 0, g->md, g->mctx);
+	if (r == PCRE2_ERROR_NOMATCH)
+		return 0;
+	if (r < 0) {
+		g->limit_hit++;
+		return -2;
+	}
+	return 1;
 }
 
 static uint64_t count_nl(const unsigned char *p, const unsigned char *e)
@@ -285,7 +317,8 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 	size_t pos = 0, counted = 0;
 	uint64_t line = 1;
 	while (pos <= n) {
-		long m = next_match(g, b, n, pos);
+		size_t mend;
+		long m = next_match(g, b, n, pos, &mend);
 		if (m == -2) {
 			/* A match limit hit from pos: go on from the next line, so a
 			 * hostile line does not hide the rest of the file. */
@@ -302,10 +335,20 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 			break;
 		const unsigned char *nl = memchr(b + m, '\n', n - (size_t)m);
 		size_t lend = nl ? (size_t)(nl - b) : n;
+		/* pos is a line's start: the line holding m starts after the
+		 * last newline before it */
+		const unsigned char *ls = (size_t)m > pos ? memrchr(b + pos, '\n', (size_t)m - pos) : NULL;
+		size_t lstart = ls ? (size_t)(ls - b) + 1 : pos;
+		if (mend > lend && line_matches(g, b, lstart, lend) != 1) {
+			/* a match is within one line, as grep's are: this one
+			 * crossed a line break, and the line alone holds none */
+			if (!nl)
+				break;
+			pos = lend + 1;
+			continue;
+		}
 		g->matches++;
 		if (g->shown < g->max_shown && !g->o.full) {
-			const unsigned char *ls = (size_t)m > pos ? memrchr(b + pos, '\n', (size_t)m - pos) : NULL;
-			size_t lstart = ls ? (size_t)(ls - b) + 1 : pos;
 			line += count_nl(b + counted, b + lstart);
 			counted = lstart;
 			size_t len = lend - lstart;

@@ -55,9 +55,10 @@ static const struct tool_def table[TOOL__COUNT] = {
 	[TOOL_GREP] = {
 		"grep",
 		"Search file contents with a Perl-compatible regular expression, in one file or recursively "
-		"beneath a directory. Returns path:line:text for each matching line. glob keeps only files "
-		"whose name matches (e.g. *.c); ignore_case makes the match case-insensitive. Binary files and "
-		"files over 2 MiB are skipped; symlinks are not followed; .git, .hg and .svn are skipped.",
+		"beneath a directory. Returns path:line:text for each matching line; a match lies within one "
+		"line (\\s and [^...] do not cross line breaks). glob keeps only files "
+		"whose name matches (e.g. *.c); ignore_case makes the match case-insensitive. Binary files (a NUL "
+		"in the first 8 KiB) and files over 2 MiB are skipped; symlinks are not followed; .git, .hg and .svn are skipped.",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"file or directory to search\"},"
 		"\"pattern\":{\"type\":\"string\",\"description\":\"PCRE2 regular expression\"},"

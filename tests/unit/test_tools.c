@@ -1046,6 +1046,40 @@ static void tool_grep_no_line_past_end(void **state)
 	tfx_free(f);
 }
 
+/* A match is within one line, as grep's always is: the regex runs over
+ * the whole file, where [^x], \s and \n also match a line break, so
+ * 'x[^y]*z' reported a line holding an x and no z. */
+static void tool_grep_match_within_line(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_file(f->dir, "w/span.txt", "call x(1,\n  2) z;\nfoo   \n  bar\na c a\nb\nx then z\n");
+	const char *none[] = { "x[^y]*z\\\\(", "foo\\\\s+bar", "1,\\\\n", "a[^c]*b", "z;\\\\s*$\\\\s*foo" };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(none); i++) {
+		char *in = xasprintf("{\"path\":\"span.txt\",\"pattern\":\"%s\"}", none[i]);
+		assert_int_equal(run(f, "grep", in, &r), 0);
+		if (!strstr(r.content, "(no matches in 1 files searched)"))
+			fail_msg("pattern %s: %s", none[i], r.content);
+		tool_result_release(&r);
+		free(in);
+	}
+	/* the lines after a spanning candidate are searched */
+	assert_int_equal(run(f, "grep", "{\"path\":\"span.txt\",\"pattern\":\"x[^y]*z\"}", &r), 0);
+	assert_string_equal(r.content, "span.txt:7:x then z\n");
+	tool_result_release(&r);
+	/* a pattern holding a line break would never match: said so */
+	assert_int_equal(run(f, "grep", "{\"path\":\"span.txt\",\"pattern\":\"1,\\n  2\"}", &r), -1);
+	EXPECT_HAS(r, "the pattern holds a line break, and grep matches within one line");
+	tool_result_release(&r);
+	/* and a line whose leftmost candidate spans still matches further on */
+	tt_file(f->dir, "w/same.txt", "q w\nr\n");
+	assert_int_equal(run(f, "grep", "{\"path\":\"same.txt\",\"pattern\":\"q[^!]+r|w\"}", &r), 0);
+	assert_string_equal(r.content, "same.txt:1:q w\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 /* grep and read agree on what is binary: a NUL in the first 8 KiB.  A
  * text file with a NUL further on is shown by read (as \x00) and was
  * skipped whole by grep as binary, so a search said what read showed was
@@ -1293,6 +1327,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_walk_time_bound),
 		cmocka_unit_test(tool_grep_long_literal_linear),
 		cmocka_unit_test(tool_grep_no_line_past_end),
+		cmocka_unit_test(tool_grep_match_within_line),
 		cmocka_unit_test(tool_grep_binary_as_read),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
