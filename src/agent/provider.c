@@ -672,6 +672,10 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 		c->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &st);
 		a->status = st;
 	}
+	/* An interim 1xx that no final response followed is no answer: the
+	 * connection failed (curl says how), it was not a refusal. */
+	if (a->status < 200)
+		a->status = 0;
 	/* Forget the pointers to this stack frame (error buffer, callbacks'
 	 * data) before returning; live connections are kept. */
 	c->easy_reset(h);

@@ -308,6 +308,17 @@ kill "$M2" 2>/dev/null
 wait "$M2" 2>/dev/null
 if [ "$(rc)" = 1 ] && err_has 'HTTP 307' && [ "$(ls "$D2" | grep -c '^req-')" = 0 ]; then t_pass; else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
 
+t_start prov-interim-only "an interim 100 Continue with no final response after it is a lost connection, retried, not a refusal 'HTTP 100'"
+printf 'HTTP/1.1 100 Continue\r\n\r\n' > "$TMP/interim.raw"
+mock_start <<EOF2
+raw $TMP/interim.raw 0 0 0
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && err_has 'retry: connection' && ! err_has 'HTTP 100'; then t_pass
+else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
 t_start prov-debug-redacts-key "SANDBX_LOG=debug logs the exchange but never the API key"
 mock_start <<EOF2
 status 429 $TMP/e429.json retry-after-ms=10
