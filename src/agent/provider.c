@@ -200,6 +200,8 @@ enum prov_verdict prov_judge(const struct prov_outcome *o)
 		return PROV_V_STOPPED;
 	if (o->idle || o->over_total)
 		return PROV_V_TIMEOUT;
+	if (o->proxy_status >= 300)	/* nothing reached the provider */
+		return prov_status_retryable(o->proxy_status, NULL) ? PROV_V_RETRY : PROV_V_FAIL;
 	if (o->bad_type)
 		return PROV_V_FAIL;
 	if (o->stream_failed) {
@@ -466,6 +468,7 @@ struct attempt {
 	struct fold_msg *m;
 	struct sse_parser *sse;
 	long status;
+	long proxy_status;	/* CURLINFO_HTTP_CONNECTCODE when >= 300 */
 	char retry_after[HDR_CAP], retry_after_ms[HDR_CAP], should_retry[HDR_CAP];
 	char request_id[HDR_CAP], content_type[HDR_CAP];
 	int have_retry_after, have_retry_after_ms, have_should_retry;
@@ -656,6 +659,10 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 	c->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)p->o.connect_ms);
 	if (p->plain_http)
 		c->easy_setopt(h, CURLOPT_PROXY, "");	/* an http_proxy would see the key in clear */
+	/* A proxy's answer to CONNECT is not the provider's: its status must
+	 * not read as the provider refusing the key (curl names the proxy's
+	 * refusal in its error). */
+	c->easy_setopt(h, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
 	c->easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	c->easy_setopt(h, CURLOPT_BUFFERSIZE, PROV_RECV_BUFFER);
 	c->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -676,6 +683,9 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 	 * connection failed (curl says how), it was not a refusal. */
 	if (a->status < 200)
 		a->status = 0;
+	long pc = 0;
+	if (c->easy_getinfo(h, CURLINFO_HTTP_CONNECTCODE, &pc) == CURLE_OK && pc >= 300)
+		a->proxy_status = pc;
 	/* Forget the pointers to this stack frame (error buffer, callbacks'
 	 * data) before returning; live connections are kept. */
 	c->easy_reset(h);
@@ -897,6 +907,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			.content = m->content,
 			.done = m->done,
 			.status = a.status,
+			.proxy_status = a.proxy_status,
 			.transfer_ok = cc == CURLE_OK || (a.finished && cc == CURLE_ABORTED_BY_CALLBACK),
 			.transfer_retryable = curl_retryable(cc),
 			.should_retry = a.have_should_retry ? a.should_retry : NULL,
@@ -921,7 +932,10 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			rc = PROV_TIMEOUT;
 			break;
 		case PROV_V_RETRY:
-			if (o.stream_failed) {
+			if (o.proxy_status) {
+				what = "the proxy failed the tunnel";
+				detail = xstrdup(cerr);
+			} else if (o.stream_failed) {
 				what = strcmp(o.error_event, "overloaded_error") == 0 ? "overloaded" : "server error";
 				detail = xstrdup(m->error_message ? m->error_message : "");
 			} else if (o.status / 100 == 2) {
@@ -937,7 +951,11 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			break;
 		case PROV_V_FAIL:
 		default:
-			if (o.bad_type) {
+			if (o.proxy_status) {
+				*err = xasprintf("the proxy refused the tunnel to the model provider: HTTP %ld — the request "
+						 "never reached '%s'; check https_proxy, HTTPS_PROXY, ALL_PROXY and no_proxy",
+						 o.proxy_status, p->url);
+			} else if (o.bad_type) {
 				*err = xasprintf("the model provider answered with '%s', not an event stream — check --base-url",
 						 a.content_type[0] ? a.content_type : "no content type");
 			} else if (o.stream_failed) {
@@ -968,7 +986,8 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 		if (retries >= max) {
 			*err = xasprintf("the model provider failed the round: %s%s%s — gave up after %u %s; %s", what,
 					 *detail ? ": " : "", detail, retries, retries == 1 ? "retry" : "retries",
-					 status_advice(a.status ? a.status : 500));
+					 a.proxy_status ? "check https_proxy, HTTPS_PROXY, ALL_PROXY and no_proxy"
+							: status_advice(a.status ? a.status : 500));
 			free(detail);
 			attempt_release(&a);
 			break;

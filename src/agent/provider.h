@@ -46,7 +46,8 @@
  * Once content arrived any failure fails the round.  Redirects are never
  * followed (the key would go along).  Plain http (loopback only) never
  * goes through a proxy from http_proxy/ALL_PROXY; https may (a CONNECT
- * tunnel keeps TLS end to end).
+ * tunnel keeps TLS end to end).  A proxy's refusal of the tunnel fails the
+ * round as the proxy's, retried only for a transient status.
  *
  * Signals: libcurl runs with CURLOPT_NOSIGNAL (no SIGALRM, safe with
  * threads), so the program should ignore SIGPIPE, as libcurl asks of such
@@ -172,6 +173,8 @@ struct prov_outcome {
 	int content;		/* a content block had arrived */
 	int done;		/* message_stop was seen */
 	long status;		/* the final HTTP status; 0 when none came */
+	long proxy_status;	/* a proxy's refusal of the CONNECT tunnel
+				 * (>= 300), or 0 */
 	int transfer_ok;	/* libcurl ended without an error */
 	int transfer_retryable;	/* its error is a connection failure worth
 				 * another attempt (refused, reset, cut...) */

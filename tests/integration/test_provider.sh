@@ -319,6 +319,34 @@ mock_stop
 if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && err_has 'retry: connection' && ! err_has 'HTTP 100'; then t_pass
 else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
 
+t_start prov-proxy-connect "https through a proxy from the environment: its CONNECT carries no key, and its refusal is named as the proxy's, not the provider's"
+# A loopback stand-in for the proxy: records what it is sent, refuses the tunnel.
+python3 - "$TMP/proxy.port" "$TMP/proxy.got" <<'PY' &
+import os, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4); s.settimeout(15)
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+got = b""
+try:
+    c, _ = s.accept(); c.settimeout(5)
+    got = c.recv(65536)
+    c.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\ndenied")
+    c.close()
+except OSError:
+    pass
+open(sys.argv[2], "wb").write(got)
+PY
+PXPID=$!
+i=0; while [ ! -s "$TMP/proxy.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+mock_dir
+https_proxy=http://127.0.0.1:$(cat "$TMP/proxy.port") no_proxy= NO_PROXY= ANTHROPIC_API_KEY=sk-ant-secret-0123456789 \
+	"$PC" --base-url https://api.example.invalid --prompt hi --retries 0 >"$D/out" 2>"$D/err"
+echo $? > "$D/rc"
+wait "$PXPID"
+if [ "$(rc)" = 1 ] && grep -q '^CONNECT api.example.invalid:443 ' "$TMP/proxy.got" && ! grep -qi 'x-api-key\|secret' "$TMP/proxy.got" &&
+	err_has 'proxy' && err_has '403' && ! err_has 'refused the request' && ! err_has 'check the API key'; then t_pass
+else t_fail "rc=$(rc) proxy got: $(cat "$TMP/proxy.got") err=$(cat "$D/err")"; fi
+
 t_start prov-debug-redacts-key "SANDBX_LOG=debug logs the exchange but never the API key"
 mock_start <<EOF2
 status 429 $TMP/e429.json retry-after-ms=10

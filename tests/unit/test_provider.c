@@ -292,6 +292,11 @@ static void test_prov_judge_attempts(void **state)
 		{ { .status = 307 }, PROV_V_FAIL },	/* redirects are not followed */
 		{ { .status = 400, .should_retry = "true" }, PROV_V_RETRY },
 		{ { .status = 503, .should_retry = "false" }, PROV_V_FAIL },
+		/* a proxy that refused the tunnel (curl: a receive error):
+		 * retried only when its status is a transient one */
+		{ { .status = 0, .proxy_status = 403, .transfer_retryable = 1 }, PROV_V_FAIL },
+		{ { .status = 0, .proxy_status = 407, .transfer_retryable = 1 }, PROV_V_FAIL },
+		{ { .status = 0, .proxy_status = 503, .transfer_retryable = 1 }, PROV_V_RETRY },
 	};
 	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++)
 		if (prov_judge(&cases[i].o) != cases[i].want)
