@@ -476,8 +476,10 @@ struct attempt {
 	size_t body_len;
 	int type_checked, bad_type;
 	int in_body;		/* a body byte arrived: header lines now are trailers */
+	size_t trailer_bytes;
 	uint64_t done_at;	/* when message_stop arrived (0: not yet) */
-	int finished;		/* ended here PROV_AFTER_STOP_MS after message_stop */
+	int finished;		/* ended here after message_stop: PROV_AFTER_STOP_MS
+				 * later, or at the trailers' cap */
 	struct dbg_pending dbg;	/* body bytes not yet logged (SANDBX_LOG=debug) */
 	int stream_failed;	/* the SSE parser or the fold failed */
 	char *stream_err;
@@ -517,8 +519,21 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 	/* Chunked trailers come through here too: once the body began,
 	 * nothing the server sends changes the status or the retry headers
 	 * the verdict rests on. */
-	if (a->in_body)
-		return n;
+	if (a->in_body) {
+		a->trailer_bytes += n;
+		if (a->trailer_bytes <= PROV_MAX_TRAILERS)
+			return n;
+		/* Cut the transfer: an answer already whole stands, else the
+		 * round fails saying why. */
+		if (a->m->done) {
+			a->finished = 1;
+		} else if (!a->stream_failed) {
+			a->stream_failed = 1;
+			a->stream_err = xasprintf("the answer's chunked trailers went past the %u KiB cap — the "
+						  "server sent no end to them; the round failed", PROV_MAX_TRAILERS >> 10);
+		}
+		return 0;
+	}
 	if (l > 5 && strncmp(buf, "HTTP/", 5) == 0) {
 		/* A new response (after a 100 Continue, say): forget the last. */
 		const char *sp = memchr(buf, ' ', l);
@@ -908,7 +923,8 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			.done = m->done,
 			.status = a.status,
 			.proxy_status = a.proxy_status,
-			.transfer_ok = cc == CURLE_OK || (a.finished && cc == CURLE_ABORTED_BY_CALLBACK),
+			.transfer_ok = cc == CURLE_OK ||
+				       (a.finished && (cc == CURLE_ABORTED_BY_CALLBACK || cc == CURLE_WRITE_ERROR)),
 			.transfer_retryable = curl_retryable(cc),
 			.should_retry = a.have_should_retry ? a.should_retry : NULL,
 		};

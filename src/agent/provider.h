@@ -82,6 +82,10 @@
 #define PROV_DEFAULT_BACKOFF_MAX_MS 8000u
 #define PROV_MAX_RETRY_AFTER_MS 60000u	/* a longer retry-after is not honoured */
 #define PROV_MAX_ERROR_BODY (64u << 10)	/* bytes of an HTTP error body kept */
+/* Chunked trailers taken before the transfer is cut: libcurl keeps each
+ * one (curl_easy_header) for the whole transfer, and caps only the
+ * headers before the body. */
+#define PROV_MAX_TRAILERS (64u << 10)
 /* The largest request body sent: the Messages API takes no more than
  * 32 MB, and printing a longer history (a hostile endpoint's 64 MiB
  * answers, their control characters 6 bytes each once escaped) would cost
