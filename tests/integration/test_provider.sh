@@ -319,6 +319,47 @@ mock_stop
 if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && err_has 'retry: connection' && ! err_has 'HTTP 100'; then t_pass
 else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
 
+t_start prov-tls-verify "https checks the server's certificate: a self-signed one fails the round at the handshake, once, and the key is never sent"
+if ! command -v openssl >/dev/null || ! python3 -c 'import ssl' 2>/dev/null; then
+	t_skip "no openssl or no python3 ssl to make a TLS listener"
+elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/tls.key" -out "$TMP/tls.crt" -days 1 \
+	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1; then
+	t_fail "openssl could not make a test certificate"
+else
+	python3 - "$TMP/tls.crt" "$TMP/tls.key" "$TMP/tls.port" "$TMP/tls.log" <<'PY' &
+import os, socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); s.settimeout(4)
+open(sys.argv[3] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+log = open(sys.argv[4], "w")
+try:
+    while True:
+        c, _ = s.accept(); c.settimeout(3)
+        log.write("connection\n"); log.flush()
+        try:
+            t = ctx.wrap_socket(c, server_side=True)
+            log.write("request %r\n" % t.recv(65536)); log.flush()
+            t.close()
+        except (OSError, ssl.SSLError) as e:
+            log.write("handshake failed\n"); log.flush()
+            c.close()
+except OSError:
+    pass
+PY
+	tls=$!
+	i=0; while [ ! -s "$TMP/tls.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	mock_dir
+	ANTHROPIC_API_KEY=sk-ant-secret-0123456789 "$PC" --base-url "https://127.0.0.1:$(cat "$TMP/tls.port")" --prompt hi \
+		--backoff-ms 50 >"$D/out" 2>"$D/err"
+	echo $? > "$D/rc"
+	wait "$tls"
+	if [ "$(rc)" = 1 ] && err_has 'certificate' && [ "$(grep -c connection "$TMP/tls.log")" = 1 ] &&
+		grep -q 'handshake failed' "$TMP/tls.log" && ! grep -q request "$TMP/tls.log"; then t_pass
+	else t_fail "rc=$(rc) err=$(cat "$D/err") server: $(cat "$TMP/tls.log")"; fi
+fi
+
 t_start prov-proxy-connect "https through a proxy from the environment: its CONNECT carries no key, and its refusal is named as the proxy's, not the provider's"
 # A loopback stand-in for the proxy: records what it is sent, refuses the tunnel.
 python3 - "$TMP/proxy.port" "$TMP/proxy.got" <<'PY' &
