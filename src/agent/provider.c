@@ -213,7 +213,9 @@ enum prov_verdict prov_judge(const struct prov_outcome *o)
 		return PROV_V_FAIL;
 	}
 	if (o->status / 100 == 2) {
-		if (o->transfer_ok && o->done)
+		/* message_stop ends the message: a connection cut after it
+		 * (no last chunk, a reset) takes nothing from it. */
+		if (o->done)
 			return PROV_V_DONE;
 		return o->content ? PROV_V_FAIL : PROV_V_RETRY;	/* cut: replay only what nobody saw */
 	}
@@ -478,8 +480,7 @@ struct attempt {
 	int in_body;		/* a body byte arrived: header lines now are trailers */
 	size_t trailer_bytes;
 	uint64_t done_at;	/* when message_stop arrived (0: not yet) */
-	int finished;		/* ended here after message_stop: PROV_AFTER_STOP_MS
-				 * later, or at the trailers' cap */
+	int finished;		/* ended here PROV_AFTER_STOP_MS after message_stop */
 	struct dbg_pending dbg;	/* body bytes not yet logged (SANDBX_LOG=debug) */
 	int stream_failed;	/* the SSE parser or the fold failed */
 	char *stream_err;
@@ -523,11 +524,9 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 		a->trailer_bytes += n;
 		if (a->trailer_bytes <= PROV_MAX_TRAILERS)
 			return n;
-		/* Cut the transfer: an answer already whole stands, else the
-		 * round fails saying why. */
-		if (a->m->done) {
-			a->finished = 1;
-		} else if (!a->stream_failed) {
+		/* Cut the transfer: an answer already whole stands (prov_judge),
+		 * else the round fails saying why. */
+		if (!a->m->done && !a->stream_failed) {
 			a->stream_failed = 1;
 			a->stream_err = xasprintf("the answer's chunked trailers went past the %u KiB cap — the "
 						  "server sent no end to them; the round failed", PROV_MAX_TRAILERS >> 10);
@@ -923,8 +922,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			.done = m->done,
 			.status = a.status,
 			.proxy_status = a.proxy_status,
-			.transfer_ok = cc == CURLE_OK ||
-				       (a.finished && (cc == CURLE_ABORTED_BY_CALLBACK || cc == CURLE_WRITE_ERROR)),
+			.transfer_ok = cc == CURLE_OK || (a.finished && cc == CURLE_ABORTED_BY_CALLBACK),
 			.transfer_retryable = curl_retryable(cc),
 			.should_retry = a.have_should_retry ? a.should_retry : NULL,
 		};

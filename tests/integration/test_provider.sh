@@ -258,6 +258,16 @@ else
 	t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"
 fi
 
+t_start prov-cut-after-stop "a connection cut after message_stop keeps the whole answer: the round is answered, not failed as broken mid-answer"
+mock_start <<EOF2
+disconnect $FX/text.sse 100000
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 0 ] && [ "$(nreq)" = 1 ] && out_has '"stop_reason":"end_turn"' && ! err_has 'retry'; then t_pass
+else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
+
 t_start prov-disconnect-early "a connection cut before any content is retried"
 mock_start <<EOF2
 disconnect $FX/text.sse 0
