@@ -474,9 +474,12 @@ peak env ANTHROPIC_API_KEY=sk-test-key "$PC" --base-url "http://127.0.0.1:$PORT"
 mock_stop
 rm -f "$TMP/tflood.raw" "$TMP/tflood-done.raw"
 # Measured: 10 MB with the cap; before it, 50 MB for these 32 MB, and
-# 625 MB for 6 s of trailers from a loopback server.
-if [ "$r1" = 1 ] && grep -q 'trailer' "$D/err1" && [ "$rss1" -lt 30000 ] &&
-	[ "$(rc)" = 0 ] && out_has '"stop_reason":"end_turn"' && [ "$(cat "$D/rss")" -lt 30000 ]; then t_pass
+# 625 MB for 6 s of trailers from a loopback server.  Under ASan the
+# capped run peaks at 34 MB (its shadow memory and quarantine), and the
+# 32 MB of trailers kept would come on top.
+bound=30000; [ "${SANDBX_SANITIZED:-0}" = 1 ] && bound=48000
+if [ "$r1" = 1 ] && grep -q 'trailer' "$D/err1" && [ "$rss1" -lt $bound ] &&
+	[ "$(rc)" = 0 ] && out_has '"stop_reason":"end_turn"' && [ "$(cat "$D/rss")" -lt $bound ]; then t_pass
 else t_fail "rc=$r1 rss=${rss1}KB err=$(cat "$D/err1"); done: rc=$(rc) rss=$(cat "$D/rss")KB err=$(cat "$D/err")"; fi
 
 t_start prov-after-stop "after message_stop nothing is folded, and a connection held open ends the round at once, not at the idle limit"
