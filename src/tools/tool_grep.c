@@ -306,6 +306,32 @@ static uint64_t count_nl(const unsigned char *p, const unsigned char *e)
 	return n;
 }
 
+/* Count the match on the line b[lstart, lend) and show it while there is
+ * room; *line is the number of the line starting at *counted. */
+static void grep_report(struct grepst *g, const char *path, const unsigned char *b, size_t lstart, size_t lend,
+			uint64_t *line, size_t *counted)
+{
+	g->matches++;
+	if (g->shown >= g->max_shown || g->o.full)
+		return;
+	*line += count_nl(b + *counted, b + lstart);
+	*counted = lstart;
+	size_t len = lend - lstart;
+	if (len > 0 && b[lstart + len - 1] == '\r')
+		len--;
+	int cut = len > TOOLS_MAX_LINE;
+	if (cut)
+		len = TOOLS_MAX_LINE;
+	char *vis = tools_name_visible(path);
+	const char *text = (const char *)b + lstart;
+	char *nul = memchr(text, 0, len) ? tools_nul_visible(text, len) : NULL;
+	if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)*line,
+			nul ? (int)strlen(nul) : (int)len, nul ? nul : text, cut ? " [... line cut]" : "") == 0)
+		g->shown++;
+	free(nul);
+	free(vis);
+}
+
 static void search_buf(struct grepst *g, const char *path, const unsigned char *b, size_t n)
 {
 	/* binary as read calls it: a NUL in the probe; a NUL further on is
@@ -316,7 +342,23 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 	}
 	size_t pos = 0, counted = 0;
 	uint64_t line = 1;
+	/* Set once a match over the rest of the file crossed a line break and
+	 * its line alone held none: the pattern takes line breaks, and each
+	 * search from the next line could run to a far match again (a line
+	 * of 'a' each and one 'c' at the end made 'a[^b]*c' quadratic).  The
+	 * rest of the file is searched a line at a time. */
+	int per_line = 0;
 	while (pos <= n) {
+		if (per_line) {
+			const unsigned char *nl = memchr(b + pos, '\n', n - pos);
+			size_t lend = nl ? (size_t)(nl - b) : n;
+			if (line_matches(g, b, pos, lend) == 1)
+				grep_report(g, path, b, pos, lend, &line, &counted);
+			if (!nl || lend + 1 == n)
+				break;
+			pos = lend + 1;
+			continue;
+		}
 		size_t mend;
 		long m = next_match(g, b, n, pos, &mend);
 		if (m == -2) {
@@ -342,31 +384,13 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 		if (mend > lend && line_matches(g, b, lstart, lend) != 1) {
 			/* a match is within one line, as grep's are: this one
 			 * crossed a line break, and the line alone holds none */
-			if (!nl)
+			if (!nl || lend + 1 == n)
 				break;
 			pos = lend + 1;
+			per_line = 1;
 			continue;
 		}
-		g->matches++;
-		if (g->shown < g->max_shown && !g->o.full) {
-			line += count_nl(b + counted, b + lstart);
-			counted = lstart;
-			size_t len = lend - lstart;
-			if (len > 0 && b[lstart + len - 1] == '\r')
-				len--;
-			int cut = len > TOOLS_MAX_LINE;
-			if (cut)
-				len = TOOLS_MAX_LINE;
-			char *vis = tools_name_visible(path);
-			const char *text = (const char *)b + lstart;
-			char *nul = memchr(text, 0, len) ? tools_nul_visible(text, len) : NULL;
-			if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)line,
-					nul ? (int)strlen(nul) : (int)len, nul ? nul : text,
-					cut ? " [... line cut]" : "") == 0)
-				g->shown++;
-			free(nul);
-			free(vis);
-		}
+		grep_report(g, path, b, lstart, lend, &line, &counted);
 		if (!nl)
 			break;
 		pos = lend + 1;

@@ -1080,6 +1080,40 @@ static void tool_grep_match_within_line(void **state)
 	tfx_free(f);
 }
 
+/* After a match that crossed a line break and whose line alone held none,
+ * each search from the next line ran on to the same far match: 'a[^b]*c'
+ * over a line of 'a' each and one 'c' at the end was quadratic (80,000
+ * lines took 3.8 s).  The rest of the file is searched a line at a time,
+ * and the lines it finds keep their numbers. */
+static void tool_grep_spanning_linear(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	size_t lines = 400000, n = 2 * lines + 8;
+	char *big = xmalloc(n + 1), *p = big;
+	for (size_t i = 0; i < lines; i++) {
+		*p++ = 'a';
+		*p++ = '\n';
+	}
+	p += sprintf(p, "c\nac\n");	/* lines 400001 and 400002 */
+	tt_filen(f->dir, "w/aaa.txt", big, (size_t)(p - big));
+	free(big);
+	long t0 = test_ms();
+	assert_int_equal(run(f, "grep", "{\"path\":\"aaa.txt\",\"pattern\":\"a[^b]*c\"}", &r), 0);
+	long took = test_ms() - t0;
+	assert_string_equal(r.content, "aaa.txt:400002:ac\n");
+	tool_result_release(&r);
+	if (!RUNNING_ON_VALGRIND && took >= 2000)
+		fail_msg("a spanning pattern over %zu short lines took %ld ms", lines, took);
+	/* a later match in per-line search is shown beside an earlier one */
+	tt_file(f->dir, "w/two.txt", "a c x\na\nb\nc\nx c a\nzz\nac\n");
+	assert_int_equal(run(f, "grep", "{\"path\":\"two.txt\",\"pattern\":\"a[^b]*c\"}", &r), 0);
+	assert_string_equal(r.content, "two.txt:1:a c x\ntwo.txt:7:ac\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 /* grep and read agree on what is binary: a NUL in the first 8 KiB.  A
  * text file with a NUL further on is shown by read (as \x00) and was
  * skipped whole by grep as binary, so a search said what read showed was
@@ -1328,6 +1362,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_long_literal_linear),
 		cmocka_unit_test(tool_grep_no_line_past_end),
 		cmocka_unit_test(tool_grep_match_within_line),
+		cmocka_unit_test(tool_grep_spanning_linear),
 		cmocka_unit_test(tool_grep_binary_as_read),
 		cmocka_unit_test(tool_edit_growth_capped),
 		cmocka_unit_test(tool_edit_unique),
