@@ -314,6 +314,11 @@ int cred_load_api_key(char **key, char **source, char **err)
 	return r;
 }
 
+static int is_cred_file(const char *name, size_t len)
+{
+	return len == sizeof(CRED_FILE) - 1 && memcmp(name, CRED_FILE, len) == 0;
+}
+
 /*
  * Remove what a login cut short left of the key: fsu_write_atomic's
  * temporary files (".credentials.toml." and 8 random letters or digits)
@@ -323,26 +328,7 @@ int cred_load_api_key(char **key, char **source, char **err)
  */
 static int sweep_temps(int dir)
 {
-	static const char pre[] = "." CRED_FILE ".";
-	int n = 0, d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *ds = d >= 0 ? fdopendir(d) : NULL;
-	if (!ds) {
-		if (d >= 0)
-			close(d);
-		return 0;
-	}
-	for (struct dirent *e; (e = readdir(ds)) != NULL;) {
-		const char *r = e->d_name + sizeof(pre) - 1;
-		struct stat st;
-		if (strncmp(e->d_name, pre, sizeof(pre) - 1) != 0 || strlen(r) != FSU_TEMP_SUFFIX ||
-		    strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX)
-			continue;
-		if (fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-		    unlinkat(dir, e->d_name, 0) == 0)
-			n++;
-	}
-	closedir(ds);
-	return n;
+	return fsu_sweep_temps(dir, is_cred_file, 0);
 }
 
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -5,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -217,6 +219,33 @@ static int temp_with(int dirfd, const char *name, const char *display, const voi
 	*tmp = NULL;
 	errno = e;
 	return -1;
+}
+
+int fsu_sweep_temps(int dirfd, int (*keep)(const char *name, size_t len), time_t min_age)
+{
+	int n = 0, d = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *ds = d >= 0 ? fdopendir(d) : NULL;
+	if (!ds) {
+		if (d >= 0)
+			close(d);
+		return 0;
+	}
+	time_t now = time(NULL);
+	for (struct dirent *e; (e = readdir(ds)) != NULL;) {
+		size_t len = strlen(e->d_name);
+		const char *r = e->d_name + len - FSU_TEMP_SUFFIX;
+		struct stat st;
+		/* "." NAME "." and the suffix, NAME not empty */
+		if (e->d_name[0] != '.' || len < FSU_TEMP_SUFFIX + 3 || r[-1] != '.' ||
+		    strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX ||
+		    !keep(e->d_name + 1, len - FSU_TEMP_SUFFIX - 2))
+			continue;
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    (min_age <= 0 || st.st_mtime <= now - min_age) && unlinkat(dirfd, e->d_name, 0) == 0)
+			n++;
+	}
+	closedir(ds);
+	return n;
 }
 
 /* The rename or link is durable only once the directory is synced. */

@@ -66,6 +66,15 @@ int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned f
 int fsu_check_owner(const struct stat *st, const char *display, char **err);
 
 /*
+ * Remove what a kill left of fsu_write_atomic's and fsu_create_with's
+ * temporary files in dirfd: regular files named ".NAME." and
+ * FSU_TEMP_SUFFIX letters or digits, where keep(NAME) is 1, last modified
+ * at least min_age seconds ago (a younger one may be another process's,
+ * still being written).  Returns how many went.
+ */
+int fsu_sweep_temps(int dirfd, int (*keep)(const char *name, size_t len), time_t min_age);
+
+/*
  * Replace dirfd/name with the n bytes of buf atomically: a temporary file
  * ".name.XXXXXXXX" created 0600 with O_EXCL, written, fsync'ed, renamed over
  * name, then dirfd fsync'ed.  On failure the temporary file is removed and

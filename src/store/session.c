@@ -731,6 +731,17 @@ static struct session *session_alloc(int dirfd, int fd, const struct xdg_paths *
 	return s;
 }
 
+/* NAME of a session file: a valid id and ".jsonl". */
+static int is_session_file(const char *name, size_t len)
+{
+	char id[SESSION_ID_MAX + 1];
+	if (len <= 6 || len - 6 > SESSION_ID_MAX || memcmp(name + len - 6, ".jsonl", 6) != 0)
+		return 0;
+	memcpy(id, name, len - 6);
+	id[len - 6] = '\0';
+	return session_id_valid(id);
+}
+
 int session_create(const struct xdg_paths *x, struct session **out, struct strv *notes, char **err)
 {
 	*out = NULL;
@@ -774,6 +785,10 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 		close(dir);
 		return -1;
 	}
+	/* A kill between a create's temporary file and its rename left that
+	 * file (its header only), hidden; one ten minutes old is no other
+	 * sandbx's create in progress. */
+	fsu_sweep_temps(dir, is_session_file, SESSION_TEMP_AGE);
 	struct session *s = session_alloc(dir, fd, x, id);
 	s->history = cJSON_CreateArray();
 	*out = s;

@@ -1222,6 +1222,22 @@ static int create_in_child(int (*load)(int), int arg)
 	return status;
 }
 
+/* The path of the only hidden file in the session directory, or NULL. */
+static char *only_hidden_temp(void)
+{
+	DIR *d = opendir(T.x.sessions_dir);
+	assert_non_null(d);
+	char *found = NULL;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		assert_null(found);
+		found = xasprintf("%s/%s", T.x.sessions_dir, e->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
 /* In a child: kill the process at its first write(2) to a descriptor
  * above stderr (SIGSYS), as a kill between a file's create and its first
  * write would.  0, or -1 when seccomp cannot be loaded. */
@@ -1268,6 +1284,41 @@ static void test_session_create_killed_leaves_no_headerless_file(void **state)
 	session_close(s);
 	assert_int_equal(notes.n, 0);
 	free(older);
+
+	/* The kill left the create's temporary file, hidden: the next create
+	 * removes it once it is ten minutes old, and nothing else. */
+	char *left = only_hidden_temp();
+	assert_non_null(left);
+	char *fresh = xasprintf("%s/.abcd1234.jsonl.abcd1234", T.x.sessions_dir);
+	const char *others[] = { ".ABC.jsonl.abcd1234", ".abc.jsonl.abcd123", ".abc.json.abcd1234", ".jsonl.abcd1234" };
+	write_file(fresh, "{}\n", 0600);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(others); i++) {
+		char *o = xasprintf("%s/%s", T.x.sessions_dir, others[i]);
+		write_file(o, "{}\n", 0600);
+		struct timeval tv[2] = { { 1000, 0 }, { 1000, 0 } };
+		assert_int_equal(utimes(o, tv), 0);
+		free(o);
+	}
+	struct session *again = NULL;
+	assert_int_equal(session_create(&T.x, &again, &notes, &err), 0);
+	session_close(again);
+	assert_int_equal(access(left, F_OK), 0);	/* not yet ten minutes old */
+	struct timeval tv[2] = { { time(NULL) - SESSION_TEMP_AGE - 5, 0 }, { time(NULL) - SESSION_TEMP_AGE - 5, 0 } };
+	assert_int_equal(utimes(left, tv), 0);
+	assert_int_equal(session_create(&T.x, &again, &notes, &err), 0);
+	session_close(again);
+	if (access(left, F_OK) == 0)
+		fail_msg("'%s' was left", left);
+	assert_int_equal(access(fresh, F_OK), 0);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(others); i++) {
+		char *o = xasprintf("%s/%s", T.x.sessions_dir, others[i]);
+		if (access(o, F_OK) != 0)
+			fail_msg("'%s' was removed", others[i]);
+		free(o);
+	}
+	assert_int_equal(notes.n, 0);
+	free(left);
+	free(fresh);
 }
 
 /* In a child: renameat2 answers EINVAL (a filesystem without
