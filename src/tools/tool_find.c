@@ -34,7 +34,7 @@ static int find_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		return 0;
 	f->matched++;
 	if (f->shown.n < f->max_shown && !f->out_full) {
-		/* counted as shown: a control byte takes four (\xNN) */
+		/* counted as shown: a control byte or one not UTF-8 takes four (\xNN) */
 		char *vis = tools_name_visible(w->path);
 		size_t add = strlen(vis) + 2;
 		if (f->out_len + add > TOOLS_MAX_OUTPUT) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tools/tools_int.h"
+#include "util/utf8.h"
 
 /* TOOLS_MAX_GLOB as the schemas spell it (checked in tools_validate). */
 #define GLOB_MAX_TEXT "4096"
@@ -559,5 +560,21 @@ char *tools_nul_visible(const char *s, size_t n)
 
 char *tools_name_visible(const char *s)
 {
-	return str_hex_escape(s, "", 1);
+	size_t n = strlen(s);
+	char *out = xmalloc(n * 4 + 1), *o = out;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		unsigned char c = (unsigned char)s[i];
+		int k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (k <= 0 || c < 0x20 || c == 0x7f) {
+			o += sprintf(o, "\\x%02x", c);
+			i++;
+			continue;
+		}
+		memcpy(o, s + i, (size_t)k);
+		o += k;
+		i += (size_t)k;
+	}
+	*o = '\0';
+	return out;
 }

@@ -782,6 +782,15 @@ static void tool_names_visible(void **state)
 	char *v = tools_name_visible("a\tb\x7f\x1b[31m");
 	assert_string_equal(v, "a\\x09b\\x7f\\x1b[31m");
 	free(v);
+	/* a byte that is not UTF-8 is shown as itself, not as the U+FFFD
+	 * every other such byte also becomes in the JSON the model reads */
+	v = tools_name_visible("\xff\xfe-\xc3\xa9-\xc3-\xe2\x80");
+	assert_string_equal(v, "\\xff\\xfe-\xc3\xa9-\\xc3-\\xe2\\x80");
+	free(v);
+	tt_file(f->dir, "w/nm/bad\xff.txt", "MARK\n");
+	assert_int_equal(run(f, "ls", "{\"path\":\"nm\"}", &r), 0);
+	EXPECT_HAS(r, "bad\\xff.txt");
+	tool_result_release(&r);
 	tfx_free(f);
 }
 
