@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
 #include "util/log.h"
+#include "util/utf8.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -79,7 +81,13 @@ int cli_tool(struct cli_opts *o)
 	cJSON_AddBoolToObject(j, "is_error", res.is_error);
 	cJSON_AddStringToObject(j, "content", res.content);
 	char *s = cJSON_PrintUnformatted(j);
-	fputs(s, stdout);
+	/* cJSON escapes the C0 controls only: on a terminal the C1 and bidi
+	 * controls and DEL of a file's or a command's bytes are escaped too
+	 * (utf8.h), as agent-run's jsonl is; into a pipe it leaves as is. */
+	if (isatty(STDOUT_FILENO))
+		utf8_term_write_json(stdout, s);
+	else
+		fputs(s, stdout);
 	fputc('\n', stdout);
 	fflush(stdout);
 	free(s);

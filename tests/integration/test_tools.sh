@@ -344,4 +344,30 @@ else
 		&& ! has opened-it; then t_pass; else t_fail "read: $o1 bash: $out"; fi
 fi
 
+t_start tl-term-json "on a terminal the result's JSON carries no C1 or bidi control or DEL (a file's or a command's bytes), and parses to the same content"
+printf 'x\302\233[2Jy\302\235''52;c;cHduZWQ=\302\234\342\200\256z\177w\n' > "$W/c1.txt"
+if ( cd "$W" && python3 - "$SANDBX" "$TMP/pty" <<'PY'
+import os, pty, sys, json
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "tool", "read", '{"path":"c1.txt"}'])
+buf = b""
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    buf += d
+os.waitpid(pid, 0)
+open(sys.argv[2], "wb").write(buf)
+for bad in (b"\xc2\x9b", b"\xc2\x9d", b"\xc2\x9c", b"\xe2\x80\xae", b"\x7f", b"\x1b"):
+    assert bad not in buf, ("the terminal got", bad, buf)
+r = json.loads(buf.decode("utf-8").split("\r\n")[0])
+assert r["content"] == "     1\tx\x9b[2Jy\x9d52;c;cHduZWQ=\x9c\u202ez\x7fw\n", r
+PY
+) 2>"$TMP/why"; then t_pass; else t_fail "$(tail -1 "$TMP/why") $(cat -A "$TMP/pty" 2>/dev/null | head -3)"; fi
+rm -f "$W/c1.txt"
+
 t_done
