@@ -3,6 +3,7 @@
  * coordinate model).  Pure: strings in, rows out.  Widths come from
  * wcwidth(), so the caller sets a UTF-8 LC_CTYPE first.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1356,6 +1357,47 @@ void tui_model_question_end(struct tui_model *m)
 
 /* ------------------------------------------------------------ transcript */
 
+/*
+ * The transcript for a terminal that is not UTF-8 (ascii mode): each
+ * character in the locale's charset, '?' where it has none.  Printed as
+ * UTF-8 there, every byte is a character of its own, and the second byte
+ * of U+00C0..U+00DF (or of U+0100..) is 0x80..0x9F: a C1 control in an
+ * 8-bit terminal (Û is C3 9B, CSI; Ý and Ü are OSC and ST, an OSC 52
+ * clipboard write).  A character the charset spells as one byte in that
+ * range is a '?' too.  The screen itself is drawn by ncurses, which does
+ * this conversion by itself.
+ */
+static char *to_locale(char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, len = 0, cap = 0;
+	char *o = NULL, mb[MB_LEN_MAX];
+	sb_add(&o, &len, &cap, "", 0);
+	while (i < n) {
+		uint32_t cp;
+		int r = utf8_decode(p + i, n - i, &cp);
+		if (r <= 0) {
+			r = 1;
+			cp = 0xfffd;
+		}
+		if (cp < 0x80) {
+			sb_add(&o, &len, &cap, s + i, 1);
+		} else {
+			mbstate_t st;
+			memset(&st, 0, sizeof(st));
+			size_t k = wcrtomb(mb, (wchar_t)cp, &st);
+			if (k == (size_t)-1 || k == 0 || (k == 1 && (unsigned char)mb[0] >= 0x80 &&
+							   (unsigned char)mb[0] < 0xa0))
+				sb_add(&o, &len, &cap, "?", 1);
+			else
+				sb_add(&o, &len, &cap, mb, k);
+		}
+		i += (size_t)r;
+	}
+	free(s);
+	return o;
+}
+
 char *tui_model_transcript(const struct tui_model *m)
 {
 	char *o = NULL;
@@ -1377,7 +1419,7 @@ char *tui_model_transcript(const struct tui_model *m)
 		sb_add(&o, &len, &cap, y.s, y.n);
 		sb_add(&o, &len, &cap, "\n", 1);
 	}
-	return o;
+	return m->ascii ? to_locale(o) : o;
 }
 
 /* ------------------------------------------------------------ history */

@@ -782,6 +782,36 @@ static void test_tui_status_and_transcript(void **state)
 	tui_model_release(&m);
 }
 
+/* A terminal that is not UTF-8 (the model's ascii mode: the locale chose
+ * another charset) reads each byte of the UTF-8 text as a character:
+ * U+00DB is C3 9B, and 9B is CSI there (9D OSC, 9C ST), so "Û31m" or an
+ * OSC 52 spelled with Ý and Ü would drive it.  The transcript printed when
+ * the screen ends is in the locale's charset, what it cannot hold a '?'. */
+static void test_tui_transcript_locale_charset(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 80, 10, 1);
+	/* kept as they came (a Latin-1 locale's wcwidth takes U+00DB) */
+	tui_model_user(&m, "go \xc3\xa9", 0);
+	text(&m, "A\xc3\x9b" "31mRED \xc3\x9d" "52;c;cHduZWQ=\xc3\x9c B \xe2\x94\x80\n");
+	tui_model_turn_done(&m);
+	assert_non_null(setlocale(LC_ALL, "C"));	/* ASCII: not UTF-8 */
+	char *t = tui_model_transcript(&m);
+	for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+		assert_false(*p >= 0x80 && *p < 0xa0);
+	assert_string_equal(t, "> go ?\n\nA?31mRED ?52;c;cHduZWQ=? B ?\n");
+	free(t);
+	tui_model_release(&m);
+	assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+	/* on a UTF-8 terminal the text stays as it is */
+	tui_model_init(&m, 80, 10, 1);
+	text(&m, "\xc3\x9b \xe2\x94\x80\n");
+	t = tui_model_transcript(&m);
+	assert_string_equal(t, "\xc3\x9b \xe2\x94\x80\n");
+	free(t);
+	tui_model_release(&m);
+}
+
 static void test_tui_replay_history(void **state)
 {
 	struct tui_model m;
@@ -830,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_replay_history),
+		cmocka_unit_test(test_tui_transcript_locale_charset),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
