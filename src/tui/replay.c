@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/gate.h"
 #include "tui/replay.h"
 
 static const char *str(const cJSON *o, const char *name)
@@ -107,8 +108,14 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 					ev.kind = TEV_TOOL_CALL;
 					ev.id = str(b, "id");
 					ev.tool = str(b, "name");
-					ev.subject = str(in, "command") ? str(in, "command") : str(in, "path");
+					/* made visible as agent.c's call_subject makes the
+					 * live one: what draws nothing is shown too */
+					const char *cmd = str(in, "command"), *path = str(in, "path");
+					char *subj = cmd ? gate_visible(cmd, GATE_MAX_SHOWN)
+						   : path ? gate_visible_line(path, GATE_MAX_SHOWN) : NULL;
+					ev.subject = subj;
 					tui_model_event(m, &ev, m->now_ms);
+					free(subj);
 				}
 			}
 		}

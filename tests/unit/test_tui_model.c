@@ -834,6 +834,28 @@ static void test_tui_replay_history(void **state)
 	tui_model_release(&m);
 }
 
+/* A resumed session's tool rows show what the live ones showed: the
+ * characters that draw nothing in a command or path (a zero-width space,
+ * tag characters spelling text the eye does not see) as <U+XXXX>. */
+static void test_tui_replay_subject_visible(void **state)
+{
+	struct tui_model m;
+	cJSON *msgs = cJSON_Parse(
+		"[{\"role\":\"user\",\"content\":\"go\"},"
+		"{\"role\":\"assistant\",\"content\":["
+		"{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"bash\",\"input\":{\"command\":\"ls\\u200b \\udb40\\udc41x\"}},"
+		"{\"type\":\"tool_use\",\"id\":\"tu2\",\"name\":\"read\",\"input\":{\"path\":\"a\\u2060b\"}}]}]");
+	assert_non_null(msgs);
+	tui_model_init(&m, 100, 20, 1);
+	tui_replay(&m, msgs);
+	char *t = tui_model_transcript(&m);
+	assert_non_null(strstr(t, "* bash ls<U+200B> <U+E0041>x |"));
+	assert_non_null(strstr(t, "* read a<U+2060>b |"));
+	free(t);
+	cJSON_Delete(msgs);
+	tui_model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -861,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_replay_history),
 		cmocka_unit_test(test_tui_transcript_locale_charset),
+		cmocka_unit_test(test_tui_replay_subject_visible),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
