@@ -342,11 +342,12 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 	}
 	size_t pos = 0, counted = 0;
 	uint64_t line = 1;
-	/* Set once a match over the rest of the file crossed a line break and
-	 * its line alone held none: the pattern takes line breaks, and each
-	 * search from the next line could run to a far match again (a line
-	 * of 'a' each and one 'c' at the end made 'a[^b]*c' quadratic).  The
-	 * rest of the file is searched a line at a time. */
+	/* Set once a match over the rest of the file crossed a line break:
+	 * the pattern takes line breaks, and each search from the next line
+	 * could run on to a far end again ('a[^b]*c' was quadratic over a
+	 * line of 'a' each and one 'c' at the end, and over lines of "ac"
+	 * alike, each of whose matches ran to the last 'c').  The rest of the
+	 * file is searched a line at a time. */
 	int per_line = 0;
 	while (pos <= n) {
 		if (per_line) {
@@ -381,14 +382,17 @@ static void search_buf(struct grepst *g, const char *path, const unsigned char *
 		 * last newline before it */
 		const unsigned char *ls = (size_t)m > pos ? memrchr(b + pos, '\n', (size_t)m - pos) : NULL;
 		size_t lstart = ls ? (size_t)(ls - b) + 1 : pos;
-		if (mend > lend && line_matches(g, b, lstart, lend) != 1) {
-			/* a match is within one line, as grep's are: this one
-			 * crossed a line break, and the line alone holds none */
-			if (!nl || lend + 1 == n)
-				break;
-			pos = lend + 1;
+		if (mend > lend) {
 			per_line = 1;
-			continue;
+			/* a match is within one line, as grep's are: this one
+			 * crossed a line break, and counts if the line alone
+			 * holds one */
+			if (line_matches(g, b, lstart, lend) != 1) {
+				if (!nl || lend + 1 == n)
+					break;
+				pos = lend + 1;
+				continue;
+			}
 		}
 		grep_report(g, path, b, lstart, lend, &line, &counted);
 		if (!nl)

@@ -1092,7 +1092,7 @@ static void tool_grep_match_within_line(void **state)
 /* After a match that crossed a line break and whose line alone held none,
  * each search from the next line ran on to the same far match: 'a[^b]*c'
  * over a line of 'a' each and one 'c' at the end was quadratic (80,000
- * lines took 3.8 s).  The rest of the file is searched a line at a time,
+ * lines took 3.8 s), and over lines of "ac" each too (5.7 s).  The rest of the file is searched a line at a time,
  * and the lines it finds keep their numbers. */
 static void tool_grep_spanning_linear(void **state)
 {
@@ -1115,6 +1115,21 @@ static void tool_grep_spanning_linear(void **state)
 	tool_result_release(&r);
 	if (!RUNNING_ON_VALGRIND && took >= 2000)
 		fail_msg("a spanning pattern over %zu short lines took %ld ms", lines, took);
+	/* lines that each match, where the first match over the file ran on
+	 * to the last line's 'c', and so did the one from each next line */
+	big = xmalloc(3 * lines + 1);
+	for (size_t i = 0; i < lines; i++)
+		memcpy(big + 3 * i, "ac\n", 3);
+	tt_filen(f->dir, "w/acs.txt", big, 3 * lines);
+	free(big);
+	t0 = test_ms();
+	assert_int_equal(run(f, "grep", "{\"path\":\"acs.txt\",\"pattern\":\"a[^b]*c\"}", &r), 0);
+	took = test_ms() - t0;
+	EXPECT_HAS(r, "acs.txt:1:ac\nacs.txt:2:ac\n");
+	EXPECT_HAS(r, "(showing 200 of 400000 matching lines;");
+	tool_result_release(&r);
+	if (!RUNNING_ON_VALGRIND && took >= 2000)
+		fail_msg("a spanning pattern over %zu matching lines took %ld ms", lines, took);
 	/* a later match in per-line search is shown beside an earlier one */
 	tt_file(f->dir, "w/two.txt", "a c x\na\nb\nc\nx c a\nzz\nac\n");
 	assert_int_equal(run(f, "grep", "{\"path\":\"two.txt\",\"pattern\":\"a[^b]*c\"}", &r), 0);
