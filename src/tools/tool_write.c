@@ -10,11 +10,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "tools/tools_int.h"
@@ -23,20 +25,130 @@
 /* Temp names tried before giving up (each is random). */
 #define WRITE_TMP_TRIES 8
 
+/* SIGXFSZ, which a write past RLIMIT_FSIZE raises and whose default
+ * action kills the process (the whole agent, its session with it), held
+ * while a tool writes: the write fails with EFBIG instead.  A signal the
+ * write raised is taken off the pending set before the mask comes back. */
+static void xfsz_hold(sigset_t *old)
+{
+	sigset_t x;
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &x, old);
+}
+
+static void xfsz_release(const sigset_t *old)
+{
+	sigset_t x;
+	struct timespec zero = { 0, 0 };
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	if (!sigismember(old, SIGXFSZ))
+		while (sigtimedwait(&x, NULL, &zero) == SIGXFSZ)
+			;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* n bytes over the file size limit: EFBIG before anything is written. */
+static int over_fsize(size_t n)
+{
+	struct rlimit rl;
+	return getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)n > rl.rlim_cur;
+}
+
+/* "cannot write 'path': why", with what to do about a full disk or a
+ * size limit, and that the file is as it was. */
+static char *write_error(const char *path, int e)
+{
+	return xasprintf("cannot write '%s': %s%s — the file is unchanged", path, strerror(e),
+			 e == EFBIG ? " (a file size limit, ulimit -f, was hit: raise it)"
+			 : (e == ENOSPC || e == EDQUOT) ? " (free some disk space and try again)" : "");
+}
+
+/*
+ * A file granted by name has no directory of ours for a temp file: it is
+ * rewritten in place, which must not lose the old text when the new does
+ * not fit.  So nothing is cut first: the room is reserved (fallocate) and
+ * the size limit checked before a byte changes, and what the new text
+ * overwrites is kept to be put back should the write fail all the same
+ * (a filesystem without fallocate); the file is cut to its new size last.
+ */
 static int write_in_place(const struct tool_ctx *c, const char *path, const char *data, size_t n, char **err)
 {
-	int fd = fsguard_open(c->guard, path, O_WRONLY | O_TRUNC | O_NOCTTY, POL_WRITE, NULL, err);
+	int fd = fsguard_open(c->guard, path, O_RDWR | O_NOCTTY, POL_WRITE, NULL, err);
+	if (fd == -EACCES) {	/* a file its owner may write, not read */
+		free(*err);
+		*err = NULL;
+		fd = fsguard_open(c->guard, path, O_WRONLY | O_NOCTTY, POL_WRITE, NULL, err);
+	}
 	if (fd < 0)
 		return -1;
-	int r = write_all(fd, data, n);
-	int e = errno;
-	if (close(fd) < 0 && r == 0)
-		r = -1, e = errno;
-	if (r < 0) {
-		*err = xasprintf("cannot write '%s': %s", path, strerror(e));
+	struct stat st;
+	char *keep = NULL;
+	size_t kn = 0;
+	int e = 0;
+	sigset_t mask;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (over_fsize(n)) {
+		e = EFBIG;
+		goto fail;
+	}
+	if ((uint64_t)n > (uint64_t)st.st_size && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)n) < 0 &&
+	    errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) {
+		e = errno;
+		goto fail;
+	}
+	kn = (uint64_t)st.st_size < n ? (size_t)st.st_size : n;
+	keep = xmalloc(kn + 1);
+	ssize_t got = kn ? pread(fd, keep, kn, 0) : 0;
+	if (got != (ssize_t)kn) {
+		free(keep);
+		keep = NULL;	/* write-only: nothing to put back */
+	}
+	xfsz_hold(&mask);
+	size_t done = 0;
+	while (done < n && !e) {
+		ssize_t w = pwrite(fd, data + done, n - done, (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			e = w < 0 ? errno : EIO;
+		else
+			done += (size_t)w;
+	}
+	if (!e && ftruncate(fd, (off_t)n) < 0)
+		e = errno;
+	if (!e && fsync(fd) < 0)
+		e = errno;
+	if (e && done) {
+		/* over the old text's own blocks: this fits where that did */
+		int back = keep && pwrite(fd, keep, kn, 0) == (ssize_t)kn && ftruncate(fd, st.st_size) == 0;
+		if (!back) {
+			xfsz_release(&mask);
+			*err = xasprintf("cannot write '%s': %s — and its old content could not be put back: the file "
+					 "is damaged, restore it from a copy", path, strerror(e));
+			free(keep);
+			close(fd);
+			return -1;
+		}
+	}
+	xfsz_release(&mask);
+	free(keep);
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (e) {
+		*err = write_error(path, e);
 		return -1;
 	}
 	return 0;
+fail:
+	free(keep);
+	close(fd);
+	*err = write_error(path, e);
+	return -1;
 }
 
 /* The replaced file's owner and group, where the caller may give them:
@@ -87,6 +199,10 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		*err = xasprintf("'%s' is not a regular file — write replaces regular files only", path);
 		goto out;
 	}
+	if (over_fsize(n)) {
+		*err = write_error(path, EFBIG);
+		goto out;
+	}
 	for (int i = 0; i < WRITE_TMP_TRIES && fd < 0; i++) {
 		uint32_t rnd = 0;
 		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
@@ -110,14 +226,19 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	 * belongs to whoever runs sandbx (root, maybe) and holds what the
 	 * model wrote, as the syscall filter keeps the bash tool from making
 	 * one (a write by someone else clears them in the kernel too). */
+	sigset_t mask;
+	xfsz_hold(&mask);
 	int wr = write_all(fd, data, n);
+	int we = errno;
+	xfsz_release(&mask);
+	errno = we;
 	if (wr == 0)
 		tool_hook(c, "temp", tmp);
 	if (wr == 0 && exists)
 		keep_owner(fd, &st);
 	if (wr < 0 || (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) ||
 	    fsync(fd) < 0) {
-		*err = xasprintf("cannot write '%s': %s", path, strerror(errno));
+		*err = write_error(path, errno);
 		close(fd);
 		unlinkat(dfd, tmp, 0);
 		goto out;

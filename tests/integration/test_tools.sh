@@ -370,4 +370,32 @@ PY
 ) 2>"$TMP/why"; then t_pass; else t_fail "$(tail -1 "$TMP/why") $(cat -A "$TMP/pty" 2>/dev/null | head -3)"; fi
 rm -f "$W/c1.txt"
 
+t_start tl-write-full-disk-keeps-old "a write that does not fit on the disk (a 64 KiB tmpfs) fails saying so and leaves the old content whole, also for a file granted by name, which is written in place (before, it was cut first and left half-written)"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	FD="$TMP/fulldisk"; mkdir -p "$FD"; chmod 755 "$FD"
+	big=$(head -c 100000 /dev/zero | tr '\0' x)
+	out=$(cd "$FD" && unshare -Urm sh -c '
+		mount -t tmpfs -o size=64k tmpfs "$1" || exit 9
+		cd "$1"; printf "precious\n" > g; printf "precious\n" > h
+		"$2" tool write "{\"path\":\"g\",\"content\":\"$3\"}" --allow-write "$1/g" 2>/dev/null; echo " rc=$?"
+		"$2" tool write "{\"path\":\"h\",\"content\":\"$3\"}" --allow-write "$1" 2>/dev/null; echo " rc=$?"
+		echo "g=$(cat g) h=$(cat h) files=$(ls -A | tr "\n" " ")"' sh "$FD" "$SANDBX" "$big" 2>&1)
+	case "$out" in
+	*"cannot write 'g'"*"free some disk space"*" rc=1"*"cannot write 'h'"*" rc=1"*"g=precious h=precious files=g h "*) t_pass ;;
+	*) t_fail "$(printf '%s' "$out" | cut -c1-600)" ;;
+	esac
+fi
+
+t_start tl-write-fsize-limit "under a file size limit (ulimit -f) a write too large for it fails naming the limit: sandbx is not killed by SIGXFSZ, the old content stays and no temp file is left (dir and file grant)"
+FL="$TMP/fsize"; mkdir -p "$FL"; chmod 755 "$FL"
+printf 'precious\n' > "$FL/g"; printf 'precious\n' > "$FL/h"
+big=$(head -c 30000 /dev/zero | tr '\0' x)
+out=$(cd "$FL" && ulimit -f 8 && { "$SANDBX" tool write "{\"path\":\"g\",\"content\":\"$big\"}" --allow-write "$FL/g" 2>/dev/null; echo " rc=$?"
+	"$SANDBX" tool write "{\"path\":\"h\",\"content\":\"$big\"}" --allow-write "$FL" 2>/dev/null; echo " rc=$?"; })
+case "$out|$(cat "$FL/g") $(cat "$FL/h") $(ls -A "$FL" | tr '\n' ' ')" in
+*"cannot write 'g'"*"ulimit -f"*" rc=1"*"cannot write 'h'"*"ulimit -f"*" rc=1|precious precious g h ") t_pass ;;
+*) t_fail "$out|$(head -c 40 "$FL/g") $(head -c 40 "$FL/h") $(ls -A "$FL" | tr '\n' ' ')" ;;
+esac
+
 t_done
