@@ -340,11 +340,13 @@ static size_t count_lines(const char *s)
 /* The diff as the question shows it (GATE_MAX_DIFF_LINES) and whole
  * (GATE_MAX_WHOLE_LINES), from one read of the file; both NULL when the
  * call changes no file. */
-static void call_diff(struct agent *a, const char *tool, const cJSON *input, char **shown, char **whole)
+static void call_diff(struct agent *a, const char *tool, const cJSON *input, char **shown, char **whole,
+		      struct tool_expect **expect)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(input, "path");
 	int is_edit = !strcmp(tool, "edit");
 	*shown = *whole = NULL;
+	*expect = NULL;
 	if (!cJSON_IsString(path) || (strcmp(tool, "write") && !is_edit))
 		return;
 	char *old = NULL, *why = NULL, *err = NULL;
@@ -357,9 +359,22 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		why = xstrdup("it is not a regular file");
 	else if (fd < 0 && fd != -ENOENT)
 		why = xasprintf("it could not be read (%s)", strerror(-fd));
+	/* What the call may then find there: nothing, or this file.  A file
+	 * that could not be opened (unreadable to the user) is not held. */
+	struct tool_expect *ex = NULL;
+	if (fd == -ENOENT)
+		ex = xcalloc(1, sizeof(*ex));
 	if (fd >= 0) {
 		struct stat st;
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fstat(fd, &st) == 0) {
+			ex = xcalloc(1, sizeof(*ex));
+			ex->present = 1;
+			ex->dev = st.st_dev;
+			ex->ino = st.st_ino;
+			ex->size = st.st_size;
+			ex->mtime = st.st_mtim;
+		}
+		if (!ex || !S_ISREG(st.st_mode)) {
 			why = xstrdup("it is not a regular file");
 		} else if ((uint64_t)st.st_size > TOOLS_MAX_EDIT_BYTES) {
 			why = xasprintf("it is %llu bytes, over the %u MiB compared", (unsigned long long)st.st_size,
@@ -382,23 +397,30 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		}
 		close(fd);
 	}
+	if (ex && old && !why) {	/* the text the diff compares */
+		ex->content = old;
+		ex->len = len;
+		old = NULL;
+	}
+	*expect = ex;
+	const char *cur = ex && ex->content ? ex->content : old;
 	char *new_text = NULL;
 	if (!is_edit) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(input, "content");
 		new_text = xstrdup(cJSON_IsString(c) ? c->valuestring : "");
-	} else if (old && !why) {
+	} else if (cur && !why) {
 		const cJSON *o = cJSON_GetObjectItemCaseSensitive(input, "old");
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(input, "new");
 		const cJSON *all = cJSON_GetObjectItemCaseSensitive(input, "replace_all");
 		size_t k;
 		uint64_t grown;
 		if (cJSON_IsString(o) && cJSON_IsString(n))
-			new_text = tools_edit_text(old, len, o->valuestring, n->valuestring, cJSON_IsTrue(all), &k,
+			new_text = tools_edit_text(cur, len, o->valuestring, n->valuestring, cJSON_IsTrue(all), &k,
 						   &grown);
 	}
 	if (new_text) {
 		char *vis = gate_visible_line(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
-		size_t on = why || !old ? 0 : count_lines(old), nn = count_lines(new_text);
+		size_t on = why || !cur ? 0 : count_lines(cur), nn = count_lines(new_text);
 		if (on + nn > GATE_MAX_DIFF_INPUT_LINES) {
 			/* A diff costs some 32 bytes a line: past a few million,
 			 * say what the change is instead. */
@@ -407,7 +429,7 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 			*whole = xstrdup(*shown);
 		} else {
 			for (int w = 0; w < 2; w++) {
-				char *body = gate_diff(vis, why ? "" : old, new_text,	/* old NULL: a new file */
+				char *body = gate_diff(vis, why ? "" : cur, new_text,	/* cur NULL: a new file */
 						       w ? GATE_MAX_WHOLE_LINES : GATE_MAX_DIFF_LINES);
 				char *d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced "
 							  "by the text below)\n%s", vis, why, body)
@@ -497,10 +519,11 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			res.content = tools_utf8_clean(invalid);
 			v = GATE_REFUSE;
 		}
+		struct tool_expect *seen = NULL;	/* the file as the question showed it */
 		if (v == GATE_ASK) {
 			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
 			char *diff, *diff_w;
-			call_diff(a, b->name, b->input, &diff, &diff_w);
+			call_diff(a, b->name, b->input, &diff, &diff_w, &seen);
 			/* What the question cuts, the user may still read whole. */
 			char *args_w = gate_visible(input, GATE_MAX_WHOLE);
 			char *whole = gate_whole(b->name, args_w, diff_w);
@@ -541,9 +564,13 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 				.guard = a->guard, .policy = a->cfg.policy,
 				.limits = { a->cfg.max_scan_files, a->cfg.max_scan_bytes, a->cfg.max_results },
 				.stop = rc->io ? rc->io->stop : NULL,
+				.expect = seen,
 			};
 			tools_run(&ctx, b->name, b->input, &res);
 		}
+		if (seen)
+			free((char *)seen->content);
+		free(seen);
 		struct turn_event done = { .kind = TEV_TOOL_RESULT, .tool = b->name, .id = b->id,
 					   .subject = subject, .text = res.content, .len = strlen(res.content),
 					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(mono_ms() - t0) };

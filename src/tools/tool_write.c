@@ -49,6 +49,48 @@ static void xfsz_release(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* Whether the file open as fd (-1: there is none) is still what the
+ * approval question showed; 0, or -1 with *err. */
+static int expect_holds(const struct tool_ctx *c, int fd, const char *path, char **err)
+{
+	const struct tool_expect *ex = c->expect;
+	const char *why = NULL;
+	struct stat st;
+	if (!ex)
+		return 0;
+	if (fd < 0) {
+		if (ex->present)
+			why = "it was removed";
+	} else if (!ex->present) {
+		why = "it was shown as a new file, and now exists";
+	} else if (fstat(fd, &st) < 0) {
+		why = "it cannot be checked";
+	} else if (ex->content) {
+		char *now = xmalloc(ex->len + 1);
+		size_t got = 0;
+		ssize_t r = 1;
+		while (got < ex->len + 1 && r > 0) {	/* one byte more: longer is changed too */
+			r = pread(fd, now + got, ex->len + 1 - got, (off_t)got);
+			if (r < 0 && errno == EINTR)
+				r = 1;
+			else if (r > 0)
+				got += (size_t)r;
+		}
+		if (r < 0 || got != ex->len || memcmp(now, ex->content, ex->len) != 0)
+			why = "its content is not what the diff showed";
+		free(now);
+	} else if (st.st_dev != ex->dev || st.st_ino != ex->ino || st.st_size != ex->size ||
+		   st.st_mtim.tv_sec != ex->mtime.tv_sec || st.st_mtim.tv_nsec != ex->mtime.tv_nsec) {
+		why = "it is no longer the file the question named";
+	}
+	if (!why)
+		return 0;
+	audit(LOG_INFO, "refused", "path", path, "reason", "changed since approved", NULL);
+	*err = xasprintf("'%s' changed after the question showed the user its diff (%s) — nothing was written: "
+			 "another program changed it; read it again and retry", path, why);
+	return -1;
+}
+
 /* n bytes over the file size limit: EFBIG before anything is written. */
 static int over_fsize(size_t n)
 {
@@ -88,6 +130,10 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 	size_t kn = 0;
 	int e = 0;
 	sigset_t mask;
+	if (expect_holds(c, fd, path, err) < 0) {
+		close(fd);
+		return -1;
+	}
 	if (fstat(fd, &st) < 0) {
 		e = errno;
 		goto fail;
@@ -198,6 +244,18 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	if (exists && !S_ISREG(st.st_mode)) {
 		*err = xasprintf("'%s' is not a regular file — write replaces regular files only", path);
 		goto out;
+	}
+	if (c->expect) {
+		int cur = exists ? openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+		int bad = (exists && cur < 0) || expect_holds(c, cur, path, err) < 0;
+		if (cur >= 0)
+			close(cur);
+		if (bad) {
+			if (!*err)
+				*err = xasprintf("cannot open '%s' to check it: %s — nothing was written", path,
+						 strerror(errno));
+			goto out;
+		}
 	}
 	if (over_fsize(n)) {
 		*err = write_error(path, EFBIG);

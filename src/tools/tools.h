@@ -37,6 +37,8 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -68,11 +70,29 @@ struct tool_limits {
  * target's directory, before its mode is set). */
 typedef void (*tool_hook_fn)(void *arg, const char *event, const char *path);
 
+/*
+ * The file a write or edit is about, as the approval question showed it
+ * (agent.c fills it from the diff it drew): the call runs only when the
+ * file is still so, or it is refused and nothing is written.  The user
+ * may take minutes to answer, and another program (their editor, a build)
+ * may change the file meanwhile: what then ran was not what was shown.
+ */
+struct tool_expect {
+	int present;		/* 0: shown as a new file */
+	const char *content;	/* the text the diff compared, or NULL: then */
+	size_t len;
+	dev_t dev;		/* ... the file as it was: same inode, size, mtime */
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
 struct tool_ctx {
 	struct fsguard *guard;		/* in-process tools (borrowed) */
 	const struct policy *policy;	/* bash (borrowed) */
 	struct tool_limits limits;
 	volatile sig_atomic_t *stop;	/* may be NULL */
+	const struct tool_expect *expect;	/* write, edit: approved as this; NULL: unchecked */
 	tool_hook_fn hook;		/* tests only; NULL */
 	void *hook_arg;
 };

@@ -436,7 +436,8 @@ if [ $rc -eq 3 ] && [ ! -e "$D/req-1.json" ]; then t_pass; else t_fail "rc=$rc $
 # --- the approval question on a terminal (python's pty drives it) ---
 # pty_run KEYS_SPEC: run agent-run under a pty; KEYS_SPEC is a python list of
 # (wait_for_text, send_bytes); prints the exit code.  send "EOF" sends
-# ctrl-d, "PAUSE" waits 0.8 s (longer than APPROVE_RECOVER_MS).
+# ctrl-d, "PAUSE" waits 0.8 s (longer than APPROVE_RECOVER_MS), "SH CMD" runs CMD
+# with sh in the run's directory (another program acting while it asks).
 # ar_argv ARGS...: agent-run against the mock with ARGS, as pty_run's JSON argv.
 ar_argv() { python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" "$@"; }
 pty_run() {
@@ -473,6 +474,9 @@ for wait, send in steps:
         os.write(fd, b"\x04")
     elif send == "PAUSE":         # a person's pause before the next key
         time.sleep(0.8)
+    elif send.startswith("SH "):  # another program acts while the question waits
+        import subprocess
+        subprocess.run(send[3:], shell=True)
     else:
         os.write(fd, send.encode())
 pump(3)
@@ -584,6 +588,25 @@ ask_case ag-approve-diff-replace-all "an edit with replace_all shows every chang
 	'[["allow?","y"]]' 0 \
 	'grep -q "^+a = true" "$D/pty" && grep -q "^+b = true" "$D/pty" && [ "$(grep -c true "$W/conf.txt")" -eq 2 ]'
 rm -f "$W/conf.txt"
+# The diff is what runs, or nothing does: a file changed by someone else
+# while the question waits is not replaced by what the diff no longer shows.
+printf 'old\n' > "$W/notes.txt"
+ask_case ag-approve-changed-after-diff "a write whose file changed after its diff was shown is refused, the change kept" \
+	write '{"path":"notes.txt","content":"model\n"}' \
+	'[["allow?","SH printf \"user edit\\n\" > notes.txt"],["allow?","y"]]' 0 \
+	'[ "$(cat "$W/notes.txt")" = "user edit" ] && grep -q "changed after the question showed" "$D/req-2.json"'
+rm -f "$W/notes.txt" "$W/new.txt"
+ask_case ag-approve-created-after-diff "a write shown as a new file is refused when the file appeared meanwhile" \
+	write '{"path":"new.txt","content":"model\n"}' \
+	'[["allow?","SH printf \"user file\\n\" > new.txt"],["allow?","y"]]' 0 \
+	'[ "$(cat "$W/new.txt")" = "user file" ] && grep -q "changed after the question showed" "$D/req-2.json"'
+rm -f "$W/new.txt"
+printf 'a = 1\n' > "$W/conf2.txt"
+ask_case ag-approve-edit-changed-after-diff "an edit whose file changed after its diff was shown is refused: the edit would write what the diff did not show" \
+	edit '{"path":"conf2.txt","old":"a = 1","new":"a = 2"}' \
+	'[["allow?","SH printf \"b = 1\\n\" >> conf2.txt"],["allow?","y"]]' 0 \
+	'[ "$(cat "$W/conf2.txt")" = "$(printf "a = 1\nb = 1")" ] && grep -q "changed after the question showed" "$D/req-2.json"'
+rm -f "$W/conf2.txt"
 mkfifo "$W/pipe"
 ask_case ag-approve-diff-fifo "a write aimed at a FIFO asks at once (the diff does not wait on it)" \
 	write '{"path":"pipe","content":"x\n"}' \
