@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "store/credentials.h"
@@ -331,6 +332,14 @@ static int sweep_temps(int dir)
 	return fsu_sweep_temps(dir, is_cred_file, 0);
 }
 
+/* Held until dir is closed.  A filesystem without flock (some network
+ * ones) goes unlocked, as it did before. */
+static void cred_dir_lock(int dir)
+{
+	while (flock(dir, LOCK_EX) < 0 && errno == EINTR)
+		;
+}
+
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
 {
 	struct stat st;
@@ -345,6 +354,10 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	close(base);
 	if (dir < 0)
 		return -1;
+	/* One login (or logout) at a time: the sweep of what an interrupted
+	 * login left cannot tell it from a login still running, and took its
+	 * temporary file before the rename. */
+	cred_dir_lock(dir);
 	/* 2 bytes per key byte covers every escape. */
 	size_t cap = 2 * strlen(key) + 160, n = 0;
 	char *buf = xmalloc(cap);
@@ -391,6 +404,7 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 		*err = NULL;
 		return 0;
 	}
+	cred_dir_lock(dir);
 	*leftovers = sweep_temps(dir);
 	if (unlinkat(dir, CRED_FILE, 0) < 0) {
 		int e = errno;

@@ -129,6 +129,19 @@ st auth logout
 if [ $rc -eq 0 ] && [ ! -e "$LEFT" ] && printf '%s' "$out" | grep -q "removed 1 temporary copy"; then t_pass
 else t_fail "rc=$rc left=$(ls -A "$CFG/sandbx") $(both)"; fi
 
+t_start st-login-concurrent "logins at the same time all succeed, one whole key is stored and no temporary copy is left (before, one login's sweep took another's temporary file before its rename: cannot rename ... No such file or directory)"
+CC="$TMP/cfgcc"; mkdir -p "$CC"; chmod 700 "$CC"
+for r in 1 2 3; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		( printf 'sk-ant-cc-%s-%s\n' "$r" "$i" | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CC" XDG_STATE_HOME="$ST" \
+			"$SANDBX" auth login >/dev/null 2>"$TMP/cc.$r.$i" || echo "fail $(cat "$TMP/cc.$r.$i")" ) &
+	done
+	wait
+done > "$TMP/cc.out"
+if [ ! -s "$TMP/cc.out" ] && grep -Eq '^api_key = "sk-ant-cc-3-[0-9]+"$' "$CC/sandbx/credentials.toml" &&
+	[ -z "$(find "$CC/sandbx" -name '.credentials*')" ]; then t_pass
+else t_fail "$(sort "$TMP/cc.out" | uniq -c | head -3) left=$(ls -A "$CC/sandbx")"; fi
+
 t_start st-login-tty "auth login on a terminal reads the key with echo off"
 if ! command -v script >/dev/null 2>&1; then
 	t_skip "script(1) from util-linux is not installed"
