@@ -451,6 +451,15 @@ long tlim_ms(const struct tool_ctx *c)
 	return c->limits.grep_ms ? (long)c->limits.grep_ms : TOOLS_GREP_SECONDS * 1000L;
 }
 
+int tpath_names_dir(const char *path)
+{
+	size_t n = strlen(path);
+	const char *last = path + n;
+	while (last > path && last[-1] != '/')
+		last--;
+	return n > 0 && (path[n - 1] == '/' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0);
+}
+
 char *tdisplay_base(const char *path)
 {
 	size_t n = strlen(path);

@@ -63,6 +63,11 @@ static inline void tool_hook(const struct tool_ctx *c, const char *event, const 
 		c->hook(c->hook_arg, event, path);
 }
 
+/* 1 when path can only name a directory: it ends in '/', or its last
+ * component is '.' or '..' (open(2) refuses such a path to a file, where
+ * the lexical folding would land on the file or the directory above). */
+int tpath_names_dir(const char *path);
+
 /* The prefix results are shown under: path without trailing slashes, "" for ".". */
 char *tdisplay_base(const char *path);
 

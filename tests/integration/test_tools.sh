@@ -112,6 +112,18 @@ tool write '{"path":"a/b/new.txt","content":"again\n"}'
 if [ $r1 -eq 0 ] && [ $rc -eq 0 ] && [ "$(cat "$W/a/b/new.txt")" = again ] && [ "$(ls -A "$W/a/b")" = new.txt ]; then
 	t_pass; else t_fail "rc=$r1/$rc $(ls -A "$W/a/b")"; fi
 
+t_start tl-write-dir-path "a write or edit path that names a directory (ends in /, . or ..) is refused, as open(2) refuses it: it neither replaces the file before the slash nor creates a file named like the directory"
+printf 'keep\n' > "$W/dp.txt"; mkdir -p "$W/dpd"; printf 'keep\n' > "$W/dpd.txt"
+bad=""
+for j in '{"path":"dp.txt/","content":"x"}' '{"path":"dp.txt/.","content":"x"}' '{"path":"dpd/../dpd.txt/..","content":"x"}' \
+	'{"path":"newdir/","content":"x"}' '{"path":"dp.txt/","old":"keep","new":"lost"}'; do
+	case "$j" in *'"old"'*) tool edit "$j" ;; *) tool write "$j" ;; esac
+	{ [ $rc -eq 1 ] && has "names a directory"; } || bad="$bad $j: rc=$rc $out;"
+done
+if [ -z "$bad" ] && [ "$(cat "$W/dp.txt")" = keep ] && [ ! -e "$W/newdir" ]; then t_pass
+else t_fail "$bad dp.txt=$(cat "$W/dp.txt") newdir=$(ls -ld "$W/newdir" 2>&1)"; fi
+rm -rf "$W/dp.txt" "$W/dpd" "$W/dpd.txt" "$W/newdir"
+
 t_start tl-readonly-grant "a read-only grant refuses write, naming the flag to add"
 tool write "{\"path\":\"$O/secret\",\"content\":\"x\"}" --allow-read "$O"
 if [ $rc -eq 1 ] && has "--allow-write" && [ "$(cat "$O/secret")" = secret ]; then t_pass; else t_fail "rc=$rc $out"; fi
