@@ -1,7 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,26 +16,6 @@
 void fsu_mode_str(mode_t m, char out[8])
 {
 	snprintf(out, 8, "%04o", (unsigned)(m & 07777));
-}
-
-void fsu_xfsz_block(sigset_t *old)
-{
-	sigset_t x;
-	sigemptyset(&x);
-	sigaddset(&x, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &x, old);
-}
-
-void fsu_xfsz_restore(const sigset_t *old)
-{
-	sigset_t x;
-	struct timespec zero = { 0, 0 };
-	sigemptyset(&x);
-	sigaddset(&x, SIGXFSZ);
-	if (!sigismember(old, SIGXFSZ))
-		while (sigtimedwait(&x, NULL, &zero) == SIGXFSZ)
-			;
-	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 void fsu_random_name(char *buf, size_t n)
@@ -201,10 +180,10 @@ static int temp_with(int dirfd, const char *name, const char *display, const voi
 	}
 	const char *what = "write";
 	sigset_t mask;
-	fsu_xfsz_block(&mask);
+	xfsz_block(&mask);
 	int wr = write_all(fd, buf, n);
 	int we = errno;
-	fsu_xfsz_restore(&mask);
+	xfsz_restore(&mask);
 	errno = we;
 	if (wr == 0) {
 		what = "fsync";

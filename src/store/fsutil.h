@@ -100,17 +100,6 @@ int fsu_create_with(int dirfd, const char *name, const char *display, const void
  */
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err);
 
-/*
- * Around a write that may pass RLIMIT_FSIZE: the kernel answers EFBIG and
- * also sends SIGXFSZ, whose default action kills the process.  Block it in
- * the calling thread (fsu_xfsz_block), write, then fsu_xfsz_restore: it
- * takes any SIGXFSZ that arrived off the thread's pending set before
- * restoring the mask, so a hit limit is an error, not a dead harness.
- * Nothing process-wide changes and children inherit nothing.
- */
-void fsu_xfsz_block(sigset_t *old);
-void fsu_xfsz_restore(const sigset_t *old);
-
 /* Fill buf with n random lowercase letters and digits (getrandom). */
 void fsu_random_name(char *buf, size_t n);
 

@@ -668,7 +668,7 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 	}
 	ssize_t w;
 	sigset_t mask;
-	fsu_xfsz_block(&mask);
+	xfsz_block(&mask);
 	do
 		w = write(s->fd, buf, n);
 	while (w < 0 && errno == EINTR);
@@ -683,7 +683,7 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 		if (w2 >= 0 && (size_t)w2 < n - (size_t)w)
 			e = ENOSPC;
 	}
-	fsu_xfsz_restore(&mask);
+	xfsz_restore(&mask);
 	if (e == 0 && fdatasync(s->fd) < 0 && errno != EINVAL)
 		e = errno;
 	if (e == 0)

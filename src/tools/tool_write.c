@@ -25,30 +25,6 @@
 /* Temp names tried before giving up (each is random). */
 #define WRITE_TMP_TRIES 8
 
-/* SIGXFSZ, which a write past RLIMIT_FSIZE raises and whose default
- * action kills the process (the whole agent, its session with it), held
- * while a tool writes: the write fails with EFBIG instead.  A signal the
- * write raised is taken off the pending set before the mask comes back. */
-static void xfsz_hold(sigset_t *old)
-{
-	sigset_t x;
-	sigemptyset(&x);
-	sigaddset(&x, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &x, old);
-}
-
-static void xfsz_release(const sigset_t *old)
-{
-	sigset_t x;
-	struct timespec zero = { 0, 0 };
-	sigemptyset(&x);
-	sigaddset(&x, SIGXFSZ);
-	if (!sigismember(old, SIGXFSZ))
-		while (sigtimedwait(&x, NULL, &zero) == SIGXFSZ)
-			;
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 /* Whether the file open as fd (-1: there is none) is still what the
  * approval question showed; 0, or -1 with *err. */
 static int expect_holds(const struct tool_ctx *c, int fd, const char *path, char **err)
@@ -154,7 +130,7 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 		free(keep);
 		keep = NULL;	/* write-only: nothing to put back */
 	}
-	xfsz_hold(&mask);
+	xfsz_block(&mask);
 	size_t done = 0;
 	while (done < n && !e) {
 		ssize_t w = pwrite(fd, data + done, n - done, (off_t)done);
@@ -173,7 +149,7 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 		/* over the old text's own blocks: this fits where that did */
 		int back = keep && pwrite(fd, keep, kn, 0) == (ssize_t)kn && ftruncate(fd, st.st_size) == 0;
 		if (!back) {
-			xfsz_release(&mask);
+			xfsz_restore(&mask);
 			*err = xasprintf("cannot write '%s': %s — and its old content could not be put back: the file "
 					 "is damaged, restore it from a copy", path, strerror(e));
 			free(keep);
@@ -181,7 +157,7 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 			return -1;
 		}
 	}
-	xfsz_release(&mask);
+	xfsz_restore(&mask);
 	free(keep);
 	if (close(fd) < 0 && !e)
 		e = errno;
@@ -285,10 +261,10 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	 * model wrote, as the syscall filter keeps the bash tool from making
 	 * one (a write by someone else clears them in the kernel too). */
 	sigset_t mask;
-	xfsz_hold(&mask);
+	xfsz_block(&mask);
 	int wr = write_all(fd, data, n);
 	int we = errno;
-	xfsz_release(&mask);
+	xfsz_restore(&mask);
 	errno = we;
 	if (wr == 0)
 		tool_hook(c, "temp", tmp);

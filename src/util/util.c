@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,4 +222,24 @@ long mono_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void xfsz_block(sigset_t *old)
+{
+	sigset_t x;
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &x, old);
+}
+
+void xfsz_restore(const sigset_t *old)
+{
+	sigset_t x;
+	struct timespec zero = { 0, 0 };
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	if (!sigismember(old, SIGXFSZ))
+		while (sigtimedwait(&x, NULL, &zero) == SIGXFSZ)
+			;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }

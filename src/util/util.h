@@ -9,6 +9,7 @@
 #ifndef SBX_UTIL_H
 #define SBX_UTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,5 +68,16 @@ char *str_hex_escape(const char *s, const char *set, int ctl);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 long mono_ms(void);
+
+/*
+ * Around a write that may pass RLIMIT_FSIZE: the kernel answers EFBIG and
+ * also sends SIGXFSZ, whose default action kills the process.  Block it in
+ * the calling thread (xfsz_block), write, then xfsz_restore: it
+ * takes any SIGXFSZ that arrived off the thread's pending set before
+ * restoring the mask, so a hit limit is an error, not a dead harness.
+ * Nothing process-wide changes and children inherit nothing.
+ */
+void xfsz_block(sigset_t *old);
+void xfsz_restore(const sigset_t *old);
 
 #endif
