@@ -221,32 +221,13 @@ out:
 	return r;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 (one cut
+ * short by the end of s is not valid either). */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0];
-	size_t len;
 	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
+	int k = utf8_decode(s, n, &cp);
+	return k > 0 ? (size_t)k : 0;
 }
 
 char *tools_utf8_clean(char *s)
