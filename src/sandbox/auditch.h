@@ -38,6 +38,9 @@ enum auditch_label {
 				   a way around the view; arg the descriptor */
 	ACH_REF_JOBCTL,		/* a stopped job could not be held stopped: the
 				   sandbox was killed; arg errno */
+	ACH_REF_STDIO_TTY,	/* descriptor 0-2 is a terminal no session of the
+				   caller's holds, under a grant: the command
+				   could take it; arg the descriptor */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */
 	ACH_DEG_CAPBSET,	/* the capability bounding set not cleared; arg errno */

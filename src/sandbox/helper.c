@@ -1238,6 +1238,63 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 }
 
 /*
+ * A terminal among descriptors 0-2 that is not the caller's controlling
+ * terminal (a serial line, or a pty no session holds, redirected in) is
+ * taken as the controlling terminal of any session leader that opens it
+ * without O_NOCTTY: the seccomp rule on TIOCSCTTY does not see an open.
+ * The command cannot open it through the view (no devpts, a granted /dev
+ * is nodev), but /dev/stdin, a link to /proc/self/fd/0, reopens the very
+ * file on the host's own mount, and Landlock then allows it where a grant
+ * holds the terminal's path (--allow-read /dev).  Such a run is refused,
+ * in the supervisor, before any namespace exists: here the caller's
+ * session and the host's paths are still this process's.  A grant holds
+ * the path by name, or by object (a directory above it granted under
+ * another name): Landlock's rules go by inode.  A path that cannot be
+ * read back refuses too.  The common cases cost one fstat a descriptor
+ * (not a character device) or three syscalls (the caller's own terminal).
+ */
+static int stdio_tty_taken(const struct policy *p)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st, up[64];
+		pid_t sid;
+		char link[PATH_MAX], fdp[64];
+		size_t nup = 0;
+		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || !isatty(fd) || ioctl(fd, TIOCGSID, &sid) == 0)
+			continue;	/* no terminal, or the caller's session holds it */
+		fd_path(fdp, sizeof(fdp), fd);
+		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+		if (n <= 0)
+			return fd;
+		link[n] = '\0';
+		if (link[0] != '/' || stat(link, &up[0]) < 0 || up[0].st_rdev != st.st_rdev || up[0].st_ino != st.st_ino)
+			return fd;	/* cannot tell where it lies */
+		for (size_t i = 0; i < p->ngrants; i++)
+			if (!p->grants[i].link && !p->grants[i].is_proc && path_within(link, p->grants[i].path))
+				return fd;
+		/* The directories above it, as objects. */
+		for (char *slash = strrchr(link, '/'); slash && nup < SBX_ARRAY_LEN(up); slash = strrchr(link, '/')) {
+			if (slash == link) {
+				if (link[1] == '\0')
+					break;
+				link[1] = '\0';
+			} else {
+				*slash = '\0';
+			}
+			if (stat(link, &up[nup]) == 0)
+				nup++;
+		}
+		for (size_t i = 0; i < p->ngrants; i++) {
+			const struct policy_grant *g = &p->grants[i];
+			for (size_t k = 0; k < nup && !g->link && !g->is_proc; k++)
+				if (up[k].st_dev == g->dev && up[k].st_ino == g->ino)
+					return fd;
+		}
+	}
+	return -1;
+}
+
+/*
  * SIGTERM asks the supervisor to end the run (sandbox_wait, at a timeout
  * or a stop): it kills the init and goes on waiting for it, and the init's
  * exit is reported only once the kernel has emptied its pid namespace.  A
@@ -1292,6 +1349,10 @@ int helper_main(int argc, char **argv)
 		abi = LANDLOCK_ABI_MAX;
 	if (landlock_scope_missing(abi, p.net != POL_NET_NONE, p.allow_unix))
 		refuse(ACH_REF_LANDLOCK_SCOPE, abi);
+
+	int tty = stdio_tty_taken(&p);
+	if (tty >= 0)
+		refuse(ACH_REF_STDIO_TTY, tty);
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */

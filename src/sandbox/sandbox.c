@@ -340,6 +340,13 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "command could reach the host's files outside every grant — redirect a file, a pipe or "
 				 "/dev/null instead; nothing was run",
 				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+	case ACH_REF_STDIO_TTY:
+		return xasprintf("the command's standard %s is a terminal that is not your controlling terminal, and a "
+				 "grant holds its path: the command could reopen it through /dev/stdin and take it as "
+				 "its own controlling terminal (whose end then hangs the line up, and whose console "
+				 "ioctls it may use) — give it your own terminal, a file or a pipe, or grant a narrower "
+				 "tree than the one holding the terminal; nothing was run",
+				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
 	case ACH_REF_JOBCTL:
 		return xasprintf("the job was stopped, but the sandbox could not be held stopped (%s%s): it was killed "
 				 "rather than left able to read the keys typed for your shell — give the command standard "

@@ -368,6 +368,36 @@ else
 	*) t_fail "control '$ctl', under the filter '$got'" ;;
 	esac
 fi
+# The same terminal taken without TIOCSCTTY: a session leader's open of it
+# without O_NOCTTY takes it too, and /dev/stdin (/proc/self/fd/0) reopens
+# it wherever Landlock lets the command read its path (--allow-read /dev
+# holds /dev/pts).  free_pty_rc CMD: like free_pty, then "rc=N".
+free_pty_rc() {
+	python3 -c 'import os, subprocess, sys
+m, s = os.openpty()
+r = subprocess.run(["sh", "-c", sys.argv[1]], stdin=s, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+sys.stdout.write(r.stdout.decode() + "rc=%d" % r.returncode)' "$1" | grep -E '^(ok|err|rc=)' | tr '\n' ' '
+}
+t_start sc-tty-reopen-ctty
+bare=$(free_pty_rc "cd '$TMP/work' && '$SANDBX' sandbox-run --allow-exec '$PROBES' -- '$SYS' ctty-reopen")
+dev=$(free_pty_rc "cd '$TMP/work' && '$SANDBX' sandbox-run --allow-exec '$PROBES' --allow-read /dev -- '$SYS' ctty-reopen 2>'$TMP/err.ctty'")
+case "$bare|$dev" in
+"err EACCES "*"rc=1 |rc=125 ") if grep -q 'standard input is a terminal' "$TMP/err.ctty"; then t_pass; else
+	t_fail "refused, but not saying why: $(head -c 300 "$TMP/err.ctty")"; fi ;;
+*) t_fail "on a free pty: without a grant '$bare', with --allow-read /dev '$dev' (wanted refused, exit 125)" ;;
+esac
+# The caller's own terminal (script(1) makes the pty its controlling
+# terminal) is a session's: the reopen does not take it, and the run is not refused.
+t_start sc-tty-reopen-own-ctty
+if [ $have_script = 0 ]; then
+	t_skip "script(1) from util-linux is not installed"
+else
+	got=$(in_pty "cd '$TMP/work' && '$SANDBX' sandbox-run --allow-exec '$PROBES' --allow-read /dev -- '$SYS' ctty-reopen")
+	case $got in
+	"err ENOTTY"*) t_pass ;;
+	*) t_fail "on the caller's own terminal with --allow-read /dev: '$got'" ;;
+	esac
+fi
 # Other terminal ioctls still work on the inherited terminal.
 t_start sc-tty-tcgets-allowed
 if [ $have_script = 0 ]; then

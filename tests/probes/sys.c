@@ -221,6 +221,24 @@ static long tiocsctty_take(void)
 	return syscall(SYS_ioctl, 0, TIOCSCTTY, 0);
 }
 
+/* Reopen fd 0 through /dev/stdin (the link into /proc/self/fd/0) without
+ * O_NOCTTY, as a session leader: on a terminal that is no session's, the
+ * open itself takes it as the controlling terminal, no TIOCSCTTY needed.
+ * "ok" when it was taken (TIOCGSID answers), else the error of the open
+ * or of TIOCGSID (ENOTTY: opened, but not taken). */
+static long ctty_reopen(void)
+{
+	pid_t sid;
+	if (need_tty() < 0)
+		return -1;
+	(void)setsid();
+	if (open("/dev/stdin", O_RDONLY) < 0)
+		return -1;
+	/* Asked on fd 0: Landlock refuses device ioctls on the new
+	 * descriptor without IOCTL_DEV, not on one opened before. */
+	return syscall(SYS_ioctl, 0, TIOCGSID, &sid);
+}
+
 /* TIOCSWINSZ with the size fd 0 already has: no SIGWINCH if allowed. */
 static long tiocswinsz_same(void)
 {
@@ -577,6 +595,8 @@ int main(int argc, char **argv)
 		r = tcxonc_undone();
 	else if (!strcmp(n, "tiocsctty"))
 		r = tiocsctty_take();
+	else if (!strcmp(n, "ctty-reopen"))
+		r = ctty_reopen();
 	/* File modes. */
 	else if (!strcmp(n, "fchmod-stdout-suid")) {
 		/* Reported on stderr: a write to the file would itself
