@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 
 #include "cli/cli.h"
@@ -157,6 +159,60 @@ static int stdio_foreground(char **err)
 	return -1;
 }
 
+/*
+ * A descriptor 0-2 opened on /dev/tty (5,0: `</dev/tty`, `2>/dev/tty`)
+ * is the host's /dev/tty node on the host's /dev, which the view's
+ * read-only nodes (helper.c, stdio_view_devices) cannot stand in for: no
+ * terminal is the sandbox's.  Through it, or /proc/self/fd/N, a root
+ * caller's command chmods the node every user's programs open (ssh, sudo
+ * and gpg prompts), for the whole machine until the mode is put back —
+ * not at all if sandbx is killed first, or two runs overlap.  So it is
+ * swapped, here in sandbx before the snapshot, for a descriptor on the
+ * terminal itself (/dev/pts/N, which TIOCGDEV names), opened the same
+ * way and proven the caller's own terminal (TIOCGSID answers on it): what
+ * the command changes there is the caller's terminal, put back like any
+ * other.  Where it cannot be found and the caller could change /dev/tty
+ * (root, or its owner), the run is refused.
+ */
+static int stdio_dev_tty(char **err)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st, ts;
+		unsigned int dev = 0;
+		pid_t sid;
+		char path[64];
+		int fl = fcntl(fd, F_GETFL), nfd = -1;
+		if (fl < 0 || fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(5, 0))
+			continue;
+		if (ioctl(fd, TIOCGDEV, &dev) == 0 && major(dev) >= 136 && major(dev) <= 143) {
+			snprintf(path, sizeof(path), "/dev/pts/%u", (major(dev) - 136) * 256 + minor(dev));
+			nfd = open(path, (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
+			if (nfd >= 0 && (fstat(nfd, &ts) < 0 || !S_ISCHR(ts.st_mode) || ts.st_rdev != (dev_t)dev ||
+					 ioctl(nfd, TIOCGSID, &sid) < 0)) {
+				close(nfd);
+				nfd = -1;
+			}
+		}
+		if (nfd < 0) {
+			if (geteuid() != 0 && st.st_uid != geteuid())
+				continue;	/* the command can no more chmod it than the caller */
+			*err = xasprintf("standard %s is /dev/tty, and the terminal it names could not be found to pass "
+					 "instead: through /dev/tty the command could change the mode of the node every "
+					 "user's programs open — give it the terminal itself (drop the </dev/tty "
+					 "redirection), a file or a pipe; nothing was run",
+					 fd == 0 ? "input" : fd == 1 ? "output" : "error");
+			return -1;
+		}
+		int r = dup2(nfd, fd);
+		close(nfd);
+		if (r < 0) {
+			*err = xasprintf("cannot pass the terminal behind /dev/tty as descriptor %d: %s", fd, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static char *join_argv(char **argv, int n)
 {
 	char *s = NULL;
@@ -189,8 +245,9 @@ int cli_sandbox_run(struct cli_opts *o)
 		return EXIT_REFUSED;
 	}
 
-	if (stdio_foreground(&err) < 0) {
-		audit(LOG_INFO, "refused", "mechanism", "job-control", "reason", err, NULL);
+	const char *mech = "dev-tty";
+	if (stdio_dev_tty(&err) < 0 || (mech = "job-control", stdio_foreground(&err) < 0)) {
+		audit(LOG_INFO, "refused", "mechanism", mech, "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
 		if (pin_fd >= 0)

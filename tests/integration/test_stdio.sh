@@ -66,6 +66,34 @@ read-eof"
 if [ "$got" = "$want" ] && [ "$after" = "$before" ]; then t_pass
 else t_fail "mode $before -> $after; inside: $got"; fi
 
+t_start sr-stdio-devtty-own "a standard descriptor opened on /dev/tty (</dev/tty) reaches the command as the terminal itself: chmod through it, also as root, cannot change the /dev/tty node every user's programs open, even while the run lasts"
+# As root a private 5,0 node stands in for /dev/tty (opening it names the
+# caller's terminal all the same), so a failure cannot break the
+# machine's own; a user cannot chmod /dev/tty at all.
+if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
+else
+	if [ "$(id -u)" = 0 ]; then
+		mknod "$O/tty" c 5 0 && chmod 666 "$O/tty"
+		TTYN="$O/tty"
+	else
+		TTYN=/dev/tty
+	fi
+	rm -f "$W/changed" "$W/go"
+	cat > "$TMP/devtty.sh" <<IN
+cd "$W"
+"$SANDBX" sandbox-run -- /bin/sh -c 'chmod 600 /proc/self/fd/0 2>/dev/null; : > changed; i=0; while [ ! -e go ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done' <"$TTYN" 2>/dev/null &
+i=0; while [ ! -e changed ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+echo "during \$(stat -c %a "$TTYN")"
+: > go; wait
+echo "after \$(stat -c %a "$TTYN")"
+IN
+	out=$(timeout 60 script -qec "sh $TMP/devtty.sh" /dev/null </dev/null | tr -d '\r')
+	case $out in
+	*"during 666"*"after 666"*) t_pass ;;
+	*) t_fail "the 5,0 node's mode: $out" ;;
+	esac
+fi
+
 t_start sr-stdio-dir-refused "a directory, or an O_PATH handle, as standard input, output or error is refused before the command runs (through it every host path beneath it would be reachable)"
 echo secret > "$O/secret"; chmod 600 "$O/secret"
 ( cd "$W" && "$SANDBX" sandbox-run --allow-read /proc --allow-write "$W" -- /bin/sh -c 'chmod 666 /proc/self/fd/0/secret' ) <"$O" >/dev/null 2>"$TMP/err"
