@@ -81,9 +81,6 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *err = NULL;
 	struct stat st;
 
-	if (tpath_names_dir(path))
-		return tool_fail(out, "'%s' names a directory (it ends in '/', '.' or '..') — name the file to edit",
-				 path);
 	if (!*old)
 		return tool_fail(out, "old is empty — give the exact text to replace (use write to create a file)");
 	if (strcmp(old, new) == 0)

@@ -298,9 +298,6 @@ int tool_write_run(const struct tool_ctx *c, const cJSON *in, struct tool_result
 	char *err = NULL;
 	int created;
 	size_t n = strlen(content);
-	if (tpath_names_dir(path))
-		return tool_fail(out, "'%s' names a directory (it ends in '/', '.' or '..') — name the file to write, "
-				 "e.g. 'dir/name.txt'", path);
 	if (tools_write_atomic(c, path, content, n, &created, &err) < 0)
 		return tool_fail_own(out, err);
 	return tool_ok_own(out, xasprintf("%s '%s' (%zu bytes)", created ? "created" : "replaced", path, n));

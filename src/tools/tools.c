@@ -215,6 +215,14 @@ int tools_validate(const struct tool_def *t, const cJSON *input, char **err)
 			goto out;
 		}
 	}
+	/* Here, not in the tool: the question is not put for a call that
+	 * could only fail. */
+	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(input, "path"));
+	if ((strcmp(t->name, "write") == 0 || strcmp(t->name, "edit") == 0) && path && tpath_names_dir(path)) {
+		*err = xasprintf("'%s' names a directory (it ends in '/', '.' or '..') — name the file to %s, e.g. "
+				 "'dir/name.txt'", path, t->name);
+		goto out;
+	}
 	r = 0;
 out:
 	cJSON_Delete(schema);

@@ -582,6 +582,12 @@ ask_case ag-approve-invalid-not-asked "a call its tool would refuse (a field it 
 	write '{"path":"w.txt","content":"x","command":"rm -rf ~"}' \
 	'[]' 0 \
 	'[ ! -e "$W/w.txt" ] && ! grep -q "allow?" "$D/pty" && ! grep -q "rm -rf" "$D/pty" && grep -q "has no field .command." "$D/req-2.json"'
+printf 'keep\n' > "$W/d.txt"
+ask_case ag-approve-dir-path-not-asked "a write to a path naming a directory (d.txt/) is not put to the user: it could only be refused, and the file is kept" \
+	write '{"path":"d.txt/","content":"x"}' \
+	'[]' 0 \
+	'[ "$(cat "$W/d.txt")" = keep ] && ! grep -q "allow?" "$D/pty" && grep -q "names a directory" "$D/req-2.json"'
+rm -f "$W/d.txt"
 printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
 ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
 	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \
