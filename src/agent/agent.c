@@ -468,6 +468,41 @@ static cJSON *results_message(cJSON *content)
 	return msg;
 }
 
+/* 1 when an assistant message of the history has a tool_use with this id. */
+static int history_has_tool_id(const cJSON *history, const char *id)
+{
+	const cJSON *msg, *b;
+	cJSON_ArrayForEach(msg, history) {
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "role"));
+		if (!role || strcmp(role, "assistant") != 0)
+			continue;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(msg, "content")) {
+			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "type"));
+			const char *bid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "id"));
+			if (t && bid && strcmp(t, "tool_use") == 0 && strcmp(bid, id) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A call whose id an earlier message of the conversation has is refused
+ * before the answer is kept: the API refuses every request whose history
+ * names one tool_use id twice, so running and keeping it would leave a
+ * conversation (and a stored session) that can never be continued.  Calls
+ * within one message are held to this by fold.
+ */
+static void refuse_repeated_ids(struct agent *a, struct fold_msg *m)
+{
+	for (size_t i = 0; i < m->nblocks; i++) {
+		if (!fold_tool_ready(m, i) || !history_has_tool_id(a->history, m->blocks[i].id))
+			continue;
+		fold_refuse_call(m, i, xasprintf("tool call '%s' (%s) has the id of an earlier call of the "
+						 "conversation", m->blocks[i].name, m->blocks[i].id));
+	}
+}
+
 /*
  * Run the tool calls of one assistant message; returns the user message of
  * tool_results (NULL when the message asked for none).  *no_consent is set
@@ -707,6 +742,7 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			}
 			break;
 		}
+		refuse_repeated_ids(a, &m);
 		cJSON *assistant = cJSON_CreateObject();
 		cJSON_AddStringToObject(assistant, "role", "assistant");
 		cJSON_AddItemToObject(assistant, "content", fold_content_take(&m));

@@ -254,6 +254,21 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, int has_nul, char
 			return failf(m, err, xasprintf("tool_use block %zu starts without an id or a name — the stream is malformed", i));
 		b->id = xstrdup(id);
 		b->name = xstrdup(name);
+		/* The API refuses every later request whose history holds an
+		 * id outside its pattern or one id twice: such a call is not
+		 * run, nor kept (its input is not parsed at the stop). */
+		if (!fold_tool_id_ok(id)) {
+			b->id_refused = 1;
+			b->input_error = xasprintf("tool call '%s' (%s) has an id the API refuses (letters, digits, '_' and "
+						   "'-' only)", name, id);
+		}
+		for (size_t k = 0; k < m->nblocks && !b->id_refused; k++) {
+			if (k != i && m->blocks[k].type == FOLD_TOOL_USE && strcmp(m->blocks[k].id, id) == 0) {
+				b->id_refused = 1;
+				b->input_error = xasprintf("tool call '%s' (%s) has the id of an earlier call of this "
+							   "answer", name, id);
+			}
+		}
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(cb, "input");
 		if (cJSON_IsObject(in) && in->child) {
 			/* Kept only when flat and short, like a joined input. */
@@ -405,7 +420,9 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 		return failf(m, err, xasprintf("content block %zu stopped twice — the stream is malformed", i));
 	b->stopped = 1;
 	if (b->type == FOLD_TOOL_USE) {
-		if (only_space(b->text, b->text_len) && b->start_bad) {
+		if (b->id_refused) {
+			/* said at the start (input_error) */
+		} else if (only_space(b->text, b->text_len) && b->start_bad) {
 			b->input_error = flat_error(b);
 		} else if (only_space(b->text, b->text_len) && b->start_nul) {
 			b->input_error = nul_error(b);
@@ -727,6 +744,27 @@ int fold_sse_event(void *ctx, const struct sse_event *ev)
 	return fold_event(ctx, ev->event, ev->data, ev->data_len, NULL) < 0 ? -1 : 0;
 }
 
+int fold_tool_id_ok(const char *id)
+{
+	if (!id || !*id)
+		return 0;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+		      *p == '-'))
+			return 0;
+	return 1;
+}
+
+void fold_refuse_call(struct fold_msg *m, size_t i, char *why)
+{
+	struct fold_block *b = &m->blocks[i];
+	cJSON_Delete(b->input);
+	b->input = NULL;
+	free(b->input_error);
+	b->input_error = why;
+	b->id_refused = 1;
+}
+
 int fold_tool_ready(const struct fold_msg *m, size_t i)
 {
 	return i < m->nblocks && m->blocks[i].type == FOLD_TOOL_USE && m->blocks[i].stopped && m->blocks[i].input;
@@ -752,6 +790,8 @@ static const char *dropped_reason(const struct fold_msg *m, size_t i)
 	case FOLD_TOOL_USE:
 		if (!b->stopped)
 			return "tool call cut off before its end";
+		if (b->id_refused)
+			return "tool call id refused";
 		return b->input ? NULL : "tool call input is not a JSON object";
 	case FOLD_OTHER:
 		return "block type not supported";

@@ -21,8 +21,10 @@
  * one):
  *   message_start        id, model, usage (input, output, cache tokens)
  *   content_block_start  a block at "index": text, thinking, redacted_thinking
- *                        (its data), tool_use (id, name); other types kept
- *                        as FOLD_OTHER and never sent back
+ *                        (its data), tool_use (id, name; an id the API
+ *                        refuses, or one an earlier tool_use of the message
+ *                        has, refuses the call: input_error, id_refused);
+ *                        other types kept as FOLD_OTHER and never sent back
  *   content_block_delta  text_delta, thinking_delta, signature_delta,
  *                        input_json_delta (fragments joined); other delta
  *                        types ignored
@@ -92,6 +94,8 @@ struct fold_block {
 	cJSON *start_input;	/* tool_use: "input" of content_block_start */
 	int start_bad;		/* ... which was not flat (tools_json_is_flat) */
 	int start_nul;		/* ... whose event held a \u0000 escape */
+	int id_refused;		/* tool_use: an id the API refuses, or one an
+				 * earlier call has (input_error says which) */
 };
 
 struct fold_usage {
@@ -156,6 +160,14 @@ int fold_sse_event(void *ctx, const struct sse_event *ev);
  * text-delta events in the API's compact form straight from the stream's
  * bytes, with the same result as fold_sse_event. */
 size_t fold_sse_fast(void *ctx, const char *s, size_t n, size_t max_event);
+
+/* 1 when id is one the API takes for a tool_use: [A-Za-z0-9_-]+. */
+int fold_tool_id_ok(const char *id);
+
+/* Refuse tool call i after the fact (its id repeats one of an earlier
+ * message): it is no longer ready, is left out of the content, and why
+ * (taken, malloc'd) becomes its input_error. */
+void fold_refuse_call(struct fold_msg *m, size_t i, char *why);
 
 /* 1 when block i is a tool_use that may be run: stopped, input parsed. */
 int fold_tool_ready(const struct fold_msg *m, size_t i);

@@ -700,6 +700,57 @@ input_refused ag-tool-input-nested "a tool call whose input nests objects or arr
 input_refused ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)" \
 	toolu_d1 '{"path":"first.txt","content":"x","path":"second.txt"}' "names a member twice" first.txt second.txt
 
+# sse_calls FILE MSGID ID:NAME:JSON...: one answer asking for these calls, in order.
+sse_calls() {
+	python3 - "$@" <<'PY'
+import json, sys
+ev = lambda name, data: "event: %s\ndata: %s\n\n" % (name, json.dumps(data))
+out = ev("message_start", {"type": "message_start", "message": {"id": sys.argv[2], "type": "message", "role": "assistant",
+	"model": "m", "content": [], "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})
+for i, spec in enumerate(sys.argv[3:]):
+	tid, name, inp = spec.split(":", 2)
+	out += ev("content_block_start", {"type": "content_block_start", "index": i,
+		"content_block": {"type": "tool_use", "id": tid, "name": name, "input": json.loads(inp)}})
+	out += ev("content_block_stop", {"type": "content_block_stop", "index": i})
+out += ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}})
+out += ev("message_stop", {"type": "message_stop"})
+open(sys.argv[1], "w").write(out)
+PY
+}
+
+# The API refuses every request whose history names one tool_use id twice
+# ("tool_use ids must be unique"), or an id not of [A-Za-z0-9_-]: a call
+# the server sends so is not run, nor kept, or the conversation and its
+# stored session could never be continued.
+t_start ag-tool-id-unique "a tool call whose id an earlier call of the conversation has, or that the API would refuse, is not run, nor kept: every later request stays valid"
+mock_dir
+echo first-file > "$W/one.txt"; echo second-file > "$W/two.txt"; echo third-file > "$W/three.txt"; echo fourth-file > "$W/four.txt"
+sse_calls "$D/r1.sse" msg_1 'toolu_same:read:{"path":"one.txt"}' 'toolu_same:read:{"path":"two.txt"}'
+sse_calls "$D/r2.sse" msg_2 'toolu_same:read:{"path":"three.txt"}' 'toolu_bad id!:read:{"path":"four.txt"}' 'toolu_ok2:ls:{"path":"."}'
+sse_text "done" > "$D/r3.sse"
+mock_rounds 3
+ar --session -- read them
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+import json, re
+for n in (2, 3):
+    m = json.load(open('$D/req-%d.json' % n))['messages']
+    ids = [b['id'] for x in m if x['role'] == 'assistant' for b in x['content'] if b['type'] == 'tool_use']
+    assert len(ids) == len(set(ids)), ('ids repeat', n, ids)
+    assert all(re.fullmatch(r'[A-Za-z0-9_-]+', i) for i in ids), ids
+    for k, x in enumerate(m):
+        if x['role'] != 'user': continue
+        res = [b['tool_use_id'] for b in x['content'] if b['type'] == 'tool_result']
+        if not res: continue
+        calls = [b['id'] for b in m[k - 1]['content'] if b['type'] == 'tool_use']
+        assert sorted(res) == sorted(calls), (n, res, calls)
+body = open('$D/req-3.json').read()
+assert 'first-file' in body, 'the first call ran'
+for bad in ('second-file', 'third-file', 'fourth-file'):
+    assert bad not in body, ('a refused call ran', bad)
+" && grep -q "toolu_same.*the call was not run" "$D/err" && grep -q "toolu_bad id!.*the call was not run" "$D/err"; then t_pass
+else t_fail "rc=$RC $(tail -5 "$D/err") $(head -c 1500 "$D/req-3.json" 2>/dev/null)"; fi
+
 t_start ag-message-results-budget "the tool calls of one message return at most 4 MiB together: calls past it are not run and say so"
 mock_dir
 python3 -c "open('$W/big.txt','w').write(('y' * 1000 + '\\n') * 300)"

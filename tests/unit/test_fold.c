@@ -352,6 +352,52 @@ static void test_fold_tool_input_nul_start(void **state)
 	fold_release(&m);
 }
 
+/* The API refuses every request whose history names one tool_use id
+ * twice, or an id outside [A-Za-z0-9_-]: a call so named is not run (not
+ * ready) and not kept, whichever index it has; the first of a repeated id
+ * stands. */
+static void test_fold_tool_id_refused(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_A-1\",\"name\":\"read\",\"input\":{\"path\":\"a\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_A-1\",\"name\":\"bash\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"ls\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu 1\",\"name\":\"read\",\"input\":{\"path\":\"b\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_\\u00e9\",\"name\":\"read\",\"input\":{\"path\":\"c\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":3}",
+	};
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
+	assert_null(m.err);
+	assert_true(fold_tool_ready(&m, 2));	/* the first to start */
+	assert_false(fold_tool_ready(&m, 0));
+	assert_null(m.blocks[0].input);
+	assert_non_null(strstr(m.blocks[0].input_error, "'bash' (toolu_A-1) has the id of an earlier call"));
+	assert_false(fold_tool_ready(&m, 1));
+	assert_non_null(strstr(m.blocks[1].input_error, "(toolu 1) has an id the API refuses"));
+	assert_false(fold_tool_ready(&m, 3));
+	assert_non_null(strstr(m.blocks[3].input_error, "has an id the API refuses"));
+	cJSON *c = fold_content_json(&m);
+	assert_int_equal(cJSON_GetArraySize(c), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "id")->valuestring, "toolu_A-1");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "name")->valuestring, "read");
+	cJSON_Delete(c);
+	/* refused after the fact (an id of an earlier message) */
+	fold_refuse_call(&m, 2, xstrdup("repeated"));
+	assert_false(fold_tool_ready(&m, 2));
+	c = fold_content_json(&m);
+	assert_int_equal(cJSON_GetArraySize(c), 0);
+	cJSON_Delete(c);
+	assert_true(fold_tool_id_ok("toolu_01AbZ-9"));
+	assert_false(fold_tool_id_ok(""));
+	assert_false(fold_tool_id_ok("a.b"));
+	fold_release(&m);
+}
+
 /* No tool takes a nested or long input: refused before it is parsed (a
  * tree node per two bytes sent), in the joined fragments and in the input
  * of content_block_start alike. */
@@ -973,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_fold_tool_input_nul),
 		cmocka_unit_test(test_fold_tool_input_nul_start),
 		cmocka_unit_test(test_fold_tool_input_flat),
+		cmocka_unit_test(test_fold_tool_id_refused),
 		cmocka_unit_test(test_fold_unknown_ignored),
 		cmocka_unit_test(test_fold_malformed_fails),
 		cmocka_unit_test(test_fold_drop_text_still_hooks),
