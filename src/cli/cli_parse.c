@@ -321,6 +321,22 @@ static int is_tool_name(const char *s)
 	return 0;
 }
 
+/* 1 when the word is one of the options (with or without "=VALUE"), or
+ * --help: not a value for the option before it. */
+static int names_option(const char *w)
+{
+	if (strcmp(w, "--help") == 0 || strcmp(w, "-h") == 0)
+		return 1;
+	if (w[0] != '-')
+		return 0;
+	const char *eq = strchr(w, '=');
+	size_t n = eq ? (size_t)(eq - w) : strlen(w);
+	for (size_t k = 0; k < SBX_ARRAY_LEN(flags); k++)
+		if (strlen(flags[k].name) == n && strncmp(flags[k].name, w, n) == 0)
+			return 1;
+	return 0;
+}
+
 static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, int i, char **err)
 {
 	for (; i < argc; i++) {
@@ -352,6 +368,8 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 				*err = xasprintf("'%s' before '--' — put '--' between the options and the program", a);
 			else if (bit == C_AR)
 				*err = xasprintf("'%s' before '--' — put the prompt after '--', or '-' to read it from stdin", a);
+			else if (bit == C_TUI)
+				*err = xasprintf("unexpected word '%s' — tui takes options only; type the prompt in the screen", a);
 			else
 				*err = xasprintf("unexpected word '%s' after the tool's JSON — give the JSON as one quoted "
 						 "word; only options may follow it", a);
@@ -370,11 +388,17 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 			}
 			break;
 		case ARG_REQ:
-			if (eq)
+			if (eq) {
 				v = eq + 1;
-			else if (i + 1 < argc && strcmp(argv[i + 1], "--") != 0)
+			} else if (i + 1 < argc && names_option(argv[i + 1])) {
+				/* "--model --approve=call" is a value left out, not a
+				 * model of that name (which would drop the approval) */
+				*err = xasprintf("option '%s' needs a value, and '%s' is an option — to give it as the "
+						 "value, write %s=%s", a, argv[i + 1], a, argv[i + 1]);
+				return -1;
+			} else if (i + 1 < argc && strcmp(argv[i + 1], "--") != 0) {
 				v = argv[++i];
-			else {
+			} else {
 				*err = xasprintf("option '%s' needs a value", a);
 				return -1;
 			}
@@ -590,7 +614,8 @@ static const char usage_main[] =
 	"Always granted: read+exec on /usr /bin /lib /lib64, read on /etc/alternatives;\n"
 	"PATH HOME TERM LANG LC_ALL LC_CTYPE TZ.  No path flag: read+write on the\n"
 	"working directory.\n"
-	"A flag's value may also follow '=': --allow-network=443, --session=ID.\n"
+	"A flag's value may also follow '=': --allow-network=443, --session=ID;\n"
+	"a value that is itself an option's name only so: --model=--approve.\n"
 	"\n"
 	"Exit: 0 ok, 1 error, 2 incomplete, 3 no consent, 64 usage, 124 timeout,\n"
 	"125 refused to confine, 126/127 not executable/not found, 128+n signal n.\n";

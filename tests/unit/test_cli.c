@@ -110,6 +110,60 @@ static void cli_refuses_unknown(void **state)
 	cli_opts_release(&o);
 }
 
+/* A word that is one of the options is not taken as the value of the
+ * option before it: "--model --approve=call" would otherwise name a model
+ * "--approve=call" and leave every call to run unasked.  The '=' form
+ * still gives such a value on purpose. */
+static void cli_value_not_an_option(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	static const char *const cases[][3] = {
+		{ "agent-run", "--model", "--approve=call" },
+		{ "agent-run", "--system", "--approve" },
+		{ "tui", "--base-url", "--allow-tool" },
+		{ "agent-run", "--allow-read", "--allow-write" },
+		{ "sandbox-run", "--allow-env", "--help" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (strcmp(cases[i][0], "sandbox-run") == 0)
+			assert_int_equal(parse(&o, &err, cases[i][0], cases[i][1], cases[i][2], "--", "x", NULL), -1);
+		else if (strcmp(cases[i][0], "tui") == 0)
+			assert_int_equal(parse(&o, &err, cases[i][0], cases[i][1], cases[i][2], NULL), -1);
+		else
+			assert_int_equal(parse(&o, &err, cases[i][0], cases[i][1], cases[i][2], "call", "--", "x", NULL), -1);
+		assert_non_null(strstr(err, "needs a value"));
+		assert_non_null(strstr(err, cases[i][2]));
+		free(err);
+		cli_opts_release(&o);
+	}
+	assert_int_equal(parse(&o, &err, "agent-run", "--model", "--approve=call", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "--model=--approve=call"));	/* how to mean it */
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "--model=--approve=call", "--", "x", NULL), 0);
+	assert_string_equal(o.model, "--approve=call");
+	assert_int_equal(o.approve, APPROVE_UNSET);	/* agent-run's default: run */
+	cli_opts_release(&o);
+	/* a value that only starts with dashes is still a value */
+	assert_int_equal(parse(&o, &err, "agent-run", "--system", "--be terse", "--", "x", NULL), 0);
+	assert_string_equal(o.system, "--be terse");
+	cli_opts_release(&o);
+}
+
+/* A stray word names the subcommand it was given to. */
+static void cli_stray_word_named(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "tui", "hello", NULL), -1);
+	assert_null(strstr(err, "JSON"));
+	assert_non_null(strstr(err, "'hello'"));
+	assert_non_null(strstr(err, "tui"));
+	free(err);
+	cli_opts_release(&o);
+}
+
 static void cli_network_forms(void **state)
 {
 	struct cli_opts o;
@@ -329,6 +383,8 @@ int main(void)
 		cmocka_unit_test(cli_refuses_missing_dashdash),
 		cmocka_unit_test(cli_refuses_env_value),
 		cmocka_unit_test(cli_refuses_unknown),
+		cmocka_unit_test(cli_value_not_an_option),
+		cmocka_unit_test(cli_stray_word_named),
 		cmocka_unit_test(cli_network_forms),
 		cmocka_unit_test(cli_dns_names),
 		cmocka_unit_test(cli_optional_value_named),
