@@ -606,6 +606,9 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		if (seen)
 			free((char *)seen->content);
 		free(seen);
+		/* what the gate says quotes the user's reason, which the
+		 * request carries: UTF-8, as every tool's own result is */
+		res.content = tools_utf8_clean(res.content);
 		struct turn_event done = { .kind = TEV_TOOL_RESULT, .tool = b->name, .id = b->id,
 					   .subject = subject, .text = res.content, .len = strlen(res.content),
 					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(mono_ms() - t0) };

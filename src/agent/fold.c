@@ -17,6 +17,7 @@
 #include "agent/fold.h"
 #include "tools/tools.h"
 #include "util/json.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 /* The fast path's helpers: inlined into it, where GCC would otherwise
@@ -187,6 +188,20 @@ static FOLD_HOT int block_add(struct fold_msg *m, struct fold_block *b, const ch
 	return 0;
 }
 
+/* 1 when s[0..n) is UTF-8 throughout: the API refuses a request that is
+ * not, so what goes back into one is held to it. */
+static int is_utf8(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (l <= 0)
+			return 0;
+		i += (size_t)l;
+	}
+	return 1;
+}
+
 /* The block an event names by "index"; NULL with an error when absent,
  * out of range, or (must_exist) never started. */
 static struct fold_block *block_at(struct fold_msg *m, const cJSON *ev, int must_exist, size_t *idx, char **err)
@@ -253,7 +268,9 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, int has_nul, char
 		if (!id || !name || !*id || !*name)
 			return failf(m, err, xasprintf("tool_use block %zu starts without an id or a name — the stream is malformed", i));
 		b->id = xstrdup(id);
-		b->name = xstrdup(name);
+		/* A name that is not UTF-8 names no tool; it is kept, and
+		 * quoted back, with U+FFFD for its stray bytes. */
+		b->name = tools_utf8_clean(xstrdup(name));
 		/* The API refuses every later request whose history holds an
 		 * id outside its pattern or one id twice: such a call is not
 		 * run, nor kept (its input is not parsed at the stop). */
@@ -279,6 +296,10 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, int has_nul, char
 				b->start_input = cJSON_Duplicate(in, 1);
 			else
 				b->start_bad = 1;
+			for (const cJSON *c = b->start_input ? b->start_input->child : NULL; c; c = c->next)
+				if (!is_utf8(c->string, strlen(c->string)) ||
+				    (c->valuestring && !is_utf8(c->valuestring, strlen(c->valuestring))))
+					b->start_badutf8 = 1;
 			/* cJSON cut its strings at the NUL when it parsed the
 			 * event: refused at the stop, like a joined input. */
 			b->start_nul = has_nul;
@@ -410,6 +431,12 @@ static char *nul_error(const struct fold_block *b)
 			 "may contain", b->name, b->id);
 }
 
+static char *utf8_error(const struct fold_block *b)
+{
+	return xasprintf("the input of tool call '%s' (%s) holds bytes that are not UTF-8, which no tool argument "
+			 "may contain", b->name, b->id);
+}
+
 static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 {
 	size_t i;
@@ -426,12 +453,16 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 			b->input_error = flat_error(b);
 		} else if (only_space(b->text, b->text_len) && b->start_nul) {
 			b->input_error = nul_error(b);
+		} else if (only_space(b->text, b->text_len) && b->start_badutf8) {
+			b->input_error = utf8_error(b);
 		} else if (only_space(b->text, b->text_len) && repeats_member(b->start_input)) {
 			b->input_error = repeat_error(b);
 		} else if (only_space(b->text, b->text_len)) {
 			b->input = b->start_input ? cJSON_Duplicate(b->start_input, 1) : cJSON_CreateObject();
 		} else if (!tools_json_is_flat(b->text, b->text_len, TOOLS_MAX_INPUT_MEMBERS)) {
 			b->input_error = flat_error(b);
+		} else if (!is_utf8(b->text, b->text_len)) {
+			b->input_error = utf8_error(b);
 		} else {
 			const char *end = NULL;
 			cJSON *in = cJSON_ParseWithLengthOpts(b->text, b->text_len, &end, 0);
@@ -813,6 +844,15 @@ static cJSON *take_text(struct fold_block *b)
 	return s;
 }
 
+/* A string item of the content array, as UTF-8: the model's bytes that
+ * are not (a broken or hostile stream's) become U+FFFD, or every later
+ * request would be refused. */
+static cJSON *utf8_item(cJSON *s)
+{
+	s->valuestring = tools_utf8_clean(s->valuestring);
+	return s;
+}
+
 static cJSON *content_json(struct fold_msg *m, int take)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -824,14 +864,14 @@ static cJSON *content_json(struct fold_msg *m, int take)
 		cJSON_AddStringToObject(o, "type", b->type_name);
 		switch (b->type) {
 		case FOLD_TEXT:
-			cJSON_AddItemToObject(o, "text", take ? take_text(b) : cJSON_CreateString(b->text));
+			cJSON_AddItemToObject(o, "text", utf8_item(take ? take_text(b) : cJSON_CreateString(b->text)));
 			break;
 		case FOLD_THINKING:
-			cJSON_AddItemToObject(o, "thinking", take ? take_text(b) : cJSON_CreateString(b->text));
-			cJSON_AddStringToObject(o, "signature", b->signature);
+			cJSON_AddItemToObject(o, "thinking", utf8_item(take ? take_text(b) : cJSON_CreateString(b->text)));
+			cJSON_AddItemToObject(o, "signature", utf8_item(cJSON_CreateString(b->signature)));
 			break;
 		case FOLD_REDACTED_THINKING:
-			cJSON_AddStringToObject(o, "data", b->data);
+			cJSON_AddItemToObject(o, "data", utf8_item(cJSON_CreateString(b->data)));
 			break;
 		case FOLD_TOOL_USE:
 			cJSON_AddStringToObject(o, "id", b->id);

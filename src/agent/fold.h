@@ -31,8 +31,8 @@
  *   content_block_stop   a tool_use's joined fragments parsed with cJSON:
  *                        empty means {}; a nested or long input is refused
  *                        before parsing (tools_json_is_flat); one that is
- *                        not a JSON object, or names a member twice, leaves
- *                        input NULL
+ *                        not a JSON object, names a member twice, or holds
+ *                        bytes that are not UTF-8, leaves input NULL
  *                        with input_error set (the round goes on: the caller
  *                        must not run such a call)
  *   message_delta        stop_reason, stop_sequence, usage (cumulative)
@@ -94,6 +94,7 @@ struct fold_block {
 	cJSON *start_input;	/* tool_use: "input" of content_block_start */
 	int start_bad;		/* ... which was not flat (tools_json_is_flat) */
 	int start_nul;		/* ... whose event held a \u0000 escape */
+	int start_badutf8;	/* ... whose strings are not all UTF-8 */
 	int id_refused;		/* tool_use: an id the API refuses, or one an
 				 * earlier call has (input_error says which) */
 };
@@ -173,7 +174,9 @@ void fold_refuse_call(struct fold_msg *m, size_t i, char *why);
 int fold_tool_ready(const struct fold_msg *m, size_t i);
 
 /*
- * The assistant content array to send back: text blocks (non-empty),
+ * The assistant content array to send back, all of it UTF-8 (a byte that
+ * is not becomes U+FFFD; a tool_use's name is made so at its start, its
+ * input refused): text blocks (non-empty),
  * thinking blocks that carry a signature, redacted_thinking blocks, and
  * tool_use blocks that are fold_tool_ready.  Others are left out (a
  * half-built tool call cut by max_tokens must not be replayed).

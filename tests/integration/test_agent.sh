@@ -751,6 +751,53 @@ for bad in ('second-file', 'third-file', 'fourth-file'):
 " && grep -q "toolu_same.*the call was not run" "$D/err" && grep -q "toolu_bad id!.*the call was not run" "$D/err"; then t_pass
 else t_fail "rc=$RC $(tail -5 "$D/err") $(head -c 1500 "$D/req-3.json" 2>/dev/null)"; fi
 
+# The API refuses a request that is not UTF-8 (what tools_utf8_clean
+# keeps out of every tool result): bytes that are not, in what the server
+# streamed, must not be sent back in every later request.
+t_start ag-history-utf8 "an answer's bytes that are not UTF-8 never reach a later request: its text carries U+FFFD, a tool call whose input holds such bytes is not run nor kept"
+mock_dir
+echo utf8-file > "$W/u.txt"
+python3 - "$D/r1.sse" <<'PY'
+import json, sys
+def ev(n, d): return b"event: " + n.encode() + b"\ndata: " + d + b"\n\n"
+out = ev("message_start", json.dumps({"type": "message_start", "message": {"id": "m1", "type": "message", "role": "assistant",
+	"model": "m", "content": [], "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}).encode())
+out += ev("content_block_start", b'{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}')
+out += ev("content_block_delta", b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"caf\xe9 \xff ok"}}')
+out += ev("content_block_delta", b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\n\xc3 tail"}}')
+out += ev("content_block_stop", b'{"type":"content_block_stop","index":0}')
+out += ev("content_block_start", b'{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_u1","name":"read","input":{"path":"u.txt"}}}')
+out += ev("content_block_stop", b'{"type":"content_block_stop","index":1}')
+out += ev("content_block_start", b'{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_u2","name":"read","input":{}}}')
+out += ev("content_block_delta", b'{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\": \\"u\xff.txt\\"}"}}')
+out += ev("content_block_stop", b'{"type":"content_block_stop","index":2}')
+out += ev("content_block_start", b'{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_u3","name":"re\xffad","input":{"path":"u.txt"}}}')
+out += ev("content_block_stop", b'{"type":"content_block_stop","index":3}')
+out += ev("message_delta", b'{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":1}}')
+out += ev("message_stop", b'{"type":"message_stop"}')
+open(sys.argv[1], "wb").write(out)
+PY
+sse_text "done" > "$D/r2.sse"
+mock_rounds 2
+ar --session -- go
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+import json
+raw = open('$D/req-2.json', 'rb').read()
+raw.decode('utf-8')          # strict: the API refuses anything else
+m = json.loads(raw)['messages']
+a = m[1]['content']
+assert a[0]['type'] == 'text' and a[0]['text'] == 'caf\ufffd \ufffd ok\n\ufffd tail', a[0]
+ids = [b['id'] for b in a if b['type'] == 'tool_use']
+assert 'toolu_u1' in ids and 'toolu_u2' not in ids, ids
+assert 'utf8-file' in json.dumps(m[2]), m[2]
+" && grep -q "(toolu_u2).*UTF-8.* — the call was not run" "$D/err" && python3 -c "
+import glob
+for f in glob.glob('$TMP/state/sandbx/sessions/*.jsonl'):
+    open(f, 'rb').read().decode('utf-8')
+"; then t_pass
+else t_fail "rc=$RC $(tail -5 "$D/err") $(head -c 1500 "$D/req-2.json" 2>/dev/null | cat -v)"; fi
+
 t_start ag-message-results-budget "the tool calls of one message return at most 4 MiB together: calls past it are not run and say so"
 mock_dir
 python3 -c "open('$W/big.txt','w').write(('y' * 1000 + '\\n') * 300)"

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "agent/fold.h"
+#include "util/utf8.h"
 #include "tools/tools.h"
 #include "agent/sse.h"
 #include "sse_fixtures.h"
@@ -395,6 +396,67 @@ static void test_fold_tool_id_refused(void **state)
 	assert_true(fold_tool_id_ok("toolu_01AbZ-9"));
 	assert_false(fold_tool_id_ok(""));
 	assert_false(fold_tool_id_ok("a.b"));
+	fold_release(&m);
+}
+
+/* 1 when s is UTF-8 throughout. */
+static int all_utf8(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		uint32_t cp;
+		int l = utf8_decode(p, strlen((const char *)p), &cp);
+		if (l <= 0)
+			return 0;
+		p += l;
+	}
+	return 1;
+}
+
+/* The API refuses a request that is not UTF-8: what the content array
+ * sends back is UTF-8 whatever bytes the stream carried (a character split
+ * across two deltas stays whole), and a tool input holding such bytes is
+ * refused, not run with them. */
+static void test_fold_content_utf8(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\xff start \"}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"caf\xc3\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"\xa9 \xed\xa0\x80 \xc3\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"write\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\": \\\"a\\\", \\\"content\\\": \\\"\xfe\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"read\",\"input\":{\"path\":\"b\x80\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+		"{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t3\",\"name\":\"re\xc0\xaf" "ad\",\"input\":{\"path\":\"c\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":3}",
+		"{\"type\":\"content_block_start\",\"index\":4,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t4\",\"name\":\"read\",\"input\":{\"path\":\"d\xc3\xa9\"}}}",
+		"{\"type\":\"content_block_stop\",\"index\":4}",
+	};
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
+	assert_null(m.err);
+	assert_false(fold_tool_ready(&m, 1));
+	assert_non_null(strstr(m.blocks[1].input_error, "'write' (t1) holds bytes that are not UTF-8"));
+	assert_false(fold_tool_ready(&m, 2));
+	assert_non_null(strstr(m.blocks[2].input_error, "'read' (t2) holds bytes that are not UTF-8"));
+	assert_true(fold_tool_ready(&m, 3));	/* an unknown tool: the gate refuses it */
+	assert_true(all_utf8(m.blocks[3].name));
+	assert_true(fold_tool_ready(&m, 4));	/* UTF-8 beyond ASCII is fine */
+	cJSON *c = fold_content_json(&m);
+	char *out = cJSON_PrintUnformatted(c);
+	assert_true(all_utf8(out));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "text")->valuestring,
+			    "\xef\xbf\xbd start caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd");
+	assert_int_equal(cJSON_GetArraySize(c), 3);	/* the text, t3, t4 */
+	free(out);
+	cJSON_Delete(c);
+	c = fold_content_take(&m);	/* the history's own copy too */
+	out = cJSON_PrintUnformatted(c);
+	assert_true(all_utf8(out));
+	free(out);
+	cJSON_Delete(c);
 	fold_release(&m);
 }
 
@@ -1020,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(test_fold_tool_input_nul_start),
 		cmocka_unit_test(test_fold_tool_input_flat),
 		cmocka_unit_test(test_fold_tool_id_refused),
+		cmocka_unit_test(test_fold_content_utf8),
 		cmocka_unit_test(test_fold_unknown_ignored),
 		cmocka_unit_test(test_fold_malformed_fails),
 		cmocka_unit_test(test_fold_drop_text_still_hooks),
