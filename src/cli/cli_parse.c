@@ -242,7 +242,9 @@ static int set_session(struct cli_opts *o, const struct flag *f, const char *v, 
 {
 	o->session_set = 1;
 	if (v) {
-		if (!*v || strlen(v) > 64 || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(v)) {
+		/* the store's rule (session_id_valid), so a bad one is a usage
+		 * error, not a failure once the key is read */
+		if (!*v || strlen(v) > 64 || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(v) || *v == '-') {
 			*err = xasprintf("--session: '%s' is not a session id — 'sandbx sessions' lists them", v);
 			return -1;
 		}

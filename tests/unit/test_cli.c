@@ -151,6 +151,24 @@ static void cli_value_not_an_option(void **state)
 	cli_opts_release(&o);
 }
 
+/* A session id the store would refuse is a usage error (64) here, not a
+ * failure after the key is read (1): the store's own rule, no leading '-'. */
+static void cli_session_id_forms(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	static const char *const bad[] = { "--session=-x", "--session=--", "--session=A1", "--session=a_b" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&o, &err, "agent-run", bad[i], "--", "hi", NULL), -1);
+		assert_non_null(strstr(err, "is not a session id"));
+		free(err);
+		cli_opts_release(&o);
+	}
+	assert_int_equal(parse(&o, &err, "tui", "--session=abc-123", NULL), 0);
+	assert_string_equal(o.session_id, "abc-123");
+	cli_opts_release(&o);
+}
+
 /* A stray word names the subcommand it was given to. */
 static void cli_stray_word_named(void **state)
 {
@@ -385,6 +403,7 @@ int main(void)
 		cmocka_unit_test(cli_refuses_unknown),
 		cmocka_unit_test(cli_value_not_an_option),
 		cmocka_unit_test(cli_stray_word_named),
+		cmocka_unit_test(cli_session_id_forms),
 		cmocka_unit_test(cli_network_forms),
 		cmocka_unit_test(cli_dns_names),
 		cmocka_unit_test(cli_optional_value_named),
