@@ -196,6 +196,31 @@ done
 if [ "${o1%% *}" = err ] && [ "${o2%% *}" = err ] && [ "$o3" = ok ]; then t_pass
 else t_fail "unlisted='$o1' zero='$o2' listed='$o3'"; fi
 
+t_start net-ports-addr-forms "ports: the other address forms of an unlisted port are refused too — connect to a v4-mapped ::ffff:127.0.0.1 from an IPv6 socket, bind to an AF_UNSPEC address (the kernel takes it as AF_INET) and to a v4-mapped address; under bare --allow-network the same probes connect and bind"
+# a port nobody holds for the binds (pb is held by its listener)
+fp=""
+for cand in $((41000 + $$ % 8000)) $((50000 + $$ % 8000)) 59998; do
+	o=$(run --allow-network -- "$NET" bind-unspec "$cand")
+	if [ "$o" = ok ]; then fp=$cand; break; fi
+done
+if [ -z "$fp" ]; then
+	t_fail "no free port for the bare-mode control: $o $(cat "$TMP/err")"
+else
+	m=$(run --allow-network "$pa" -- "$NET" tcp-connect ::ffff:127.0.0.1 "$pb")
+	mrx=$(got "$pb_log")
+	u=$(run --allow-network "$pa" -- "$NET" bind-unspec "$fp")
+	b=$(run --allow-network "$pa" -- "$NET" bind-mapped "$fp")
+	# controls: the same probes work with nothing to police them
+	cb=$(run --allow-network -- "$NET" bind-mapped "$fp")
+	listen fm tcp 127.0.0.1; fm_pid=$L_PID; fm_log=$L_LOG
+	cm=$(run --allow-network -- "$NET" tcp-connect ::ffff:127.0.0.1 "$L_PORT")
+	crx=$(got "$fm_log")
+	unlisten $fm_pid
+	if [ "${m%% *}" = err ] && [ -z "$mrx" ] && [ "${u%% *}" = err ] && [ "${b%% *}" = err ] &&
+	   [ "$cb" = ok ] && [ "$cm" = ok ] && printf '%s' "$crx" | grep -q 'data sbx-tcp'; then t_pass
+	else t_fail "mapped-connect='$m' received='$mrx' unspec-bind='$u' mapped-bind='$b' control: mapped-bind='$cb' mapped-connect='$cm' received='$crx'"; fi
+fi
+
 t_start net-ports-listen-unbound "ports: listen() on a socket never bound (the kernel would pick an unlisted port) fails with EACCES, IPv4 and IPv6; the same probe listens in the default mode"
 u4=$(run --allow-network "$pa" -- "$NET" listen-unbound 4)
 u6=$(run --allow-network "$pa" -- "$NET" listen-unbound 6)

@@ -13,6 +13,11 @@
  *                                    MODE connect: TCP_FASTOPEN_CONNECT, then
  *                                    connect and send
  *   net bind PORT                    bind a TCP socket to 127.0.0.1:PORT
+ *   net bind-unspec PORT             bind an IPv4 TCP socket to an AF_UNSPEC
+ *                                    address (INADDR_ANY:PORT), which the
+ *                                    kernel takes as AF_INET
+ *   net bind-mapped PORT             bind an IPv6 TCP socket to the v4-mapped
+ *                                    ::ffff:127.0.0.1:PORT
  *   net listen-self [PORT]           listen on 127.0.0.1:PORT (0: any), connect
  *                                    to it, pass one byte through
  *   net listen-unbound 4|6           listen() on a TCP socket never bound (the
@@ -255,6 +260,36 @@ static int bind_port(const char *port)
 	return probe_report(0);
 }
 
+/* bind through the address forms that are not a plain sockaddr_in:
+ * AF_UNSPEC on an IPv4 socket (taken as AF_INET for INADDR_ANY) and a
+ * v4-mapped address on an IPv6 socket. */
+static int bind_other_form(const char *form, const char *port)
+{
+	int p = num(port), fd;
+	if (p < 0 || p > 65535)
+		return usage();
+	if (strcmp(form, "unspec") == 0) {
+		struct sockaddr_in a = { .sin_family = AF_UNSPEC, .sin_port = htons((uint16_t)p),
+					 .sin_addr.s_addr = htonl(INADDR_ANY) };
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return fail("socket");
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			return fail("bind");
+	} else {
+		struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)p) };
+		if (inet_pton(AF_INET6, "::ffff:127.0.0.1", &a.sin6_addr) != 1)
+			return usage();
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return fail("socket");
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			return fail("bind");
+	}
+	close(fd);
+	return probe_report(0);
+}
+
 static int listen_unbound(const char *v)
 {
 	int family = strcmp(v, "6") == 0 ? AF_INET6 : AF_INET;
@@ -473,6 +508,10 @@ int main(int argc, char **argv)
 		return fastopen(argv[2], argv[3], argv[4]);
 	if (strcmp(c, "bind") == 0 && argc == 3)
 		return bind_port(argv[2]);
+	if (strcmp(c, "bind-unspec") == 0 && argc == 3)
+		return bind_other_form("unspec", argv[2]);
+	if (strcmp(c, "bind-mapped") == 0 && argc == 3)
+		return bind_other_form("mapped", argv[2]);
 	if (strcmp(c, "listen-self") == 0 && argc <= 3)
 		return listen_self(argc == 3 ? argv[2] : "0");
 	if (strcmp(c, "listen-unbound") == 0 && argc == 3)
