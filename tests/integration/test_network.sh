@@ -257,6 +257,12 @@ for lp in $((42000 + $$ % 9000)) $((51000 + $$ % 9000)) 59997; do
 done
 if [ "$o" = ok ]; then t_pass; else t_fail "$o $(head -c 300 "$TMP/err")"; fi
 
+t_start net-ports-listen-own-notify "ports: the command cannot answer its own listen(): a seccomp filter of its own with a listener (to reply CONTINUE and have the kernel bind an unlisted port) is refused with EBUSY; under bare --allow-network the same probe listens on a random port"
+o=$(run --allow-network "$pa" -- "$NET" listen-own-notify)
+c=$(run --allow-network -- "$NET" listen-own-notify)
+if [ "$o" = "err EBUSY 16" ] && [ "$c" = ok ]; then t_pass
+else t_fail "ports='$o' ($(head -c 200 "$TMP/err")) bare='$c'"; fi
+
 unlisten $pa_pid
 unlisten $pb_pid
 

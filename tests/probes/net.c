@@ -30,6 +30,11 @@
  *   net listen-stale PORT            connect() to 127.0.0.1:PORT, where nothing
  *                                    listens (the socket takes a port and gives
  *                                    it back), then listen()
+ *   net listen-own-notify            install a seccomp filter of its own that
+ *                                    sends listen() to a listener it holds
+ *                                    (SECCOMP_FILTER_FLAG_NEW_LISTENER), answer
+ *                                    CONTINUE from a thread, then listen() on a
+ *                                    socket never bound: "ok" when it listens
  *   net listen-thread PORT           bind 127.0.0.1:PORT and listen() from a
  *                                    second thread, connect to it
  *   net unix-socket                  socket(AF_UNIX, SOCK_STREAM)
@@ -56,6 +61,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "probe.h"
 
@@ -290,6 +300,55 @@ static int bind_other_form(const char *form, const char *port)
 	return probe_report(0);
 }
 
+/* The command answering its own listen(): with a listener of its own,
+ * CONTINUE would let the kernel bind an ephemeral port unchecked. */
+static int own_notify_fd = -1;
+
+static void *own_notify_answer(void *arg)
+{
+	(void)arg;
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	memset(&req, 0, sizeof(req));
+	if (ioctl(own_notify_fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(own_notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return NULL;
+}
+
+static int listen_own_notify(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_listen, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = (unsigned short)(sizeof(f) / sizeof(f[0])), .filter = f };
+	pthread_t t;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail("no_new_privs");
+	own_notify_fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (own_notify_fd < 0)
+		return fail("seccomp");
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0)
+		return fail("socket");
+	if (pthread_create(&t, NULL, own_notify_answer, NULL) != 0)
+		return fail("pthread_create");
+	if (listen(l, 1) < 0)
+		return fail("listen");
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	if (getsockname(l, (struct sockaddr *)&a, &len) == 0)
+		fprintf(stderr, "listening on port %d\n", ntohs(a.sin_port));
+	close(l);
+	return probe_report(0);
+}
+
 static int listen_unbound(const char *v)
 {
 	int family = strcmp(v, "6") == 0 ? AF_INET6 : AF_INET;
@@ -518,6 +577,8 @@ int main(int argc, char **argv)
 		return listen_unbound(argv[2]);
 	if (strcmp(c, "listen-stale") == 0 && argc == 3)
 		return listen_stale(argv[2]);
+	if (strcmp(c, "listen-own-notify") == 0 && argc == 2)
+		return listen_own_notify();
 	if (strcmp(c, "listen-thread") == 0 && argc == 3)
 		return listen_thread(argv[2]);
 	if (strcmp(c, "listen-dup-race") == 0 && argc == 3)

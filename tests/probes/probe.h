@@ -44,6 +44,7 @@ static inline const char *probe_errname(int e)
 	case EADDRINUSE: return "EADDRINUSE";
 	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
 	case ENOSPC: return "ENOSPC";
+	case EBUSY: return "EBUSY";
 	default: return "E?";
 	}
 }
