@@ -119,6 +119,12 @@ elif [ "$peak" -ne 64 ]; then t_fail "the host saw $peak bomb processes at the p
 elif [ "$left" -ne 0 ]; then t_fail "$left bomb processes left on the host after the call"
 else t_pass; fi
 
+t_start limits-procs-threads "threads, vfork and fork are counted alike: under --limit-procs 16 a probe starts 15 threads and then neither vfork nor fork succeeds; with --limit-procs none it starts 100 and both succeed"
+out=$(run --limit-procs 16 --timeout 60 -- "$PROBES/lim_threads" 100)
+ctl=$(run --limit-procs none --timeout 60 -- "$PROBES/lim_threads" 100)
+if [ "$out" = "err EAGAIN threads=15 vfork=EAGAIN fork=EAGAIN" ] && [ "$ctl" = "ok threads=100 vfork=ok fork=ok" ]; then t_pass
+else t_fail "limited='$out' ($(head -c 200 "$TMP/err")) unlimited='$ctl'"; fi
+
 t_start limits-procs-mechanism "the process limit is a pids cgroup (pids.max = N + the init) where the caller can create one, else RLIMIT_NPROC = N + 2 in the sandbox's own user namespace; the cgroup is removed after the call"
 tag="pm$$x$(date +%s)"
 bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 3
