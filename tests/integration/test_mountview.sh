@@ -102,6 +102,57 @@ out=$(run --allow-read /dev/shm -- /bin/sh -c "test -e '$mark' && echo seen; ech
 if [ "$out" = seen ] && [ ! -e "/dev/shm/sbx-w.$$" ]; then t_pass; else t_fail "$out"; fi
 rm -f "$mark" "/dev/shm/sbx-w.$$" "/dev/shm/sbx-inside.$$"
 
+# ---- an mqueue mount in a granted tree (systemd's /dev/mqueue under
+# --allow-read /dev): made here in a user+ipc+mount namespace of the test's
+# own, whose queues stand for the host's ----
+MQ="$TMP/mqh"; mkdir -p "$MQ/mq"; chmod 755 "$MQ" "$MQ/mq"
+MQP="$PROBES/mq"
+# mqrun GRANT: in the test's namespaces, mount mqueue at $MQ/mq, queue one
+# message as the host, run the sandbox with a read grant GRANT listing the
+# mount, taking the message, making a queue of its own and listing again;
+# then count what the host's queue still holds.
+mqrun() {
+	( cd "$W" && unshare -Urim sh -c '
+		mount -t mqueue none "$1/mq" || { echo nomount; exit 0; }
+		"$2" send /sbxmq-host secret >/dev/null || { echo nosend; exit 0; }
+		"$3" sandbox-run --allow-exec "$4" --allow-read "$5" -- /bin/sh -c "
+			echo ls1=\$(ls -A $1/mq | tr \"\\n\" \" \")
+			echo recv=\$($2 recv-path $1/mq/sbxmq-host)
+			$2 send /sbxmq-own x >/dev/null
+			echo ls2=\$(ls -A $1/mq | tr \"\\n\" \" \")"
+		echo rc=$?
+		echo host=$("$2" count /sbxmq-host)' sh "$MQ" "$MQP" "$SANDBX" "$PROBES" "$1" ) 2>"$TMP/err"
+}
+t_start mv-mqueue-private "a read grant holding an mqueue mount shows the sandbox's own queues there, not the host's: a host queue is neither listed nor received from"
+if ! unshare -Urim true 2>/dev/null; then t_skip "unshare -Urim (user, ipc and mount namespaces) is not available"
+else
+	out=$(mqrun "$MQ")
+	case "$out" in
+	nomount*|nosend*) t_skip "cannot mount mqueue or make a queue in a namespace of the test's own: $out" ;;
+	"ls1=
+recv=err ENOENT"*"
+ls2=sbxmq-own
+rc=0
+host=ok 1") t_pass ;;
+	*) t_fail "$out $(cat "$TMP/err")" ;;
+	esac
+fi
+
+t_start mv-mqueue-granted "a grant naming the mqueue mount shares the host's queues, with the granted rights (read: listed, no queue made there)"
+if ! unshare -Urim true 2>/dev/null; then t_skip "unshare -Urim (user, ipc and mount namespaces) is not available"
+else
+	out=$(mqrun "$MQ/mq")
+	case "$out" in
+	nomount*|nosend*) t_skip "cannot mount mqueue or make a queue in a namespace of the test's own: $out" ;;
+	"ls1=sbxmq-host
+recv="*"
+ls2=sbxmq-host
+rc=0
+host=ok "*) t_pass ;;
+	*) t_fail "$out $(cat "$TMP/err")" ;;
+	esac
+fi
+
 # ---- /tmp: the other tests work under /tmp, whose grants keep the host's
 # /tmp out; these run from a tree outside it ----
 V=$(mktemp -d /var/tmp/sbxv.XXXXXX); chmod 755 "$V"
