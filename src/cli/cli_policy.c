@@ -310,6 +310,37 @@ int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_c
 	return -1;
 }
 
+static int mqueue_one(void *ctx, const char *m)
+{
+	struct policy *p = ctx;
+	int held = 0;
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		if (g->link || g->is_proc)
+			continue;
+		if (path_within(g->path, m))
+			return 0;	/* named: shared, with the granted rights */
+		if (g->is_dir && strcmp(g->path, m) != 0 && path_within(m, g->path))
+			held = 1;
+	}
+	/* Under a private /dev/shm or /tmp it is hidden already. */
+	for (size_t k = 0; k < POLICY_NSCRATCH; k++)
+		if (policy_scratch_private(p, k) && path_within(m, policy_scratch_dirs[k]))
+			return 0;
+	if (held && !strv_has(&p->mqueue, m))
+		strv_push(&p->mqueue, m);
+	return 0;
+}
+
+int cli_mqueue_masks(const char *mi, struct policy *p, char **err)
+{
+	if (mi && limits_each_mount_of(mi, "mqueue", mqueue_one, p) == 0)
+		return 0;
+	*err = xstrdup("the mount table could not be read to find the host's message-queue (mqueue) mounts in "
+		       "the granted trees, which the sandbox must replace with its own — nothing was run");
+	return -1;
+}
+
 /* All of /proc/self/mountinfo (NULL when it cannot be read). */
 static char *read_mountinfo(void)
 {
@@ -622,6 +653,13 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			free(mi);
 			goto out;
 		}
+	}
+	/* The host's POSIX message queues: an mqueue mount a grant holds
+	 * (systemd's /dev/mqueue under --allow-read /dev) is the host's ipc
+	 * namespace's; the view puts the sandbox's own there. */
+	if (cli_mqueue_masks(mi, p, err) < 0) {
+		free(mi);
+		goto out;
 	}
 	free(mi);
 

@@ -79,6 +79,14 @@ int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const s
 int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,
 		  const struct xdg_paths *x, char **err);
 
+/* Fill p->mqueue from mi (mountinfo text; NULL refuses): each mqueue mount
+ * point that a directory grant holds strictly beneath it, unless a grant
+ * names the mount or a path in it (the user chose to share the host's
+ * queues).  The view mounts the sandbox's own queues there and the tools
+ * hide it: the host's queues are not the command's to see or take.
+ * -1 with *err when the table cannot be read. */
+int cli_mqueue_masks(const char *mi, struct policy *p, char **err);
+
 /* Network mode, ports, DNS names and their refused combinations. */
 int cli_policy_network(const struct cli_opts *o, struct policy *p, char **err);
 

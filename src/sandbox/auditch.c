@@ -34,6 +34,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_STDIO] = "stdio",
 	[ACH_REF_JOBCTL] = "job-control",
 	[ACH_REF_STDIO_TTY] = "stdio-tty",
+	[ACH_REF_MQUEUE] = "mqueue",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",
 	[ACH_DEG_LIMIT] = "limit-rlimit",
@@ -53,5 +54,5 @@ const char *auditch_name(enum auditch_label label)
 
 int auditch_is_refusal(enum auditch_label label)
 {
-	return label >= ACH_REF_USERNS && label <= ACH_REF_STDIO_TTY;
+	return label >= ACH_REF_USERNS && label <= ACH_REF_MQUEUE;
 }

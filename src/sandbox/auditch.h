@@ -41,6 +41,9 @@ enum auditch_label {
 	ACH_REF_STDIO_TTY,	/* descriptor 0-2 is a terminal no session of the
 				   caller's holds, under a grant: the command
 				   could take it; arg the descriptor */
+	ACH_REF_MQUEUE,		/* the host's mqueue mount in a grant could not be
+				   replaced with the sandbox's own; arg its index
+				   in policy.mqueue */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */
 	ACH_DEG_CAPBSET,	/* the capability bounding set not cleared; arg errno */

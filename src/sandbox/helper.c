@@ -419,6 +419,33 @@ static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 }
 
 /*
+ * The host's POSIX message queues: an mqueue mount that a grant holds
+ * (systemd's /dev/mqueue under --allow-read /dev) is the host ipc
+ * namespace's, and a file of it opened here takes the host's messages
+ * (mq_timedreceive accepts it).  Over each (policy.mqueue, found by the
+ * CLI in the mount table it reads anyway) goes a fresh mqueue mount of
+ * the sandbox's own ipc namespace, which the init may make while it holds
+ * its namespace capabilities; read-only (mq_open does not go through it),
+ * or, should the kernel refuse that, an empty read-only tmpfs.  Neither:
+ * the run is refused.
+ */
+static void mount_mqueue(const struct policy *p, int root)
+{
+	for (size_t i = 0; i < p->mqueue.n; i++) {
+		const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
+		char dst[64];
+		int fd = open_beneath(root, p->mqueue.v[i] + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			refuse(ACH_REF_MQUEUE, (int)i);
+		fd_path(dst, sizeof(dst), fd);
+		if (mount("mqueue", dst, "mqueue", fl, NULL) < 0 &&
+		    mount("tmpfs", dst, "tmpfs", fl, "mode=0755,size=4k,nr_inodes=1") < 0)
+			refuse(ACH_REF_MQUEUE, (int)i);
+		close(fd);
+	}
+}
+
+/*
  * Build the command's root: an empty tmpfs holding each grant bound at its
  * own path, a minimal /dev, the sandbox's own /proc and the pre-resolved
  * /etc files; then make the tmpfs read-only and pivot into it.  Runs in
@@ -563,6 +590,7 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 	}
 
 	mount_private(p, root, tmpfs_dev);
+	mount_mqueue(p, root);
 
 	/* The sandbox's own /proc, read-only: it lists this pid namespace only,
 	 * never the harness or the supervisor. */

@@ -352,6 +352,26 @@ int limits_mount_beneath(const char *text, const char *path)
 	return 0;
 }
 
+int limits_each_mount_of(const char *text, const char *fstype, int (*fn)(void *ctx, const char *mnt), void *ctx)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], key[64];
+	int toolong;
+	if (snprintf(key, sizeof(key), " - %s ", fstype) >= (int)sizeof(key))
+		return -1;
+	if (!text || !strstr(text, key))
+		return 0;
+	for (const char *s = text; s && *s;) {
+		char *r, *mp, *type, *super;
+		s = next_line(s, line, sizeof(line), &toolong);
+		if (toolong || split_mountinfo(line, &r, &mp, &type, &super, NULL) < 0 ||
+		    unescape(mp, m, sizeof(m)) < 0)
+			return -1;
+		if (strcmp(type, fstype) == 0 && fn(ctx, m) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int limits_cgroup_dir(const char *mnt, const char *root, const char *cg, char *out, size_t n)
 {
 	size_t rl = strlen(root);

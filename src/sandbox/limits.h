@@ -180,6 +180,15 @@ int limits_mount_shows(const char *text, const char *path, const char *obj, int 
 int limits_mount_beneath(const char *text, const char *path);
 
 /*
+ * From /proc/self/mountinfo text: call fn(ctx, mount point) for each mount
+ * of type fstype, in table order (a mount point listed twice, twice).
+ * 0; -1 when a line cannot be read (or fn returns -1).  Where the text
+ * names no such type at all (" - TYPE " appears nowhere) it returns 0
+ * without splitting a line: the common case costs one strstr.
+ */
+int limits_each_mount_of(const char *text, const char *fstype, int (*fn)(void *ctx, const char *mnt), void *ctx);
+
+/*
  * The directory of cgroup path cg (as in /proc/self/cgroup) under a mount
  * at mnt whose root is root.  -1 when cg is not beneath root.
  */

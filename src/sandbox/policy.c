@@ -21,6 +21,7 @@ void policy_release(struct policy *p)
 	free(p->grants);
 	strv_free(&p->env);
 	strv_free(&p->dns);
+	strv_free(&p->mqueue);
 	free(p->cwd);
 	memset(p, 0, sizeof(*p));
 }
@@ -287,6 +288,10 @@ void policy_to_argv(const struct policy *p, struct strv *out)
 		strv_push(out, "--cwd");
 		strv_push(out, p->cwd);
 	}
+	for (size_t i = 0; i < p->mqueue.n; i++) {
+		strv_push(out, "--mqueue");
+		strv_push(out, p->mqueue.v[i]);
+	}
 }
 
 static int need(int i, int k, int argc, const char *opt, char **err)
@@ -390,6 +395,15 @@ int policy_from_argv(struct policy *p, char **argv, int argc, char **err)
 			}
 			p->limits[k] = a;
 			i += 3;
+		} else if (strcmp(o, "--mqueue") == 0) {
+			if (need(i, 1, argc, o, err) < 0)
+				return -1;
+			if (argv[i + 1][0] != '/') {
+				*err = xasprintf("helper: bad mqueue mount point '%s'", argv[i + 1]);
+				return -1;
+			}
+			strv_push(&p->mqueue, argv[i + 1]);
+			i += 2;
 		} else if (strcmp(o, "--cwd") == 0) {
 			if (need(i, 1, argc, o, err) < 0)
 				return -1;

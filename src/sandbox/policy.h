@@ -67,6 +67,10 @@ struct policy {
 	int allow_unix;
 	uint64_t limits[LIM__COUNT];	/* 0 = not limited */
 	char *cwd;		/* the command's working directory, or NULL */
+	struct strv mqueue;	/* mqueue mount points a grant holds without
+				   naming it or a path in it: the view mounts
+				   the sandbox's own at each, the tools hide
+				   them (cli_mqueue_masks; "--mqueue PATH") */
 };
 
 void policy_init(struct policy *p);

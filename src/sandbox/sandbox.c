@@ -347,6 +347,12 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "ioctls it may use) — give it your own terminal, a file or a pipe, or grant a narrower "
 				 "tree than the one holding the terminal; nothing was run",
 				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+	case ACH_REF_MQUEUE:
+		return xasprintf("the granted tree holds the host's POSIX message queues (an mqueue mount at '%s'), "
+				 "which the sandbox could not replace with its own: the command could list them and "
+				 "take their messages — grant a tree without it, or grant the mount itself to share "
+				 "the host's queues; nothing was run",
+				 (size_t)arg < p->mqueue.n ? p->mqueue.v[arg] : "?");
 	case ACH_REF_JOBCTL:
 		return xasprintf("the job was stopped, but the sandbox could not be held stopped (%s%s): it was killed "
 				 "rather than left able to read the keys typed for your shell — give the command standard "

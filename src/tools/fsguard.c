@@ -39,9 +39,12 @@ struct fsg_root {
 
 /* A scratch directory (/dev/shm, /tmp) that a grant holds without naming
  * it or a path beneath it: bash gets its own empty tmpfs there
- * (policy_scratch_private), so the tools must not show the host's. */
+ * (policy_scratch_private), so the tools must not show the host's.  Or
+ * an mqueue mount a grant holds (policy.mqueue): bash sees its own
+ * queues there, the tools would list the host's. */
 struct fsg_hidden {
-	const char *path;	/* policy_scratch_dirs[i] */
+	char *path;
+	int mqueue;
 	int have_id;
 	dev_t dev;
 	ino_t ino;
@@ -50,7 +53,7 @@ struct fsg_hidden {
 struct fsguard {
 	struct fsg_root *roots;
 	size_t n;
-	struct fsg_hidden hidden[POLICY_NSCRATCH];
+	struct fsg_hidden *hidden;
 	size_t nhidden;
 	char *cwd;
 	int no_openat2;
@@ -112,6 +115,9 @@ void fsguard_free(struct fsguard *g)
 	for (size_t i = 0; i < g->n; i++)
 		root_release(&g->roots[i]);
 	free(g->roots);
+	for (size_t i = 0; i < g->nhidden; i++)
+		free(g->hidden[i].path);
+	free(g->hidden);
 	free(g->cwd);
 	free(g);
 }
@@ -175,16 +181,19 @@ int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct 
 			audit(LOG_INFO, "degraded", "mechanism", "fsguard-path", "root", r->path, "reason",
 			      "no openat2: checked component walk", NULL);
 	}
-	for (size_t i = 0; i < POLICY_NSCRATCH; i++) {
-		const char *sd = policy_scratch_dirs[i];
+	g->hidden = xcalloc(POLICY_NSCRATCH + p->mqueue.n, sizeof(*g->hidden));
+	for (size_t i = 0; i < POLICY_NSCRATCH + p->mqueue.n; i++) {
+		int mq = i >= POLICY_NSCRATCH;
+		const char *sd = mq ? p->mqueue.v[i - POLICY_NSCRATCH] : policy_scratch_dirs[i];
 		struct stat st;
-		if (!policy_scratch_private(p, i))
+		if (!mq && !policy_scratch_private(p, i))
 			continue;
 		for (size_t j = 0; j < g->n; j++) {
 			if (!g->roots[j].is_dir || !path_within(sd, g->roots[j].path))
 				continue;
 			struct fsg_hidden *h = &g->hidden[g->nhidden++];
-			h->path = sd;
+			h->path = xstrdup(sd);
+			h->mqueue = mq;
 			if (lstat(sd, &st) == 0 && S_ISDIR(st.st_mode)) {
 				h->have_id = 1;
 				h->dev = st.st_dev;
@@ -445,10 +454,16 @@ static struct fsg_root *match(struct fsguard *g, const char *path, unsigned want
 		if (!path_within(*abs, g->hidden[i].path))
 			continue;
 		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason",
-		      "private to each bash call", NULL);
-		*err = xasprintf("'%s' not found — %s is not the host's here: bash gets an empty one of its own "
-				 "for each call, so the tools do not show the host's (the user can grant %s itself "
-				 "to share it)", path, g->hidden[i].path, g->hidden[i].path);
+		      g->hidden[i].mqueue ? "the host's message queues" : "private to each bash call", NULL);
+		if (g->hidden[i].mqueue)
+			*err = xasprintf("'%s' not found — %s holds the host's POSIX message queues, which bash does "
+					 "not see (it sees its own there), so the tools do not show them either (the "
+					 "user can grant %s itself to share them)", path, g->hidden[i].path,
+					 g->hidden[i].path);
+		else
+			*err = xasprintf("'%s' not found — %s is not the host's here: bash gets an empty one of its own "
+					 "for each call, so the tools do not show the host's (the user can grant %s itself "
+					 "to share it)", path, g->hidden[i].path, g->hidden[i].path);
 		*rc = -ENOENT;
 		return NULL;
 	}
