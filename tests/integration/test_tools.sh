@@ -345,6 +345,31 @@ else
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
 
+t_start tl-mqueue-hidden "under a read grant holding an mqueue mount the tools show none of the host's queues there, nor does bash, whose queues there are its own"
+MQ="$TMP/mqh"; mkdir -p "$MQ/mq"; chmod 755 "$MQ" "$MQ/mq"
+if ! unshare -Urim true 2>/dev/null; then t_skip "unshare -Urim (user, ipc and mount namespaces) is not available"
+else
+	out=$(cd "$W" && unshare -Urim sh -c '
+		mount -t mqueue none "$1/mq" || { echo nomount; exit 0; }
+		"$2" send /sbxtq-host secret >/dev/null || { echo nosend; exit 0; }
+		g="--allow-read $1 --allow-read $4"
+		echo "find: $("$3" tool find "{\"path\":\"$1\",\"name\":\"sbxtq-host\"}" $g 2>/dev/null)"
+		echo "read: $("$3" tool read "{\"path\":\"$1/mq/sbxtq-host\"}" $g 2>/dev/null)"
+		echo "grep: $("$3" tool grep "{\"path\":\"$1\",\"pattern\":\"QSIZE\"}" $g 2>/dev/null)"
+		echo "bash: $("$3" tool bash "{\"command\":\"ls -A $1/mq; echo listed\"}" $g 2>/dev/null)"
+		echo "host: $("$2" count /sbxtq-host)"' sh "$MQ" "$PROBES/mq" "$SANDBX" "$W" 2>&1)
+	case "$out" in
+	nomount*|nosend*) t_skip "cannot mount mqueue or make a queue in a namespace of the test's own: $out" ;;
+	*) # the read refusal names the path asked for; nothing else may
+		if ! printf '%s\n' "$out" | grep -v '^read: ' | grep -q -e sbxtq-host -e QSIZE; then
+			case "$out" in
+			*"read: "*"not found — $MQ/mq holds the host's POSIX message queues"*"bash: "*listed*"host: ok 1"*) t_pass ;;
+			*) t_fail "$out" ;;
+			esac
+		else t_fail "$out"; fi ;;
+	esac
+fi
+
 t_start tl-device-bash-neither "a device in a grant is refused by the tools without sending the model to bash, which cannot open it either (grants are mounted without devices)"
 if [ ! -c /dev/ptmx ]; then t_skip "no /dev/ptmx here"
 else

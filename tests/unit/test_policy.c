@@ -272,6 +272,51 @@ static void ancestry_by_object(void **state)
 	rmdir(dir);
 }
 
+/* An mqueue mount a grant holds is masked (policy.mqueue, carried to the
+ * helper); one a grant names, one outside every grant, one under a private
+ * /dev/shm is not; no mount table refuses. */
+static void mqueue_masks(void **state)
+{
+	const char *mi = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			 "30 24 0:5 / /dev rw - devtmpfs udev rw\n"
+			 "31 30 0:19 / /dev/mqueue rw - mqueue mqueue rw\n"
+			 "32 30 0:19 / /dev/mqueue rw - mqueue mqueue rw\n"
+			 "33 30 0:20 / /dev/shm rw - tmpfs tmpfs rw\n"
+			 "34 33 0:21 / /dev/shm/mq rw - mqueue mqueue rw\n"
+			 "35 24 0:22 / /srv/mq rw - mqueue mqueue rw\n"
+			 "36 24 0:23 / /usr/lib rw - mqueue mqueue rw\n"
+			 "37 24 0:24 / /usr/sh\\040are rw - mqueue mqueue rw\n";
+	struct policy p, q;
+	struct strv argv = { 0 };
+	char *err = NULL;
+	(void)state;
+
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, "/dev", POL_READ, &err), 0);
+	assert_int_equal(policy_add_grant(&p, "/usr", POL_READ, &err), 0);
+	assert_int_equal(policy_add_grant(&p, "/usr/lib", POL_READ, &err), 0);
+	assert_int_equal(cli_mqueue_masks(mi, &p, &err), 0);
+	assert_int_equal(p.mqueue.n, 2);
+	assert_string_equal(p.mqueue.v[0], "/dev/mqueue");
+	assert_string_equal(p.mqueue.v[1], "/usr/sh are");
+
+	policy_to_argv(&p, &argv);
+	strv_push(&argv, "--");
+	policy_init(&q);
+	assert_true(policy_from_argv(&q, argv.v, (int)argv.n, &err) > 0);
+	assert_int_equal(q.mqueue.n, 2);
+	assert_string_equal(q.mqueue.v[1], "/usr/sh are");
+	policy_release(&q);
+	strv_free(&argv);
+
+	assert_int_equal(cli_mqueue_masks("24 1 254:0 / / rw - ext4 /dev/vda rw\n", &p, &err), 0);
+	assert_int_equal(p.mqueue.n, 2);
+	assert_int_equal(cli_mqueue_masks(NULL, &p, &err), -1);
+	assert_non_null(strstr(err, "mqueue"));
+	free(err);
+	policy_release(&p);
+}
+
 static void write_kernel_mounts_refused(void **state)
 {
 	const char *mi = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
@@ -529,6 +574,7 @@ int main(void)
 		cmocka_unit_test(cwd_shapes_refused),
 		cmocka_unit_test(write_kernel_trees_refused),
 		cmocka_unit_test(write_kernel_mounts_refused),
+		cmocka_unit_test(mqueue_masks),
 		cmocka_unit_test(ancestry_by_object),
 		cmocka_unit_test(self_program_refused),
 		cmocka_unit_test(self_links_refused),
