@@ -1383,14 +1383,11 @@ static char *to_locale(char *s)
 		if (cp < 0x80) {
 			sb_add(&o, &len, &cap, s + i, 1);
 		} else {
-			mbstate_t st;
-			memset(&st, 0, sizeof(st));
-			size_t k = wcrtomb(mb, (wchar_t)cp, &st);
-			if (k == (size_t)-1 || k == 0 || (k == 1 && (unsigned char)mb[0] >= 0x80 &&
-							   (unsigned char)mb[0] < 0xa0))
-				sb_add(&o, &len, &cap, "?", 1);
-			else
+			size_t k = utf8_to_charset(cp, mb);
+			if (k)
 				sb_add(&o, &len, &cap, mb, k);
+			else
+				sb_add(&o, &len, &cap, "?", 1);
 		}
 		i += (size_t)r;
 	}

@@ -27,6 +27,7 @@
 #include "tui/render.h"
 #include "tui/replay.h"
 #include "tui/tui.h"
+#include "util/utf8.h"
 
 enum msg_kind { M_EVENT, M_QUESTION, M_DONE };
 
@@ -369,14 +370,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	/* widths come from wcwidth(): a UTF-8 LC_CTYPE is needed.  With no
 	 * locale configured at all (C/POSIX, common in containers) assume the
 	 * terminal speaks UTF-8; a chosen non-UTF-8 locale gets ASCII glyphs */
-	int ascii = 0;
 	setlocale(LC_ALL, "");
-	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0) {
-		const char *cur = setlocale(LC_CTYPE, NULL);
-		if (!cur || strcmp(cur, "C") == 0 || strcmp(cur, "POSIX") == 0)
-			setlocale(LC_CTYPE, "C.UTF-8");
-		ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
-	}
+	int ascii = utf8_term_charset_init(1);	/* util/utf8.h */
 	if (pipe2(t.wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		*err = xasprintf("cannot create the screen's wake-up pipe: %s", strerror(errno));
 		return -1;

@@ -1,9 +1,19 @@
 /*
  * utf8.c — see utf8.h.
  */
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <wchar.h>
 
 #include "util/utf8.h"
+
+/* Set when the terminal's charset is not UTF-8: its LC_CTYPE. */
+static locale_t term_loc;
 
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
@@ -81,12 +91,43 @@ size_t utf8_cut(const char *s, size_t n, size_t k)
 	return k;
 }
 
+size_t utf8_to_charset(uint32_t cp, char *mb)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	size_t k = wcrtomb(mb, (wchar_t)cp, &st);
+	if (k == (size_t)-1 || k == 0 || (k == 1 && (unsigned char)mb[0] >= 0x80 && (unsigned char)mb[0] < 0xa0))
+		return 0;
+	return k;
+}
+
+/* A character that is not ASCII (and safe) for a terminal that is not
+ * UTF-8: in term_loc's charset, else <U+XXXX> (JSON: \uXXXX, a pair of
+ * them past U+FFFF). */
+static void write_legacy(FILE *f, uint32_t cp, int json)
+{
+	char mb[MB_LEN_MAX];
+	locale_t old = uselocale(term_loc);
+	size_t k = utf8_to_charset(cp, mb);
+	uselocale(old);
+	if (k)
+		fwrite(mb, 1, k, f);
+	else if (!json)
+		fprintf(f, "<U+%04X>", (unsigned)cp);
+	else if (cp < 0x10000)
+		fprintf(f, "\\u%04x", (unsigned)cp);
+	else
+		fprintf(f, "\\u%04x\\u%04x", (unsigned)(0xd800 + ((cp - 0x10000) >> 10)),
+			(unsigned)(0xdc00 + ((cp - 0x10000) & 0x3ff)));
+}
+
 /* utf8_term_write, and with json the same walk inside printed JSON,
  * where every changed character is spelled as a JSON escape. */
 static size_t term_write(FILE *f, const char *str, size_t n, int final, int json)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
+	int legacy = -1;	/* term_loc and f a terminal: asked at the first need */
 	while (i < n) {
 		size_t run = i;
 		while (run < n && plain(s[run]))
@@ -116,7 +157,12 @@ static size_t term_write(FILE *f, const char *str, size_t n, int final, int json
 			fprintf(f, "<U+%04X>", (unsigned)cp);
 			i += (size_t)l;
 		} else {
-			fwrite(s + i, 1, (size_t)l, f);
+			if (term_loc && legacy < 0)
+				legacy = isatty(fileno(f));
+			if (term_loc && legacy)
+				write_legacy(f, cp, json);
+			else
+				fwrite(s + i, 1, (size_t)l, f);
 			i += (size_t)l;
 		}
 	}
@@ -131,4 +177,61 @@ size_t utf8_term_write(FILE *f, const char *s, size_t n, int final)
 void utf8_term_write_json(FILE *f, const char *json)
 {
 	term_write(f, json, strlen(json), 1, 1);
+}
+
+int utf8_term_charset_set(const char *locale)
+{
+	if (term_loc) {
+		freelocale(term_loc);
+		term_loc = (locale_t)0;
+	}
+	if (locale) {
+		term_loc = newlocale(LC_CTYPE_MASK, locale, (locale_t)0);
+		if (!term_loc)	/* out of memory: ASCII, not UTF-8 */
+			term_loc = newlocale(LC_CTYPE_MASK, "C", (locale_t)0);
+	}
+	return term_loc != (locale_t)0;
+}
+
+int utf8_term_legacy(int fd)
+{
+	return term_loc && isatty(fd);
+}
+
+int utf8_term_charset_init(int keep)
+{
+	const char *cur = setlocale(LC_CTYPE, NULL);
+	char *was = cur ? strdup(cur) : NULL;
+	int legacy = 0;
+	setlocale(LC_CTYPE, "");
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0) {
+		cur = setlocale(LC_CTYPE, NULL);
+		if (!cur || strcmp(cur, "C") == 0 || strcmp(cur, "POSIX") == 0)
+			setlocale(LC_CTYPE, "C.UTF-8");
+		legacy = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	}
+	cur = setlocale(LC_CTYPE, NULL);
+	utf8_term_charset_set(legacy ? (cur ? cur : "C") : NULL);
+	if (!keep && was)
+		setlocale(LC_CTYPE, was);
+	free(was);
+	return legacy;
+}
+
+void utf8_term_printf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (!term_loc || !isatty(fileno(f))) {
+		vfprintf(f, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	term_write(f, s, (size_t)n, 1, 0);
+	free(s);
 }

@@ -62,4 +62,44 @@ size_t utf8_term_write(FILE *f, const char *s, size_t n, int final);
  */
 void utf8_term_write_json(FILE *f, const char *json);
 
+/*
+ * A terminal whose charset is not UTF-8 (an 8-bit xterm, the Linux console
+ * in 8-bit mode) takes each byte as a character, and the second byte of
+ * U+00C0..U+00DF (of U+0100.. too) is 0x80..0x9F: a C1 control there (Û is
+ * C3 9B, CSI; Ý and Ü are OSC and ST, an OSC 52 clipboard write).
+ *
+ * utf8_term_charset_init decides once, at start, from the environment
+ * (LC_ALL, LC_CTYPE, LANG): LC_CTYPE is set from it; a locale whose
+ * codeset is not UTF-8 is a terminal that is not, except the C/POSIX
+ * locale (nothing configured, as in most containers), which is taken as
+ * C.UTF-8 when that exists.  keep: leave LC_CTYPE so set (the screen
+ * needs it for wcwidth); else LC_CTYPE goes back to what it was and the
+ * conversion uses a locale object of its own.  Returns 1 when the
+ * terminal is not UTF-8.
+ *
+ * From then on, when it is not, what utf8_term_write, utf8_term_write_json
+ * and utf8_term_printf write to a terminal (isatty) has each character
+ * that is not ASCII in the locale's charset (utf8_to_charset), else as
+ * <U+XXXX> (\uXXXX in JSON).  Into a pipe or a file, and on a UTF-8
+ * terminal, they write what they did before.
+ */
+int utf8_term_charset_init(int keep);
+
+/* Whether fd is a terminal that is not UTF-8. */
+int utf8_term_legacy(int fd);
+
+/* The same with the locale named (NULL: UTF-8, no conversion). */
+int utf8_term_charset_set(const char *locale);
+
+/* cp (not ASCII) in the current LC_CTYPE's charset into mb (MB_LEN_MAX
+ * bytes): its length, or 0 when the charset has no such character or
+ * spells it as one byte in 0x80..0x9F. */
+size_t utf8_to_charset(uint32_t cp, char *mb);
+
+/* fprintf for a terminal's lines that are already made visible (a note,
+ * a question, an audit record): on a UTF-8 terminal, in a pipe or a file
+ * it is fprintf; on a terminal that is not UTF-8 the text goes through
+ * utf8_term_write, whole. */
+void utf8_term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

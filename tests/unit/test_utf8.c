@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <poll.h>
+#include <termios.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -210,6 +215,145 @@ static void test_utf8_cut(void **state)
 	assert_int_equal(utf8_cut("\x80\x80\x80\x80\x80", 5, 4), 1);	/* stray bytes: 3 back at most */
 }
 
+/* A terminal for the charset tests: a raw pty; *slave as a FILE. */
+struct pty {
+	int master;
+	FILE *slave;
+};
+
+static void pty_open(struct pty *p)
+{
+	p->master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(p->master >= 0);
+	assert_int_equal(grantpt(p->master), 0);
+	assert_int_equal(unlockpt(p->master), 0);
+	int s = open(ptsname(p->master), O_RDWR | O_NOCTTY);
+	assert_true(s >= 0);
+	struct termios t;
+	assert_int_equal(tcgetattr(s, &t), 0);
+	cfmakeraw(&t);
+	assert_int_equal(tcsetattr(s, TCSANOW, &t), 0);
+	p->slave = fdopen(s, "w");
+	assert_non_null(p->slave);
+}
+
+/* What the terminal got since the last call, as a string. */
+static char *pty_got(struct pty *p)
+{
+	static char buf[8192];
+	size_t n = 0;
+	struct pollfd pf = { .fd = p->master, .events = POLLIN };
+	fflush(p->slave);
+	while (n < sizeof(buf) - 1 && poll(&pf, 1, 200) > 0) {
+		ssize_t r = read(p->master, buf + n, sizeof(buf) - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static void pty_close(struct pty *p)
+{
+	fclose(p->slave);
+	close(p->master);
+}
+
+static void assert_no_c1(const char *s)
+{
+	for (const unsigned char *u = (const unsigned char *)s; *u; u++)
+		assert_false(*u >= 0x80 && *u < 0xa0);
+}
+
+/* A terminal that is not UTF-8 takes each byte as a character: the second
+ * byte of U+00C0..U+00DF is 0x80..0x9F, a C1 control (Û is C3 9B, CSI).
+ * In the C locale's charset (ASCII) every character that is not ASCII is
+ * written <U+XXXX> (\uXXXX in JSON); a pipe or a file still gets UTF-8. */
+static void test_utf8_term_charset_ascii(void **state)
+{
+	(void)state;
+	struct pty p;
+	pty_open(&p);
+	assert_true(utf8_term_charset_set("C"));
+	assert_true(utf8_term_legacy(fileno(p.slave)));
+	assert_int_equal(utf8_term_write(p.slave, sample, sizeof(sample) - 1, 1), sizeof(sample) - 1);
+	char *got = pty_got(&p);
+	assert_no_c1(got);
+	assert_string_equal(got, "ok <U+00E9> ^[[2J^M^?\t\n<U+009B> <U+202E> <U+2066> <U+061C> \\xff\\xc0\\xaf end "
+				 "<U+1F642>");
+	/* split between two calls, the caller keeping the carry */
+	assert_int_equal(utf8_term_write(p.slave, "A\xc3", 2, 0), 1);
+	assert_int_equal(utf8_term_write(p.slave, "\xc3\x9b" "31m", 5, 0), 5);
+	assert_string_equal(pty_got(&p), "A<U+00DB>31m");
+	utf8_term_write_json(p.slave, "{\"t\":\"\xc3\x9b" "31m \xc2\x9b \xf0\x9f\x99\x82\"}");
+	assert_string_equal(pty_got(&p), "{\"t\":\"\\u00db31m \\u009b \\ud83d\\ude42\"}");
+	utf8_term_printf(p.slave, "sandbx: %s \xe2\x80\x94 %d\n", "\xc3\x9d" "52;c;x\xc3\x9c", 7);
+	assert_string_equal(pty_got(&p), "sandbx: <U+00DD>52;c;x<U+00DC> <U+2014> 7\n");
+
+	/* not a terminal: the bytes as before */
+	char *out = feed(sample, sizeof(sample) - 1, 0);
+	assert_string_equal(out, shown);
+	free(out);
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	assert_false(utf8_term_legacy(fileno(f)));
+	utf8_term_printf(f, "%s \xe2\x80\x94", "\xc3\x9b");
+	fclose(f);
+	assert_string_equal(mem, "\xc3\x9b \xe2\x80\x94");
+	free(mem);
+
+	/* a UTF-8 terminal: as before */
+	assert_false(utf8_term_charset_set(NULL));
+	assert_false(utf8_term_legacy(fileno(p.slave)));
+	utf8_term_write(p.slave, sample, sizeof(sample) - 1, 1);
+	assert_string_equal(pty_got(&p), shown);
+	utf8_term_printf(p.slave, "%s \xe2\x80\x94", "\xc3\x9b");
+	assert_string_equal(pty_got(&p), "\xc3\x9b \xe2\x80\x94");
+	pty_close(&p);
+}
+
+/* The charset's spelling of a character, none for what it lacks or spells
+ * as a C1 byte. */
+static void test_utf8_to_charset(void **state)
+{
+	(void)state;
+	char mb[MB_LEN_MAX];
+	assert_non_null(setlocale(LC_CTYPE, "C"));
+	assert_int_equal(utf8_to_charset(0xe9, mb), 0);
+	assert_int_equal(utf8_to_charset(0xdb, mb), 0);
+	if (setlocale(LC_CTYPE, "C.UTF-8")) {
+		assert_int_equal(utf8_to_charset(0xdb, mb), 2);
+		assert_memory_equal(mb, "\xc3\x9b", 2);
+	}
+	assert_non_null(setlocale(LC_CTYPE, "C"));
+}
+
+/* Decided from the environment as the screen decides its ASCII mode:
+ * nothing configured (C) is taken as UTF-8 when C.UTF-8 exists; LC_CTYPE
+ * is left as it was unless kept. */
+static void test_utf8_term_charset_init(void **state)
+{
+	(void)state;
+	assert_non_null(setlocale(LC_CTYPE, "C"));
+	setenv("LC_ALL", "C", 1);
+	locale_t cu = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	int has_cutf8 = cu != (locale_t)0;
+	if (cu)
+		freelocale(cu);
+	assert_int_equal(utf8_term_charset_init(0), !has_cutf8);
+	assert_string_equal(setlocale(LC_CTYPE, NULL), "C");
+	if (has_cutf8) {
+		setenv("LC_ALL", "C.UTF-8", 1);
+		assert_int_equal(utf8_term_charset_init(1), 0);
+		assert_string_not_equal(setlocale(LC_CTYPE, NULL), "C");
+	}
+	unsetenv("LC_ALL");
+	utf8_term_charset_set(NULL);
+	assert_non_null(setlocale(LC_CTYPE, "C"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +361,9 @@ int main(void)
 		cmocka_unit_test(test_utf8_term_write_cut_short),
 		cmocka_unit_test(test_utf8_decode),
 		cmocka_unit_test(test_utf8_cut),
+		cmocka_unit_test(test_utf8_term_charset_ascii),
+		cmocka_unit_test(test_utf8_to_charset),
+		cmocka_unit_test(test_utf8_term_charset_init),
 		cmocka_unit_test(test_audit_record_escapes_controls),
 		cmocka_unit_test(test_audit_held_bounded),
 		cmocka_unit_test(test_stderr_held_then_shown),
