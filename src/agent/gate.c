@@ -385,15 +385,15 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	int flushed = is_term && poll(&waiting, 1, 0) > 0 && (waiting.revents & POLLIN);
 	if (is_term)
 		tcflush(fd, TCIFLUSH);
-	fprintf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, q->subject ? q->subject : "");
+	utf8_term_printf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, q->subject ? q->subject : "");
 	if (q->args && *q->args)
-		fprintf(tty, "  arguments: %s\n", q->args);
+		utf8_term_printf(tty, "  arguments: %s\n", q->args);
 	/* The diff is the model's text and the file's: its controls are made
 	 * visible like the answer's, so it cannot draw over the question or
 	 * make the terminal type a reply. */
 	if (q->diff && *q->diff)
 		utf8_term_write(tty, q->diff, strlen(q->diff), 1);
-	fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call%s: ", q->tool,
+	utf8_term_printf(tty, "allow? [y] this call  [n] refuse  [a] every %s call%s: ", q->tool,
 		q->cut && q->whole ? "  [v] see it whole (it was cut)" : "");
 	fflush(tty);
 	if (is_term) {
@@ -428,7 +428,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		if (!answer || burst) {
 			quiet = now + APPROVE_RECOVER_MS;
 			if (answer && !told) {
-				fprintf(tty, "\n  (not taken: that key came with other input or right after it — wait a "
+				utf8_term_printf(tty, "\n  (not taken: that key came with other input or right after it — wait a "
 					     "moment and press it again)\nallow? [y] this call  [n] refuse  [a] every %s call: ",
 					q->tool);
 				fflush(tty);
@@ -442,7 +442,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		if ((c == 'v' || c == 'V') && q->cut && q->whole) {
 			fputs("v\n", tty);
 			utf8_term_write(tty, q->whole, strlen(q->whole), 1);
-			fprintf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
+			utf8_term_printf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
 			fflush(tty);
 		}
 	}

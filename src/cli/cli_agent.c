@@ -186,7 +186,7 @@ static void print_for_tty(struct run_state *st, const char *s, size_t n)
 static void print_note(const char *text)
 {
 	char *vis = gate_visible_line(text, 4000);
-	fprintf(stderr, "sandbx: %s\n", vis);
+	utf8_term_printf(stderr, "sandbx: %s\n", vis);
 	free(vis);
 }
 
@@ -280,7 +280,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 		 * Name and subject are the model's: one line each. */
 		tool = gate_visible_line(ev->tool, 64);
 		subject = gate_visible_line(ev->subject ? ev->subject : "", SIZE_MAX);
-		fprintf(stderr, "sandbx: %s %s\n", tool, subject);
+		utf8_term_printf(stderr, "sandbx: %s %s\n", tool, subject);
 		free(tool);
 		free(subject);
 		break;
@@ -293,7 +293,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 		char *vis = gate_visible(line, 120);
 		tool = gate_visible_line(ev->tool, 64);
 		subject = gate_visible_line(ev->subject ? ev->subject : "", SIZE_MAX);
-		fprintf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, subject,
+		utf8_term_printf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, subject,
 			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, vis,
 			nl ? " …" : "");
 		free(tool);

@@ -50,7 +50,7 @@ int cli_sessions(struct cli_opts *o)
 	printf("%-10s %-16s %6s  %s\n", "ID", "STARTED", "TURNS", "FIRST PROMPT");
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].error) {
-			printf("%-10s %-16s %6s  (unreadable: %s)\n", v[i].id, "-", "-", v[i].error);
+			utf8_term_printf(stdout, "%-10s %-16s %6s  (unreadable: %s)\n", v[i].id, "-", "-", v[i].error);
 			continue;
 		}
 		char when[32] = "-";

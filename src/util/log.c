@@ -52,7 +52,7 @@ void sbx_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "sandbx: %s\n", buf);
+	utf8_term_printf(stderr, "sandbx: %s\n", buf);
 	fflush(stderr);
 }
 
@@ -155,7 +155,7 @@ void audit(enum log_level lvl, const char *event, ...)
 		dropped_bytes += ln;
 	} else {
 		held_bytes += holding ? ln : 0;
-		fprintf(stderr, "%s\n", line);
+		utf8_term_printf(stderr, "%s\n", line);
 		fflush(stderr);
 	}
 	free(line);
@@ -163,19 +163,26 @@ void audit(enum log_level lvl, const char *event, ...)
 }
 
 /* Copy up to cap bytes of fd from offset 0 to fd 2; the bytes left.
- * Async-signal-safe. */
-static size_t copy_held(int fd, size_t cap)
+ * Async-signal-safe unless conv: then fd 2 is a terminal that is not
+ * UTF-8, and the bytes go through utf8_term_write (util/utf8.h). */
+static size_t copy_held(int fd, size_t cap, int conv)
 {
-	char buf[4096];
+	char buf[4096 + 4];
+	size_t nc = 0;		/* conv: the start of a sequence the next read completes */
 	off_t off = 0;
 	ssize_t r;
-	while ((r = pread(fd, buf, sizeof(buf), off)) > 0 || (r < 0 && errno == EINTR)) {
+	while ((r = pread(fd, buf + nc, sizeof(buf) - 4, off)) > 0 || (r < 0 && errno == EINTR)) {
 		if (r < 0)
 			continue;
 		size_t n = (size_t)r;
 		if ((size_t)off + n > cap)
 			n = cap - (size_t)off;
-		for (size_t w = 0; w < n;) {
+		if (conv) {
+			size_t used = utf8_term_write(stderr, buf, nc + n, 0);
+			memmove(buf, buf + used, nc + n - used);
+			nc = nc + n - used;
+		}
+		for (size_t w = 0; !conv && w < n;) {
 			ssize_t k = write(2, buf + w, n - w);
 			if (k < 0 && errno == EINTR)
 				continue;
@@ -186,6 +193,10 @@ static size_t copy_held(int fd, size_t cap)
 		off += (off_t)n;
 		if ((size_t)off == cap)
 			break;
+	}
+	if (conv) {
+		utf8_term_write(stderr, buf, nc, 1);
+		fflush(stderr);
 	}
 	struct stat st;
 	return fstat(fd, &st) == 0 && st.st_size > off ? (size_t)(st.st_size - off) : 0;
@@ -219,15 +230,15 @@ void log_hold(int on)
 		if (saved >= 0) {	/* else log_hold_crash gave it back, and what was held */
 			dup2(saved, 2);
 			close(saved);
-			left = copy_held(fd, held_bytes + LOG_MAX_HELD_OTHER);
+			left = copy_held(fd, held_bytes + LOG_MAX_HELD_OTHER, utf8_term_legacy(2));
 		}
 		hold_fd = -1;
 		close(fd);
 		if (left)
-			fprintf(stderr, "sandbx: %zu more bytes written to stderr while the screen was up are not shown\n",
+			utf8_term_printf(stderr, "sandbx: %zu more bytes written to stderr while the screen was up are not shown\n",
 				left);
 		if (dropped)
-			fprintf(stderr, "sandbx: %llu more audit record%s (%llu bytes) came while the screen was up, "
+			utf8_term_printf(stderr, "sandbx: %llu more audit record%s (%llu bytes) came while the screen was up, "
 				"past the %u MiB kept meanwhile, and %s not shown — the transcript above says what each "
 				"tool call did; to keep every record, redirect stderr to a file (2>audit.log), which "
 				"holds none back\n", dropped, dropped == 1 ? "" : "s", dropped_bytes, LOG_MAX_HELD >> 20,
@@ -247,5 +258,5 @@ void log_hold_crash(void)
 		return;
 	hold_saved = -1;
 	dup2(saved, 2);
-	copy_held(fd, LOG_MAX_HELD + LOG_MAX_HELD_OTHER);
+	copy_held(fd, LOG_MAX_HELD + LOG_MAX_HELD_OTHER, 0);
 }

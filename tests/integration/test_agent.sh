@@ -496,7 +496,7 @@ try:                          # the terminal as the run left it (the master read
         buf += b"\n[pty_run: the terminal was left without echo]\n"
 except termios.error:
     pass
-sys.stderr.write(buf.decode(errors="replace"))
+sys.stderr.buffer.write(buf)  # as the terminal got it, byte for byte
 print(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
 PY
 }
@@ -917,6 +917,55 @@ r=[e for e in evs if e['type']=='tool_result'][0]['content']
 assert 'x\x9by\ufffdz' in r, r
 " 2>"$D/why"; then t_pass; else t_fail "rc=$rc $(tail -1 "$D/why")"; fi
 rm -f "$W/c1.txt"
+
+# A terminal that is not UTF-8 (an 8-bit xterm, the Linux console) takes
+# each byte as a character: the second byte of U+00C0..U+00DF is 0x80..0x9F,
+# a C1 control (U+00DB is C3 9B: CSI; Ý and Ü are OSC and ST).  In such a
+# locale every path to a terminal writes the locale's charset.
+t_start ag-term-charset "in a Latin-1 locale no byte 0x80..0x9F reaches the terminal from the answer, the question, the tool summary, the audit record, --output jsonl, sessions or tool; a pipe still gets UTF-8"
+LOC=$TMP/loc
+mkdir -p "$LOC"
+localedef -i en_US -f ISO-8859-1 "$LOC/en_US.ISO-8859-1" >/dev/null 2>&1
+if [ ! -e "$LOC/en_US.ISO-8859-1/LC_CTYPE" ]; then t_skip "localedef cannot build en_US.ISO-8859-1"
+else
+	mock_dir
+	sse_tool toolu_l1 bash '{"command":"echo Û31mX Ý52;c;cHduZWQ=Ü"}' > "$D/r1.sse"
+	sse_text 'é Û31mA Ý52;c;cHduZWQ=Ü — 🙂' > "$D/r2.sse"
+	cp "$D/r1.sse" "$D/r3.sse"; cp "$D/r2.sse" "$D/r4.sse"
+	cp "$D/r2.sse" "$D/r5.sse"
+	mock_rounds 5
+	# the prompt as UTF-8 (PYTHONUTF8), not as the locale would spell it
+	args=$(ar_argv --session --allow-tool bash --approve call -- 'Ü go')
+	rc=$(cd "$W" && PYTHONUTF8=1 LOCPATH=$LOC LC_ALL=en_US.ISO-8859-1 SANDBX_LOG=info pty_run "$args" '[["allow?","y"]]' "" 2>"$D/pty")
+	args=$(ar_argv --output jsonl --allow-tool bash --approve run -- go)
+	rcj=$(cd "$W" && LOCPATH=$LOC LC_ALL=en_US.ISO-8859-1 pty_run "$args" '[]' "" 2>"$D/ptyj")
+	( cd "$W" && LOCPATH=$LOC LC_ALL=en_US.ISO-8859-1 "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" -- go ) >"$D/out" 2>"$D/err" </dev/null
+	RC=$?
+	mock_stop
+	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" sessions)
+	rcs=$(cd "$W" && LOCPATH=$LOC LC_ALL=en_US.ISO-8859-1 pty_run "$args" '[]' "" 2>"$D/ptys")
+	printf 'Û31m \303\23552;c;x\303\234\n' > "$W/latin.txt"
+	args=$(python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" tool read '{"path":"latin.txt"}')
+	rct=$(cd "$W" && LOCPATH=$LOC LC_ALL=en_US.ISO-8859-1 pty_run "$args" '[]' "" 2>"$D/ptyt")
+	rm -f "$W/latin.txt"
+	if [ "$rc$rcj$RC$rcs$rct" = 00000 ] && python3 -c "
+import re
+for f in ('pty', 'ptyj', 'ptys', 'ptyt'):
+    b = open('$D/' + f, 'rb').read()
+    bad = re.findall(rb'.{0,20}[\x80-\x9f].{0,20}', b, re.S)
+    assert not bad, (f, bad)
+b = open('$D/pty', 'rb').read()
+assert b'\xe9 \xdb31mA \xdd52;c;cHduZWQ=\xdc <U+2014> <U+1F642>' in b, ('answer', b)
+assert b'echo \xdb31mX \xdd52;c;cHduZWQ=\xdc' in b, ('question', b)
+assert re.search(rb'sandbx: bash .* ok .*: \xdb31mX \xdd52', b), ('summary', b)
+assert re.search(rb'sandbx audit spawned .*\xdb31mX', b), ('audit', b)
+j = open('$D/ptyj', 'rb').read()
+assert b'\"text\":\"\xe9 \xdb31mA \xdd52;c;cHduZWQ=\xdc \\\\u2014 \\\\ud83d\\\\ude42\"' in j, ('jsonl', j)
+assert b'\xdc go' in open('$D/ptys', 'rb').read(), ('sessions', open('$D/ptys', 'rb').read())
+assert b'\xdb31m \xdd52;c;x\xdc' in open('$D/ptyt', 'rb').read(), 'tool'
+assert open('$D/out', 'rb').read() == 'é Û31mA Ý52;c;cHduZWQ=Ü — 🙂\n'.encode(), 'pipe'
+" 2>"$D/why"; then t_pass; else t_fail "rc=$rc/$rcj/$RC/$rcs/$rct $(tail -c 600 "$D/why")"; fi
+fi
 
 t_start ag-request-capped "a conversation whose next request would pass the API's 32 MiB is not printed or sent: the turn fails saying so"
 mock_dir
