@@ -314,6 +314,37 @@ static void test_utf8_term_charset_ascii(void **state)
 	pty_close(&p);
 }
 
+/* What was held while the screen was up reaches a terminal that is not
+ * UTF-8 in its charset too: an audit record, a line written to fd 2, a
+ * character split across the copy's reads. */
+static void test_utf8_term_charset_held(void **state)
+{
+	(void)state;
+	struct pty p;
+	pty_open(&p);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(p.slave), 2) == 2);
+	assert_true(utf8_term_charset_set("C"));
+	log_hold(1);
+	audit(LOG_INFO, "spawned", "tool", "bash", "command", "echo \xc3\x9b" "31m", NULL);
+	char pad[4095 - 52];	/* the record is 52 bytes: Ý straddles the first 4096 */
+	memset(pad, 'y', sizeof(pad));
+	pad[0] = '\n';
+	assert_int_equal(write(2, pad, sizeof(pad)), (ssize_t)sizeof(pad));
+	assert_int_equal(write(2, "\xc3\x9d\n", 3), 3);
+	log_hold(0);
+	char *got = pty_got(&p);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	utf8_term_charset_set(NULL);
+	assert_no_c1(got);
+	assert_non_null(strstr(got, "sandbx audit spawned tool=bash command=\"echo <U+00DB>31m\"\n"));
+	assert_non_null(strstr(got, "yyy<U+00DD>\n"));
+	pty_close(&p);
+}
+
 /* The charset's spelling of a character, none for what it lacks or spells
  * as a C1 byte. */
 static void test_utf8_to_charset(void **state)
@@ -362,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_decode),
 		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_utf8_term_charset_ascii),
+		cmocka_unit_test(test_utf8_term_charset_held),
 		cmocka_unit_test(test_utf8_to_charset),
 		cmocka_unit_test(test_utf8_term_charset_init),
 		cmocka_unit_test(test_audit_record_escapes_controls),
