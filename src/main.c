@@ -9,7 +9,6 @@
 #include "cli/cli.h"
 #include "sandbox/helper.h"
 #include "util/log.h"
-#include "util/utf8.h"
 
 int main(int argc, char **argv)
 {
@@ -26,9 +25,6 @@ int main(int argc, char **argv)
 	 * memory (the API key) through /proc or ptrace. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	log_init();
-	/* Whether the terminal's charset is UTF-8: what is written to it
-	 * follows (util/utf8.h); LC_CTYPE itself stays C. */
-	utf8_term_charset_init(0);
 
 	if (cli_parse(&o, argc, argv, &err) < 0) {
 		sbx_err("%s", err);

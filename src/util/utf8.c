@@ -4,6 +4,7 @@
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 
 /* Set when the terminal's charset is not UTF-8: its LC_CTYPE. */
 static locale_t term_loc;
+/* Run once: term_decide at the first need, or nothing once a caller set
+ * term_loc itself (utf8_term_charset_init, _set). */
+static pthread_once_t term_once = PTHREAD_ONCE_INIT;
 
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
@@ -91,6 +95,44 @@ size_t utf8_cut(const char *s, size_t n, size_t k)
 	return k;
 }
 
+static void term_decided(void)
+{
+}
+
+/*
+ * The environment's LC_CTYPE (LC_ALL, LC_CTYPE, LANG) as utf8_term_charset_init
+ * judges it, without touching the process's locale (thread-safe): asked
+ * only when a character that is not ASCII is first written, so a command
+ * that prints none (sandbox-run on its spawn path) never loads a locale.
+ */
+static void term_decide(void)
+{
+	locale_t l = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+	/* none, or one this system lacks: the C locale, as setlocale leaves */
+	const char *cs = l ? nl_langinfo_l(CODESET, l) : "ANSI_X3.4-1968";
+	if (strcmp(cs, "UTF-8") == 0) {
+		freelocale(l);
+		return;
+	}
+	if (strcmp(cs, "ANSI_X3.4-1968") == 0) {	/* C/POSIX: C.UTF-8 when it exists */
+		locale_t u = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		if (u) {
+			freelocale(u);
+			if (l)
+				freelocale(l);
+			return;
+		}
+	}
+	term_loc = l ? l : newlocale(LC_CTYPE_MASK, "C", (locale_t)0);
+}
+
+/* The terminal's locale when it is not UTF-8, else 0. */
+static locale_t term_charset(void)
+{
+	pthread_once(&term_once, term_decide);
+	return term_loc;
+}
+
 size_t utf8_to_charset(uint32_t cp, char *mb)
 {
 	mbstate_t st;
@@ -127,7 +169,7 @@ static size_t term_write(FILE *f, const char *str, size_t n, int final, int json
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
-	int legacy = -1;	/* term_loc and f a terminal: asked at the first need */
+	int legacy = -1;	/* a terminal not UTF-8: asked at the first need */
 	while (i < n) {
 		size_t run = i;
 		while (run < n && plain(s[run]))
@@ -157,9 +199,9 @@ static size_t term_write(FILE *f, const char *str, size_t n, int final, int json
 			fprintf(f, "<U+%04X>", (unsigned)cp);
 			i += (size_t)l;
 		} else {
-			if (term_loc && legacy < 0)
-				legacy = isatty(fileno(f));
-			if (term_loc && legacy)
+			if (legacy < 0)
+				legacy = term_charset() && isatty(fileno(f));
+			if (legacy)
 				write_legacy(f, cp, json);
 			else
 				fwrite(s + i, 1, (size_t)l, f);
@@ -181,6 +223,7 @@ void utf8_term_write_json(FILE *f, const char *json)
 
 int utf8_term_charset_set(const char *locale)
 {
+	pthread_once(&term_once, term_decided);	/* set here, not decided later */
 	if (term_loc) {
 		freelocale(term_loc);
 		term_loc = (locale_t)0;
@@ -195,7 +238,7 @@ int utf8_term_charset_set(const char *locale)
 
 int utf8_term_legacy(int fd)
 {
-	return term_loc && isatty(fd);
+	return term_charset() && isatty(fd);
 }
 
 int utf8_term_charset_init(int keep)
@@ -222,16 +265,18 @@ void utf8_term_printf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	if (!term_loc || !isatty(fileno(f))) {
-		vfprintf(f, fmt, ap);
-		va_end(ap);
-		return;
-	}
 	char *s = NULL;
 	int n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	term_write(f, s, (size_t)n, 1, 0);
+	/* ASCII (an audit record, as a rule) needs no charset decided */
+	size_t k = 0;
+	while (k < (size_t)n && (unsigned char)s[k] < 0x80)
+		k++;
+	if (k < (size_t)n && term_charset() && isatty(fileno(f)))
+		term_write(f, s, (size_t)n, 1, 0);
+	else
+		fwrite(s, 1, (size_t)n, f);
 	free(s);
 }

@@ -68,14 +68,16 @@ void utf8_term_write_json(FILE *f, const char *json);
  * U+00C0..U+00DF (of U+0100.. too) is 0x80..0x9F: a C1 control there (Û is
  * C3 9B, CSI; Ý and Ü are OSC and ST, an OSC 52 clipboard write).
  *
- * utf8_term_charset_init decides once, at start, from the environment
- * (LC_ALL, LC_CTYPE, LANG): LC_CTYPE is set from it; a locale whose
- * codeset is not UTF-8 is a terminal that is not, except the C/POSIX
- * locale (nothing configured, as in most containers), which is taken as
- * C.UTF-8 when that exists.  keep: leave LC_CTYPE so set (the screen
- * needs it for wcwidth); else LC_CTYPE goes back to what it was and the
- * conversion uses a locale object of its own.  Returns 1 when the
- * terminal is not UTF-8.
+ * Whether it is comes from the environment (LC_ALL, LC_CTYPE, LANG),
+ * decided once: by utf8_term_charset_init at start (the screen), else at
+ * the first character that is not ASCII written, thread-safe and without
+ * changing the process's locale.  A locale whose codeset is not UTF-8 is
+ * a terminal that is not, except the C/POSIX locale (nothing configured,
+ * as in most containers), which is taken as C.UTF-8 when that exists.
+ * utf8_term_charset_init sets LC_CTYPE from the environment; keep: leave
+ * it so set (the screen needs it for wcwidth); else LC_CTYPE goes back to
+ * what it was and the conversion uses a locale object of its own.
+ * Returns 1 when the terminal is not UTF-8.
  *
  * From then on, when it is not, what utf8_term_write, utf8_term_write_json
  * and utf8_term_printf write to a terminal (isatty) has each character
