@@ -1,0 +1,215 @@
+/*
+ * cli_ldpath.c — drop the search-path entries a tool call could plant a
+ * library in, by re-executing the harness without them (cli_ldpath.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_ldpath.h"
+#include "util/log.h"
+
+/* Marks the re-executed process: it never executes itself again. */
+#define LDPATH_MARK "SANDBX_LDPATH_CLEANED"
+#define LDPATH_MAX_LINKS 40	/* as the kernel's ELOOP */
+
+char **cli_main_argv;
+
+static const struct policy_grant *write_grant(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		if (!g->link && (g->access & POL_WRITE) && path_within(path, g->path))
+			return g;
+	}
+	return NULL;
+}
+
+static char *in_grant(const struct policy_grant *g)
+{
+	return xasprintf("it resolves into the write grant %s", g->path);
+}
+
+char *ldpath_entry_why(const char *entry, const struct policy *p)
+{
+	if (!*entry)
+		return xstrdup("empty: the working directory");
+	if (entry[0] != '/')
+		return xstrdup("relative: it names a place under the working directory");
+	if (strchr(entry, '$'))
+		return xstrdup("it holds a '$' token the loader expands");
+
+	/* Walk it as the kernel does, with cur always resolved: a lookup in
+	 * a directory a call can write (a name it can create, or swap for a
+	 * symlink) is as bad as ending there. */
+	char *cur = xstrdup("/"), *rest = xstrdup(entry), *why = NULL;
+	const struct policy_grant *g;
+	int links = 0;
+	size_t at = 0;
+	for (;;) {
+		while (rest[at] == '/')
+			at++;
+		if (!rest[at])
+			break;
+		size_t len = strcspn(rest + at, "/");
+		char *name = xstrndup(rest + at, len);
+		at += len;
+		if (!strcmp(name, ".")) {
+			free(name);
+			continue;
+		}
+		if (!strcmp(name, "..")) {
+			char *s = strrchr(cur, '/');
+			if (s == cur)
+				cur[1] = '\0';
+			else
+				*s = '\0';
+			free(name);
+			continue;
+		}
+		if ((g = write_grant(p, cur))) {
+			free(name);
+			why = in_grant(g);
+			goto out;
+		}
+		char *next = xasprintf("%s/%s", strcmp(cur, "/") ? cur : "", name);
+		free(name);
+		struct stat st;
+		if (lstat(next, &st) < 0) {
+			/* Not there (or not to be looked at by us): only who can
+			 * write cur, which is no grant, could make it appear. */
+			free(next);
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(next, target, sizeof(target) - 1);
+			free(next);
+			if (n <= 0 || ++links > LDPATH_MAX_LINKS)
+				goto out;	/* the loader cannot follow it either */
+			target[n] = '\0';
+			char *r = xasprintf("%s/%s", target, rest + at);
+			free(rest);
+			rest = r;
+			at = 0;
+			if (target[0] == '/')
+				strcpy(cur, "/");
+			continue;
+		}
+		free(cur);
+		cur = next;
+	}
+	if ((g = write_grant(p, cur)))
+		why = in_grant(g);
+out:
+	free(cur);
+	free(rest);
+	return why;
+}
+
+size_t ldpath_filter(const char *value, const char *seps, const struct policy *p, char **kept,
+		     struct strv *removed)
+{
+	size_t n = 0;
+	*kept = NULL;
+	if (!*value)
+		return 0;
+	for (const char *s = value;;) {
+		size_t len = strcspn(s, seps);
+		char *e = xstrndup(s, len);
+		char *why = ldpath_entry_why(e, p);
+		if (why) {
+			char *shown = str_hex_escape(e, "'", 1);
+			strv_push_own(removed, xasprintf("'%s' (%s)", shown, why));
+			free(shown);
+			free(why);
+			n++;
+		} else {
+			char *k = *kept ? xasprintf("%s:%s", *kept, e) : xstrdup(e);
+			free(*kept);
+			*kept = k;
+		}
+		free(e);
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	return n;
+}
+
+static char *join(const struct strv *v)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; i < v->n; i++) {
+		char *t = xasprintf("%s%s%s", s, i ? ", " : "", v->v[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+int cli_ldpath_guard(const struct policy *p)
+{
+	/* glibc splits LD_LIBRARY_PATH at ':' and ';', GCONV_PATH at ':'. */
+	static const struct { const char *var, *seps; } vars[] = {
+		{ "LD_LIBRARY_PATH", ":;" },
+		{ "GCONV_PATH", ":" },
+	};
+	int again = getenv(LDPATH_MARK) != NULL;
+	char *what = NULL, *first = NULL;
+	unsetenv(LDPATH_MARK);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
+		const char *v = getenv(vars[i].var);
+		struct strv removed = { 0 };
+		char *kept = NULL;
+		if (!v || !ldpath_filter(v, vars[i].seps, p, &kept, &removed)) {
+			free(kept);
+			strv_free(&removed);
+			continue;
+		}
+		char *list = join(&removed);
+		if (again) {
+			sbx_err("%s holds %s, still after running again without it — a tool call could plant a "
+				"library there that sandbx then loads; remove it from %s and run again",
+				vars[i].var, list, vars[i].var);
+			free(list);
+			free(kept);
+			strv_free(&removed);
+			free(what);
+			free(first);
+			return EXIT_REFUSED;
+		}
+		char *w = xasprintf("%s%s%s: %s", what ? what : "", what ? "; " : "", vars[i].var, list);
+		free(what);
+		what = w;
+		if (!first)
+			first = xasprintf("%s entry %s", vars[i].var, removed.v[0]);
+		if (kept)
+			setenv(vars[i].var, kept, 1);
+		else
+			unsetenv(vars[i].var);
+		free(list);
+		free(kept);
+		strv_free(&removed);
+	}
+	if (!what)
+		return 0;
+	sbx_err("note: running again without %s — a tool call could plant a library there that this "
+		"unconfined process would load later", what);
+	setenv(LDPATH_MARK, "1", 1);
+	fflush(NULL);
+	if (cli_main_argv)
+		execv("/proc/self/exe", cli_main_argv);
+	int e = cli_main_argv ? errno : ENOENT;
+	sbx_err("cannot run again without %s (/proc/self/exe: %s) — remove it from the environment and run again",
+		first, strerror(e));
+	unsetenv(LDPATH_MARK);
+	free(what);
+	free(first);
+	return EXIT_REFUSED;
+}

@@ -1,0 +1,52 @@
+/*
+ * cli_ldpath.h — keep the harness's late library loads out of the grants.
+ *
+ * The dynamic loader searches LD_LIBRARY_PATH as it was at process start
+ * for every later dlopen (glibc's NSS modules, OpenSSL's, PCRE2, ...), and
+ * iconv searches GCONV_PATH for its modules.  An entry that is empty (the
+ * working directory), relative, or lies in a write grant would let a tool
+ * call plant a library this unconfined process, which holds the API key,
+ * then loads.  agent-run, tui and tool drop such entries by re-executing
+ * themselves without them, once the grants are known and before any
+ * request or tool.
+ */
+#ifndef SBX_CLI_LDPATH_H
+#define SBX_CLI_LDPATH_H
+
+#include <stddef.h>
+
+#include "sandbox/policy.h"
+#include "util/util.h"
+
+/* Set by main: the command line, as given, for the re-exec. */
+extern char **cli_main_argv;
+
+/*
+ * Why entry (one element of a search path) may not stay, or NULL: it is
+ * empty, relative, holds a '$' (a token the loader expands), or its
+ * resolution, symlink by symlink, looks in or ends in a write grant of p
+ * (a part that does not exist yet counts as where its existing parent
+ * is).  Malloc'd.  Reads the file system (lstat, readlink), nothing else.
+ */
+char *ldpath_entry_why(const char *entry, const struct policy *p);
+
+/*
+ * Split value at any byte of seps, judge each entry; *kept gets the ones
+ * that may stay joined by ':' (malloc'd; NULL when none), removed one
+ * "'entry' (why)" per dropped entry.  The number dropped.  An empty value
+ * holds no entry (the loader ignores it).
+ */
+size_t ldpath_filter(const char *value, const char *seps, const struct policy *p, char **kept,
+		     struct strv *removed);
+
+/*
+ * For agent-run, tui and tool once p is built: when LD_LIBRARY_PATH or
+ * GCONV_PATH holds an entry to drop, say so on stderr and execute
+ * /proc/self/exe again with cli_main_argv and those entries removed (the
+ * variable unset when nothing is left).  Returns 0 when nothing is to be
+ * removed; EXIT_REFUSED (said on stderr) when the re-exec fails or this is
+ * already the re-executed process; does not return otherwise.
+ */
+int cli_ldpath_guard(const struct policy *p);
+
+#endif

@@ -1,0 +1,176 @@
+/* test_ldpath.c — which LD_LIBRARY_PATH / GCONV_PATH entries the harness
+ * drops before running again (cli_ldpath.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli/cli_ldpath.h"
+#include "sandbox/policy.h"
+
+static char root[64];		/* a scratch tree: root/grant (rw), root/ro (read), root/out */
+static struct policy pol;
+
+static char *at(const char *rel)
+{
+	static char buf[8][256];
+	static int i;
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", root, rel);
+	return buf[i];
+}
+
+static int setup(void **state)
+{
+	char *err = NULL;
+	strcpy(root, "/tmp/sbx-ldpath-XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	mkdir(at("grant"), 0755);
+	mkdir(at("grant/sub"), 0755);
+	mkdir(at("ro"), 0755);
+	mkdir(at("out"), 0755);
+	mkdir(at("out/lib"), 0755);
+	if (symlink(at("grant/lib"), at("out/to-grant")) < 0 ||	/* absolute, into the grant */
+	    symlink("../grant", at("out/rel-grant")) < 0 ||	/* relative, into the grant */
+	    symlink(at("out/lib"), at("out/to-out")) < 0 ||
+	    symlink("loop", at("out/loop")) < 0 ||
+	    symlink(at("out/lib"), at("grant/to-out")) < 0)	/* in the grant, pointing out */
+		return -1;
+	policy_init(&pol);
+	if (policy_add_grant(&pol, at("grant"), POL_READ | POL_WRITE, &err) < 0 ||
+	    policy_add_grant(&pol, at("ro"), POL_READ, &err) < 0) {
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = NULL;
+	policy_release(&pol);
+	if (asprintf(&cmd, "rm -rf '%s'", root) > 0)
+		(void)!system(cmd);
+	free(cmd);
+	return 0;
+}
+
+/* why(entry) contains needle, or is NULL when needle is. */
+static void expect(const char *entry, const char *needle)
+{
+	char *why = ldpath_entry_why(entry, &pol);
+	if (!needle) {
+		if (why)
+			fail_msg("'%s' dropped: %s", entry, why);
+	} else {
+		if (!why)
+			fail_msg("'%s' kept, expected '%s'", entry, needle);
+		if (!strstr(why, needle))
+			fail_msg("'%s': '%s', expected '%s'", entry, why, needle);
+	}
+	free(why);
+}
+
+static void test_ldpath_empty_relative_token(void **state)
+{
+	expect("", "empty: the working directory");
+	expect("lib", "relative");
+	expect("./lib", "relative");
+	expect("../usr/lib", "relative");
+	expect("/usr/$LIB", "'$'");
+	expect("$ORIGIN/lib", "relative");
+	expect("/usr/lib", NULL);
+	expect("/", NULL);
+}
+
+static void test_ldpath_write_grant(void **state)
+{
+	const char *g = at("grant");
+	char *want = NULL;
+	assert_true(asprintf(&want, "write grant %s", g) > 0);
+	expect(at("grant"), want);			/* the grant itself */
+	expect(at("grant/sub"), want);			/* a directory in it */
+	expect(at("grant/lib"), want);			/* not there yet */
+	expect(at("grant/a/b/c"), want);		/* nor its parents */
+	expect(at("grant//sub/./"), want);
+	expect(at("out/../grant/x"), want);		/* .. into it */
+	expect(at("grant/sub/../../out/lib"), want);	/* looked up in it: sub could become a link */
+	expect(at("grant/to-out"), want);		/* a link in it, whatever it points at now */
+	expect(at("out/to-grant"), want);		/* a link out of it, into it (absent target) */
+	expect(at("out/rel-grant/sub"), want);		/* a relative link into it */
+	expect(at("out/to-grant/x/y"), want);
+	free(want);
+	/* A read grant, the outside, a missing place outside, a loop. */
+	expect(at("ro"), NULL);
+	expect(at("ro/new"), NULL);
+	expect(at("out/lib"), NULL);
+	expect(at("out/to-out"), NULL);
+	expect(at("out/missing/deeper"), NULL);
+	expect(at("out/loop"), NULL);
+	expect(at("out/../ro"), NULL);
+}
+
+static void test_ldpath_filter_splits(void **state)
+{
+	struct strv removed = { 0 };
+	char *kept = NULL, *v = NULL;
+
+	/* LD_LIBRARY_PATH: ':' and ';' both separate; what stays is joined by ':'. */
+	assert_true(asprintf(&v, ":/usr/lib;rel:%s:%s", at("grant/lib"), at("out/lib")) > 0);
+	assert_int_equal(ldpath_filter(v, ":;", &pol, &kept, &removed), 3);
+	char *want = NULL;
+	assert_true(asprintf(&want, "/usr/lib:%s", at("out/lib")) > 0);
+	assert_string_equal(kept, want);
+	assert_int_equal(removed.n, 3);
+	assert_string_equal(removed.v[0], "'' (empty: the working directory)");
+	assert_non_null(strstr(removed.v[1], "'rel' (relative"));
+	assert_non_null(strstr(removed.v[2], at("grant/lib")));
+	free(want);
+	free(kept);
+	free(v);
+	strv_free(&removed);
+
+	/* GCONV_PATH: ':' only, so "a;b" is one (relative) entry. */
+	assert_int_equal(ldpath_filter("/usr/lib:a;b", ":", &pol, &kept, &removed), 1);
+	assert_string_equal(kept, "/usr/lib");
+	assert_string_equal(removed.v[0], "'a;b' (relative: it names a place under the working directory)");
+	free(kept);
+	strv_free(&removed);
+
+	/* Nothing left: kept is NULL (the variable is unset). */
+	assert_int_equal(ldpath_filter(":", ":;", &pol, &kept, &removed), 2);
+	assert_null(kept);
+	strv_free(&removed);
+
+	/* Set but empty: no entry (the loader ignores it). */
+	assert_int_equal(ldpath_filter("", ":;", &pol, &kept, &removed), 0);
+	assert_null(kept);
+	assert_int_equal(removed.n, 0);
+
+	/* All fine: nothing removed, the value kept. */
+	assert_int_equal(ldpath_filter("/usr/lib;/lib", ":;", &pol, &kept, &removed), 0);
+	assert_string_equal(kept, "/usr/lib:/lib");
+	free(kept);
+
+	/* A quote or a control in an entry is shown escaped. */
+	assert_int_equal(ldpath_filter("it's\n", ":", &pol, &kept, &removed), 1);
+	assert_non_null(strstr(removed.v[0], "'it\\x27s\\x0a'"));
+	strv_free(&removed);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ldpath_empty_relative_token),
+		cmocka_unit_test(test_ldpath_write_grant),
+		cmocka_unit_test(test_ldpath_filter_splits),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
