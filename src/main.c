@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 
 #include "cli/cli.h"
+#include "cli/cli_ldpath.h"
 #include "sandbox/helper.h"
 #include "util/log.h"
 
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
 	 * memory (the API key) through /proc or ptrace. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	log_init();
+	cli_main_argv = argv;	/* for cli_ldpath_guard's re-exec */
 
 	if (cli_parse(&o, argc, argv, &err) < 0) {
 		sbx_err("%s", err);

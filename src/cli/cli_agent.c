@@ -18,6 +18,7 @@
 #include "agent/turn.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
+#include "cli/cli_ldpath.h"
 #include "sandbox/seccomp.h"
 #include "tools/tools.h"
 #include "util/log.h"
@@ -40,12 +41,13 @@ void cli_agent_prepare(void)
 	unsetenv("SSLKEYLOGFILE");
 	/* The libraries opened after a tool call may have run (libseccomp at
 	 * the first bash call, PCRE2 at the first grep) are looked up through
-	 * LD_LIBRARY_PATH as it was at start: an entry inside a writable
-	 * grant, or an empty one (the working directory), would let a write or
-	 * bash call plant one that this unconfined process, which holds the
-	 * key, then loads.  Open them now; one that cannot be opened says so
-	 * when it is needed.  (libcurl is opened by the first request, before
-	 * any call; ncurses with the screen.) */
+	 * LD_LIBRARY_PATH as it was at start.  cli_ldpath_guard, called before
+	 * this, already dropped every entry a call could write to; opening
+	 * ours now as well costs nothing and keeps them out of reach of
+	 * whatever it cannot judge (a directory this process may not look
+	 * into).  One that cannot be opened says so when it is needed.
+	 * (libcurl is opened by the first request, before any call; ncurses
+	 * with the screen.) */
 	char *err = NULL;
 	if (seccomp_preload(&err) < 0)
 		free(err);
@@ -347,10 +349,6 @@ int cli_agent_run(struct cli_opts *o)
 
 	jsonl_tty = o->output_jsonl && isatty(STDOUT_FILENO);
 
-	cli_agent_prepare();	/* first: libcurl must not see SSLKEYLOGFILE */
-	int rc = cli_base_url_check(o);
-	if (rc)
-		return rc;
 	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
 	 * next write, not by a signal in the middle of a round. */
 	signal(SIGPIPE, SIG_IGN);
@@ -366,6 +364,19 @@ int cli_agent_run(struct cli_opts *o)
 		sbx_err("%s", err);
 		free(err);
 		return EXIT_REFUSED;
+	}
+	/* The grants known, before any library is opened late (libcurl
+	 * included), any request or any tool: run again without the search
+	 * path entries a call could plant a library in. */
+	int rc = cli_ldpath_guard(&p);
+	if (rc) {
+		policy_release(&p);
+		return rc;
+	}
+	cli_agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
+	if ((rc = cli_base_url_check(o)) != 0) {
+		policy_release(&p);
+		return rc;
 	}
 	prompt = read_prompt(o, &err);
 	if (!prompt) {

@@ -12,8 +12,8 @@
  * read-only tools; bare = all; NAME... = the read-only tools plus those. */
 unsigned cli_allowed_tools(const struct cli_opts *o);
 
-/* What agent-run and tui do first, before any thread, library or tool
- * call: drop SSLKEYLOGFILE from their environment (libcurl would write
+/* What agent-run and tui do once the policy is built and
+ * cli_ldpath_guard ran, before any thread, late library or tool call: drop SSLKEYLOGFILE from their environment (libcurl would write
  * the TLS secrets of the connection carrying the API key to it), and open
  * the libraries they would otherwise open after a tool call had run. */
 void cli_agent_prepare(void);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_ldpath.h"
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
 #include "util/log.h"
@@ -56,6 +57,14 @@ int cli_tool(struct cli_opts *o)
 		free(err);
 		cJSON_Delete(in);
 		return EXIT_REFUSED;
+	}
+	/* Before the tool: grep opens PCRE2, bash libseccomp, and a library
+	 * an earlier call planted where LD_LIBRARY_PATH looks would be it. */
+	int rc = cli_ldpath_guard(&p);
+	if (rc) {
+		policy_release(&p);
+		cJSON_Delete(in);
+		return rc;
 	}
 	if (fsguard_new(&p, NULL, 0, &g, &err) < 0) {
 		audit(LOG_INFO, "refused", "mechanism", "fsguard", "reason", err, NULL);

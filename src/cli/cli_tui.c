@@ -19,6 +19,7 @@
 #include "agent/turn.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
+#include "cli/cli_ldpath.h"
 #include "cli/cli_policy.h"
 #include "store/credentials.h"
 #include "store/session.h"
@@ -128,14 +129,22 @@ int cli_tui(struct cli_opts *o)
 	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL;
 	int rc = EXIT_ERROR, r, last = 0;
 
-	cli_agent_prepare();	/* first: libcurl must not see SSLKEYLOGFILE */
-	if ((r = cli_base_url_check(o)) != 0)
-		return r;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
 		return EXIT_REFUSED;
+	}
+	/* The grants known, before any late library, request or tool: run
+	 * again without the search path entries a call could plant one in. */
+	if ((r = cli_ldpath_guard(&p)) != 0) {
+		policy_release(&p);
+		return r;
+	}
+	cli_agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
+	if ((r = cli_base_url_check(o)) != 0) {
+		policy_release(&p);
+		return r;
 	}
 	r = cred_load_api_key(&key, &source, &err);
 	if (r == -ENOENT) {

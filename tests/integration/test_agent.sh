@@ -846,6 +846,68 @@ else
 	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) $(tail -c 400 "$D/err")"; fi
 fi
 
+# The loader searches LD_LIBRARY_PATH as it was at exec for every later
+# dlopen (NSS modules at the first lookup that reaches them, OpenSSL's,
+# ...): what the running harness was executed with, /proc/PID/environ, is
+# what any later load searches.  Checked while a call that planted a
+# library holds the turn open.
+t_start ag-ldpath-reexec "agent-run runs again without the LD_LIBRARY_PATH and GCONV_PATH entries a call could plant a library in (empty, relative, in a write grant, through a symlink, not there yet), saying so; the others stay, and the planted library is not loaded"
+EV="$TMP/evil"; mkdir -p "$EV" "$TMP/keep"; chmod 755 "$EV"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$TMP" > "$EV/evil.c"
+ln -sfn "$W/lib" "$TMP/link"
+if [ "$(id -u)" != 0 ]; then t_skip "needs root to read the running harness's /proc/PID/environ (it is not dumpable)"
+elif ! cc -shared -fPIC -o "$EV/evil.so" "$EV/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	chmod 755 "$EV/evil.so"; rm -f "$TMP/pwned" "$W/gone" "$TMP/env.txt" "$TMP/maps.txt"
+	mock_dir
+	sse_tool toolu_e1 bash '{"command":"cp '"$EV"'/evil.so libnss_sbxtest.so.2 && while [ ! -e gone ]; do sleep 0.05; done; echo planted"}' > "$D/r1.sse"
+	sse_text "done" > "$D/r2.sse"
+	mock_rounds 2
+	( cd "$W" && LD_LIBRARY_PATH=":$TMP/keep;lib:$TMP/link" GCONV_PATH="$W/gconv:/usr/lib/gconv" \
+		exec "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-write "$W" --allow-read "$EV" \
+		--allow-tool bash --approve run -- plant it ) >"$D/out" 2>"$D/err" </dev/null &
+	apid=$!
+	i=0; while [ ! -e "$W/libnss_sbxtest.so.2" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	tr '\0' '\n' < /proc/$apid/environ > "$TMP/env.txt" 2>/dev/null
+	cat /proc/$apid/maps > "$TMP/maps.txt" 2>/dev/null
+	touch "$W/gone"
+	wait $apid; RC=$?
+	mock_stop
+	rm -f "$W/libnss_sbxtest.so.2" "$W/gone"
+	if [ $RC -eq 0 ] && [ ! -e "$TMP/pwned" ] && python3 -c "
+env=open('$TMP/env.txt').read().split('\n'); maps=open('$TMP/maps.txt').read(); err=open('$D/err').read()
+assert 'ANTHROPIC_API_KEY=sk-test-key-0123456789' in env, 'not the harness: %r' % env[:3]
+assert 'LD_LIBRARY_PATH=$TMP/keep' in env, [e for e in env if e.startswith('LD_')]
+assert 'GCONV_PATH=/usr/lib/gconv' in env, [e for e in env if e.startswith('GCONV')]
+assert 'SANDBX_LDPATH_CLEANED=1' in env, env  # the re-executed image
+assert 'libnss_sbxtest' not in maps and '$W' not in maps, maps
+note=[l for l in err.split('\n') if 'running again without' in l]
+assert len(note) == 1, err
+n=note[0]
+for part in (\"LD_LIBRARY_PATH: '' (empty: the working directory)\", \"'lib' (relative\", \"'$TMP/link' (it resolves into the write grant $W)\",
+             \"GCONV_PATH: '$W/gconv' (it resolves into the write grant $W)\"):
+    assert part in n, (part, n)
+assert '$TMP/keep' not in n and '/usr/lib/gconv' not in n, n
+"; then t_pass
+	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) env=$(grep -E '^(LD_|GCONV|SANDBX)' "$TMP/env.txt" 2>&1 | tr '\n' ' ') $(tail -c 600 "$D/err")"; fi
+fi
+
+t_start ag-ldpath-earlier-plant "libraries an earlier run's calls planted in the working directory (LD_LIBRARY_PATH=':') are not what agent-run opens at start (libcurl, libseccomp, PCRE2)"
+if [ ! -e "$EV/evil.so" ]; then t_skip "no test library (ag-ldpath-reexec)"
+else
+	rm -f "$TMP/pwned"
+	for l in libcurl.so.4 libseccomp.so.2 libpcre2-8.so.0; do cp "$EV/evil.so" "$W/$l"; done
+	mock_dir
+	sse_text "done" > "$D/r1.sse"
+	mock_rounds 1
+	LD_LIBRARY_PATH=":" ar -- hello
+	mock_stop
+	rm -f "$W/libcurl.so.4" "$W/libseccomp.so.2" "$W/libpcre2-8.so.0"
+	if [ $RC -eq 0 ] && [ ! -e "$TMP/pwned" ] && grep -q 'done' "$D/out" && \
+	   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$D/err"; then t_pass
+	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) $(tail -c 400 "$D/err")"; fi
+fi
+
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
 mock_dir

@@ -435,4 +435,16 @@ case "$out|$(cat "$FL/g") $(cat "$FL/h") $(ls -A "$FL" | tr '\n' ' ')" in
 *) t_fail "$out|$(head -c 40 "$FL/g") $(head -c 40 "$FL/h") $(ls -A "$FL" | tr '\n' ' ')" ;;
 esac
 
+t_start tl-ldpath-planted "sandbx tool runs again without an LD_LIBRARY_PATH entry a call can write to (an empty one: the working directory), saying so: the PCRE2 an earlier call planted there is not what grep loads"
+LW="$TMP/ldwork"; LE="$TMP/ldevil"; mkdir -p "$LW" "$LE"; chmod 755 "$LW" "$LE"; echo xyz > "$LW/f.txt"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$LE" > "$LE/evil.c"
+if ! cc -shared -fPIC -o "$LW/libpcre2-8.so.0" "$LE/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	out=$(cd "$LW" && LD_LIBRARY_PATH=":" "$SANDBX" tool grep '{"path":".","pattern":"x[y]z"}' 2>"$TMP/err")
+	rc=$?
+	if [ $rc -eq 0 ] && [ ! -e "$LE/pwned" ] && has 'f.txt:1:xyz' && \
+	   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$TMP/err"; then t_pass
+	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $out $(cat "$TMP/err")"; fi
+fi
+
 t_done
