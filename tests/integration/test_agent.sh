@@ -908,6 +908,16 @@ else
 	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) $(tail -c 400 "$D/err")"; fi
 fi
 
+t_start ag-ldpath-once "the re-executed agent-run never executes itself again: one that still finds an entry to drop refuses (125), naming the variable and the entry, before any request"
+mock_dir
+sse_text "done" > "$D/r1.sse"
+mock_rounds 1
+SANDBX_LDPATH_CLEANED=1 LD_LIBRARY_PATH="/usr/lib:" ar -- hello
+mock_stop
+if [ $RC -eq 125 ] && [ ! -e "$D/req-1.json" ] && ! grep -q "note: running again" "$D/err" && \
+   grep -q "LD_LIBRARY_PATH holds '' (empty: the working directory), still after running again without it" "$D/err"; then t_pass
+else t_fail "rc=$RC $(cat "$D/err")"; fi
+
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
 mock_dir

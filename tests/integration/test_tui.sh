@@ -353,6 +353,14 @@ r=$?
 if [ $r -eq 1 ] && echo "$out" | grep -q "sandbx auth login" && echo "$out" | grep -q ANTHROPIC_API_KEY; then t_pass
 else t_fail "rc=$r: $out"; fi
 
+t_start tui-ldpath-reexec "tui runs again without an LD_LIBRARY_PATH entry a call could write to (an empty one: the working directory), once, saying so, before anything else (here: the missing key)"
+out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" LD_LIBRARY_PATH=":" \
+	"$SANDBX" tui 2>&1 </dev/null)
+r=$?
+if [ $r -eq 1 ] && [ "$(echo "$out" | grep -c "running again without LD_LIBRARY_PATH: '' (empty: the working directory)")" = 1 ] && \
+   echo "$out" | grep -q "sandbx auth login"; then t_pass
+else t_fail "rc=$r: $out"; fi
+
 t_start tui-refused-policy "a refused policy (the working directory is /) exits 125 before the screen"
 out=$(cd / && ANTHROPIC_API_KEY=sk-test "$SANDBX" tui 2>&1 </dev/null)
 r=$?
