@@ -153,6 +153,14 @@ static char *join(const struct strv *v)
 	return s;
 }
 
+/* Said on stderr and as an audit record, as a refused policy is. */
+static void refuse(char *msg)
+{
+	audit(LOG_INFO, "refused", "reason", msg, NULL);
+	sbx_err("%s", msg);
+	free(msg);
+}
+
 int cli_ldpath_guard(const struct policy *p)
 {
 	/* glibc splits LD_LIBRARY_PATH at ':' and ';', GCONV_PATH at ':'. */
@@ -174,9 +182,9 @@ int cli_ldpath_guard(const struct policy *p)
 		}
 		char *list = join(&removed);
 		if (again) {
-			sbx_err("%s holds %s, still after running again without it — a tool call could plant a "
-				"library there that sandbx then loads; remove it from %s and run again",
-				vars[i].var, list, vars[i].var);
+			refuse(xasprintf("%s holds %s, still after running again without it — a tool call could "
+					 "plant a library there that sandbx then loads; remove it from %s and run again",
+					 vars[i].var, list, vars[i].var));
 			free(list);
 			free(kept);
 			strv_free(&removed);
@@ -206,8 +214,8 @@ int cli_ldpath_guard(const struct policy *p)
 	if (cli_main_argv)
 		execv("/proc/self/exe", cli_main_argv);
 	int e = cli_main_argv ? errno : ENOENT;
-	sbx_err("cannot run again without %s (/proc/self/exe: %s) — remove it from the environment and run again",
-		first, strerror(e));
+	refuse(xasprintf("cannot run again without %s (/proc/self/exe: %s) — remove it from the environment "
+			 "and run again", first, strerror(e)));
 	unsetenv(LDPATH_MARK);
 	free(what);
 	free(first);
