@@ -175,6 +175,23 @@ static FOLD_HOT void copy_short(char *d, const char *s, size_t n)
 
 /* Append to a block's text, doubling its capacity as needed; -1 past the
  * block's cap or the message's. */
+/* Whether a byte of s[0..n) is not ASCII: OR'd a word at a time with no
+ * early exit, on bytes just copied (still in cache).  A block that never
+ * held one needs no UTF-8 cleaning when the answer is kept: a second walk
+ * over megabytes of text, whose pages are cold by then. */
+static FOLD_HOT int any_high(const char *s, size_t n)
+{
+	uint64_t acc = 0, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		acc |= w;
+	}
+	for (; i < n; i++)
+		acc |= (unsigned char)s[i];
+	return (acc & 0x8080808080808080ull) != 0;
+}
+
 static FOLD_HOT int block_add(struct fold_msg *m, struct fold_block *b, const char *s, size_t n, size_t cap)
 {
 	if (b->text_len + n > cap || m->kept + n > FOLD_MAX_MESSAGE)
@@ -185,6 +202,7 @@ static FOLD_HOT int block_add(struct fold_msg *m, struct fold_block *b, const ch
 	copy_short(b->text + b->text_len, s, n);
 	b->text_len += n;
 	b->text[b->text_len] = '\0';
+	b->high |= any_high(s, n);
 	return 0;
 }
 
@@ -853,6 +871,12 @@ static cJSON *utf8_item(cJSON *s)
 	return s;
 }
 
+/* The same for a block's text, which block_add saw whole: ASCII needs none. */
+static cJSON *utf8_text(const struct fold_block *b, cJSON *s)
+{
+	return b->high ? utf8_item(s) : s;
+}
+
 static cJSON *content_json(struct fold_msg *m, int take)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -864,10 +888,10 @@ static cJSON *content_json(struct fold_msg *m, int take)
 		cJSON_AddStringToObject(o, "type", b->type_name);
 		switch (b->type) {
 		case FOLD_TEXT:
-			cJSON_AddItemToObject(o, "text", utf8_item(take ? take_text(b) : cJSON_CreateString(b->text)));
+			cJSON_AddItemToObject(o, "text", utf8_text(b, take ? take_text(b) : cJSON_CreateString(b->text)));
 			break;
 		case FOLD_THINKING:
-			cJSON_AddItemToObject(o, "thinking", utf8_item(take ? take_text(b) : cJSON_CreateString(b->text)));
+			cJSON_AddItemToObject(o, "thinking", utf8_text(b, take ? take_text(b) : cJSON_CreateString(b->text)));
 			cJSON_AddItemToObject(o, "signature", utf8_item(cJSON_CreateString(b->signature)));
 			break;
 		case FOLD_REDACTED_THINKING:

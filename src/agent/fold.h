@@ -86,6 +86,7 @@ struct fold_block {
 				 * JSON; never NULL once started, NUL-terminated */
 	size_t text_len, text_cap;
 	size_t text_ready;	/* appends up to here need only the copy (fold.c) */
+	int high;		/* text has held a byte that is not ASCII */
 	char *signature;	/* thinking: NULL until a signature arrived */
 	char *data;		/* redacted_thinking */
 	char *id, *name;	/* tool_use */

@@ -238,11 +238,29 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return k > 0 ? (size_t)k : 0;
 }
 
+/* How many bytes from s on are ASCII, eight at a time: a model's text is
+ * mostly ASCII, and a whole answer (megabytes) is cleaned each round. */
+static size_t ascii_run(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	for (uint64_t w; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+	}
+	while (i < n && s[i] < 0x80)
+		i++;
+	return i;
+}
+
 char *tools_utf8_clean(char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n = strlen(s), i = 0, bad = 0;
 	while (i < n) {
+		i += ascii_run(u + i, n - i);
+		if (i == n)
+			break;
 		size_t l = utf8_seq(u + i, n - i);
 		if (!l) {
 			bad++;
