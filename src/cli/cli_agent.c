@@ -368,7 +368,9 @@ int cli_agent_run(struct cli_opts *o)
 	/* The grants known, before any library is opened late (libcurl
 	 * included), any request or any tool: run again without the search
 	 * path entries a call could plant a library in. */
-	int rc = cli_ldpath_guard(&p);
+	int rc = cli_ldpath_env_guard(&p);
+	if (!rc)
+		rc = cli_ldpath_guard(&p);
 	if (rc) {
 		policy_release(&p);
 		return rc;

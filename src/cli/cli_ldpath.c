@@ -112,7 +112,7 @@ out:
 	return why;
 }
 
-size_t ldpath_filter(const char *value, const char *seps, const struct policy *p, char **kept,
+static size_t filter(const char *value, const char *seps, int keep_empty, const struct policy *p, char **kept,
 		     struct strv *removed)
 {
 	size_t n = 0;
@@ -122,7 +122,7 @@ size_t ldpath_filter(const char *value, const char *seps, const struct policy *p
 	for (const char *s = value;;) {
 		size_t len = strcspn(s, seps);
 		char *e = xstrndup(s, len);
-		char *why = ldpath_entry_why(e, p);
+		char *why = keep_empty && !*e ? NULL : ldpath_entry_why(e, p);
 		if (why) {
 			char *shown = str_hex_escape(e, "'", 1);
 			strv_push_own(removed, xasprintf("'%s' (%s)", shown, why));
@@ -142,6 +142,48 @@ size_t ldpath_filter(const char *value, const char *seps, const struct policy *p
 	return n;
 }
 
+size_t ldpath_filter(const char *value, const char *seps, const struct policy *p, char **kept,
+		     struct strv *removed)
+{
+	return filter(value, seps, 0, p, kept, removed);
+}
+
+size_t ldpath_filter_keep_empty(const char *value, const char *seps, const struct policy *p, char **kept,
+				struct strv *removed)
+{
+	return filter(value, seps, 1, p, kept, removed);
+}
+
+/* OpenSSL reads these at libcurl's first request (OPENSSL_init_ssl with
+ * OPENSSL_INIT_LOAD_CONFIG): the configuration file, which can load a
+ * provider or engine module (code) and .include other files; the directory
+ * relative .includes are looked up in; the directories providers and
+ * engines named without a path are loaded from.  Dropping one would change
+ * what protects the connection that carries the key (a FIPS provider, a
+ * protocol floor) without a word: refuse instead. */
+static const char *const openssl_vars[] = {
+	"OPENSSL_CONF", "OPENSSL_CONF_INCLUDE", "OPENSSL_MODULES", "OPENSSL_ENGINES",
+};
+
+char *ldpath_openssl_refusal(const struct policy *p)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(openssl_vars); i++) {
+		const char *v = getenv(openssl_vars[i]);
+		char *why = v ? ldpath_entry_why(v, p) : NULL;
+		if (!why)
+			continue;
+		char *shown = str_hex_escape(v, "'", 1);
+		char *msg = xasprintf("%s is '%s' (%s) — a tool call could write there what OpenSSL then reads "
+				      "in this unconfined process (a module to load, a file to include, its TLS "
+				      "settings); set %s to a path outside the write grants, or unset it, and run again",
+				      openssl_vars[i], shown, why, openssl_vars[i]);
+		free(shown);
+		free(why);
+		return msg;
+	}
+	return NULL;
+}
+
 static char *join(const struct strv *v)
 {
 	char *s = xstrdup("");
@@ -153,12 +195,66 @@ static char *join(const struct strv *v)
 	return s;
 }
 
+/* Read later by code this process loads or already holds, each time it
+ * needs them (ncurses at the screen, glibc's setlocale and resolver): an
+ * entry dropped from the environment now is never looked at, no re-exec
+ * needed.  Without it they fall back to the system's files. */
+static const struct {
+	const char *var, *seps;
+	int keep_empty;	/* an empty entry is no path (ignored, or the default) */
+	const char *what;
+} late_vars[] = {
+	{ "TERMINFO", "", 1, "a terminal description (what the screen sends)" },
+	{ "TERMINFO_DIRS", ":", 1, "a terminal description (what the screen sends)" },
+	{ "LOCPATH", ":", 0, "locale data" },
+	{ "HOSTALIASES", "", 1, "a host alias (where a name resolves)" },
+};
+
+void ldpath_drop_late(const struct policy *p)
+{
+	/* The environment first, then the notes: the first line on stderr
+	 * decides the terminal's charset (newlocale, which reads LOCPATH). */
+	char *notes[SBX_ARRAY_LEN(late_vars)] = { 0 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
+		const char *v = getenv(late_vars[i].var);
+		struct strv removed = { 0 };
+		char *kept = NULL;
+		if (v && filter(v, late_vars[i].seps, late_vars[i].keep_empty, p, &kept, &removed)) {
+			notes[i] = join(&removed);
+			if (kept)
+				setenv(late_vars[i].var, kept, 1);
+			else
+				unsetenv(late_vars[i].var);
+		}
+		free(kept);
+		strv_free(&removed);
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
+		if (!notes[i])
+			continue;
+		sbx_err("note: not using %s %s — a tool call could plant %s there that this unconfined "
+			"process would read", late_vars[i].var, notes[i], late_vars[i].what);
+		free(notes[i]);
+	}
+}
+
 /* Said on stderr and as an audit record, as a refused policy is. */
 static void refuse(char *msg)
 {
 	audit(LOG_INFO, "refused", "reason", msg, NULL);
 	sbx_err("%s", msg);
 	free(msg);
+}
+
+int cli_ldpath_env_guard(const struct policy *p)
+{
+	char *no = ldpath_openssl_refusal(p);
+	if (no) {
+		refuse(no);
+		return EXIT_REFUSED;
+	}
+	ldpath_drop_late(p);
+	return 0;
 }
 
 int cli_ldpath_guard(const struct policy *p)

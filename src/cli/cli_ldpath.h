@@ -39,6 +39,26 @@ char *ldpath_entry_why(const char *entry, const struct policy *p);
 size_t ldpath_filter(const char *value, const char *seps, const struct policy *p, char **kept,
 		     struct strv *removed);
 
+/* As ldpath_filter, but an empty entry stays (TERMINFO_DIRS: the default). */
+size_t ldpath_filter_keep_empty(const char *value, const char *seps, const struct policy *p, char **kept,
+				struct strv *removed);
+
+/*
+ * When OPENSSL_CONF, OPENSSL_CONF_INCLUDE, OPENSSL_MODULES or
+ * OPENSSL_ENGINES is set to a path ldpath_entry_why judges (an empty value
+ * included), the message refusing to run that names the first such
+ * variable, its value, why and what to change; NULL otherwise.  Malloc'd.
+ */
+char *ldpath_openssl_refusal(const struct policy *p);
+
+/*
+ * Drop from the environment the TERMINFO, TERMINFO_DIRS, LOCPATH and
+ * HOSTALIASES entries ldpath_entry_why judges (an empty TERMINFO_DIRS
+ * entry, the default place, stays), one note on stderr per variable naming
+ * each and why; the variable is unset when nothing is left.
+ */
+void ldpath_drop_late(const struct policy *p);
+
 /*
  * For agent-run, tui and tool once p is built: when LD_LIBRARY_PATH or
  * GCONV_PATH holds an entry to drop, say so on stderr and execute
@@ -46,7 +66,16 @@ size_t ldpath_filter(const char *value, const char *seps, const struct policy *p
  * variable unset when nothing is left).  Returns 0 when nothing is to be
  * removed; EXIT_REFUSED (said on stderr) when the re-exec fails or this is
  * already the re-executed process; does not return otherwise.
+
  */
 int cli_ldpath_guard(const struct policy *p);
+
+/*
+ * For agent-run and tui (which start libcurl, and so OpenSSL, and the
+ * screen) once p is built, before cli_ldpath_guard: EXIT_REFUSED, said on
+ * stderr, when ldpath_openssl_refusal has a message; else ldpath_drop_late
+ * and 0.
+ */
+int cli_ldpath_env_guard(const struct policy *p);
 
 #endif

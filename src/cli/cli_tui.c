@@ -137,7 +137,7 @@ int cli_tui(struct cli_opts *o)
 	}
 	/* The grants known, before any late library, request or tool: run
 	 * again without the search path entries a call could plant one in. */
-	if ((r = cli_ldpath_guard(&p)) != 0) {
+	if ((r = cli_ldpath_env_guard(&p)) != 0 || (r = cli_ldpath_guard(&p)) != 0) {
 		policy_release(&p);
 		return r;
 	}

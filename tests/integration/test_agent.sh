@@ -918,6 +918,80 @@ if [ $RC -eq 125 ] && [ ! -e "$D/req-1.json" ] && ! grep -q "note: running again
    grep -q "LD_LIBRARY_PATH holds '' (empty: the working directory), still after running again without it" "$D/err"; then t_pass
 else t_fail "rc=$RC $(cat "$D/err")"; fi
 
+# OpenSSL reads its configuration at libcurl's initialisation (the first
+# request): a file there can load a provider module (code) or .include
+# another.  One a call could write (here: one an earlier run left in the
+# working directory) is refused, naming the variable, before any request;
+# the same configuration outside the grants is read (the marker proves the
+# module would have run).
+t_start ag-openssl-refused "agent-run refuses (125), before any request, an OPENSSL_CONF / OPENSSL_MODULES a call could write (relative, in a write grant): the provider module an earlier run planted is not loaded; outside the grants it still is"
+OS="$TMP/ossl"; mkdir -p "$OS"; chmod 755 "$OS"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/ossl-pwned", "w"); if (f) fclose(f); }\nint OSSL_provider_init(void) { return 0; }\n' "$TMP" > "$OS/prov.c"
+if ! cc -shared -fPIC -o "$OS/evprov.so" "$OS/prov.c" 2>"$TMP/err"; then t_fail "cannot build the module: $(cat "$TMP/err")"
+else
+	chmod 755 "$OS/evprov.so"
+	# What an earlier run's calls left in the working directory.
+	cp "$OS/evprov.so" "$W/evprov.so"
+	printf 'x = 1\n' > "$W/inc.cnf"
+	printf 'openssl_conf = init\n.include %s/inc.cnf\n[init]\nproviders = prov\n[prov]\nevil = evil_sect\n[evil_sect]\nmodule = %s/evprov.so\nactivate = 1\n' "$W" "$W" > "$W/openssl.cnf"
+	# Outside the grants: loads "evprov" by name from OPENSSL_MODULES.
+	printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\nevprov = evil_sect\n[evil_sect]\nactivate = 1\n' > "$OS/byname.cnf"
+	cp "$W/openssl.cnf" "$OS/abs.cnf"; sed -i "s|$W/evprov.so|$OS/evprov.so|" "$OS/abs.cnf"
+	chmod 644 "$OS"/*.cnf
+	bad=""
+	for v in "OPENSSL_CONF=openssl.cnf" "OPENSSL_CONF=$W/openssl.cnf" "OPENSSL_CONF=$OS/byname.cnf OPENSSL_MODULES=$W" \
+		 "OPENSSL_CONF=$OS/byname.cnf OPENSSL_MODULES=."; do
+		rm -f "$TMP/ossl-pwned"
+		mock_dir
+		sse_text "done" > "$D/r1.sse"
+		mock_rounds 1
+		export $v; ar --allow-write "$W" --allow-read "$OS" -- hello
+		unset OPENSSL_CONF OPENSSL_MODULES
+		mock_stop
+		var=${v##* }; var=${var%%=*}
+		if [ $RC -ne 125 ] || [ -e "$TMP/ossl-pwned" ] || [ -e "$D/req-1.json" ] || \
+		   ! grep -q "^sandbx: $var is '.*' (.*) — a tool call could write there what OpenSSL then reads.*set $var to a path outside the write grants, or unset it, and run again" "$D/err"; then
+			bad="$bad [$v: rc=$RC pwned=$(ls "$TMP/ossl-pwned" 2>&1) $(tail -c 300 "$D/err")]"
+		fi
+	done
+	# The same outside the grants: read, the module runs (the test can tell).
+	rm -f "$TMP/ossl-pwned"
+	mock_dir; sse_text "done" > "$D/r1.sse"; mock_rounds 1
+	OPENSSL_CONF="$OS/abs.cnf" ar --allow-write "$W" --allow-read "$OS" -- hello
+	mock_stop
+	[ -e "$TMP/ossl-pwned" ] && ! grep -q "OPENSSL_CONF is" "$D/err" || bad="$bad [outside: not read: rc=$RC $(tail -c 300 "$D/err")]"
+	rm -f "$TMP/ossl-pwned" "$W/evprov.so" "$W/inc.cnf" "$W/openssl.cnf"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
+# ncurses reads TERMINFO / TERMINFO_DIRS at the screen, glibc LOCPATH at
+# setlocale and HOSTALIASES at a lookup, each time, through getenv: what the
+# harness's getenv answers once it runs is what they would read.  A tool
+# call allowed these variables (--allow-env) gets that answer.
+t_start ag-env-late-dropped "agent-run drops the TERMINFO, TERMINFO_DIRS, LOCPATH and HOSTALIASES entries a call could write (in a write grant, relative, through a symlink), one note each, without running again; the others (an empty TERMINFO_DIRS entry: the default) stay"
+ln -sfn "$W/ti" "$TMP/tilink"
+mock_dir
+sse_tool toolu_l1 bash '{"command":"echo \"TI=${TERMINFO-unset} TD=${TERMINFO_DIRS-unset} LP=${LOCPATH-unset} HA=${HOSTALIASES-unset}\""}' > "$D/r1.sse"
+sse_text "done" > "$D/r2.sse"
+mock_rounds 2
+TERMINFO="$W/ti" TERMINFO_DIRS=":$TMP/tilink:/usr/share/terminfo" LOCPATH="loc:/usr/lib/locale" HOSTALIASES="$W/hosts" \
+	ar --allow-write "$W" --allow-env TERMINFO --allow-env TERMINFO_DIRS --allow-env LOCPATH --allow-env HOSTALIASES \
+	--allow-tool bash --approve run -- show it
+mock_stop
+if [ $RC -eq 0 ] && python3 -c "
+import json
+b=json.load(open('$D/req-2.json')); r=json.dumps(b['messages'][2]['content'][0]['content'])
+assert 'TI=unset TD=:/usr/share/terminfo LP=/usr/lib/locale HA=unset' in r, r
+err=open('$D/err').read()
+notes=[l for l in err.split('\n') if l.startswith('sandbx: note: not using')]
+assert len(notes) == 4, err
+for part in (\"TERMINFO '$W/ti' (it resolves into the write grant $W)\", \"TERMINFO_DIRS '$TMP/tilink' (it resolves into the write grant $W)\",
+             \"LOCPATH 'loc' (relative\", \"HOSTALIASES '$W/hosts' (it resolves into the write grant $W)\", 'terminal description', 'locale data', 'host alias'):
+    assert any(part in n for n in notes), (part, notes)
+assert 'running again' not in err, err
+"; then t_pass
+else t_fail "rc=$RC $(tail -c 800 "$D/err")"; fi
+
 # --- what reaches the terminal ---
 t_start ag-term-controls "a command's output in the tool summary carries no terminal controls; a pipe gets the answer byte for byte"
 mock_dir

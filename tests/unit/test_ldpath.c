@@ -1,5 +1,7 @@
 /* test_ldpath.c — which LD_LIBRARY_PATH / GCONV_PATH entries the harness
- * drops before running again (cli_ldpath.h). */
+ * drops before running again, which OpenSSL variables it refuses, which
+ * TERMINFO / TERMINFO_DIRS / LOCPATH / HOSTALIASES entries it drops
+ * (cli_ldpath.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -165,12 +167,88 @@ static void test_ldpath_filter_splits(void **state)
 	strv_free(&removed);
 }
 
+/* refusal() names var and contains needle, or is NULL when needle is. */
+static void expect_refusal(const char *var, const char *value, const char *needle)
+{
+	setenv(var, value, 1);
+	char *msg = ldpath_openssl_refusal(&pol);
+	unsetenv(var);
+	if (!needle) {
+		if (msg)
+			fail_msg("%s='%s' refused: %s", var, value, msg);
+		return;
+	}
+	if (!msg)
+		fail_msg("%s='%s' accepted, expected '%s'", var, value, needle);
+	char *head = NULL;
+	assert_true(asprintf(&head, "%s is '", var) > 0);
+	if (strncmp(msg, head, strlen(head)) || !strstr(msg, needle) || !strstr(msg, "unset it"))
+		fail_msg("%s='%s': '%s', expected '%s'", var, value, msg, needle);
+	free(head);
+	free(msg);
+}
+
+static void test_ldpath_openssl_refused(void **state)
+{
+	static const char *const vars[] = { "OPENSSL_CONF", "OPENSSL_CONF_INCLUDE", "OPENSSL_MODULES",
+					    "OPENSSL_ENGINES" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		unsetenv(vars[i]);
+		expect_refusal(vars[i], at("grant/openssl.cnf"), "write grant");
+		expect_refusal(vars[i], at("out/to-grant/x"), "write grant");
+		expect_refusal(vars[i], "openssl.cnf", "relative");
+		expect_refusal(vars[i], "", "empty");
+		expect_refusal(vars[i], "/usr/lib/ssl/openssl.cnf", NULL);
+		expect_refusal(vars[i], at("ro/openssl.cnf"), NULL);
+	}
+	assert_null(ldpath_openssl_refusal(&pol));
+}
+
+static void test_ldpath_drop_late(void **state)
+{
+	struct strv removed = { 0 };
+	char *kept = NULL, *v = NULL;
+
+	/* TERMINFO_DIRS: an empty entry is the default place and stays. */
+	assert_true(asprintf(&v, ":%s:/usr/share/terminfo::rel", at("grant/ti")) > 0);
+	assert_int_equal(ldpath_filter_keep_empty(v, ":", &pol, &kept, &removed), 2);
+	assert_string_equal(kept, ":/usr/share/terminfo:");
+	free(kept);
+	free(v);
+	strv_free(&removed);
+
+	setenv("TERMINFO", at("grant/ti"), 1);
+	assert_true(asprintf(&v, "%s::/usr/share/terminfo", at("out/to-grant")) > 0);
+	setenv("TERMINFO_DIRS", v, 1);
+	free(v);
+	setenv("LOCPATH", "loc", 1);
+	setenv("HOSTALIASES", at("grant/hosts"), 1);
+	ldpath_drop_late(&pol);
+	assert_null(getenv("TERMINFO"));
+	assert_string_equal(getenv("TERMINFO_DIRS"), ":/usr/share/terminfo");
+	assert_null(getenv("LOCPATH"));	/* gone before the first note: it reads it */
+	assert_null(getenv("HOSTALIASES"));
+
+	/* Outside the grants: left as it is. */
+	setenv("TERMINFO", at("ro/ti"), 1);
+	setenv("HOSTALIASES", "/etc/host.aliases", 1);
+	ldpath_drop_late(&pol);
+	assert_string_equal(getenv("TERMINFO"), at("ro/ti"));
+	assert_string_equal(getenv("HOSTALIASES"), "/etc/host.aliases");
+	unsetenv("TERMINFO");
+	unsetenv("TERMINFO_DIRS");
+	unsetenv("LOCPATH");
+	unsetenv("HOSTALIASES");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ldpath_empty_relative_token),
 		cmocka_unit_test(test_ldpath_write_grant),
 		cmocka_unit_test(test_ldpath_filter_splits),
+		cmocka_unit_test(test_ldpath_openssl_refused),
+		cmocka_unit_test(test_ldpath_drop_late),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
