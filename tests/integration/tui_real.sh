@@ -211,3 +211,33 @@ if has rc1 "All done."; then
 	else t_fail "exit $r: $(grep -v '^$' "$TMP/rc1.txt" | tail -8)"; fi
 else t_fail "the call did not run: $(shot rc1 | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rc1 2>/dev/null
+
+# ncurses reads the terminal description at the screen: one a call could
+# write (here: one an earlier run left in the working directory, TERMINFO
+# pointing there) would choose the bytes sent to the terminal.  Its
+# enter-screen sequence here sets the pane title; outside the grants it is
+# read (the test can tell).
+t_start tui-real-terminfo-planted "a TERMINFO in the working directory (a write grant) is not what the screen reads: a note names it and the planted description's sequence is not sent; one outside the grants is"
+rm -rf "$TMP/tiw" "$TMP/tiout" && mkdir -p "$TMP/tiw" "$TMP/tiout" "$TMP/rhome"
+if ! { infocmp -x screen > "$TMP/ti.src" && sed -i 's/smcup=[^,]*/smcup=\\E]2;PLANTED\\007\\E[?1049h/' "$TMP/ti.src" && \
+       tic -x -o "$TMP/tiw/ti" "$TMP/ti.src" && tic -x -o "$TMP/tiout" "$TMP/ti.src"; } 2>"$TMP/tic.err"; then
+	t_fail "cannot build the description: $(cat "$TMP/tic.err")"
+else
+	chmod -R a+rX "$TMP/tiout"
+	bad=""
+	for where in "$TMP/tiw/ti" "$TMP/tiout"; do
+		mock_sse "$TMP/hello.sse"
+		tm kill-session -t ti 2>/dev/null
+		run ti 100 30 "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test TERM=screen TERMINFO='$where' sh -c 'cd \"$TMP/tiw\" && exec \"$SANDBX\" tui --allow-write \"$TMP/tiw\" --allow-read \"$TMP/tiout\" --base-url http://127.0.0.1:$PORT 2>\"$TMP/ti.err\"'"
+		has ti "type a prompt" || bad="$bad [$where: no first screen: $(shot ti | head -3)]"
+		title=$(tm display-message -p -t ti '#{pane_title}')
+		tm send-keys -t ti C-d; rc ti >/dev/null
+		if [ "$where" = "$TMP/tiout" ]; then
+			[ "$title" = PLANTED ] || bad="$bad [outside: not read: title=$title]"
+		elif [ "$title" = PLANTED ] || ! grep -q "note: not using TERMINFO '$where' (it resolves into the write grant $TMP/tiw)" "$TMP/ti.err"; then
+			bad="$bad [in grant: title=$title $(cat "$TMP/ti.err")]"
+		fi
+		tm kill-session -t ti 2>/dev/null
+	done
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
