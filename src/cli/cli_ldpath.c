@@ -248,12 +248,13 @@ static void refuse(char *msg)
 
 int cli_ldpath_env_guard(const struct policy *p)
 {
+	/* LOCPATH first: the refusal's dash decides the terminal's charset. */
+	ldpath_drop_late(p);
 	char *no = ldpath_openssl_refusal(p);
 	if (no) {
 		refuse(no);
 		return EXIT_REFUSED;
 	}
-	ldpath_drop_late(p);
 	return 0;
 }
 

@@ -72,9 +72,9 @@ int cli_ldpath_guard(const struct policy *p);
 
 /*
  * For agent-run and tui (which start libcurl, and so OpenSSL, and the
- * screen) once p is built, before cli_ldpath_guard: EXIT_REFUSED, said on
- * stderr, when ldpath_openssl_refusal has a message; else ldpath_drop_late
- * and 0.
+ * screen) once p is built, before cli_ldpath_guard: ldpath_drop_late, then
+ * EXIT_REFUSED, said on stderr, when ldpath_openssl_refusal has a message;
+ * else 0.
  */
 int cli_ldpath_env_guard(const struct policy *p);
 
