@@ -523,6 +523,58 @@ int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const s
 	return each_protected(x, alias_one, &c);
 }
 
+int cli_cred_links_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
+			 char **err)
+{
+	struct strv state = { 0 }, config = { 0 };
+	int r = 0;
+	if (g->link || g->is_proc)
+		return 0;
+	xdg_protected_dirs(x, &state, &config);
+	for (size_t i = 0; i < config.n && r == 0; i++) {
+		char *dir = cli_resolve_prefix(config.v[i]);
+		char *cred = xasprintf("%s/credentials.toml", dir);
+		char mnt[LIMITS_MAX_PATH] = "";
+		const char *what = is_cwd ? "the working directory" : flag_name(g->access);
+		struct stat st;
+		free(dir);
+		if (stat(cred, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(cred);
+			continue;
+		}
+		if (!g->is_dir) {
+			/* One file: the credential itself under another name (a hard
+			 * link, or a bind mount of the file) has its (dev, ino). */
+			if (g->dev == st.st_dev && g->ino == st.st_ino) {
+				*err = xasprintf("%s '%s' is sandbx's own credential file '%s' under another name (a hard "
+						 "link or a bind mount): the command could read your API key — grant another "
+						 "file, or remove that link", what, g->path, cred);
+				r = -1;
+			}
+		} else if (st.st_nlink > 1) {
+			/* A hard link deep in a tree cannot be found short of walking
+			 * it: refused by shape, as for sandbx's own program. */
+			int m = g->dev == st.st_dev ? 1
+				: mi ? limits_dev_mount_under(mi, g->path, major(st.st_dev), minor(st.st_dev), mnt,
+							      sizeof(mnt)) : -1;
+			if (m < 0)
+				*err = xasprintf("%s '%s': sandbx's own credential file '%s' has %lu hard links and the "
+						 "mount table could not be read to tell whether one may lie inside — nothing "
+						 "was run", what, g->path, cred, (unsigned long)st.st_nlink);
+			else if (m > 0)
+				*err = xasprintf("%s '%s' is on the filesystem of sandbx's own credential file '%s', which "
+						 "has %lu hard links: one may lie inside and show the command your API key — "
+						 "remove the other links (find '%s' -xdev -samefile '%s' lists them)", what,
+						 g->path, cred, (unsigned long)st.st_nlink, *mnt ? mnt : g->path, cred);
+			r = m == 0 ? 0 : -1;
+		}
+		free(cred);
+	}
+	strv_free(&state);
+	strv_free(&config);
+	return r;
+}
+
 static int usable_home(const char *h, char **out)
 {
 	struct stat st;
@@ -649,7 +701,8 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		    (cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0 ||
 		     ((g->access & POL_WRITE) && g->is_dir &&
 		      cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0) ||
-		     cli_alias_mounts_check(mi, g, &self, have_x ? &x : NULL, is_cwd ? home : NULL, is_cwd, err) < 0)) {
+		     cli_alias_mounts_check(mi, g, &self, have_x ? &x : NULL, is_cwd ? home : NULL, is_cwd, err) < 0 ||
+		     (have_x && !cli_is_floor(g->path) && cli_cred_links_check(mi, g, &x, is_cwd, err) < 0))) {
 			free(mi);
 			goto out;
 		}

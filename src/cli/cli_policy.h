@@ -62,6 +62,11 @@ int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self
  * its filesystem or holds a mount of it (mi: /proc/self/mountinfo text, or
  * NULL when unreadable, which refuses): a link to the program could lie
  * inside the grant, where no walk short of the whole tree would find it. */
+/* 0, or -1 with *err when grant g is sandbx's own credential file under
+ * another name (by (dev, ino)), or is a directory on the filesystem (or
+ * holding a mount of it) of a credential file with more than one link. */
+int cli_cred_links_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
+			 char **err);
 int cli_self_links_check(const char *mi, const char *path, dev_t dev, const struct cli_self *s, int is_cwd,
 			 char **err);
 

@@ -390,4 +390,26 @@ out=$( cd "$H/proj" && HOME="$H" XDG_CONFIG_HOME="$TMP/elsewhere" "$SANDBX" sand
 rc=$?
 if [ $rc -eq 125 ] && ! echo "$out" | grep -q sk-ant && grep -q "reaches sandbx.s own" "$TMP/err"; then t_pass; else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 
+
+# The credential under another name: a hard link (a dotfiles tree linking
+# its files in) or a bind mount of the file itself has the (dev, ino) of
+# the credential but none of its path.
+H="$TMP/lnhome"; mkdir -p "$H/.config/sandbx" "$H/.local/state" "$TMP/lnproj/sub"; chmod 700 "$H/.config/sandbx"
+echo 'api_key = "sk-ant-linked-0000"' > "$H/.config/sandbx/credentials.toml"; chmod 600 "$H/.config/sandbx/credentials.toml"
+lnrun() { out=$(cd "$TMP/lnproj/sub" && env -u XDG_STATE_HOME -u XDG_CONFIG_HOME HOME="$H" "$SANDBX" sandbox-run "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+t_start st-grant-cred-hardlink "a grant that is, or holds, a hard link of the credential file is refused (125) naming it; with the link gone the same grants run"
+if ln "$H/.config/sandbx/credentials.toml" "$TMP/lnproj/sub/c" 2>/dev/null; then
+	lnrun --allow-read "$TMP/lnproj/sub/c" -- /bin/cat "$TMP/lnproj/sub/c"; r1=$rc o1=$out e1=$err
+	lnrun --allow-read "$TMP/lnproj" -- /bin/cat "$TMP/lnproj/sub/c"; r2=$rc o2=$out e2=$err
+	lnrun -- /bin/cat c; r3=$rc o3=$out e3=$err
+	rm -f "$TMP/lnproj/sub/c"; echo other > "$TMP/lnproj/sub/c"
+	lnrun --allow-read "$TMP/lnproj" -- /bin/cat "$TMP/lnproj/sub/c"; r4=$rc o4=$out
+	lnrun -- /bin/cat c; r5=$rc o5=$out
+	if [ $r1 -eq 125 ] && [ $r2 -eq 125 ] && [ $r3 -eq 125 ] && ! printf '%s%s%s' "$o1" "$o2" "$o3" | grep -q sk-ant &&
+		printf '%s' "$e1" | grep -qF "$TMP/lnproj/sub/c" && printf '%s' "$e1" | grep -q "credential" &&
+		printf '%s' "$e2" | grep -q "hard link" && printf '%s' "$e3" | grep -q "hard link" &&
+		[ $r4 -eq 0 ] && [ "$o4" = other ] && [ $r5 -eq 0 ] && [ "$o5" = other ]; then t_pass
+	else t_fail "rc=$r1/$r2/$r3/$r4/$r5 out=$o1|$o2|$o3|$o4|$o5 err=$e1 | $e2 | $e3"; fi
+else t_skip "no hard link could be made in $TMP"; fi
+
 t_done
