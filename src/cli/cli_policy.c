@@ -523,6 +523,49 @@ int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const s
 	return each_protected(x, alias_one, &c);
 }
 
+struct fs_ctx {
+	const char *mi;
+	const struct policy_grant *g;
+	const char *what;
+	char dev[32], fs[2 * LIMITS_MAX_PATH];
+	char **err;
+};
+
+/* The grant and one of sandbx's own directories as their filesystem sees
+ * them: the same filesystem, and one path within the other there, is the
+ * same tree whatever the names the mount table gives it. */
+static int fs_one(void *ctx, const char *o, const char *what)
+{
+	struct fs_ctx *c = ctx;
+	char dev[32], fs[2 * LIMITS_MAX_PATH];
+	if (limits_fs_path(c->mi, o, dev, sizeof(dev), fs, sizeof(fs)) < 0) {
+		*c->err = xasprintf("%s '%s': the mount table could not be read to check it does not show sandbx's "
+				    "own %s '%s' under another name — nothing was run", c->what, c->g->path, what, o);
+		return -1;
+	}
+	if (strcmp(dev, c->dev) != 0 || (!path_within(c->fs, fs) && !path_within(fs, c->fs)))
+		return 0;
+	*c->err = xasprintf("%s '%s' %s sandbx's own %s '%s' under another name (a bind mount: it is '%s' on "
+			    "device %s) — grant a narrower path that leaves it out, or unmount it", c->what, c->g->path,
+			    path_within(c->fs, fs) ? "lies in" : "holds", what, o, c->fs, c->dev);
+	return -1;
+}
+
+int cli_owned_fs_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
+		       char **err)
+{
+	if (g->link || g->is_proc)
+		return 0;
+	struct fs_ctx c = { .mi = mi, .g = g, .what = is_cwd ? "the working directory" : flag_name(g->access),
+			    .err = err };
+	if (!mi || limits_fs_path(mi, g->path, c.dev, sizeof(c.dev), c.fs, sizeof(c.fs)) < 0) {
+		*err = xasprintf("%s '%s': the mount table could not be read to check it does not show sandbx's own "
+				 "state under another name — nothing was run", c.what, g->path);
+		return -1;
+	}
+	return each_protected(x, fs_one, &c);
+}
+
 int cli_cred_links_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
 			 char **err)
 {
@@ -702,6 +745,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		     ((g->access & POL_WRITE) && g->is_dir &&
 		      cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0) ||
 		     cli_alias_mounts_check(mi, g, &self, have_x ? &x : NULL, is_cwd ? home : NULL, is_cwd, err) < 0 ||
+		     (have_x && cli_owned_fs_check(mi, g, &x, is_cwd, err) < 0) ||
 		     (have_x && !cli_is_floor(g->path) && cli_cred_links_check(mi, g, &x, is_cwd, err) < 0))) {
 			free(mi);
 			goto out;

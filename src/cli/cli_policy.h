@@ -62,6 +62,12 @@ int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self
  * its filesystem or holds a mount of it (mi: /proc/self/mountinfo text, or
  * NULL when unreadable, which refuses): a link to the program could lie
  * inside the grant, where no walk short of the whole tree would find it. */
+/* 0, or -1 with *err when grant g, as its filesystem sees it (the mount
+ * holding it: device and root), lies in or holds sandbx's own session store
+ * or credential directory: a bind mount of a part of either, or of a tree
+ * above one, under another name. */
+int cli_owned_fs_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
+		       char **err);
 /* 0, or -1 with *err when grant g is sandbx's own credential file under
  * another name (by (dev, ino)), or is a directory on the filesystem (or
  * holding a mount of it) of a credential file with more than one link. */

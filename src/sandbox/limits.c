@@ -298,16 +298,14 @@ static const char *mi_next(const char *s, char *line, char *m, char *r, char **d
 	return s;
 }
 
-int limits_mount_shows(const char *text, const char *path, const char *obj, int either, char *mnt, size_t nmnt)
+int limits_fs_path(const char *text, const char *obj, char *dev, size_t ndev, char *fsobj, size_t nfs)
 {
-	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH];
-	char dev[32] = "", fsobj[2 * LIMITS_MAX_PATH], *devno;
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH], *devno;
 	size_t best = 0;
 	int bad, found = 0;
-	snprintf(mnt, nmnt, "?");
-	/* Where obj lies: the mount with the longest mount point above it (the
-	 * last one listed, when one is mounted over another), and obj's path
-	 * within that filesystem: the mount's root, then the rest of obj. */
+	/* The mount with the longest mount point above obj (the last one
+	 * listed, when one is mounted over another): its root, then the rest
+	 * of obj. */
 	for (const char *s = text; s && *s;) {
 		s = mi_next(s, line, m, r, &devno, &bad);
 		if (bad)
@@ -316,15 +314,24 @@ int limits_mount_shows(const char *text, const char *path, const char *obj, int 
 		if (!path_within(obj, m) || (found && ml < best))
 			continue;
 		const char *rest = obj + (ml == 1 ? 0 : ml);
-		if (snprintf(fsobj, sizeof(fsobj), "%s%s", strcmp(r, "/") == 0 && *rest ? "" : r, rest) >=
-		    (int)sizeof(fsobj))
+		if (snprintf(fsobj, nfs, "%s%s", strcmp(r, "/") == 0 && *rest ? "" : r, rest) >= (int)nfs)
 			return -1;
-		if (copy_out(dev, sizeof(dev), devno) < 0)
+		if (copy_out(dev, ndev, devno) < 0)
 			return -1;
 		best = ml;
 		found = 1;
 	}
-	if (!found)
+	return found ? 0 : -1;
+}
+
+int limits_mount_shows(const char *text, const char *path, const char *obj, int either, char *mnt, size_t nmnt)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH];
+	char dev[32] = "", fsobj[2 * LIMITS_MAX_PATH], *devno;
+	int bad;
+	snprintf(mnt, nmnt, "?");
+	/* Where obj lies: its filesystem and its path within it. */
+	if (limits_fs_path(text, obj, dev, sizeof(dev), fsobj, sizeof(fsobj)) < 0)
 		return -1;
 	for (const char *s = text; s && *s;) {
 		s = mi_next(s, line, m, r, &devno, &bad);

@@ -174,6 +174,15 @@ int limits_dev_mount_under(const char *text, const char *path, unsigned major, u
  */
 int limits_mount_shows(const char *text, const char *path, const char *obj, int either, char *mnt, size_t nmnt);
 
+/*
+ * From /proc/self/mountinfo text: where the resolved path obj lies, as the
+ * filesystem sees it: the major:minor of the mount holding it in dev and
+ * its path within that filesystem (the mount's root, then the rest of obj)
+ * in fsobj.  0, or -1 when a line cannot be read, obj lies on no mount or
+ * a buffer is too short.
+ */
+int limits_fs_path(const char *text, const char *obj, char *dev, size_t ndev, char *fsobj, size_t nfs);
+
 /* From /proc/self/mountinfo text: 1 when a mount point lies strictly
  * beneath path (the cheap test before limits_mount_shows), 0 when none
  * does, -1 when a line cannot be read. */

@@ -298,6 +298,30 @@ else
 	esac
 fi
 
+t_start sb-bind-store-part "a grant that is a bind mount of a part of the session store (its sessions directory, a session file) or of the credential file, or that holds the store through a bind mount its home is reached by, is refused; a project beside them runs"
+BP="$TMP/bindpart"
+mkdir -p "$BP/data/home/u/proj" "$BP/data/home/u/.local/state/sandbx/sessions" "$BP/data/home/u/.config/sandbx" "$BP/home" "$BP/sa"
+echo sess > "$BP/data/home/u/.local/state/sandbx/sessions/s.jsonl"; touch "$BP/sf" "$BP/cf"
+echo 'api_key = "sk-ant-part-0000"' > "$BP/data/home/u/.config/sandbx/credentials.toml"; chmod -R 755 "$BP"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	out=$(unshare -Urm sh -c "U='$BP/home/u'; mkdir -p \$U 2>/dev/null; mount --bind '$BP/data/home' '$BP/home' || exit 9
+		mount --bind \$U/.local/state/sandbx/sessions '$BP/sa' && mount --bind \$U/.local/state/sandbx/sessions/s.jsonl '$BP/sf' &&
+		mount --bind \$U/.config/sandbx/credentials.toml '$BP/cf' || exit 9
+		export HOME=\$U; unset XDG_STATE_HOME XDG_CONFIG_HOME; cd \$U/proj || exit 9
+		'$SANDBX' sandbox-run --allow-read '$BP/sa' -- /bin/cat '$BP/sa/s.jsonl'; echo rc=\$?
+		'$SANDBX' sandbox-run --allow-read '$BP/sf' -- /bin/cat '$BP/sf'; echo rc=\$?
+		'$SANDBX' sandbox-run --allow-read '$BP/cf' -- /bin/cat '$BP/cf'; echo rc=\$?
+		'$SANDBX' sandbox-run --allow-read '$BP/data' -- /bin/cat '$BP/data/home/u/.config/sandbx/credentials.toml'; echo rc=\$?
+		cd '$BP/sa' && '$SANDBX' sandbox-run -- /bin/cat s.jsonl; echo rc=\$?
+		cd \$U/proj && '$SANDBX' sandbox-run -- /bin/true 2>/dev/null; echo rc=\$?" 2>&1)
+	case "$out" in
+	*"sandbx: --allow-read '$BP/sa' lies in sandbx's own session store"*"under another name"*"rc=125"*"sandbx: --allow-read '$BP/sf' lies in sandbx's own session store"*"rc=125"*"sandbx: --allow-read '$BP/cf' lies in sandbx's own credential directory"*"rc=125"*"sandbx: --allow-read '$BP/data' holds sandbx's own"*"rc=125"*"sandbx: the working directory '$BP/sa' lies in sandbx's own session store"*"rc=125"*"rc=0")
+		printf '%s' "$out" | grep -q "sk-ant-part\|^sess" && t_fail "read through: $out" || t_pass ;;
+	*) t_fail "$out" ;;
+	esac
+fi
+
 t_start sb-bind-inside "a mount beneath a grant that shows sandbx's own program, its session store or home is refused like a grant that is one; the same tree without it runs"
 BI="$TMP/bindin"
 mkdir -p "$BI/proj/b" "$BI/proj/s" "$BI/proj/h" "$BI/bin" "$BI/home" "$BI/xs/state/sandbx/sessions"

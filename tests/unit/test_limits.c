@@ -229,6 +229,43 @@ static void limits_kernel_mounts(void **state)
 
 /* A mount beneath a grant that shows a protected object under another
  * name: by filesystem and path within it, not by mount point. */
+static void limits_fs_path_alias(void **state)
+{
+	const char *mi =
+		"24 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+		"30 24 254:16 / /home rw,relatime - ext4 /dev/vdb rw\n"
+		"65 24 254:16 /u/.local/state/sandbx/sessions /srv/s rw,relatime - ext4 /dev/vdb rw\n"
+		"66 24 254:16 / /srv/all\\040homes rw,relatime - ext4 /dev/vdb rw\n"
+		"67 66 0:41 / /srv/all\\040homes/t rw,relatime - tmpfs tmpfs rw\n";
+	char dev[32], fs[2 * LIMITS_MAX_PATH];
+	(void)state;
+
+	/* a bind mount of a part of the store: the grant is that part */
+	assert_int_equal(limits_fs_path(mi, "/srv/s/x.jsonl", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(dev, "254:16");
+	assert_string_equal(fs, "/u/.local/state/sandbx/sessions/x.jsonl");
+	assert_int_equal(limits_fs_path(mi, "/srv/s", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(fs, "/u/.local/state/sandbx/sessions");
+	/* the store by its own name, and home's filesystem under another */
+	assert_int_equal(limits_fs_path(mi, "/home/u/.local/state/sandbx", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(dev, "254:16");
+	assert_string_equal(fs, "/u/.local/state/sandbx");
+	assert_int_equal(limits_fs_path(mi, "/srv/all homes/u", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(fs, "/u");
+	assert_int_equal(limits_fs_path(mi, "/srv/all homes", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(fs, "/");
+	/* the longest mount point wins; the root filesystem's own paths */
+	assert_int_equal(limits_fs_path(mi, "/srv/all homes/t/a", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(dev, "0:41");
+	assert_string_equal(fs, "/a");
+	assert_int_equal(limits_fs_path(mi, "/srv/sx", dev, sizeof(dev), fs, sizeof(fs)), 0);
+	assert_string_equal(dev, "254:0");
+	assert_string_equal(fs, "/srv/sx");
+	/* no mount holds a relative path; an unreadable line fails */
+	assert_int_equal(limits_fs_path(mi, "rel", dev, sizeof(dev), fs, sizeof(fs)), -1);
+	assert_int_equal(limits_fs_path("garbage\n", "/x", dev, sizeof(dev), fs, sizeof(fs)), -1);
+}
+
 static void limits_mount_shows_alias(void **state)
 {
 	const char *mi =
@@ -331,6 +368,7 @@ int main(void)
 		cmocka_unit_test(limits_kernel_mounts),
 		cmocka_unit_test(limits_dev_mounts),
 		cmocka_unit_test(limits_mount_shows_alias),
+		cmocka_unit_test(limits_fs_path_alias),
 		cmocka_unit_test(limits_cgroup_dirs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
