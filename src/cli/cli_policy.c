@@ -461,6 +461,28 @@ int cli_self_links_check(const char *mi, const char *path, dev_t dev, const stru
 	return -1;
 }
 
+int cli_self_fs_check(const char *mi, const struct policy_grant *g, const struct cli_self *s, int is_cwd,
+		      char **err)
+{
+	char gdev[32], sdev[32], gfs[2 * LIMITS_MAX_PATH], sfs[2 * LIMITS_MAX_PATH];
+	const char *what = is_cwd ? "the working directory" : "--allow-write";
+	if (!s->exe || g->link || g->is_proc || !g->is_dir || !(g->access & POL_WRITE))
+		return 0;
+	if (!mi || limits_fs_path(mi, g->path, gdev, sizeof(gdev), gfs, sizeof(gfs)) < 0 ||
+	    limits_fs_path(mi, s->exe, sdev, sizeof(sdev), sfs, sizeof(sfs)) < 0) {
+		*err = xasprintf("%s '%s': the mount table could not be read to check it does not hold sandbx's own "
+				 "program '%s' under another name — nothing was run", what, g->path, s->exe);
+		return -1;
+	}
+	if (strcmp(gdev, sdev) != 0 || !path_within(sfs, gfs))
+		return 0;
+	*err = xasprintf("%s '%s' holds sandbx's own program '%s' under another name (a mount of its filesystem: "
+			 "the program is '%s' on device %s, within '%s' there): the command could replace the sandbox "
+			 "itself — install sandbx elsewhere, or grant a narrower tree", what, g->path, s->exe, sfs, sdev,
+			 gfs);
+	return -1;
+}
+
 /* One protected object against the mounts beneath grant g: 0, or -1 with
  * *err (a mount shows it, or the table cannot be read through). */
 static int alias_check(const char *mi, const struct policy_grant *g, const char *obj, const char *name,
@@ -744,6 +766,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		    (cli_mounts_check(mi, g->path, g->access, o->npaths == 0, err) < 0 ||
 		     ((g->access & POL_WRITE) && g->is_dir &&
 		      cli_self_links_check(mi, g->path, g->dev, &self, o->npaths == 0, err) < 0) ||
+		     cli_self_fs_check(mi, g, &self, o->npaths == 0, err) < 0 ||
 		     cli_alias_mounts_check(mi, g, &self, have_x ? &x : NULL, is_cwd ? home : NULL, is_cwd, err) < 0 ||
 		     (have_x && cli_owned_fs_check(mi, g, &x, is_cwd, err) < 0) ||
 		     (have_x && !cli_is_floor(g->path) && cli_cred_links_check(mi, g, &x, is_cwd, err) < 0))) {

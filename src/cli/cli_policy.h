@@ -57,22 +57,31 @@ void cli_self_release(struct cli_self *s);
  * working-directory default (its message). */
 int cli_self_check(const char *path, dev_t dev, ino_t ino, const struct cli_self *s, int is_cwd, char **err);
 
-/* -1 with *err when sandbx's own program has more than one hard link, the
- * caller may write it, and the writable grant at path (pinned as dev) is on
- * its filesystem or holds a mount of it (mi: /proc/self/mountinfo text, or
- * NULL when unreadable, which refuses): a link to the program could lie
- * inside the grant, where no walk short of the whole tree would find it. */
 /* 0, or -1 with *err when grant g, as its filesystem sees it (the mount
  * holding it: device and root), lies in or holds sandbx's own session store
  * or credential directory: a bind mount of a part of either, or of a tree
  * above one, under another name. */
 int cli_owned_fs_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
 		       char **err);
+
 /* 0, or -1 with *err when grant g is sandbx's own credential file under
  * another name (by (dev, ino)), or is a directory on the filesystem (or
  * holding a mount of it) of a credential file with more than one link. */
 int cli_cred_links_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
 			 char **err);
+
+/* 0, or -1 with *err when writable directory grant g holds sandbx's own
+ * program as the mount table shows their filesystems (device, and the
+ * mount's root followed by the rest of the path): the program's tree
+ * reached under another name, through another mount of its filesystem. */
+int cli_self_fs_check(const char *mi, const struct policy_grant *g, const struct cli_self *s, int is_cwd,
+		      char **err);
+
+/* -1 with *err when sandbx's own program has more than one hard link, the
+ * caller may write it, and the writable grant at path (pinned as dev) is on
+ * its filesystem or holds a mount of it (mi: /proc/self/mountinfo text, or
+ * NULL when unreadable, which refuses): a link to the program could lie
+ * inside the grant, where no walk short of the whole tree would find it. */
 int cli_self_links_check(const char *mi, const char *path, dev_t dev, const struct cli_self *s, int is_cwd,
 			 char **err);
 

@@ -372,6 +372,23 @@ rc=$?
 [ $rc -eq 0 ] && [ "$out" = fine ] && [ -e "$SP/src/made" ] || bad="$bad [narrower rc=$rc out=$out $(cat "$TMP/err")]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start sb-write-self-bind-holds "a write grant, or the working-directory default, holding sandbx's own program through another mount of its filesystem (the program run from a bind of data/opt, data granted) is refused and the program left unchanged; a tree beside it runs"
+BS="$TMP/bindself"
+mkdir -p "$BS/data/opt/sbx" "$BS/data/proj" "$BS/opt"; cp "$SANDBX" "$BS/data/opt/sbx/sandbx"; chmod -R 755 "$BS"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	out=$(unshare -Urm sh -c "mount --bind '$BS/data/opt' '$BS/opt' || exit 9
+		cd '$BS/data/proj' && '$BS/opt/sbx/sandbx' sandbox-run --allow-write '$BS/data' -- /bin/sh -c 'rm -f ../opt/sbx/sandbx; echo pwned > ../opt/sbx/sandbx'; echo rc=\$?
+		cd '$BS/data' && '$BS/opt/sbx/sandbx' sandbox-run -- /bin/sh -c 'rm -f opt/sbx/sandbx; echo pwned > opt/sbx/sandbx'; echo rc=\$?
+		cd '$BS/data/proj' && '$BS/opt/sbx/sandbx' sandbox-run -- /bin/sh -c 'echo ok > made'; echo rc=\$?" 2>&1)
+	case "$out" in
+	*"sandbx: --allow-write '$BS/data' holds sandbx's own program '$BS/opt/sbx/sandbx' under another name"*"rc=125"*"sandbx: the working directory '$BS/data' holds sandbx's own program '$BS/opt/sbx/sandbx' under another name"*"rc=125"*"rc=0")
+		if cmp -s "$SANDBX" "$BS/data/opt/sbx/sandbx" && [ -e "$BS/data/proj/made" ]; then t_pass
+		else t_fail "the program changed or the narrower run did not write: $out"; fi ;;
+	*) t_fail "$out" ;;
+	esac
+fi
+
 t_start sb-write-self-link-inside "with a second hard link to sandbx's own program, a writable grant on its filesystem is refused (the link may lie deep inside) and the program is left unchanged"
 mkdir -p "$SP/src/deep/er"; chmod -R 755 "$SP/src"
 ln "$SP/build/sandbx" "$SP/src/deep/er/tool"
