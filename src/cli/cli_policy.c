@@ -104,20 +104,39 @@ int cli_ancestry_has(const char *path, dev_t dev, ino_t ino)
  * and the defaults under $HOME and the passwd home (a store written under
  * another XDG setting is still sandbx's own), until fn returns nonzero,
  * which is returned. */
+/* Those directories resolved, for x: lists[0] the store's, lists[1] the
+ * credential directory's. */
+static void protected_resolve(const struct xdg_paths *x, struct strv lists[2])
+{
+	struct strv raw[2] = { { 0 }, { 0 } };
+	xdg_protected_dirs(x, &raw[0], &raw[1]);
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < raw[l].n; i++)
+			strv_push_own(&lists[l], cli_resolve_prefix(raw[l].v[i]));
+		strv_free(&raw[l]);
+	}
+}
+
+/* Set by cli_build_policy for its own length: the lists for its x, which
+ * every check of every grant walks (each a passwd lookup and a dozen
+ * readlinks to make again: some 70 syscalls on sandbox-run's spawn path). */
+static const struct xdg_paths *protected_for;
+static struct strv protected_cached[2];
+
 static int each_protected(const struct xdg_paths *x, int (*fn)(void *ctx, const char *dir, const char *what),
 			  void *ctx)
 {
-	struct strv lists[2] = { { 0 }, { 0 } };
+	struct strv own[2] = { { 0 }, { 0 } }, *lists = own;
 	int r = 0;
-	xdg_protected_dirs(x, &lists[0], &lists[1]);
+	if (x == protected_for)
+		lists = protected_cached;
+	else
+		protected_resolve(x, own);
 	for (int l = 0; l < 2 && r == 0; l++)
-		for (size_t i = 0; i < lists[l].n && r == 0; i++) {
-			char *o = cli_resolve_prefix(lists[l].v[i]);
-			r = fn(ctx, o, l == 0 ? "session store" : "credential directory");
-			free(o);
-		}
-	strv_free(&lists[0]);
-	strv_free(&lists[1]);
+		for (size_t i = 0; i < lists[l].n && r == 0; i++)
+			r = fn(ctx, lists[l].v[i], l == 0 ? "session store" : "credential directory");
+	strv_free(&own[0]);
+	strv_free(&own[1]);
 	return r;
 }
 
@@ -671,6 +690,10 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			xdg_paths_release(&x);
 		return -1;
 	}
+	if (have_x) {
+		protected_resolve(&x, protected_cached);
+		protected_for = &x;
+	}
 	usable_home(getenv("HOME"), &home);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_paths); i++) {
@@ -810,7 +833,11 @@ out:
 		policy_release(p);
 	free(home);
 	cli_self_release(&self);
-	if (have_x)
+	if (have_x) {
+		protected_for = NULL;
+		strv_free(&protected_cached[0]);
+		strv_free(&protected_cached[1]);
 		xdg_paths_release(&x);
+	}
 	return r;
 }
