@@ -36,7 +36,7 @@ unsigned cli_allowed_tools(const struct cli_opts *o)
 	return m;
 }
 
-void cli_agent_prepare(void)
+static void agent_prepare(void)
 {
 	unsetenv("SSLKEYLOGFILE");
 	/* The libraries opened after a tool call may have run (libseccomp at
@@ -56,7 +56,7 @@ void cli_agent_prepare(void)
 		free(err);
 }
 
-int cli_base_url_check(const struct cli_opts *o)
+static int base_url_check(const struct cli_opts *o)
 {
 	char *url = NULL, *err = NULL;
 	if (!o->base_url)
@@ -73,6 +73,18 @@ int cli_base_url_check(const struct cli_opts *o)
 	}
 	free(url);
 	return 0;
+}
+
+int cli_agent_start(const struct cli_opts *o, const struct policy *p)
+{
+	int rc = cli_ldpath_env_guard(p);
+	if (!rc)
+		rc = cli_ldpath_guard(p);
+	if (rc)
+		return rc;
+	utf8_term_charset_init(0);
+	agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
+	return base_url_check(o);
 }
 
 void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct agent_config *cfg)
@@ -368,15 +380,8 @@ int cli_agent_run(struct cli_opts *o)
 	/* The grants known, before any library is opened late (libcurl
 	 * included), any request or any tool: run again without the search
 	 * path entries a call could plant a library in. */
-	int rc = cli_ldpath_env_guard(&p);
-	if (!rc)
-		rc = cli_ldpath_guard(&p);
+	int rc = cli_agent_start(o, &p);
 	if (rc) {
-		policy_release(&p);
-		return rc;
-	}
-	cli_agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
-	if ((rc = cli_base_url_check(o)) != 0) {
 		policy_release(&p);
 		return rc;
 	}

@@ -12,19 +12,22 @@
  * read-only tools; bare = all; NAME... = the read-only tools plus those. */
 unsigned cli_allowed_tools(const struct cli_opts *o);
 
-/* What agent-run and tui do once the policy is built and
- * cli_ldpath_guard ran, before any thread, late library or tool call: drop SSLKEYLOGFILE from their environment (libcurl would write
- * the TLS secrets of the connection carrying the API key to it), and open
- * the libraries they would otherwise open after a tool call had run. */
-void cli_agent_prepare(void);
-
-/* --base-url is a value of the command line: one the provider would
- * refuse (http to a host that is not loopback, another scheme, not a URL)
- * is reported naming the flag, before anything starts.  EXIT_USAGE, or 0
- * when it is absent or usable.  (ANTHROPIC_BASE_URL is checked by
- * agent_new: exit 1.)  It opens libcurl: call it after
- * cli_agent_prepare(). */
-int cli_base_url_check(const struct cli_opts *o);
+/*
+ * What agent-run and tui do once the policy p is built, before any thread,
+ * late library, request or tool call, in this order: drop or refuse the
+ * environment's paths a tool call could plant code or data in
+ * (cli_ldpath_env_guard), run again without the library search entries it
+ * could plant a library in (cli_ldpath_guard); decide the terminal's
+ * charset (util/utf8.h: setlocale, here while single-threaded); drop
+ * SSLKEYLOGFILE (libcurl would write the TLS secrets of the connection
+ * carrying the API key to it) and open the libraries they would otherwise
+ * open after a tool call had run; then judge --base-url, a value of the
+ * command line: one the provider would refuse (http to a host that is not
+ * loopback, another scheme, not a URL) is reported naming the flag
+ * (ANTHROPIC_BASE_URL is checked by agent_new: exit 1).  0 to go on, else
+ * the exit status (EXIT_REFUSED, EXIT_USAGE), the reason said.
+ */
+int cli_agent_start(const struct cli_opts *o, const struct policy *p);
 
 /* Fill cfg from the options; cfg borrows p and the strings of o. */
 void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct agent_config *cfg);

@@ -19,7 +19,6 @@
 #include "agent/turn.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
-#include "cli/cli_ldpath.h"
 #include "cli/cli_policy.h"
 #include "store/credentials.h"
 #include "store/session.h"
@@ -137,12 +136,7 @@ int cli_tui(struct cli_opts *o)
 	}
 	/* The grants known, before any late library, request or tool: run
 	 * again without the search path entries a call could plant one in. */
-	if ((r = cli_ldpath_env_guard(&p)) != 0 || (r = cli_ldpath_guard(&p)) != 0) {
-		policy_release(&p);
-		return r;
-	}
-	cli_agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
-	if ((r = cli_base_url_check(o)) != 0) {
+	if ((r = cli_agent_start(o, &p)) != 0) {
 		policy_release(&p);
 		return r;
 	}

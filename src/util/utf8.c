@@ -101,9 +101,10 @@ static void term_decided(void)
 
 /*
  * The environment's LC_CTYPE (LC_ALL, LC_CTYPE, LANG) as utf8_term_charset_init
- * judges it, without touching the process's locale (thread-safe): asked
- * only when a character that is not ASCII is first written, so a command
- * that prints none (sandbox-run on its spawn path) never loads a locale.
+ * judges it (setlocale, then put back: the commands that get here are
+ * single-threaded; agent-run and the screen decide at start): asked only
+ * when a character that is not ASCII is first written, so a command that
+ * prints none (sandbox-run on its spawn path) never loads a locale.
  */
 static int charset_init(int keep);
 
