@@ -238,6 +238,27 @@ void ldpath_drop_late(const struct policy *p)
 	}
 }
 
+char *ldpath_home_terminfo_note(const struct policy *p)
+{
+	const char *home = getenv("HOME");
+	if (!home)
+		return NULL;
+	/* As ncurses builds it: an empty HOME gives "/.terminfo", a relative
+	 * one a place under the working directory. */
+	char *place = xasprintf("%s/.terminfo", home);
+	char *why = ldpath_entry_why(place, p), *note = NULL;
+	if (why) {
+		char *shown = str_hex_escape(place, "'", 1);
+		note = xasprintf("note: not using $HOME/.terminfo '%s' (%s) — a tool call could plant a terminal "
+				 "description there (what the screen sends) that this unconfined process would read",
+				 shown, why);
+		free(shown);
+	}
+	free(why);
+	free(place);
+	return note;
+}
+
 /* Said on stderr and as an audit record, as a refused policy is. */
 static void refuse(char *msg)
 {

@@ -60,6 +60,15 @@ char *ldpath_openssl_refusal(const struct policy *p);
 void ldpath_drop_late(const struct policy *p);
 
 /*
+ * When $HOME/.terminfo (where ncurses looks for the terminal's description
+ * after $TERMINFO, and before TERMINFO_DIRS and the system's) is a path
+ * ldpath_entry_why judges, the note saying the screen will not read it;
+ * NULL when HOME is unset or the place is sound.  Malloc'd.  The tui then
+ * starts the screen with HOME unset (render_init).
+ */
+char *ldpath_home_terminfo_note(const struct policy *p);
+
+/*
  * For agent-run, tui and tool once p is built: when LD_LIBRARY_PATH or
  * GCONV_PATH holds an entry to drop, say so on stderr and execute
  * /proc/self/exe again with cli_main_argv and those entries removed (the

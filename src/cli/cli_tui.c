@@ -19,6 +19,7 @@
 #include "agent/turn.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
+#include "cli/cli_ldpath.h"
 #include "cli/cli_policy.h"
 #include "store/credentials.h"
 #include "store/session.h"
@@ -125,7 +126,7 @@ int cli_tui(struct cli_opts *o)
 {
 	struct policy p;
 	struct agent *a = NULL;
-	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL;
+	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL, *home_ti = NULL;
 	int rc = EXIT_ERROR, r, last = 0;
 
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
@@ -140,6 +141,9 @@ int cli_tui(struct cli_opts *o)
 		policy_release(&p);
 		return r;
 	}
+	home_ti = ldpath_home_terminfo_note(&p);
+	if (home_ti)
+		sbx_err("%s", home_ti);
 	r = cred_load_api_key(&key, &source, &err);
 	if (r == -ENOENT) {
 		sbx_err("no API key is configured — run 'sandbx auth login', or set ANTHROPIC_API_KEY");
@@ -202,6 +206,7 @@ int cli_tui(struct cli_opts *o)
 		.banner = banner,
 		.history = history,
 		.resumed = resumed,
+		.skip_home_terminfo = home_ti != NULL,
 	};
 
 	/* audit records and stray stderr wait until the screen is given back,
@@ -234,6 +239,7 @@ int cli_tui(struct cli_opts *o)
 	cJSON_Delete(history);
 	agent_free(a);
 out:
+	free(home_ti);
 	policy_release(&p);
 	return rc;
 }

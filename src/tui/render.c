@@ -302,7 +302,7 @@ static void setup_attrs(void)
 	attrs[TA_DEL] |= COLOR_PAIR(5);
 }
 
-int render_init(char **err)
+int render_init(int home_ti, char **err)
 {
 	if (!isatty(0) || !isatty(1)) {
 		*err = xstrdup("the terminal is missing: tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
@@ -312,7 +312,16 @@ int render_init(char **err)
 		return -1;
 	set_escdelay(25);
 	reset_tio_ok = tcgetattr(STDOUT_FILENO, &reset_tio) == 0;
+	/* ncurses reads $HOME/.terminfo (even after $TERMINFO) while newterm
+	 * looks up the description, and at no other time. */
+	char *home = !home_ti && getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	if (home)
+		unsetenv("HOME");
 	scr = newterm(NULL, stdout, stdin);
+	if (home) {
+		setenv("HOME", home, 1);
+		free(home);
+	}
 	if (!scr) {
 		*err = xasprintf("cannot start the screen on terminal type '%s' — set TERM to your terminal (e.g. xterm-256color)",
 				 getenv("TERM") ? getenv("TERM") : "");

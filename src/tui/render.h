@@ -4,9 +4,13 @@
  * thread-safe).
  *
  * Life cycle:
- *   1. render_init(&err)            newterm on stdin/stdout, raw keys,
+ *   1. render_init(home_ti, &err)   newterm on stdin/stdout, raw keys,
  *                                   bracketed paste, wheel, colours
- *                                   unless NO_COLOR is set
+ *                                   unless NO_COLOR is set; home_ti 0:
+ *                                   ncurses does not look in
+ *                                   $HOME/.terminfo (HOME is unset
+ *                                   around newterm: call it before any
+ *                                   other thread exists)
  *   2. render_frame() for each frame (only rows that changed since the
  *      previous frame are written); render_key() while keys are waiting;
  *      render_resize() after SIGWINCH; render_suspend() before a stop,
@@ -19,7 +23,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 
-int render_init(char **err);
+int render_init(int home_ti, char **err);
 void render_size(int *w, int *h);
 /* Read the new size from the terminal and tell ncurses. */
 void render_resize(int *w, int *h);

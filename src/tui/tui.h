@@ -32,6 +32,7 @@ struct tui_config {
 	const char *banner;	/* a note shown first, or NULL */
 	const cJSON *history;	/* a resumed session's messages, or NULL */
 	const char *resumed;	/* the note shown after the history, or NULL */
+	int skip_home_terminfo;	/* the screen does not read $HOME/.terminfo */
 };
 
 enum tui_end {

@@ -241,3 +241,29 @@ else
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
+
+t_start tui-real-home-terminfo-planted "a \$HOME/.terminfo that resolves into a write grant (a symlink into the working directory) is not what the screen reads, even with TERMINFO unset: a note names it; a \$HOME/.terminfo outside the grants is read"
+rm -rf "$TMP/thw" "$TMP/thh" "$TMP/tho" && mkdir -p "$TMP/thw/ti" "$TMP/thh" "$TMP/tho/.terminfo"
+if ! { infocmp -x screen > "$TMP/th.src" && sed -i 's/smcup=[^,]*/smcup=\\E]2;PLANTED\\007\\E[?1049h/' "$TMP/th.src" && \
+       tic -x -o "$TMP/thw/ti" "$TMP/th.src" && tic -x -o "$TMP/tho/.terminfo" "$TMP/th.src"; } 2>"$TMP/tic.err"; then
+	t_fail "cannot build the description: $(cat "$TMP/tic.err")"
+else
+	ln -s "$TMP/thw/ti" "$TMP/thh/.terminfo"
+	chmod -R a+rX "$TMP/tho" "$TMP/thw"
+	bad=""
+	for home in "$TMP/thh" "$TMP/tho"; do
+		mock_sse "$TMP/hello.sse"
+		tm kill-session -t th 2>/dev/null
+		run th 100 30 "env -u TERMINFO -u TERMINFO_DIRS HOME='$home' XDG_STATE_HOME='$TMP/thstate' ANTHROPIC_API_KEY=sk-test TERM=screen sh -c 'cd \"$TMP/thw\" && exec \"$SANDBX\" tui --allow-write \"$TMP/thw\" --base-url http://127.0.0.1:$PORT 2>\"$TMP/th.err\"'"
+		has th "type a prompt" || bad="$bad [$home: no first screen: $(shot th | head -3)]"
+		title=$(tm display-message -p -t th '#{pane_title}')
+		tm send-keys -t th C-d; rc th >/dev/null
+		if [ "$home" = "$TMP/tho" ]; then
+			[ "$title" = PLANTED ] || bad="$bad [outside: not read: title=$title]"
+		elif [ "$title" = PLANTED ] || ! grep -q "note: not using \$HOME/.terminfo '$TMP/thh/.terminfo' (it resolves into the write grant $TMP/thw)" "$TMP/th.err"; then
+			bad="$bad [in grant: title=$title $(cat "$TMP/th.err")]"
+		fi
+		tm kill-session -t th 2>/dev/null
+	done
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi

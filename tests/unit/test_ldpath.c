@@ -241,6 +241,37 @@ static void test_ldpath_drop_late(void **state)
 	unsetenv("HOSTALIASES");
 }
 
+/* $HOME/.terminfo judged as ncurses builds it. */
+static void test_ldpath_home_terminfo(void **state)
+{
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL, *note;
+
+	setenv("HOME", at("grant"), 1);		/* HOME is the grant: .terminfo in it */
+	note = ldpath_home_terminfo_note(&pol);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "$HOME/.terminfo"));
+	assert_non_null(strstr(note, "write grant"));
+	free(note);
+	setenv("HOME", at("out/rel-grant"), 1);	/* through a link into it */
+	note = ldpath_home_terminfo_note(&pol);
+	assert_non_null(note);
+	free(note);
+	setenv("HOME", "rel", 1);		/* under the working directory */
+	note = ldpath_home_terminfo_note(&pol);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "relative"));
+	free(note);
+	setenv("HOME", at("ro"), 1);		/* a read grant, and the outside: read */
+	assert_null(ldpath_home_terminfo_note(&pol));
+	setenv("HOME", at("out"), 1);
+	assert_null(ldpath_home_terminfo_note(&pol));
+	unsetenv("HOME");
+	assert_null(ldpath_home_terminfo_note(&pol));
+	if (saved)
+		setenv("HOME", saved, 1);
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_ldpath_filter_splits),
 		cmocka_unit_test(test_ldpath_openssl_refused),
 		cmocka_unit_test(test_ldpath_drop_late),
+		cmocka_unit_test(test_ldpath_home_terminfo),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
