@@ -75,6 +75,7 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	walk_tree(&w, fd, base);
 	free(base);
 	if (w.stop == WALK_CANCELLED) {
+		tskip_release(&w.unopened);
 		strv_free(&f.shown);
 		return tool_fail(out, "cancelled");
 	}

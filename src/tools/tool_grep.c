@@ -134,7 +134,8 @@ struct grepst {
 	uint64_t files, bytes, max_files, max_bytes;
 	uint64_t visited, max_visited;	/* entries the walk passed, any type */
 	uint64_t matches, shown, max_shown;
-	uint64_t binary, big, unreadable, limit_hit;
+	uint64_t binary, big, limit_hit;
+	struct tskip unopened;		/* files that could not be opened */
 	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_ENTRIES } cap;
 	struct tout o;
 };
@@ -226,6 +227,7 @@ static void grep_release(struct grepst *g)
 		pcre2_code_free(g->re);
 	}
 	free(g->buf);
+	tskip_release(&g->unopened);
 	tout_release(&g->o);
 }
 
@@ -474,7 +476,9 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		return 0;
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		g->unreadable++;
+		/* gone or swapped for a link since readdir: nothing left out */
+		if (errno != ENOENT && errno != ELOOP)
+			tskip_add(&g->unopened, errno, w->path);
 		return 0;
 	}
 	if (search_fd(g, fd, w->path)) {
@@ -523,6 +527,7 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 		     g->cap == CAP_FILES ? "--max-scan-files" : "--max-scan-bytes");
 		free(lim);
 	}
+	tskip_note(&g->unopened, o, "file", "files");
 	if (g->binary)
 		tout_note(o, "(skipped %llu binary file%s)\n", (unsigned long long)g->binary, g->binary == 1 ? "" : "s");
 	if (g->big)

@@ -83,6 +83,22 @@ char *tsize_words(uint64_t n);
  */
 enum walk_stop { WALK_DONE = 0, WALK_CANCELLED, WALK_CAP, WALK_TIME };
 
+/* Entries a walk could not open (a mode that refuses the user, a
+ * directory of 0300): counted, the first named, so the result says what
+ * it did not search instead of answering as if the tree held nothing. */
+struct tskip {
+	uint64_t n;
+	int err;		/* errno of the first */
+	char *first;		/* its display path, malloc'd */
+};
+
+/* Count one more (path: its display path, copied for the first). */
+void tskip_add(struct tskip *s, int err, const char *path);
+/* The closing line for what could not be opened, named in the singular
+ * and the plural ("file", "files"). */
+void tskip_note(const struct tskip *s, struct tout *o, const char *one, const char *many);
+void tskip_release(struct tskip *s);
+
 struct walk {
 	const struct tool_ctx *ctx;
 	/* visit: type is a DT_* value (DT_UNKNOWN resolved with fstatat).
@@ -97,6 +113,7 @@ struct walk {
 	long budget_ms;		/* what the note says the budget was */
 	uint64_t deep_skipped;	/* directories past TOOLS_MAX_DEPTH */
 	uint64_t long_skipped;	/* entries whose path does not fit path[] */
+	struct tskip unopened;	/* directories that could not be opened */
 	char path[PATH_MAX + 256];
 	size_t plen;
 	size_t base_len;	/* path + base_len: the entry relative to the start */
@@ -113,8 +130,9 @@ int tglob_match(const char *glob, const char *name, const char *rel);
 /* Walk the directory open as dfd (O_RDONLY|O_DIRECTORY; consumed). */
 void walk_tree(struct walk *w, int dfd, const char *base);
 
-/* The closing lines for what the walk left out (deep or long paths). */
-void walk_notes(const struct walk *w, struct tout *o);
+/* The closing lines for what the walk left out (deep or long paths,
+ * directories it could not open); frees what the walk kept for them. */
+void walk_notes(struct walk *w, struct tout *o);
 
 /*
  * Replace path with data atomically: a temp file in the same directory

@@ -47,6 +47,10 @@ static int walk_entry(struct walk *w, int dfd, const char *name, unsigned char t
 			w->deep_skipped++;
 		} else {
 			int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			/* gone or swapped since readdir is nothing left out;
+			 * a mode that refuses the user (0300) is */
+			if (fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+				tskip_add(&w->unopened, errno, w->path);
 			/* not into a proc mounted beneath the root (the host's),
 			 * nor into a /dev/shm that bash sees as its own */
 			if (fd >= 0 && (fsguard_is_proc(fd) || fsguard_is_hidden(w->ctx->guard, fd))) {
@@ -88,7 +92,30 @@ static void walk_dir(struct walk *w, DIR *d, int depth)
 	closedir(d);
 }
 
-void walk_notes(const struct walk *w, struct tout *o)
+void tskip_add(struct tskip *s, int err, const char *path)
+{
+	if (s->n++ == 0) {
+		s->err = err;
+		s->first = tools_name_visible(path);
+	}
+}
+
+void tskip_note(const struct tskip *s, struct tout *o, const char *one, const char *many)
+{
+	if (!s->n)
+		return;
+	tout_note(o, "(%llu %s could not be opened (%s) and %s not searched, %s'%s' — check %s mode with bash "
+		     "(ls -ld))\n", (unsigned long long)s->n, s->n == 1 ? one : many, strerror(s->err),
+		  s->n == 1 ? "was" : "were", s->n == 1 ? "" : "the first ", s->first, s->n == 1 ? "its" : "their");
+}
+
+void tskip_release(struct tskip *s)
+{
+	free(s->first);
+	memset(s, 0, sizeof(*s));
+}
+
+void walk_notes(struct walk *w, struct tout *o)
 {
 	if (w->stop == WALK_TIME)
 		tout_note(o, "(stopped after %.1f s, the search's time budget, before the walk was done: what it found "
@@ -97,6 +124,8 @@ void walk_notes(const struct walk *w, struct tout *o)
 	if (w->deep_skipped)
 		tout_note(o, "(%llu directories deeper than %d levels not searched)\n",
 			  (unsigned long long)w->deep_skipped, TOOLS_MAX_DEPTH);
+	tskip_note(&w->unopened, o, "directory", "directories");
+	tskip_release(&w->unopened);
 	if (w->long_skipped)
 		tout_note(o, "(%llu %s with a path too long to show not searched: search a deeper path)\n",
 			  (unsigned long long)w->long_skipped, w->long_skipped == 1 ? "entry" : "entries");

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <cmocka.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <valgrind/valgrind.h>
@@ -74,6 +75,52 @@ static int run(struct tfx *f, const char *name, const char *json, struct tool_re
 	assert_non_null(r->content);
 	assert_int_equal(rc < 0, r->is_error);
 	return rc;
+}
+
+/* Run the tool as a user that file modes bind: in a child that, when the
+ * tests run as root, first becomes nobody (root reads a file of mode 0000,
+ * the unprivileged user CI also runs as does not).  The result comes back
+ * through a pipe: a failed assertion in the child would run the rest of
+ * the suite there. */
+static int run_unprivileged(struct tfx *f, const char *name, const char *json, struct tool_result *r)
+{
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tool_result cr = { 0 };
+		close(pfd[0]);
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+				       setresuid(65534, 65534, 65534) < 0))
+			_exit(2);
+		cJSON *in = cJSON_Parse(json);
+		int rc = in ? tools_run(&f->ctx, name, in, &cr) : -1;
+		char flag = rc < 0 ? 1 : 0;
+		int bad = write_all(pfd[1], &flag, 1) < 0 ||
+			  (cr.content && write_all(pfd[1], cr.content, strlen(cr.content)) < 0);
+		tool_result_release(&cr);	/* valgrind checks the child's leaks too */
+		cJSON_Delete(in);
+		_exit(bad ? 3 : 0);
+	}
+	close(pfd[1]);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	char chunk[4096];
+	ssize_t k;
+	while ((k = read(pfd[0], chunk, sizeof(chunk))) > 0)
+		fwrite(chunk, 1, (size_t)k, m);
+	fclose(m);
+	close(pfd[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(n >= 1);
+	r->is_error = buf[0] == 1;
+	r->content = xstrdup(buf + 1);
+	free(buf);
+	return r->is_error ? -1 : 0;
 }
 
 #define EXPECT_HAS(r, s) do { if (!strstr((r).content, (s))) fail_msg("missing '%s' in:\n%s", (s), (r).content); } while (0)
@@ -897,6 +944,50 @@ static void tool_walk_long_paths_noted(void **state)
 	tfx_free(f);
 }
 
+/* A file or directory the user cannot open (mode 0000, a directory of
+ * 0300: a bash call can make either in its tree) is not searched, and the
+ * result says so: before, grep answered "no matches" and find listed
+ * nothing beneath such a directory, without a word, over a tree holding
+ * the text and the name asked for. */
+static void tool_walk_unreadable_noted(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/perm");
+	tt_dir(f->dir, "w/perm/hid");
+	tt_file(f->dir, "w/perm/hid/inner.txt", "needle\n");
+	tt_file(f->dir, "w/perm/locked.txt", "needle\n");
+	char *hid = tt_path(f->dir, "w/perm/hid"), *locked = tt_path(f->dir, "w/perm/locked.txt");
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(hid, 0300), 0);
+	assert_int_equal(chmod(locked, 0), 0);
+	const char *greps[] = { "{\"path\":\"perm\",\"pattern\":\"needle\"}",
+				"{\"path\":\"perm\",\"pattern\":\"need(le)\"}" };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(greps); i++) {
+		assert_int_equal(run_unprivileged(f, "grep", greps[i], &r), 0);
+		EXPECT_HAS(r, "(1 file could not be opened (Permission denied) and was not searched, "
+			      "'perm/locked.txt' — check its mode with bash (ls -ld))\n");
+		EXPECT_HAS(r, "(1 directory could not be opened (Permission denied) and was not searched, "
+			      "'perm/hid' — check its mode with bash (ls -ld))\n");
+		tool_result_release(&r);
+	}
+	assert_int_equal(run_unprivileged(f, "find", "{\"path\":\"perm\",\"name\":\"*.txt\"}", &r), 0);
+	EXPECT_HAS(r, "perm/locked.txt\n");
+	EXPECT_HAS(r, "(1 directory could not be opened (Permission denied) and was not searched, 'perm/hid'");
+	tool_result_release(&r);
+	/* nothing to say when every entry was opened */
+	assert_int_equal(chmod(hid, 0755), 0);
+	assert_int_equal(chmod(locked, 0644), 0);
+	assert_int_equal(run_unprivileged(f, "grep", greps[0], &r), 0);
+	EXPECT_NOT(r, "could not be opened");
+	EXPECT_HAS(r, "perm/hid/inner.txt:1:needle\n");
+	tool_result_release(&r);
+	free(hid);
+	free(locked);
+	tfx_free(f);
+}
+
 /* A glob is matched against every entry of a walk, at every level when it
  * holds a '/': a 120 KB one took find 10 s over 3,000 entries, an 8 MiB one
  * (what a tool input may hold) would take the harness most of an hour. */
@@ -1380,6 +1471,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_walk_long_paths_noted),
+		cmocka_unit_test(tool_walk_unreadable_noted),
 		cmocka_unit_test(tool_grep_entries_capped),
 		cmocka_unit_test(tool_glob_length_capped),
 		cmocka_unit_test(tool_walk_time_bound),
