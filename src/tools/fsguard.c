@@ -426,6 +426,12 @@ static int report_fail(const char *path, const char *abs, int e, unsigned want, 
 		*err = xasprintf("'%s' is a FIFO or a socket, not a regular file: the tools do not open those "
 				 "(opening a FIFO would act on whoever writes to it)", path);
 		return e;
+	case EACCES:
+	case EPERM:	/* the file's mode: what to look at, as open(2) does not say */
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);
+		*err = xasprintf("cannot open '%s': %s — its mode (or a directory's on the way) does not let the user "
+				 "sandbx runs as %s it: check it with bash (ls -ld)", path, strerror(-e), want_word(want));
+		return e;
 	default:
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);
 		*err = xasprintf("cannot open '%s': %s", path, strerror(-e));

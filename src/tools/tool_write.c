@@ -253,7 +253,12 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 			break;
 	}
 	if (fd < 0) {
-		*err = xasprintf("cannot create a temp file next to '%s': %s", path, strerror(errno));
+		int e = errno;
+		*err = e == EACCES || e == EPERM
+			? xasprintf("cannot create a temp file next to '%s': %s — write replaces a file through a new one "
+				    "in its directory, whose mode does not let the user sandbx runs as create it: check it "
+				    "with bash (ls -ld)", path, strerror(e))
+			: xasprintf("cannot create a temp file next to '%s': %s", path, strerror(e));
 		goto out;
 	}
 	/* The replaced file's mode, but never its set-id bits: the new file

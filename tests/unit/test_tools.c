@@ -988,6 +988,36 @@ static void tool_walk_unreadable_noted(void **state)
 	tfx_free(f);
 }
 
+/* A path the user may not open (mode 0000, a directory of 0300, one its
+ * temp file cannot be made in) gets an error saying why and what to do,
+ * not a bare "Permission denied". */
+static void tool_permission_denied_says_why(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/ro");
+	tt_file(f->dir, "w/locked.txt", "needle\n");
+	tt_file(f->dir, "w/ro/f.txt", "old\n");
+	char *locked = tt_path(f->dir, "w/locked.txt"), *ro = tt_path(f->dir, "w/ro");
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(locked, 0), 0);
+	assert_int_equal(chmod(ro, 0555), 0);
+	assert_int_equal(run_unprivileged(f, "read", "{\"path\":\"locked.txt\"}", &r), -1);
+	assert_string_equal(r.content, "cannot open 'locked.txt': Permission denied — its mode (or a directory's "
+			    "on the way) does not let the user sandbx runs as read it: check it with bash (ls -ld)");
+	tool_result_release(&r);
+	assert_int_equal(run_unprivileged(f, "write", "{\"path\":\"ro/f.txt\",\"content\":\"new\\n\"}", &r), -1);
+	EXPECT_HAS(r, "cannot create a temp file next to 'ro/f.txt': Permission denied — write replaces a file "
+		      "through a new one in its directory, whose mode does not let the user sandbx runs as create "
+		      "it: check it with bash (ls -ld)");
+	tool_result_release(&r);
+	assert_int_equal(chmod(ro, 0755), 0);	/* for the teardown, as a user */
+	free(locked);
+	free(ro);
+	tfx_free(f);
+}
+
 /* A glob is matched against every entry of a walk, at every level when it
  * holds a '/': a 120 KB one took find 10 s over 3,000 entries, an 8 MiB one
  * (what a tool input may hold) would take the harness most of an hour. */
@@ -1472,6 +1502,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_walk_unreadable_noted),
+		cmocka_unit_test(tool_permission_denied_says_why),
 		cmocka_unit_test(tool_grep_entries_capped),
 		cmocka_unit_test(tool_glob_length_capped),
 		cmocka_unit_test(tool_walk_time_bound),
