@@ -1,5 +1,7 @@
 /*
  * tool_ls.c — ls: one directory's entries, sorted, with type and size.
+ * Every entry is read; the first by name are kept (at most --max-results,
+ * and --max-scan-files, the entries stat'ed) whatever order readdir gives.
  * Entries are looked at with fstatat(AT_SYMLINK_NOFOLLOW) relative to the
  * directory's descriptor: a link is listed as a link, never followed.
  */
@@ -19,9 +21,52 @@ struct lsent {
 	long long size;
 };
 
-static int cmp_lsent(const void *a, const void *b)
+/* Keep the k smallest names seen (a max-heap on strcmp, its largest at
+ * v[0]): a listing sorted by name must begin with the directory's first
+ * names, whatever order readdir returns them in, in memory for k names. */
+static void heap_down(char **v, size_t n, size_t i)
 {
-	return strcmp(((const struct lsent *)a)->name, ((const struct lsent *)b)->name);
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && strcmp(v[l], v[m]) > 0)
+			m = l;
+		if (r < n && strcmp(v[r], v[m]) > 0)
+			m = r;
+		if (m == i)
+			return;
+		char *t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+static void heap_offer(char ***vp, size_t *n, size_t *alloc, uint64_t k, const char *name)
+{
+	char **v = *vp;
+	if (*n < k) {
+		if (*n == *alloc) {	/* grown as names come: k may be any --max-results */
+			*alloc = *alloc ? *alloc * 2 : 64;
+			v = *vp = xrealloc(v, *alloc * sizeof(*v));
+		}
+		size_t i = (*n)++;
+		v[i] = xstrdup(name);
+		while (i > 0 && strcmp(v[(i - 1) / 2], v[i]) < 0) {
+			char *t = v[i];
+			v[i] = v[(i - 1) / 2];
+			v[(i - 1) / 2] = t;
+			i = (i - 1) / 2;
+		}
+	} else if (k > 0 && strcmp(name, v[0]) < 0) {
+		free(v[0]);
+		v[0] = xstrdup(name);
+		heap_down(v, *n, 0);
+	}
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static const char *type_word(mode_t m)
@@ -50,11 +95,15 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 		close(fd);
 		return tool_fail(out, "cannot list '%s': %s", path, strerror(errno));
 	}
-	struct lsent *v = NULL;
-	size_t n = 0, alloc = 0;
+	/* Entries shown are the first by name: the smallest of however
+	 * many there are, at most --max-results, and at most the
+	 * entries-looked-at cap (each is stat'ed) */
+	uint64_t cap = tlim_files(c), maxr = tlim_results(c);
+	uint64_t k = cap < maxr ? cap : maxr;
+	size_t nk = 0, nalloc = 0;
+	char **names = NULL;
 	struct dirent *de;
 	int cancelled = 0;
-	uint64_t cap = tlim_files(c);	/* entries looked at */
 	uint64_t total = 0;
 	while ((de = readdir(d))) {
 		const char *nm = de->d_name;
@@ -65,26 +114,28 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 			break;
 		}
 		total++;
-		if (n >= cap)
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
-		struct stat es;
-		int ok = fstatat(dirfd(d), nm, &es, AT_SYMLINK_NOFOLLOW) == 0;
-		v[n].name = xstrdup(nm);
-		v[n].type = ok ? type_word(es.st_mode) : "other";
-		v[n].size = ok && !S_ISDIR(es.st_mode) ? (long long)es.st_size : -1;
-		n++;
+		heap_offer(&names, &nk, &nalloc, k, nm);
 	}
+	size_t n = cancelled ? 0 : nk;
+	struct lsent *v = xcalloc(n ? n : 1, sizeof(*v));
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < n; i++) {
+		struct stat es;
+		int ok = fstatat(dirfd(d), names[i], &es, AT_SYMLINK_NOFOLLOW) == 0;
+		v[i].name = names[i];
+		names[i] = NULL;
+		v[i].type = ok ? type_word(es.st_mode) : "other";
+		v[i].size = ok && !S_ISDIR(es.st_mode) ? (long long)es.st_size : -1;
+	}
+	for (size_t i = 0; i < nk; i++)
+		free(names[i]);
+	free(names);
 	closedir(d);
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
 	if (!cancelled) {
-		if (n > 1)
-			qsort(v, n, sizeof(*v), cmp_lsent);
-		uint64_t shown = 0, maxr = tlim_results(c);
+		uint64_t shown = 0;
 		for (size_t i = 0; i < n && shown < maxr; i++) {
 			char *vis = tools_name_visible(v[i].name);
 			int r = v[i].size >= 0 ? tout_printf(&o, "%-5s %12lld  %s\n", v[i].type, v[i].size, vis)
@@ -99,8 +150,9 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 			tout_force(&o, "(empty directory)\n");
 		else if (shown < total) {
 			char *m = xasprintf("(showing %llu of %llu entries%s)\n", (unsigned long long)shown,
-					    (unsigned long long)total, o.full ? ": output cap of 256 KiB reached" :
-					    shown < n ? "; raise --max-results for more" : ": scan cap reached, raise --max-scan-files");
+					    (unsigned long long)total, o.full ? ": output cap of 256 KiB reached"
+					    : cap < maxr ? ": scan cap reached, raise --max-scan-files"
+					    : "; raise --max-results for more");
 			tout_force(&o, m);
 			free(m);
 		}

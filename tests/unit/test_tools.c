@@ -316,6 +316,40 @@ static void tool_ls_sorted(void **state)
 	tfx_free(f);
 }
 
+/* A directory with more entries than ls may look at (--max-scan-files)
+ * shows the first names in sorted order, as a listing sorted by name
+ * promises: before, it sorted the first 10,000 the directory happened to
+ * return, so of 300,000 files f1, f10 and f100 were missing from a list
+ * that began f100002, and the note said to raise --max-results, which
+ * brought them no closer. */
+static void tool_ls_sorted_past_scan_cap(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	char rel[32];
+	(void)state;
+	tt_dir(f->dir, "w/many");
+	for (int i = 29; i >= 0; i--) {	/* the first names made last */
+		snprintf(rel, sizeof(rel), "w/many/n%02d", i);
+		tt_file(f->dir, rel, "");
+	}
+	f->ctx.limits.max_scan_files = 10;
+	assert_int_equal(run(f, "ls", "{\"path\":\"many\"}", &r), 0);
+	char want[1024];
+	size_t o = 0;
+	for (int i = 0; i < 10; i++)
+		o += (size_t)snprintf(want + o, sizeof(want) - o, "file             0  n%02d\n", i);
+	snprintf(want + o, sizeof(want) - o, "(showing 10 of 30 entries: scan cap reached, raise --max-scan-files)\n");
+	assert_string_equal(r.content, want);
+	tool_result_release(&r);
+	f->ctx.limits.max_results = 3;
+	assert_int_equal(run(f, "ls", "{\"path\":\"many\"}", &r), 0);
+	assert_string_equal(r.content, "file             0  n00\nfile             0  n01\nfile             0  n02\n"
+			    "(showing 3 of 30 entries; raise --max-results for more)\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 static void tool_find_glob_no_follow(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -1486,6 +1520,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_read_binary_and_caps),
 		cmocka_unit_test(tool_read_scan_capped),
 		cmocka_unit_test(tool_ls_sorted),
+		cmocka_unit_test(tool_ls_sorted_past_scan_cap),
 		cmocka_unit_test(tool_find_glob_no_follow),
 		cmocka_unit_test(tool_grep_matches),
 		cmocka_unit_test(tool_grep_limits),
