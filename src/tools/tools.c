@@ -582,9 +582,14 @@ char *tools_name_visible(const char *s)
 		uint32_t cp;
 		unsigned char c = (unsigned char)s[i];
 		int k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
-		if (k <= 0 || c < 0x20 || c == 0x7f) {
-			o += sprintf(o, "\\x%02x", c);
-			i++;
+		/* a backslash too, or a name spelling 'a\x0ab' is shown as the
+		 * name 'a<LF>b' is; and NEL, LS, PS, which end a line for a
+		 * reader of text, byte by byte like the other C1 controls */
+		if (k <= 0 || c < 0x20 || c == 0x7f || c == '\\' || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
+		    cp == 0x2029) {
+			for (int j = 0; j < (k > 0 ? k : 1); j++)
+				o += sprintf(o, "\\x%02x", (unsigned char)s[i + (size_t)j]);
+			i += (size_t)(k > 0 ? k : 1);
 			continue;
 		}
 		memcpy(o, s + i, (size_t)k);

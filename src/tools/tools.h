@@ -174,9 +174,11 @@ int tools_preload(char **err);
 
 /* A file name (or path) as the tools list it: each control byte (below
  * 0x20, and 0x7f) written as \xNN, so a name holding a newline cannot
- * pose as another entry or a grep hit; and each byte that is not UTF-8
- * the same, where the JSON the model reads would have U+FFFD for every
- * one of them alike.  malloc'd. */
+ * pose as another entry or a grep hit; each byte of a C1 control (NEL)
+ * or of U+2028/U+2029, which end a line too, the same; each byte that is
+ * not UTF-8 the same, where the JSON the model reads would have U+FFFD
+ * for every one of them alike; and a backslash as \x5c, so no name is
+ * shown as another is.  malloc'd. */
 char *tools_name_visible(const char *s);
 
 /* s[0..n) as a string with each NUL byte written \x00, so text after one

@@ -875,6 +875,32 @@ static void tool_names_visible(void **state)
 	tfx_free(f);
 }
 
+/* Two names are never shown alike: a backslash is itself escaped, so a
+ * file literally named 'a\x0ab' is not shown as the file 'a<newline>b'
+ * (before, both listed as a\x0ab, and the model, sending that text back,
+ * reached the literal one whichever it meant); the C1 control NEL and
+ * the line and paragraph separators, which break a line for whoever
+ * reads the result as text, are shown as bytes too. */
+static void tool_names_unambiguous(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/amb");
+	tt_file(f->dir, "w/amb/a\nb", "MARK\n");
+	tt_file(f->dir, "w/amb/a\\x0ab", "MARK\n");
+	assert_int_equal(run(f, "ls", "{\"path\":\"amb\"}", &r), 0);
+	assert_string_equal(r.content, "file             5  a\\x0ab\nfile             5  a\\x5cx0ab\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "find", "{\"path\":\"amb\",\"name\":\"a*\"}", &r), 0);
+	assert_string_equal(r.content, "amb/a\\x0ab\namb/a\\x5cx0ab\n");
+	tool_result_release(&r);
+	char *v = tools_name_visible("x\xc2\x85y\xe2\x80\xa8z\xe2\x80\xa9\xc2\x9b-\xc2\xa0\xe2\x80\xaa\\");
+	assert_string_equal(v, "x\\xc2\\x85y\\xe2\\x80\\xa8z\\xe2\\x80\\xa9\\xc2\\x9b-\xc2\xa0\xe2\x80\xaa\\x5c");
+	free(v);
+	tfx_free(f);
+}
+
 /* A name is shown escaped, four bytes for each control byte: find counts
  * what it shows against the output cap, so the closing line says how many
  * paths are really there and that the cap cut them. */
@@ -1534,6 +1560,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
+		cmocka_unit_test(tool_names_unambiguous),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_walk_unreadable_noted),
