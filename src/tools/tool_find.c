@@ -35,7 +35,7 @@ static int find_visit(struct walk *w, int dfd, const char *name, unsigned char t
 	f->matched++;
 	if (f->shown.n < f->max_shown && !f->out_full) {
 		/* counted as shown: a control byte or one not UTF-8 takes four (\xNN) */
-		char *vis = tools_name_visible(w->path);
+		char *vis = tools_path_visible(w->path, 0);
 		size_t add = strlen(vis) + 2;
 		if (f->out_len + add > TOOLS_MAX_OUTPUT) {
 			f->out_full = 1;

@@ -324,7 +324,7 @@ static void grep_report(struct grepst *g, const char *path, const unsigned char 
 	int cut = len > TOOLS_MAX_LINE;
 	if (cut)
 		len = TOOLS_MAX_LINE;
-	char *vis = tools_name_visible(path);
+	char *vis = tools_path_visible(path, 1);
 	const char *text = (const char *)b + lstart;
 	char *nul = memchr(text, 0, len) ? tools_nul_visible(text, len) : NULL;
 	if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)*line,

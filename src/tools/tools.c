@@ -599,3 +599,24 @@ char *tools_name_visible(const char *s)
 	*o = '\0';
 	return out;
 }
+
+char *tools_path_visible(const char *s, int colon)
+{
+	char *v = tools_name_visible(s);
+	size_t extra = v[0] == '(' ? 3 : 0;
+	for (const char *p = v; colon && (p = strchr(p, ':')); p++)
+		extra += 3;
+	if (!extra)
+		return v;
+	/* ':' and '(' are never part of an escape written above */
+	char *out = xmalloc(strlen(v) + extra + 1), *o = out;
+	for (const char *p = v; *p; p++) {
+		if ((p == v && *p == '(') || (colon && *p == ':'))
+			o += sprintf(o, "\\x%02x", (unsigned char)*p);
+		else
+			*o++ = *p;
+	}
+	*o = '\0';
+	free(v);
+	return out;
+}

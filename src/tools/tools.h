@@ -181,6 +181,12 @@ int tools_preload(char **err);
  * shown as another is.  malloc'd. */
 char *tools_name_visible(const char *s);
 
+/* A path as find and grep start a line with it: tools_name_visible, and a
+ * leading '(' as \x28, so no path poses as their closing notes ("(no
+ * matches)"); with colon, each ':' as \x3a too, so a name cannot pose as
+ * grep's "path:line:" (the file 'm.c:1:evil' holding 'x').  malloc'd. */
+char *tools_path_visible(const char *s, int colon);
+
 /* s[0..n) as a string with each NUL byte written \x00, so text after one
  * is not lost where the result is handled as a C string.  malloc'd. */
 char *tools_nul_visible(const char *s, size_t n);

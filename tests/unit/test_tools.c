@@ -901,6 +901,43 @@ static void tool_names_unambiguous(void **state)
 	tfx_free(f);
 }
 
+/* A name cannot pose as grep's separators or as a closing note: a ':' in
+ * a path grep shows is \x3a, so the file 'm.c:1:evil' holding 'x' is not
+ * read as line 1 of m.c saying 'evil:1:x'; and a path that would start a
+ * line with '(' (a name found beneath '.') is shown from \x28, so a file
+ * named '(no matches)' does not answer a find for it. */
+static void tool_names_not_notes(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/nn");
+	tt_file(f->dir, "w/nn/m.c", "int x;\n");
+	tt_file(f->dir, "w/nn/m.c:1:evil", "x\n");
+	tt_file(f->dir, "w/nn/(no matches)", "");
+	assert_int_equal(run(f, "grep", "{\"path\":\"nn\",\"pattern\":\"^x\"}", &r), 0);
+	assert_string_equal(r.content, "nn/m.c\\x3a1\\x3aevil:1:x\n");
+	tool_result_release(&r);
+	f->ctx.guard = NULL;
+	fsguard_free(f->g);
+	char *nn = tt_path(f->dir, "w/nn"), *err = NULL;
+	struct policy p;
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, nn, POL_READ, &err), 0);
+	assert_int_equal(fsguard_new(&p, nn, 0, &f->g, &err), 0);
+	f->ctx.guard = f->g;
+	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"(*\"}", &r), 0);
+	assert_string_equal(r.content, "\\x28no matches)\n");
+	tool_result_release(&r);
+	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"x\"}", &r), 0);
+	EXPECT_HAS(r, "m.c:1:int x;\n");
+	EXPECT_HAS(r, "m.c\\x3a1\\x3aevil:1:x\n");
+	tool_result_release(&r);
+	policy_release(&p);
+	free(nn);
+	tfx_free(f);
+}
+
 /* A name is shown escaped, four bytes for each control byte: find counts
  * what it shows against the output cap, so the closing line says how many
  * paths are really there and that the cap cut them. */
@@ -1561,6 +1598,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_names_unambiguous),
+		cmocka_unit_test(tool_names_not_notes),
 		cmocka_unit_test(tool_find_cap_counts_escaped),
 		cmocka_unit_test(tool_walk_long_paths_noted),
 		cmocka_unit_test(tool_walk_unreadable_noted),
