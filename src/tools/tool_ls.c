@@ -17,61 +17,71 @@
 
 struct lsent {
 	char *name;
+	unsigned char dtype;	/* readdir's word, for an entry fstatat cannot look at */
 	const char *type;
-	long long size;
+	long long size;		/* -1: a directory's, not shown; -2: not known */
 };
 
 /* Keep the k smallest names seen (a max-heap on strcmp, its largest at
  * v[0]): a listing sorted by name must begin with the directory's first
  * names, whatever order readdir returns them in, in memory for k names. */
-static void heap_down(char **v, size_t n, size_t i)
+static void heap_swap(struct lsent *v, size_t a, size_t b)
+{
+	struct lsent t = v[a];
+	v[a] = v[b];
+	v[b] = t;
+}
+
+static void heap_down(struct lsent *v, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && strcmp(v[l], v[m]) > 0)
+		if (l < n && strcmp(v[l].name, v[m].name) > 0)
 			m = l;
-		if (r < n && strcmp(v[r], v[m]) > 0)
+		if (r < n && strcmp(v[r].name, v[m].name) > 0)
 			m = r;
 		if (m == i)
 			return;
-		char *t = v[i];
-		v[i] = v[m];
-		v[m] = t;
+		heap_swap(v, i, m);
 		i = m;
 	}
 }
 
-static void heap_offer(char ***vp, size_t *n, size_t *alloc, uint64_t k, const char *name)
+static void heap_offer(struct lsent **vp, size_t *n, size_t *alloc, uint64_t k, const struct dirent *de)
 {
-	char **v = *vp;
+	struct lsent *v = *vp;
 	if (*n < k) {
 		if (*n == *alloc) {	/* grown as names come: k may be any --max-results */
 			*alloc = *alloc ? *alloc * 2 : 64;
 			v = *vp = xrealloc(v, *alloc * sizeof(*v));
 		}
 		size_t i = (*n)++;
-		v[i] = xstrdup(name);
-		while (i > 0 && strcmp(v[(i - 1) / 2], v[i]) < 0) {
-			char *t = v[i];
-			v[i] = v[(i - 1) / 2];
-			v[(i - 1) / 2] = t;
+		v[i] = (struct lsent){ .name = xstrdup(de->d_name), .dtype = de->d_type };
+		while (i > 0 && strcmp(v[(i - 1) / 2].name, v[i].name) < 0) {
+			heap_swap(v, i, (i - 1) / 2);
 			i = (i - 1) / 2;
 		}
-	} else if (k > 0 && strcmp(name, v[0]) < 0) {
-		free(v[0]);
-		v[0] = xstrdup(name);
+	} else if (k > 0 && strcmp(de->d_name, v[0].name) < 0) {
+		free(v[0].name);
+		v[0] = (struct lsent){ .name = xstrdup(de->d_name), .dtype = de->d_type };
 		heap_down(v, *n, 0);
 	}
 }
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_lsent(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct lsent *)a)->name, ((const struct lsent *)b)->name);
 }
 
 static const char *type_word(mode_t m)
 {
 	return S_ISDIR(m) ? "dir" : S_ISREG(m) ? "file" : S_ISLNK(m) ? "link" : "other";
+}
+
+static const char *dtype_word(unsigned char t)
+{
+	return t == DT_DIR ? "dir" : t == DT_REG ? "file" : t == DT_LNK ? "link"
+	       : t == DT_UNKNOWN ? "?" : "other";
 }
 
 int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
@@ -99,11 +109,11 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 	 * many there are, at most --max-results, and at most the
 	 * entries-looked-at cap (each is stat'ed) */
 	uint64_t cap = tlim_files(c), maxr = tlim_results(c);
-	uint64_t k = cap < maxr ? cap : maxr;
-	size_t nk = 0, nalloc = 0;
-	char **names = NULL;
+	uint64_t k = cap < maxr ? cap : maxr, unstat = 0;
+	size_t n = 0, nalloc = 0;
+	struct lsent *v = NULL;
 	struct dirent *de;
-	int cancelled = 0;
+	int cancelled = 0, stat_err = 0;
 	uint64_t total = 0;
 	while ((de = readdir(d))) {
 		const char *nm = de->d_name;
@@ -114,23 +124,24 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 			break;
 		}
 		total++;
-		heap_offer(&names, &nk, &nalloc, k, nm);
+		heap_offer(&v, &n, &nalloc, k, de);
 	}
-	size_t n = cancelled ? 0 : nk;
-	struct lsent *v = xcalloc(n ? n : 1, sizeof(*v));
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_name);
-	for (size_t i = 0; i < n; i++) {
+	if (n > 1 && !cancelled)
+		qsort(v, n, sizeof(*v), cmp_lsent);
+	for (size_t i = 0; i < n && !cancelled; i++) {
 		struct stat es;
-		int ok = fstatat(dirfd(d), names[i], &es, AT_SYMLINK_NOFOLLOW) == 0;
-		v[i].name = names[i];
-		names[i] = NULL;
-		v[i].type = ok ? type_word(es.st_mode) : "other";
-		v[i].size = ok && !S_ISDIR(es.st_mode) ? (long long)es.st_size : -1;
+		if (fstatat(dirfd(d), v[i].name, &es, AT_SYMLINK_NOFOLLOW) == 0) {
+			v[i].type = type_word(es.st_mode);
+			v[i].size = S_ISDIR(es.st_mode) ? -1 : (long long)es.st_size;
+		} else {
+			/* a directory read but not searched (mode 0444):
+			 * readdir still says what each entry is */
+			if (!unstat++)
+				stat_err = errno;
+			v[i].type = dtype_word(v[i].dtype);
+			v[i].size = v[i].dtype == DT_DIR ? -1 : -2;
+		}
 	}
-	for (size_t i = 0; i < nk; i++)
-		free(names[i]);
-	free(names);
 	closedir(d);
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
@@ -138,9 +149,9 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 		uint64_t shown = 0;
 		for (size_t i = 0; i < n && shown < maxr; i++) {
 			char *vis = tools_name_visible(v[i].name);
+			const char *nosize = v[i].size == -1 ? "-" : "?", *slash = strcmp(v[i].type, "dir") ? "" : "/";
 			int r = v[i].size >= 0 ? tout_printf(&o, "%-5s %12lld  %s\n", v[i].type, v[i].size, vis)
-					       : tout_printf(&o, "%-5s %12s  %s%s\n", v[i].type, "-", vis,
-							     strcmp(v[i].type, "dir") == 0 ? "/" : "");
+					       : tout_printf(&o, "%-5s %12s  %s%s\n", v[i].type, nosize, vis, slash);
 			free(vis);
 			if (r < 0)
 				break;
@@ -156,6 +167,10 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 			tout_force(&o, m);
 			free(m);
 		}
+		if (unstat)
+			tout_note(&o, "(%llu %s could not be looked at (%s): their type is the directory listing's, "
+				      "a size not known is '?' — check the directory's mode with bash (ls -ld))\n",
+				  (unsigned long long)unstat, unstat == 1 ? "entry" : "entries", strerror(stat_err));
 	}
 	for (size_t i = 0; i < n; i++)
 		free(v[i].name);

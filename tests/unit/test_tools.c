@@ -350,6 +350,31 @@ static void tool_ls_sorted_past_scan_cap(void **state)
 	tfx_free(f);
 }
 
+/* ls of a directory it may read but not search (mode 0444: the names can
+ * be listed, each entry not looked at) shows each entry's type as the
+ * listing gives it and says the sizes are not known: before, every entry
+ * was listed as "other", a file and a directory alike. */
+static void tool_ls_unsearchable_dir(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/rx");
+	tt_dir(f->dir, "w/rx/sub");
+	tt_file(f->dir, "w/rx/f.txt", "x\n");
+	char *rx = tt_path(f->dir, "w/rx");
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(rx, 0444), 0);
+	assert_int_equal(run_unprivileged(f, "ls", "{\"path\":\"rx\"}", &r), 0);
+	assert_string_equal(r.content, "file             ?  f.txt\ndir              -  sub/\n"
+			    "(2 entries could not be looked at (Permission denied): their type is the directory "
+			    "listing's, a size not known is '?' — check the directory's mode with bash (ls -ld))\n");
+	tool_result_release(&r);
+	assert_int_equal(chmod(rx, 0755), 0);	/* for the teardown, as a user */
+	free(rx);
+	tfx_free(f);
+}
+
 static void tool_find_glob_no_follow(void **state)
 {
 	struct tfx *f = tfx_new();
@@ -1584,6 +1609,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_read_scan_capped),
 		cmocka_unit_test(tool_ls_sorted),
 		cmocka_unit_test(tool_ls_sorted_past_scan_cap),
+		cmocka_unit_test(tool_ls_unsearchable_dir),
 		cmocka_unit_test(tool_find_glob_no_follow),
 		cmocka_unit_test(tool_grep_matches),
 		cmocka_unit_test(tool_grep_limits),
