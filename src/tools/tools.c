@@ -35,7 +35,8 @@ static const struct tool_def table[TOOL__COUNT] = {
 	[TOOL_LS] = {
 		"ls",
 		"List a directory: one entry per line, sorted by name, with its type (dir, file, link, other) "
-		"and size in bytes. Symlinks are listed, never followed.",
+		"and size in bytes. Symlinks are listed, never followed. In a name, a control character, a "
+		"backslash or a byte that is not UTF-8 is shown as \\xNN (its hex value).",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"directory path, absolute or relative to the working directory\"}},"
 		"\"required\":[\"path\"]}",
@@ -46,7 +47,8 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"Find files and directories whose name matches a glob (* ? [abc]) anywhere beneath path; a "
 		"glob with '/' (e.g. src/*/*.h) is matched against the path below path instead, and a leading "
 		"**/ is ignored. Returns matching paths, directories ending in '/'. "
-		"Symlinks are not followed; .git, .hg and .svn are skipped.",
+		"Symlinks are not followed; .git, .hg and .svn are skipped. In a path, a control character, a "
+		"backslash, a byte that is not UTF-8 or a leading '(' is shown as \\xNN (its hex value).",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"directory to search beneath\"},"
 		"\"name\":{\"type\":\"string\",\"maxLength\":" GLOB_MAX_TEXT ",\"description\":\"glob on the name, e.g. *.c, or on the path when it has a slash\"}},"
@@ -59,7 +61,9 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"beneath a directory. Returns path:line:text for each matching line; a match lies within one "
 		"line (\\s and [^...] do not cross line breaks). glob keeps only files "
 		"whose name matches (e.g. *.c); ignore_case makes the match case-insensitive. Binary files (a NUL "
-		"in the first 8 KiB) and files over 2 MiB are skipped; symlinks are not followed; .git, .hg and .svn are skipped.",
+		"in the first 8 KiB) and files over 2 MiB are skipped; symlinks are not followed; .git, .hg and .svn are skipped. "
+		"In a path, a control character, a backslash, a ':', a byte that is not UTF-8 or a leading '(' is shown "
+		"as \\xNN (its hex value).",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"path\":{\"type\":\"string\",\"description\":\"file or directory to search\"},"
 		"\"pattern\":{\"type\":\"string\",\"description\":\"PCRE2 regular expression\"},"
