@@ -198,8 +198,15 @@ enum prov_verdict prov_judge(const struct prov_outcome *o)
 {
 	if (o->stopped)
 		return PROV_V_STOPPED;
-	if (o->idle || o->over_total)
+	if (o->idle || o->over_total) {
+		/* An error status whose body then stalled is still the
+		 * provider's answer: the round fails on it, not as a silent
+		 * server (the status and its advice are what the user needs);
+		 * like any stall it is not retried. */
+		if (o->headers_done && o->status >= 300 && !o->proxy_status)
+			return PROV_V_FAIL;
 		return PROV_V_TIMEOUT;
+	}
 	if (o->proxy_status >= 300)	/* nothing reached the provider */
 		return prov_status_retryable(o->proxy_status, NULL) ? PROV_V_RETRY : PROV_V_FAIL;
 	if (o->bad_type)
@@ -364,6 +371,33 @@ static size_t key_find(const char *s, size_t n, const char *key, size_t kl, size
 	return n;
 }
 
+/* Where a spelling of the key that s (n bytes) ends inside begins; n
+ * when it ends inside none.  A body cut short (by its cap, a stall, a
+ * broken connection) may end in the first bytes of a key it echoes. */
+static size_t key_cut_at(const char *s, size_t n, const char *key, size_t kl)
+{
+	size_t span = kl * KEY_SPELL_MAX;
+	for (size_t i = n > span ? n - span : 0; kl && i < n; i++) {
+		int cut = 0;
+		if (!key_spelled(s + i, n - i, key, kl, &cut) && cut)
+			return i;
+	}
+	return n;
+}
+
+/* s (malloc'd, taken) with a key's start at its end written [redacted]. */
+static char *mask_cut_key(const struct prov *p, char *s)
+{
+	size_t n = strlen(s), kl = p->key ? strlen(p->key) : 0;
+	size_t at = key_cut_at(s, n, p->key, kl);
+	if (at == n)
+		return s;
+	char *r = xasprintf("%.*s[redacted]", (int)at, s);
+	explicit_bzero(s, n);
+	free(s);
+	return r;
+}
+
 /* One debug line per line of s (blank lines and CRs dropped), each with
  * the prefix; the key, wherever it appears in a line, is masked, and the
  * server's bytes are drawn with their controls visible (utf8_term_write). */
@@ -422,6 +456,14 @@ static void dbg_body(const struct prov *p, struct dbg_pending *d, const char *s,
 		}
 	size_t kl = p->key ? strlen(p->key) : 0;
 	if (final) {
+		/* what is left ends the body: a key's start there is masked */
+		upto = key_cut_at(d->buf, d->len, p->key, kl);
+		if (upto < d->len) {
+			explicit_bzero(d->buf + upto, d->len - upto);
+			d->buf = xrealloc(d->buf, upto + sizeof("[redacted]"));
+			memcpy(d->buf + upto, "[redacted]", sizeof("[redacted]"));
+			d->len = upto + sizeof("[redacted]") - 1;
+		}
 		upto = d->len;
 	} else if (d->len - upto > DBG_LINE_CAP) {
 		size_t span = kl * KEY_SPELL_MAX;	/* the longest spelling */
@@ -477,6 +519,7 @@ struct attempt {
 	char *body;		/* an error response's body, up to PROV_MAX_ERROR_BODY */
 	size_t body_len;
 	int type_checked, bad_type;
+	int headers_done;	/* the final response's header block ended */
 	int in_body;		/* a body byte arrived: header lines now are trailers */
 	size_t trailer_bytes;
 	uint64_t done_at;	/* when message_stop arrived (0: not yet) */
@@ -537,10 +580,13 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 		/* A new response (after a 100 Continue, say): forget the last. */
 		const char *sp = memchr(buf, ' ', l);
 		a->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+		a->headers_done = 0;
 		a->have_retry_after = a->have_retry_after_ms = a->have_should_retry = 0;
 		a->request_id[0] = a->content_type[0] = '\0';
 		return n;
 	}
+	if (l == 0 && a->status >= 200)
+		a->headers_done = 1;	/* the blank line after a final response's headers */
 	const char *colon = memchr(buf, ':', l);
 	if (!colon)
 		return n;
@@ -588,7 +634,9 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 			a->body_len += take;
 			a->body[a->body_len] = '\0';
 		}
-		return n;
+		/* The status is the answer and the kept start its detail: the
+		 * rest of a long (or endless) error body is not waited for. */
+		return a->body_len < PROV_MAX_ERROR_BODY ? n : 0;
 	}
 	if (!a->type_checked) {
 		a->type_checked = 1;
@@ -823,8 +871,9 @@ static char *error_body_text(const struct prov *p, const char *body, size_t len)
 	else if (cJSON_IsString(m))
 		r = xstrdup(m->valuestring);
 	else {
-		/* not the API's shape: its start, the key masked before the cut */
-		char *full = redact_key(p, xstrndup(body, len));
+		/* not the API's shape: its start, the key masked before the
+		 * cut, also a key's start where the body was cut short */
+		char *full = mask_cut_key(p, redact_key(p, xstrndup(body, len)));
 		r = xasprintf("%.200s", full);
 		free(full);
 	}
@@ -921,6 +970,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			.content = m->content,
 			.done = m->done,
 			.status = a.status,
+			.headers_done = a.headers_done,
 			.proxy_status = a.proxy_status,
 			.transfer_ok = cc == CURLE_OK || (a.finished && cc == CURLE_ABORTED_BY_CALLBACK),
 			.transfer_retryable = curl_retryable(cc),

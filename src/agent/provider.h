@@ -32,6 +32,8 @@
  *   PROV_TIMEOUT  no byte in or out for opts.idle_ms (pings count, and so
  *                 does the request going out), or the
  *                 round went past opts.total_ms, retries and waits included
+ *                 (in the body of an HTTP error status neither counts: the
+ *                 round fails on that status, -1, not retried)
  *   -1            any other failure; *err says what, in sbx_err() form
  * and on every non-zero return fills *err (malloc'd, caller frees); m then
  * holds whatever arrived (m.content tells whether the answer had begun).
@@ -177,6 +179,7 @@ struct prov_outcome {
 	int content;		/* a content block had arrived */
 	int done;		/* message_stop was seen */
 	long status;		/* the final HTTP status; 0 when none came */
+	int headers_done;	/* that response's headers all arrived */
 	long proxy_status;	/* a proxy's refusal of the CONNECT tunnel
 				 * (>= 300), or 0 */
 	int transfer_ok;	/* libcurl ended without an error */

@@ -169,6 +169,49 @@ mock_stop
 if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && err_has 'HTTP 400 invalid_request_error: max_tokens: field required' &&
 	err_has 'request-id req_mock_err'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
 
+t_start prov-error-body-stalled "an error status whose body stalls or never ends fails at once (or at the idle limit, not retried) naming the status and what to do, not as a silent server"
+# A 400 announcing a 1 GB body, sending 1 MB of it, then holding the
+# connection open: the kept 64 KiB are enough, the rest is not waited for.
+{
+	printf 'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n'
+	printf '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long'
+	head -c 1000000 /dev/zero | tr '\0' 'x'
+} > "$TMP/endless400.raw"
+# A 401 whose short body stops half-way (the length says more), inside
+# an echo of the key: what it holds of the key is not shown either.
+printf 'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-test-k' > "$TMP/stalled401.raw"
+# A 503 whose body stalls fails on its status; a stall is not retried.
+printf 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html\r\nContent-Length: 500\r\n\r\n<html>' > "$TMP/stalled503.raw"
+mock_start <<EOF2
+raw $TMP/endless400.raw 0 0 20
+EOF2
+pc --idle-ms 8000
+mock_stop
+r1=$(rc) m1=$(ms) e1=$(cat "$D/err")
+l1=$(wc -l < "$D/err") c1=$(wc -c < "$D/err")
+mock_start <<EOF2
+raw $TMP/stalled401.raw 0 0 20
+EOF2
+SANDBX_LOG=debug pc --idle-ms 1500
+mock_stop
+r2=$(rc) e2=$(grep -v '^sandbx debug' "$D/err") k2=$(grep -c 'sk-test' "$D/err")
+mock_start <<EOF2
+raw $TMP/stalled503.raw 0 0 20
+sse $FX/text.sse
+EOF2
+pc --idle-ms 1500 --backoff-ms 50
+mock_stop
+r3=$(rc) n3=$(nreq) e3=$(cat "$D/err")
+if [ "$r1" = 1 ] && [ "$m1" -lt 5000 ] && [ "$l1" = 1 ] && [ "$c1" -lt 1000 ] &&
+	printf '%s' "$e1" | grep -qF 'HTTP 400' && printf '%s' "$e1" | grep -qF 'prompt is too long' &&
+	[ "$r2" = 1 ] && printf '%s' "$e2" | grep -qF 'HTTP 401' && printf '%s' "$e2" | grep -qF 'check the API key' &&
+	! printf '%s' "$e2" | grep -qF 'sent nothing' && [ "$k2" = 0 ] && printf '%s' "$e2" | grep -qF 'x-api-key [redacted]' &&
+	[ "$r3" = 1 ] && [ "$n3" = 1 ] && printf '%s' "$e3" | grep -qF 'HTTP 503 <html>' && printf '%s' "$e3" | grep -qF 'try again later'; then
+	t_pass
+else
+	t_fail "400: rc=$r1 ${m1}ms lines=$l1 bytes=$c1 $(printf '%s' "$e1" | cut -c1-200) | 401: rc=$r2 keys=$k2 $e2 | 503: rc=$r3 n=$n3 $e3"
+fi
+
 t_start prov-should-retry-header "x-should-retry overrides the status both ways"
 mock_start <<EOF2
 status 400 $TMP/e400.json x-should-retry=true

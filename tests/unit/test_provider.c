@@ -265,6 +265,14 @@ static void test_prov_judge_attempts(void **state)
 		{ { .stopped = 1, .status = 200, .transfer_ok = 1, .done = 1 }, PROV_V_STOPPED },
 		{ { .idle = 1, .status = 200 }, PROV_V_TIMEOUT },
 		{ { .over_total = 1, .status = 0 }, PROV_V_TIMEOUT },
+		{ { .idle = 1, .status = 200, .headers_done = 1 }, PROV_V_TIMEOUT },
+		{ { .idle = 1, .status = 400 }, PROV_V_TIMEOUT },	/* its headers never ended */
+		/* an error status whose body stalled: the status is the
+		 * answer, not a silent server; a stall is not retried */
+		{ { .idle = 1, .status = 400, .headers_done = 1 }, PROV_V_FAIL },
+		{ { .idle = 1, .status = 503, .headers_done = 1 }, PROV_V_FAIL },
+		{ { .over_total = 1, .status = 401, .headers_done = 1 }, PROV_V_FAIL },
+		{ { .stopped = 1, .status = 400, .headers_done = 1 }, PROV_V_STOPPED },
 		/* error events: retried only before content, only server-side kinds */
 		{ { .status = 200, .stream_failed = 1, .error_event = "overloaded_error" }, PROV_V_RETRY },
 		{ { .status = 200, .stream_failed = 1, .error_event = "api_error" }, PROV_V_RETRY },
