@@ -514,7 +514,7 @@ struct attempt {
 	long status;
 	long proxy_status;	/* CURLINFO_HTTP_CONNECTCODE when >= 300 */
 	char retry_after[HDR_CAP], retry_after_ms[HDR_CAP], should_retry[HDR_CAP];
-	char request_id[HDR_CAP], content_type[HDR_CAP];
+	char request_id[HDR_CAP], content_type[HDR_CAP], location[HDR_CAP];
 	int have_retry_after, have_retry_after_ms, have_should_retry;
 	char *body;		/* an error response's body, up to PROV_MAX_ERROR_BODY */
 	size_t body_len;
@@ -582,7 +582,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 		a->status = sp ? strtol(sp + 1, NULL, 10) : 0;
 		a->headers_done = 0;
 		a->have_retry_after = a->have_retry_after_ms = a->have_should_retry = 0;
-		a->request_id[0] = a->content_type[0] = '\0';
+		a->request_id[0] = a->content_type[0] = a->location[0] = '\0';
 		return n;
 	}
 	if (l == 0 && a->status >= 200)
@@ -607,10 +607,11 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 	} else if (IS("x-should-retry")) {
 		copy_hdr(a->should_retry, v, vl);
 		a->have_should_retry = 1;
-	} else if (IS("request-id") || IS("content-type")) {
+	} else if (IS("request-id") || IS("content-type") || IS("location")) {
 		/* shown in messages: the key masked before the value is cut */
 		char *full = redact_key(a->p, xstrndup(v, vl));
-		copy_hdr(IS("request-id") ? a->request_id : a->content_type, full, strlen(full));
+		copy_hdr(IS("request-id") ? a->request_id : IS("location") ? a->location : a->content_type, full,
+			 strlen(full));
 		free(full);
 	}
 #undef IS
@@ -1031,6 +1032,10 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 					*err = xstrdup("the answer stream ended before message_stop — the round failed; try again");
 			} else if (o.status == 0) {
 				*err = xasprintf("cannot reach the model provider at '%s': %s — check --base-url and the network", p->url, cerr);
+			} else if (o.status / 100 == 3) {
+				*err = xasprintf("the model provider answered with a redirect: HTTP %ld%s%s%s — redirects are "
+						 "not followed (the API key would go along); check --base-url", o.status,
+						 a.location[0] ? " to '" : "", a.location, a.location[0] ? "'" : "");
 			} else {
 				char *body_text = error_body_text(p, a.body, a.body_len);
 				*err = xasprintf("the model provider refused the request: HTTP %ld%s%s%s%s%s — %s", o.status,

@@ -361,6 +361,16 @@ kill "$M2" 2>/dev/null
 wait "$M2" 2>/dev/null
 if [ "$(rc)" = 1 ] && err_has 'HTTP 307' && [ "$(ls "$D2" | grep -c '^req-')" = 0 ]; then t_pass; else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
 
+t_start prov-redirect-named "a redirect fails with one line that says it is a redirect, not followed, where it points (controls shown, the key masked) and to check --base-url"
+mock_start <<EOF2
+status 301 - location=https://api.example.test/v1/messages?k=sk-test-key&x=$(printf '\033')[2J
+EOF2
+pc
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && [ "$(wc -l < "$D/err")" = 1 ] && err_has 'HTTP 301' && err_has 'redirect' &&
+	err_has "'https://api.example.test/v1/messages?k=[redacted]&x=?[2J'" && err_has '--base-url' &&
+	! err_has 'sk-test-key' && ! err_has 'SANDBX_LOG=debug'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat -A "$D/err")"; fi
+
 t_start prov-interim-only "an interim 100 Continue with no final response after it is a lost connection, retried, not a refusal 'HTTP 100'"
 printf 'HTTP/1.1 100 Continue\r\n\r\n' > "$TMP/interim.raw"
 mock_start <<EOF2
