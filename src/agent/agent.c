@@ -533,6 +533,13 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		struct turn_event call = { .kind = TEV_TOOL_CALL, .tool = b->name, .id = b->id,
 					   .subject = subject, .input = input };
 		emit(rc, &call);
+		if (stopped(rc->io)) {
+			/* stopped while the call was being shown (agent-run's
+			 * reader gone): it does not run, and the round is dropped */
+			free(input);
+			free(subject);
+			break;
+		}
 
 		struct tool_result res = { 0 };
 		long t0 = mono_ms();

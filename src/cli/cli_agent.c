@@ -157,15 +157,40 @@ struct run_state {
 /* --output jsonl to a terminal: its controls are escaped (utf8.h). */
 static int jsonl_tty;
 
+/*
+ * Standard output failed (its reader went away: EPIPE, SIGPIPE being
+ * ignored; or a full disk): the turn's stop flag.  Nobody reads the answer
+ * any more, so no later call runs and no later request goes out.
+ */
+static volatile sig_atomic_t out_lost;
+static int out_errno;
+
+static void out_failed(int e)
+{
+	if (!out_lost) {
+		out_errno = e ? e : EIO;
+		out_lost = 1;
+	}
+}
+
+/* After stdio writes: flushed, and a failure noted. */
+static void out_flush(void)
+{
+	if (fflush(stdout) == EOF || ferror(stdout))
+		out_failed(errno);
+}
+
 static void jprint(cJSON *o)
 {
 	char *s = cJSON_PrintUnformatted(o);
-	if (jsonl_tty)
-		utf8_term_write_json(stdout, s);
-	else
-		fputs(s, stdout);
-	fputc('\n', stdout);
-	fflush(stdout);
+	if (!out_lost) {
+		if (jsonl_tty)
+			utf8_term_write_json(stdout, s);
+		else
+			fputs(s, stdout);
+		fputc('\n', stdout);
+		out_flush();
+	}
 	free(s);
 	cJSON_Delete(o);
 }
@@ -279,15 +304,16 @@ static void on_event(void *ud, const struct turn_event *ev)
 			 * buffer first; whatever stdio holds goes before it.  A
 			 * reader that is gone makes it fail (EPIPE), as stdio's
 			 * would. */
-			fflush(stdout);
-			(void)write_all(STDOUT_FILENO, ev->text, ev->len);
+			out_flush();
+			if (!out_lost && write_all(STDOUT_FILENO, ev->text, ev->len) < 0)
+				out_failed(errno);
 		}
 		st->text_open = ev->len > 0 && ev->text[ev->len - 1] != '\n';
 		break;
 	case TEV_TOOL_CALL:
 		if (st->text_open) {
 			fputc('\n', stdout);
-			fflush(stdout);
+			out_flush();
 			st->text_open = 0;
 		}
 		/* The name is the model's: an unknown one reaches here too.
@@ -323,7 +349,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 	case TEV_ERROR:
 		if (st->text_open) {
 			fputc('\n', stdout);
-			fflush(stdout);
+			out_flush();
 			st->text_open = 0;
 		}
 		print_note(ev->text);
@@ -331,7 +357,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 	case TEV_TURN_END:
 		if (st->text_open) {
 			fputc('\n', stdout);
-			fflush(stdout);
+			out_flush();
 			st->text_open = 0;
 		}
 		break;
@@ -342,7 +368,7 @@ static void on_event(void *ud, const struct turn_event *ev)
 
 static void flush_out(void *ud)
 {
-	fflush(stdout);
+	out_flush();
 }
 
 static enum approval_answer ask_tty(void *ud, const struct approval_question *q, char **reason)
@@ -361,8 +387,9 @@ int cli_agent_run(struct cli_opts *o)
 
 	jsonl_tty = o->output_jsonl && isatty(STDOUT_FILENO);
 
-	/* A reader that goes away (agent-run | head) ends us by EPIPE on the
-	 * next write, not by a signal in the middle of a round. */
+	/* A reader that goes away (agent-run | head) stops the turn at the
+	 * next write (EPIPE, out_lost), not by a signal in the middle of a
+	 * round or a call. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Into a pipe or a file, each network read's JSON line (--output
 	 * jsonl) leaves in one write: stdio's block-sized buffer would cut it
@@ -415,8 +442,18 @@ int cli_agent_run(struct cli_opts *o)
 	}
 	if (o->session_set && !o->session_id && agent_session_id(a))
 		fprintf(stderr, "sandbx: session %s\n", agent_session_id(a));
-	struct turn_io io = { .on_event = on_event, .ask = ask_tty, .ud = &st, .stop = NULL, .on_flush = flush_out };
+	struct turn_io io = { .on_event = on_event, .ask = ask_tty, .ud = &st, .stop = &out_lost, .on_flush = flush_out };
 	agent_turn(a, prompt, &io, &out);
+	if (out_lost) {
+		/* Not "stopped" by the user: the answer could not be delivered. */
+		sbx_err("cannot write the answer to standard output: %s — the turn was stopped there (no later call "
+			"ran, no later request was sent)%s", strerror(out_errno),
+			agent_session_id(a) ? "; the session keeps the rounds that finished" : "");
+		agent_free(a);
+		free(prompt);
+		policy_release(&p);
+		return EXIT_ERROR;
+	}
 	if (st.jsonl) {
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddStringToObject(r, "type", "result");

@@ -409,6 +409,50 @@ import json; last=json.loads(open('$D/out').read().splitlines()[-1])
 assert last['type']=='result' and last['is_error'] is True, last
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err") $(tail -c 300 "$D/out")"; fi
 
+t_start ag-reader-gone "a reader that goes away (agent-run | head) stops the turn: no later call runs, no later request goes out, exit 1 saying why"
+# A paced answer: its first text reaches head, which exits; a later write
+# fails (EPIPE).  Then the answer asks to write a file, and a second round
+# would follow.
+gone_case() { # MODE HEAD-ARGS...
+	mock_dir
+	python3 - "$D/r1.sse" <<'PY2'
+import json, sys
+ev = lambda t, d: "event: %s\ndata: %s\n\n" % (t, json.dumps(d))
+out = ev("message_start", {"type": "message_start", "message": {"id": "msg_g", "type": "message", "role": "assistant",
+	"model": "m", "content": [], "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}}})
+out += ev("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+for i in range(150):
+	out += ev("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "line %d\n" % i}})
+out += ev("content_block_stop", {"type": "content_block_stop", "index": 0})
+out += ev("content_block_start", {"type": "content_block_start", "index": 1,
+	"content_block": {"type": "tool_use", "id": "toolu_gone", "name": "write", "input": {}}})
+out += ev("content_block_delta", {"type": "content_block_delta", "index": 1,
+	"delta": {"type": "input_json_delta", "partial_json": json.dumps({"path": "gone.txt", "content": "x"})}})
+out += ev("content_block_stop", {"type": "content_block_stop", "index": 1})
+out += ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}})
+out += ev("message_stop", {"type": "message_stop"})
+open(sys.argv[1], "w").write(out)
+PY2
+	sse_text "round two" > "$D/r2.sse"
+	printf 'sse %s 1500 100\nsse %s\n' "$D/r1.sse" "$D/r2.sse" > "$D/script"
+	mock_serve
+	mode=$1; shift
+	rm -f "$W/gone.txt"
+	( cd "$W" && "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --allow-tool write $mode -- hi </dev/null
+	  echo $? > "$D/rc" ) 2>"$D/err" | head "$@" > "$D/out"
+	mock_stop
+	G_RC=$(cat "$D/rc")
+	G_OK=1
+	[ "$G_RC" = 1 ] && [ ! -e "$W/gone.txt" ] && [ ! -e "$D/req-2.json" ] && grep -q 'standard output' "$D/err" &&
+		[ "$(grep -c '^sandbx: ' "$D/err")" -le 3 ] || G_OK=0
+	G_WHY="$mode: rc=$G_RC file=$([ -e "$W/gone.txt" ] && echo written) req2=$([ -e "$D/req-2.json" ] && echo sent) $(head -c 600 "$D/err")"
+	rm -f "$W/gone.txt"
+}
+gone_case "" -c 10
+ok1=$G_OK why1=$G_WHY
+gone_case "--output jsonl" -n 1
+if [ "$ok1" = 1 ] && [ "$G_OK" = 1 ]; then t_pass; else t_fail "$why1 | $G_WHY"; fi
+
 t_start ag-base-url-policy "a --base-url sandbx refuses (http to a non-loopback host) is a command line not accepted: exit 64 naming the flag, stdout empty, before any request (tui too)"
 ( cd "$W" && "$SANDBX" agent-run --base-url http://example.com -- hi ) >"$TMP/out" 2>"$TMP/err"
 rc=$?
