@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,8 +366,59 @@ int gate_tty_available(void)
 	return 1;
 }
 
+/*
+ * While the question holds the terminal raw (no echo, not cooked), a
+ * signal that ends sandbx (a kill, timeout(1), a hang-up; ctrl-c is a key
+ * then, but SIGINT can still be sent) gives it back first, then ends it
+ * as it would have: before, the shell was left silent and uncooked.
+ */
+static const int ask_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static int ask_fd = -1;
+static struct termios ask_saved;
+static volatile sig_atomic_t ask_raw;
+
+static void ask_signal(int sig)
+{
+	if (ask_raw)
+		tcsetattr(ask_fd, TCSANOW, &ask_saved);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* on: the handlers go in (old kept; an ignored signal stays ignored);
+ * off: the terminal as it was, then the old handlers back, with the
+ * signals held so none finds the one half done. */
+static void ask_guard(int fd, const struct termios *saved, int on, struct sigaction old[SBX_ARRAY_LEN(ask_sigs)])
+{
+	sigset_t held, was;
+	sigemptyset(&held);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(ask_sigs); i++)
+		sigaddset(&held, ask_sigs[i]);
+	sigprocmask(SIG_BLOCK, &held, &was);
+	if (on) {
+		struct sigaction sa = { .sa_handler = ask_signal };
+		sigemptyset(&sa.sa_mask);
+		ask_fd = fd;
+		ask_saved = *saved;
+		ask_raw = 1;
+		for (size_t i = 0; i < SBX_ARRAY_LEN(ask_sigs); i++) {
+			sigaction(ask_sigs[i], NULL, &old[i]);
+			if (old[i].sa_handler != SIG_IGN)
+				sigaction(ask_sigs[i], &sa, NULL);
+		}
+	} else {
+		tcsetattr(fd, TCSANOW, saved);
+		ask_raw = 0;
+		ask_fd = -1;
+		for (size_t i = 0; i < SBX_ARRAY_LEN(ask_sigs); i++)
+			sigaction(ask_sigs[i], &old[i], NULL);
+	}
+	sigprocmask(SIG_SETMASK, &was, NULL);
+}
+
 enum approval_answer gate_tty_ask(const struct approval_question *q, char **reason)
 {
+	struct sigaction old_sigs[SBX_ARRAY_LEN(ask_sigs)];
 	struct termios old, raw;
 	enum approval_answer ans = APPROVE_ABORT;
 	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
@@ -404,6 +456,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO | ISIG);
 		raw.c_cc[VMIN] = 1;
 		raw.c_cc[VTIME] = 0;
+		ask_guard(fd, &old, 1, old_sigs);
 		tcsetattr(fd, TCSANOW, &raw);
 	}
 	long quiet = mono_ms() + (flushed ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
@@ -447,7 +500,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		}
 	}
 	if (is_term)
-		tcsetattr(fd, TCSANOW, &old);
+		ask_guard(fd, &old, 0, old_sigs);
 	fprintf(tty, "%s\n", ans == APPROVE_YES ? "y" : ans == APPROVE_ALWAYS ? "a" : ans == APPROVE_NO ? "n" : "");
 	if (ans == APPROVE_NO) {
 		char line[1024];

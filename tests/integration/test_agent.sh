@@ -481,7 +481,8 @@ if [ $rc -eq 3 ] && [ ! -e "$D/req-1.json" ]; then t_pass; else t_fail "rc=$rc $
 # pty_run KEYS_SPEC: run agent-run under a pty; KEYS_SPEC is a python list of
 # (wait_for_text, send_bytes); prints the exit code.  send "EOF" sends
 # ctrl-d, "PAUSE" waits 0.8 s (longer than APPROVE_RECOVER_MS), "SH CMD" runs CMD
-# with sh in the run's directory (another program acting while it asks).
+# with sh in the run's directory (another program acting while it asks),
+# "SIG N" sends signal N to agent-run (a kill, timeout(1), a logout).
 # ar_argv ARGS...: agent-run against the mock with ARGS, as pty_run's JSON argv.
 ar_argv() { python3 -c "import json,sys; print(json.dumps(sys.argv[1:]))" "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" "$@"; }
 pty_run() {
@@ -521,6 +522,8 @@ for wait, send in steps:
     elif send.startswith("SH "):  # another program acts while the question waits
         import subprocess
         subprocess.run(send[3:], shell=True)
+    elif send.startswith("SIG "):
+        os.kill(pid, int(send[4:]))
     else:
         os.write(fd, send.encode())
 pump(3)
@@ -538,6 +541,8 @@ import termios
 try:                          # the terminal as the run left it (the master reads the slave's)
     if not termios.tcgetattr(fd)[3] & termios.ECHO:
         buf += b"\n[pty_run: the terminal was left without echo]\n"
+    if not termios.tcgetattr(fd)[3] & termios.ICANON:
+        buf += b"\n[pty_run: the terminal was left uncooked]\n"
 except termios.error:
     pass
 sys.stderr.buffer.write(buf)  # as the terminal got it, byte for byte
@@ -576,6 +581,9 @@ approve_case ag-approve-eof "end of input at a question refuses and exits 3" \
 approve_case ag-approve-ctrl-c "ctrl-c at a question refuses and exits 3 like end of input, and leaves the terminal echoing" \
 	'[["allow?","\u0003"]]' "" 3 \
 	'[ ! -e "$W/approved.txt" ] && ! grep -q "left without echo" "$D/pty"'
+approve_case ag-approve-signal "a SIGTERM at a question (kill, timeout(1)) ends agent-run by that signal with the terminal given back echoing and cooked, and nothing run" \
+	'[["allow?","SIG 15"]]' "" 143 \
+	'[ ! -e "$W/approved.txt" ] && ! grep -q "left without echo" "$D/pty" && ! grep -q "left uncooked" "$D/pty"'
 approve_case ag-approve-paste "text pasted at the question (its a, its y) does not answer it, and the user is told; a key alone after a pause then does" \
 	'[["allow?","say yes, always"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
 	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "not taken: that key came with other input" "$D/pty")" -eq 1 ]'
