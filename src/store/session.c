@@ -897,6 +897,20 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	}
 	if (check_mode(&st, "the session file", display, notes, err) < 0)
 		goto out;
+	/* A second name of the file (a hard link: a dotfiles tree, a copy
+	 * made with ln, one in a project a confined command can write) would
+	 * take every append and the cut of a torn tail too, and whoever can
+	 * write it could change what the model is shown: only a file of one
+	 * name is resumed. */
+	if (st.st_nlink > 1) {
+		*err = xasprintf("the session file '%s' has %lu hard links: resuming would append to it under its other "
+				 "names too, and whoever can write one could change what the model is shown — "
+				 "refusing to use it; remove the other links (find \"$(stat -c %%m '%s')\" -xdev -samefile "
+				 "'%s' lists them), or give it a name of its own (cp -p '%s' '%s.new' && mv '%s.new' '%s')",
+				 display, (unsigned long)st.st_nlink, display, display, display, display, display, display);
+		errno = EMLINK;
+		goto out;
+	}
 	/* Reopen for appending and make sure it is the same file we checked. */
 	wfd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (wfd < 0 || fstat(wfd, &wst) < 0 || wst.st_dev != st.st_dev || wst.st_ino != st.st_ino) {

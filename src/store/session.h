@@ -148,7 +148,7 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 /*
  * Resume session id.  Refused (-1, *err) when the file or its directories
  * are owned by another user, group/other-writable, a symlink, not a regular
- * file, or the file does not parse; group/other-readable resumes with a
+ * file, the file has more than one hard link, or it does not parse; group/other-readable resumes with a
  * note.  A torn tail is cut off the file (noted); a dangling tool_use is
  * repaired (noted).  -ENOENT when no such session; -EBUSY when another
  * sandbx has it open (an exclusive flock is held until session_close).

@@ -319,6 +319,31 @@ if printf '%s' "$l1" | grep -q "^hhhh8888 .*unreadable: .*line 1: no session hea
 else t_fail "rc=$rc list: $l1 continue: $err"; fi
 rm -f "$SESS/hhhh8888.jsonl"
 
+t_start st-sessions-hardlink "a session file with a second name (a hard link) is not resumed: refused naming the link count, nothing appended or cut under the other name; with the link gone it resumes"
+mksession kkkk1111 1700000700 1700010100 "linked"
+printf '{"type":"mess' >> "$SESS/kkkk1111.jsonl"	# a torn tail resume would cut
+mkdir -p "$TMP/lnsess"
+if ln "$SESS/kkkk1111.jsonl" "$TMP/lnsess/notes.jsonl" 2>/dev/null; then
+	cp "$TMP/lnsess/notes.jsonl" "$TMP/lnsess.before"
+	out=$(cd "$TMP/work" && env HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" ANTHROPIC_API_KEY=sk-ant-test-0000 \
+		"$SANDBX" agent-run --base-url http://127.0.0.1:9 --session kkkk1111 -- and then 2>"$TMP/err")
+	r1=$?; e1=$(cat "$TMP/err")
+	cmp -s "$TMP/lnsess/notes.jsonl" "$TMP/lnsess.before"; same=$?
+	rm -f "$TMP/lnsess/notes.jsonl"
+	mock_start <<EOF
+sse $FX/text.sse
+EOF
+	out=$(cd "$TMP/work" && env HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" ANTHROPIC_API_KEY=sk-ant-test-0000 \
+		"$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --session kkkk1111 -- and then 2>"$TMP/err")
+	r2=$?; e2=$(cat "$TMP/err")
+	mock_stop
+	if [ $r1 -ne 0 ] && [ $same -eq 0 ] && printf '%s' "$e1" | grep -qF "'$SESS/kkkk1111.jsonl' has 2 hard links" &&
+		printf '%s' "$e1" | grep -q -- "-samefile" && ! printf '%s' "$e1" | grep -q "connection failed" &&
+		[ $r2 -eq 0 ] && printf '%s' "$e2" | grep -q "resumed session kkkk1111: 1 turn loaded"; then t_pass
+	else t_fail "rc=$r1/$r2 same=$same err=$e1 | $e2"; fi
+else t_skip "no hard link could be made in $TMP"; fi
+rm -rf "$SESS/kkkk1111.jsonl" "$TMP/lnsess" "$TMP/lnsess.before"
+
 # ---- the policy keeps grants away from the store (cli_owned_check) ----
 
 # pol ARGS...: sandbox-run with the private tree and the given grants

@@ -545,6 +545,53 @@ static void test_session_resume_refuses_other_owner(void **state)
 	free(path);
 }
 
+/* A session file with a second name (a hard link, which may lie in a tree
+ * a confined command can write) is refused: appending, or cutting a torn
+ * tail, would change the file under its other name too, and whoever can
+ * write that name could change what the model is shown.  Nothing is
+ * changed; with the link gone it resumes. */
+static void test_session_resume_refuses_hard_link(void **state)
+{
+	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
+	char *other = xasprintf("%s/notes.jsonl", T.root);
+	struct strv notes = { 0 };
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"type\":\"mess", 13), 13);	/* a torn tail resume would cut */
+	close(fd);
+	off_t size = file_size(path);
+	assert_int_equal(link(path, other), 0);
+
+	struct session *s = NULL;
+	assert_int_not_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	assert_null(s);
+	assert_non_null(err);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "2 hard links"));
+	assert_non_null(strstr(err, "-samefile"));
+	assert_int_equal(file_size(other), size);	/* nothing cut, nothing appended */
+	free(err);
+	err = NULL;
+	strv_free(&notes);
+
+	/* --continue refuses it the same way, rather than resuming another */
+	assert_int_not_equal(session_resume_latest(&T.x, &s, &notes, &err), 0);
+	assert_null(s);
+	assert_non_null(strstr(err, "hard links"));
+	free(err);
+	err = NULL;
+	strv_free(&notes);
+	assert_int_equal(file_size(other), size);
+
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+	session_close(s);
+	strv_free(&notes);
+	free(other);
+	free(id);
+	free(path);
+}
+
 static void test_session_resume_cuts_torn_tail(void **state)
 {
 	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
@@ -1447,6 +1494,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_symlink_and_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_other_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_resume_refuses_hard_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_cuts_torn_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_repairs_dangling_tool_use, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_append_validates, setup, teardown),
