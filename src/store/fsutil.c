@@ -38,6 +38,41 @@ void fsu_random_name(char *buf, size_t n)
 	}
 }
 
+/*
+ * dirfd/name, a directory just made with mkdirat, gets FSU_DIR_MODE
+ * whatever the umask: one that takes the owner's own bits (umask 0777 made
+ * it 0000, 0277 0500) leaves a directory its owner cannot enter or write,
+ * and sandbx's modes are its own.  Not followed when a link took its
+ * place (glibc then refuses); a kernel without /proc to do that goes by
+ * the name.  0, or -1 with *err.
+ */
+static int made_dir_mode(int dirfd, const char *name, const char *display, char **err)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) == FSU_DIR_MODE)
+		return 0;	/* what opens it next says what is wrong */
+	int r = fchmodat(dirfd, name, FSU_DIR_MODE, AT_SYMLINK_NOFOLLOW);
+	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOTSUP)) {
+		struct stat again;
+		if (fstatat(dirfd, name, &again, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(again.st_mode) &&
+		    again.st_ino == st.st_ino && again.st_dev == st.st_dev)
+			r = fchmodat(dirfd, name, FSU_DIR_MODE, 0);
+	}
+	if (r < 0) {
+		/* (the umask is not read back: setting it to read it would
+		 * widen what another thread creates meanwhile) */
+		int e = errno;
+		char was[8];
+		fsu_mode_str(st.st_mode, was);
+		*err = xasprintf("cannot give the new directory '%s' mode 0700 (the umask made it %s): %s — set a "
+				 "umask that keeps your own bits (umask 077) and try again", display, was, strerror(e));
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 int fsu_open_base(const char *path, unsigned flags, char **err)
 {
 	if (!path || path[0] != '/') {
@@ -54,9 +89,12 @@ int fsu_open_base(const char *path, unsigned flags, char **err)
 	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		int next = openat(fd, c, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (next < 0 && errno == ENOENT && (flags & FSU_CREATE)) {
-			if (mkdirat(fd, c, FSU_DIR_MODE) < 0 && errno != EEXIST) {
+			int made = mkdirat(fd, c, FSU_DIR_MODE) == 0;
+			if ((!made && errno != EEXIST) || (made && made_dir_mode(fd, c, path, err) < 0)) {
 				int e = errno;
-				*err = xasprintf("cannot create a directory on the way to '%s': %s", path, strerror(e));
+				if (!made)
+					*err = xasprintf("cannot create a directory on the way to '%s': %s", path,
+							 strerror(e));
 				close(fd);
 				free(dup);
 				errno = e;
@@ -95,12 +133,15 @@ int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned f
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && (flags & FSU_CREATE)) {
-		if (mkdirat(dirfd, name, FSU_DIR_MODE) < 0 && errno != EEXIST) {
+		int made = mkdirat(dirfd, name, FSU_DIR_MODE) == 0;
+		if (!made && errno != EEXIST) {
 			int e = errno;
 			*err = xasprintf("cannot create the directory '%s': %s", display, strerror(e));
 			errno = e;
 			return -1;
 		}
+		if (made && made_dir_mode(dirfd, name, display, err) < 0)
+			return -1;
 		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0) {
@@ -178,7 +219,13 @@ static int temp_with(int dirfd, const char *name, const char *display, const voi
 		*tmp = NULL;
 		return -1;
 	}
-	const char *what = "write";
+	/* 0600 whatever the umask: one that takes the owner's bits (0777)
+	 * made it 0000, and the rename then replaced the old file (an old
+	 * key) with one its owner cannot read. */
+	const char *what = "chmod";
+	if (fchmod(fd, FSU_FILE_MODE) < 0)
+		goto fail;
+	what = "write";
 	sigset_t mask;
 	xfsz_block(&mask);
 	int wr = write_all(fd, buf, n);
@@ -190,6 +237,7 @@ static int temp_with(int dirfd, const char *name, const char *display, const voi
 		if (fsync(fd) == 0)
 			return fd;
 	}
+fail:;
 	int e = errno;
 	*err = io_error(what, display, e);
 	close(fd);

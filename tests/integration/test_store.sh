@@ -78,6 +78,25 @@ printf '%s\n' "$KEY" | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG"
 if [ $rc -eq 0 ] && [ "$(mode "$CFG/sandbx")" = 700 ] && grep -q "narrowed '$CFG/sandbx' from mode 0750" "$TMP/err"; then
 	t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
+t_start st-login-umask "auth login under umask 0777 or 0277 stores the key 0600 in directories 0700 that auth status reads back, a new key over an old one too (before: all 0000, the old key replaced by a file its owner could not read)"
+CFGU="$TMP/cfgu"; ok=1
+for um in 0777 0277; do
+	rm -rf "$CFGU"
+	for k in one two; do
+		( umask $um; printf 'sk-ant-umask-%s\n' "$k" | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFGU" \
+			XDG_STATE_HOME="$ST" "$SANDBX" auth login >/dev/null 2>"$TMP/err" ); r1=$?
+		out=$(env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFGU" "$SANDBX" auth status 2>&1); r2=$?
+		if [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ "$(mode "$CFGU")" != 700 ] || [ "$(mode "$CFGU/sandbx")" != 700 ] ||
+			[ "$(mode "$CFGU/sandbx/credentials.toml")" != 600 ] ||
+			! grep -q "sk-ant-umask-$k" "$CFGU/sandbx/credentials.toml"; then
+			ok=0; t_fail "umask $um key $k: rc=$r1/$r2 $(cat "$TMP/err") $out modes $(mode "$CFGU") $(mode "$CFGU/sandbx" 2>&1) $(mode "$CFGU/sandbx/credentials.toml" 2>&1)"
+			break 2
+		fi
+	done
+done
+[ $ok = 1 ] && t_pass
+chmod -R u+rwx "$CFGU" 2>/dev/null; rm -rf "$CFGU"
+
 t_start st-parse-no-echo "a credentials file that does not parse is refused naming the line, never its content"
 printf '# mine\napi_key = "sk-ant-TOPSECRET999\n' > "$CRED"
 chmod 600 "$CRED"

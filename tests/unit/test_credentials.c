@@ -189,6 +189,38 @@ static void test_cred_store_narrows_own_dir_only(void **state)
 	strv_free(&notes);
 }
 
+/* The modes are sandbx's, whatever the umask: under umask 0777 the
+ * directories and the file were made 0000 (and the old key replaced by a
+ * file nobody but root could read), under 0277 the new directory could
+ * not be entered to make the next.  An old key replaced so is read back. */
+static void test_cred_store_any_umask(void **state)
+{
+	static const mode_t masks[] = { 0777, 0277, 0177, 0 };
+	char *key = NULL, *err = NULL;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(masks); i++) {
+		char *cmd = xasprintf("rm -rf '%s'", T.x.config_home);
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		for (int again = 0; again < 2; again++) {	/* a new file, then one replacing it */
+			struct strv notes = { 0 };
+			char want[32];
+			snprintf(want, sizeof(want), "sk-ant-umask-%o-%d", (unsigned)masks[i], again);
+			mode_t old = umask(masks[i]);
+			int r = cred_store_key(&T.x, want, &notes, &err);
+			umask(old);
+			if (r < 0)
+				fail_msg("umask %04o: %s", (unsigned)masks[i], err);
+			strv_free(&notes);
+			assert_int_equal(mode_of(T.x.config_home), 0700);
+			assert_int_equal(mode_of(T.x.config_dir), 0700);
+			assert_int_equal(mode_of(T.x.credentials), 0600);
+			assert_int_equal(cred_load_file(&T.x, &key, &err), 0);
+			assert_string_equal(key, want);
+			cred_key_free(key);
+		}
+	}
+}
+
 static void test_cred_refuses_wide_modes(void **state)
 {
 	char *key = NULL, *err = NULL;
@@ -405,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_cred_parse_errors_never_echo),
 		cmocka_unit_test_setup_teardown(test_cred_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_store_narrows_own_dir_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_store_any_umask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_interrupted_login_swept, setup, teardown),

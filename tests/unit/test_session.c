@@ -391,6 +391,44 @@ static void test_session_create_narrows_own_dirs_only(void **state)
 	strv_free(&notes);
 }
 
+/* A session and its directories get sandbx's modes whatever the umask:
+ * under umask 0777 they were made 0000, and under 0277 the new state
+ * directory could not be entered to make the next. */
+static void test_session_create_any_umask(void **state)
+{
+	static const mode_t masks[] = { 0777, 0277, 0 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(masks); i++) {
+		struct session *s = NULL;
+		struct strv notes = { 0 };
+		char *err = NULL, *cmd = xasprintf("rm -rf '%s'", T.x.state_home);
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		mode_t old = umask(masks[i]);
+		int r = session_create(&T.x, &s, &notes, &err);
+		umask(old);
+		if (r < 0)
+			fail_msg("umask %04o: %s", (unsigned)masks[i], err);
+		char *id = xstrdup(session_id(s)), *path = session_file(id);
+		round_one(s, "hello");
+		session_close(s);
+		struct stat st;
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0600);
+		assert_int_equal(stat(T.x.sessions_dir, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0700);
+		assert_int_equal(stat(T.x.state_dir, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0700);
+		assert_int_equal(stat(T.x.state_home, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0700);
+		assert_int_equal(session_resume(&T.x, id, &s, &notes, &err), 0);
+		assert_int_equal(session_turns(s), 1);
+		session_close(s);
+		strv_free(&notes);
+		free(id);
+		free(path);
+	}
+}
+
 /* An assistant message of one text block; text is a cJSON string (taken). */
 static cJSON *assistant_msg(cJSON *text)
 {
@@ -1491,6 +1529,7 @@ int main(void)
 		cmocka_unit_test(test_session_parse_dangling_tool_use),
 		cmocka_unit_test_setup_teardown(test_session_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_create_narrows_own_dirs_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_create_any_umask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_symlink_and_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_other_owner, setup, teardown),
