@@ -215,10 +215,14 @@ int cred_load_file(const struct xdg_paths *x, char **key, char **err)
 	base = fsu_open_base(x->config_home, 0, err);
 	if (base < 0) {
 		r = errno == ENOENT ? -ENOENT : -1;
+		if (r == -1)
+			fsu_advise(err, xdg_advice(x, 1));
 		goto out;
 	}
 	dir = fsu_open_subdir(base, "sandbx", x->config_dir, 0, &st, NULL, err);
 	if (dir < 0) {
+		if (errno == EACCES)
+			fsu_advise(err, xdg_advice(x, 1));
 		r = errno == ENOENT ? -ENOENT : (errno == EPERM || errno == ELOOP || errno == ENOTDIR) ? -EPERM : -1;
 		goto out;
 	}
@@ -348,12 +352,17 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 		return -1;
 	}
 	int base = fsu_open_base(x->config_home, FSU_CREATE, err);
-	if (base < 0)
+	if (base < 0) {
+		fsu_advise(err, xdg_advice(x, 1));
 		return -1;
+	}
 	int dir = fsu_open_subdir(base, "sandbx", x->config_dir, FSU_CREATE | FSU_NARROW, &st, notes, err);
 	close(base);
-	if (dir < 0)
+	if (dir < 0) {
+		if (errno == EACCES || errno == EROFS)
+			fsu_advise(err, xdg_advice(x, 1));
 		return -1;
+	}
 	/* One login (or logout) at a time: the sweep of what an interrupted
 	 * login left cannot tell it from a login still running, and took its
 	 * temporary file before the rename. */
@@ -388,8 +397,10 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 	*leftovers = 0;
 	int base = fsu_open_base(x->config_home, 0, err);
 	if (base < 0) {
-		if (errno != ENOENT)
+		if (errno != ENOENT) {
+			fsu_advise(err, xdg_advice(x, 1));
 			return -1;
+		}
 		free(*err);
 		*err = NULL;
 		return 0;

@@ -117,6 +117,17 @@ int fsu_open_base(const char *path, unsigned flags, char **err)
 	return fd;
 }
 
+void fsu_advise(char **err, const char *advice)
+{
+	int e = errno;
+	if (*err && !strstr(*err, " — ")) {
+		char *was = *err;
+		*err = xasprintf("%s — %s", was, advice);
+		free(was);
+	}
+	errno = e;
+}
+
 int fsu_check_owner(const struct stat *st, const char *display, char **err)
 {
 	if (st->st_uid == geteuid())

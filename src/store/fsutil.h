@@ -100,6 +100,13 @@ int fsu_create_with(int dirfd, const char *name, const char *display, const void
  */
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err);
 
+/*
+ * A base directory (or sandbx's own directory in it) could not be opened
+ * or made: end *err with " — " and advice (what the XDG variable names,
+ * xdg_advice) unless it says what to do already.  errno is kept.
+ */
+void fsu_advise(char **err, const char *advice);
+
 /* Fill buf with n random lowercase letters and digits (getrandom). */
 void fsu_random_name(char *buf, size_t n);
 

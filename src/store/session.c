@@ -625,13 +625,19 @@ static int open_store(const struct xdg_paths *x, int create, struct strv *notes,
 {
 	struct stat st;
 	int base = fsu_open_base(x->state_home, create ? FSU_CREATE : 0, err);
-	if (base < 0)
+	if (base < 0) {
+		if (create || errno != ENOENT)
+			fsu_advise(err, xdg_advice(x, 0));
 		return -1;
+	}
 	unsigned fl = create ? FSU_CREATE | FSU_NARROW : 0;
 	int sbx = fsu_open_subdir(base, "sandbx", x->state_dir, fl, &st, notes, err);
 	close(base);
-	if (sbx < 0)
+	if (sbx < 0) {
+		if (errno == EACCES || errno == EROFS)
+			fsu_advise(err, xdg_advice(x, 0));
 		return -1;
+	}
 	if (!create && check_mode(&st, "the directory", x->state_dir, notes, err) < 0) {
 		close(sbx);
 		return -1;

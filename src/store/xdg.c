@@ -17,10 +17,11 @@ static char *home_dir(void)
 	return NULL;
 }
 
-static char *base(const char *var, const char *home, const char *fallback)
+static char *base(const char *var, const char *home, const char *fallback, int *set)
 {
 	const char *v = getenv(var);
-	if (v && v[0] == '/')
+	*set = v && v[0] == '/';
+	if (*set)
 		return xstrdup(v);
 	if (!home)
 		return NULL;
@@ -31,8 +32,8 @@ int xdg_paths_get(struct xdg_paths *p, char **err)
 {
 	memset(p, 0, sizeof(*p));
 	p->home = home_dir();
-	char *state = base("XDG_STATE_HOME", p->home, ".local/state");
-	char *config = base("XDG_CONFIG_HOME", p->home, ".config");
+	char *state = base("XDG_STATE_HOME", p->home, ".local/state", &p->state_set);
+	char *config = base("XDG_CONFIG_HOME", p->home, ".config", &p->config_set);
 	if (!state || !config) {
 		free(state);
 		free(config);
@@ -47,6 +48,19 @@ int xdg_paths_get(struct xdg_paths *p, char **err)
 	p->state_home = state;
 	p->config_home = config;
 	return 0;
+}
+
+const char *xdg_advice(const struct xdg_paths *p, int config)
+{
+	if (config)
+		return p->config_set ? "XDG_CONFIG_HOME names it: point XDG_CONFIG_HOME at a directory you own and can write, "
+				       "or unset it"
+				     : "it is where the key goes while XDG_CONFIG_HOME is unset: set XDG_CONFIG_HOME to a "
+				       "directory you own and can write";
+	return p->state_set ? "XDG_STATE_HOME names it: point XDG_STATE_HOME at a directory you own and can write, "
+			      "or unset it"
+			    : "it is where sessions go while XDG_STATE_HOME is unset: set XDG_STATE_HOME to a directory "
+			      "you own and can write";
 }
 
 void xdg_paths_release(struct xdg_paths *p)

@@ -23,7 +23,15 @@ struct xdg_paths {
 	char *credentials;	/* config_dir/credentials.toml */
 	char *state_home;	/* the XDG state base (state_dir's parent) */
 	char *config_home;	/* the XDG config base (config_dir's parent) */
+	int state_set, config_set;	/* the base came from its XDG variable, not the home */
 };
+
+/*
+ * What to do when the state (config 0) or config (1) base cannot be used
+ * (a file, a directory that cannot be written): names the variable, and
+ * whether it was set.  A static string, for the end of a message.
+ */
+const char *xdg_advice(const struct xdg_paths *p, int config);
 
 /*
  * Every directory holding sandbx's own state that no grant may reach, for

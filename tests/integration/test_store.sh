@@ -196,6 +196,37 @@ IN
 	then t_pass; else t_fail "out=$tout"; fi
 fi
 
+t_start st-xdg-unusable "XDG_STATE_HOME or XDG_CONFIG_HOME naming a file (or, not as root, a directory that cannot be written) is refused naming the variable and what to do; the key stored elsewhere is untouched"
+: > "$TMP/afile"; mkdir -p "$TMP/rodir"; chmod 500 "$TMP/rodir"; cp "$CRED" "$TMP/cred.before" 2>/dev/null || : > "$TMP/cred.before"
+xr() { out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+bad=""
+xr XDG_STATE_HOME="$TMP/afile" "$SANDBX" sessions
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "XDG_STATE_HOME"; } || bad="$bad|sessions rc=$rc $err"
+xr XDG_STATE_HOME="$TMP/afile" ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session -- hi
+{ [ $rc -ne 0 ] && printf '%s' "$err" | grep -q "XDG_STATE_HOME" && ! printf '%s' "$err" | grep -q "connection failed"; } ||
+	bad="$bad|agent-run rc=$rc $err"
+xr XDG_CONFIG_HOME="$TMP/afile" "$SANDBX" auth status
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "XDG_CONFIG_HOME"; } || bad="$bad|status rc=$rc $err"
+out=$(printf 'sk-ant-new-0000\n' | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$TMP/afile" "$SANDBX" auth login 2>"$TMP/err")
+rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "XDG_CONFIG_HOME"; } || bad="$bad|login rc=$rc $err"
+if ! is_root; then
+	xr XDG_STATE_HOME="$TMP/rodir" ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session -- hi
+	{ [ $rc -ne 0 ] && printf '%s' "$err" | grep -q "XDG_STATE_HOME"; } || bad="$bad|ro agent-run rc=$rc $err"
+	out=$(printf 'sk-ant-new-0000\n' | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$TMP/rodir" "$SANDBX" auth login 2>"$TMP/err")
+	rc=$?; err=$(cat "$TMP/err")
+	{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "XDG_CONFIG_HOME"; } || bad="$bad|ro login rc=$rc $err"
+	# HOME's default: named as the default of the unset variable
+	mkdir -p "$TMP/rohome"; chmod 500 "$TMP/rohome"
+	out=$(cd "$TMP/work" && env -u XDG_STATE_HOME -u ANTHROPIC_API_KEY HOME="$TMP/rohome" XDG_CONFIG_HOME="$CFG" \
+		ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session -- hi 2>"$TMP/err")
+	rc=$?; err=$(cat "$TMP/err")
+	{ [ $rc -ne 0 ] && printf '%s' "$err" | grep -q "XDG_STATE_HOME is unset"; } || bad="$bad|rohome rc=$rc $err"
+fi
+cmp -s "$CRED" "$TMP/cred.before" 2>/dev/null || [ ! -e "$CRED" ] || bad="$bad|the stored key changed"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+chmod 700 "$TMP/rodir" "$TMP/rohome" 2>/dev/null; rm -rf "$TMP/afile" "$TMP/rodir" "$TMP/rohome" "$TMP/cred.before"
+
 # ---- sessions ----
 
 t_start st-sessions-empty "sandbx sessions with no store lists nothing and exits 0"
