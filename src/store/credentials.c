@@ -344,6 +344,26 @@ static void cred_dir_lock(int dir)
 		;
 }
 
+/*
+ * The credential file in dir, when it has a second name (a hard link: a
+ * dotfiles tree, a project): replacing or removing it here would leave the
+ * key under that name, and the policy's refusal of a grant that may hold
+ * such a link (it asks the credential file for its link count) would stop.
+ * -1 with *err saying so (doing: what was refused), else 0.
+ */
+static int cred_links_refuse(int dir, const struct xdg_paths *x, const char *doing, char **err)
+{
+	struct stat st;
+	if (fstatat(dir, CRED_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_nlink <= 1)
+		return 0;
+	*err = xasprintf("the credential file '%s' has %lu hard links: %s would leave the key under the other "
+			 "names, where sandbx no longer keeps confined commands from it — refusing; remove the other "
+			 "links (find \"$(stat -c %%m '%s')\" -xdev -samefile '%s' lists them), then try again",
+			 x->credentials, (unsigned long)st.st_nlink, doing, x->credentials, x->credentials);
+	errno = EMLINK;
+	return -1;
+}
+
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
 {
 	struct stat st;
@@ -367,6 +387,10 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	 * login left cannot tell it from a login still running, and took its
 	 * temporary file before the rename. */
 	cred_dir_lock(dir);
+	if (cred_links_refuse(dir, x, "replacing it", err) < 0) {
+		close(dir);
+		return -1;
+	}
 	/* 2 bytes per key byte covers every escape. */
 	size_t cap = 2 * strlen(key) + 160, n = 0;
 	char *buf = xmalloc(cap);
@@ -416,6 +440,10 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 		return 0;
 	}
 	cred_dir_lock(dir);
+	if (cred_links_refuse(dir, x, "removing it", err) < 0) {
+		close(dir);
+		return -1;
+	}
 	*leftovers = sweep_temps(dir);
 	if (unlinkat(dir, CRED_FILE, 0) < 0) {
 		int e = errno;

@@ -82,7 +82,9 @@ int cred_load_file(const struct xdg_paths *x, char **key, char **err);
  * Store key in the credential file (auth login): directories created 0700,
  * sandbx's own config directory narrowed to 0700 when wider (noted), the
  * file replaced atomically with mode 0600; temporary copies an interrupted
- * login left beside it are removed (noted).  0 or -1 with *err.
+ * login left beside it are removed (noted).  Refused when the credential
+ * file has more than one hard link (the key would stay under the others,
+ * unguarded).  0 or -1 with *err.
  */
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err);
 
@@ -90,7 +92,8 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
  * Remove the credential file (auth logout), whatever its mode, and the
  * temporary copies an interrupted login left beside it.  0 with *removed 1
  * (or 0 when there was none) and *leftovers the number of temporary
- * copies removed, or -1 with *err.
+ * copies removed, or -1 with *err (also when the file has more than one
+ * hard link, as for cred_store_key).
  */
 int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **err);
 

@@ -487,4 +487,22 @@ if ln "$H/.config/sandbx/credentials.toml" "$TMP/lnproj/sub/c" 2>/dev/null; then
 	else t_fail "rc=$r1/$r2/$r3/$r4/$r5 out=$o1|$o2|$o3|$o4|$o5 err=$e1 | $e2 | $e3"; fi
 else t_skip "no hard link could be made in $TMP"; fi
 
+t_start st-logout-hardlink "auth logout and auth login refuse a credential file with a second name (a hard link), naming the link count and keeping the file and the grant refusal; before, logout removed one name, said the key was removed, and a command granted the tree read the key through the other"
+C="$H/.config/sandbx/credentials.toml"
+ln "$C" "$TMP/lnproj/sub/c2"
+cp "$C" "$TMP/cred.before"
+ah() { out=$(cd "$TMP/lnproj" && env -u XDG_STATE_HOME -u XDG_CONFIG_HOME -u ANTHROPIC_API_KEY HOME="$H" "$SANDBX" auth "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+ah logout; r1=$rc e1=$err
+out=$(printf 'sk-ant-newer-0000\n' | env -u XDG_STATE_HOME -u XDG_CONFIG_HOME -u ANTHROPIC_API_KEY HOME="$H" "$SANDBX" auth login 2>"$TMP/err")
+r2=$?; e2=$(cat "$TMP/err")
+cmp -s "$C" "$TMP/cred.before"; same=$?
+lnrun --allow-read "$TMP/lnproj" -- /bin/cat "$TMP/lnproj/sub/c2"; r3=$rc o3=$out
+rm -f "$TMP/lnproj/sub/c2"
+ah logout; r4=$rc
+if [ $r1 -eq 1 ] && [ $r2 -eq 1 ] && [ $same -eq 0 ] && printf '%s' "$e1" | grep -qF "'$C' has 2 hard links" &&
+	printf '%s' "$e1" | grep -q -- "-samefile" && printf '%s' "$e2" | grep -qF "'$C' has 2 hard links" &&
+	[ $r3 -eq 125 ] && ! printf '%s' "$o3" | grep -q sk-ant && [ $r4 -eq 0 ] && [ ! -e "$C" ]; then t_pass
+else t_fail "rc=$r1/$r2/$r3/$r4 same=$same out=$o3 err=$e1 | $e2"; fi
+rm -f "$TMP/cred.before"
+
 t_done

@@ -221,6 +221,46 @@ static void test_cred_store_any_umask(void **state)
 	}
 }
 
+/* A credential file with a second name (a hard link into a dotfiles tree
+ * or a project) keeps the key under that name when login replaces it or
+ * logout removes it, and the policy's refusal of grants holding such a
+ * link then stops (the file has one link again): both are refused, the
+ * file left as it is; with the link gone they run. */
+static void test_cred_hard_link_refused(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL, *key = NULL, *other = xasprintf("%s/dotfile", T.root);
+	int removed = -1, leftovers = -1;
+	store_key("sk-ant-linked");
+	assert_int_equal(link(T.x.credentials, other), 0);
+
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-newer", &notes, &err), -1);
+	assert_non_null(strstr(err, T.x.credentials));
+	assert_non_null(strstr(err, "2 hard links"));
+	assert_non_null(strstr(err, "-samefile"));
+	assert_null(strstr(err, "sk-ant"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cred_remove(&T.x, &removed, &leftovers, &err), -1);
+	assert_int_equal(removed, 0);
+	assert_non_null(strstr(err, "2 hard links"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cred_load_file(&T.x, &key, &err), 0);	/* still there, unchanged */
+	assert_string_equal(key, "sk-ant-linked");
+	cred_key_free(key);
+	struct stat st;
+	assert_int_equal(stat(T.x.credentials, &st), 0);
+	assert_int_equal(st.st_nlink, 2);
+
+	assert_int_equal(unlink(other), 0);
+	store_key("sk-ant-newer");
+	assert_int_equal(cred_remove(&T.x, &removed, &leftovers, &err), 0);
+	assert_int_equal(removed, 1);
+	strv_free(&notes);
+	free(other);
+}
+
 static void test_cred_refuses_wide_modes(void **state)
 {
 	char *key = NULL, *err = NULL;
@@ -438,6 +478,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cred_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_store_narrows_own_dir_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_store_any_umask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_hard_link_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_interrupted_login_swept, setup, teardown),
