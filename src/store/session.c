@@ -928,6 +928,14 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	 * the history unreplayable, and the cut-back of a failed append
 	 * assumes nobody else appended.  Held until session_close. */
 	if (flock(wfd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			/* not another sandbx: a filesystem that takes no lock (an NFS
+			 * mount without its lock daemon: ENOLCK) */
+			*err = xasprintf("cannot lock the session file '%s': %s — sandbx appends to a session only while "
+					 "it holds its lock, and this filesystem took none; keep XDG_STATE_HOME on a local "
+					 "filesystem", display, strerror(errno));
+			goto out;
+		}
 		*err = xasprintf("session '%s' is in use by another sandbx — finish that one first, or start a new "
 				 "session with --session", id);
 		r = -EBUSY;
