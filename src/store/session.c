@@ -870,6 +870,36 @@ static int open_session_file(int dir, const char *name, const char *display, str
 	return fd;
 }
 
+/*
+ * Remove the second name a create killed between its link and its unlink
+ * left (fsu_create_with on a filesystem without RENAME_NOREPLACE): the
+ * hidden temporary ".NAME.xxxxxxxx" in dir that is the file st describes.
+ * Returns how many went.
+ */
+static int drop_create_leftover(int dir, const char *name, const struct stat *st)
+{
+	size_t nl = strlen(name);
+	int n = 0, d = fcntl(dir, F_DUPFD_CLOEXEC, 0);
+	DIR *ds = d >= 0 ? fdopendir(d) : NULL;
+	if (!ds) {
+		if (d >= 0)
+			close(d);
+		return 0;
+	}
+	for (struct dirent *e; (e = readdir(ds)) != NULL;) {
+		const char *c = e->d_name;
+		struct stat o;
+		if (strlen(c) != nl + 2 + FSU_TEMP_SUFFIX || c[0] != '.' || memcmp(c + 1, name, nl) != 0 ||
+		    c[1 + nl] != '.' || strspn(c + 2 + nl, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX)
+			continue;
+		if (fstatat(dir, c, &o, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(o.st_mode) && o.st_dev == st->st_dev &&
+		    o.st_ino == st->st_ino && unlinkat(dir, c, 0) == 0)
+			n++;
+	}
+	closedir(ds);
+	return n;
+}
+
 int session_resume(const struct xdg_paths *x, const char *id, struct session **out, struct strv *notes,
 		   char **err)
 {
@@ -907,7 +937,11 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	 * made with ln, one in a project a confined command can write) would
 	 * take every append and the cut of a torn tail too, and whoever can
 	 * write it could change what the model is shown: only a file of one
-	 * name is resumed. */
+	 * name is resumed.  The one second name sandbx may have made itself
+	 * (a create killed between link and unlink) goes first. */
+	if (st.st_nlink > 1 && drop_create_leftover(dir, name, &st) > 0 && fstat(rfd, &st) == 0)
+		strv_push_own(notes, xasprintf("removed the second, hidden name of '%s' that an interrupted create "
+					       "left beside it", display));
 	if (st.st_nlink > 1) {
 		*err = xasprintf("the session file '%s' has %lu hard links: resuming would append to it under its other "
 				 "names too, and whoever can write one could change what the model is shown — "
