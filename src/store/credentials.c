@@ -244,7 +244,7 @@ int cred_load_file(const struct xdg_paths *x, char **key, char **err)
 					 "'sandbx auth login'", x->credentials);
 			r = -EPERM;
 		} else {
-			*err = xasprintf("cannot open '%s': %s", x->credentials, strerror(e));
+			*err = fsu_open_error(dir, CRED_FILE, x->credentials, "", e, FSU_FILE_MODE);
 		}
 		goto out;
 	}

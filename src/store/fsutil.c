@@ -117,6 +117,23 @@ int fsu_open_base(const char *path, unsigned flags, char **err)
 	return fd;
 }
 
+char *fsu_open_error(int dirfd, const char *name, const char *display, const char *what, int e, mode_t want)
+{
+	struct stat st;
+	char *msg;
+	if (e == EACCES && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == geteuid() &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+		char m[8];
+		fsu_mode_str(st.st_mode, m);
+		msg = xasprintf("cannot open %s'%s' (mode %s): %s — it is yours and sandbx's own: chmod %o '%s'", what,
+				display, m, strerror(e), (unsigned)want, display);
+	} else {
+		msg = xasprintf("cannot open %s'%s': %s", what, display, strerror(e));
+	}
+	errno = e;
+	return msg;
+}
+
 void fsu_advise(char **err, const char *advice)
 {
 	int e = errno;
@@ -161,7 +178,7 @@ int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned f
 			*err = xasprintf("'%s' is a symbolic link or not a directory — sandbx keeps its state only in a real "
 					 "directory; move it away", display);
 		else
-			*err = xasprintf("cannot open the directory '%s': %s", display, strerror(e));
+			*err = fsu_open_error(dirfd, name, display, "the directory ", e, FSU_DIR_MODE);
 		errno = e;
 		return -1;
 	}

@@ -101,6 +101,16 @@ int fsu_create_with(int dirfd, const char *name, const char *display, const void
 int fsu_read_all(int fd, size_t cap, const char *display, char **out, size_t *n, char **err);
 
 /*
+ * The message for an open of sandbx's own file or directory dirfd/name
+ * (display: its path; what: "" or "the directory ") that failed with e:
+ * "cannot open WHAT'display': why", and when it is the caller's own but
+ * its mode shuts the caller out (EACCES: 0000, as a umask of 0777 made it
+ * in earlier versions) its mode and the chmod to want that mends it.
+ * Malloc'd; errno is kept.
+ */
+char *fsu_open_error(int dirfd, const char *name, const char *display, const char *what, int e, mode_t want);
+
+/*
  * A base directory (or sandbx's own directory in it) could not be opened
  * or made: end *err with " — " and advice (what the XDG variable names,
  * xdg_advice) unless it says what to do already.  errno is kept.

@@ -852,7 +852,7 @@ static int open_session_file(int dir, const char *name, const char *display, str
 		else if (e == ENOENT)
 			*err = xasprintf("no session file '%s' — 'sandbx sessions' lists the stored ones", display);
 		else
-			*err = xasprintf("cannot open '%s': %s", display, strerror(e));
+			*err = fsu_open_error(dir, name, display, "", e, FSU_FILE_MODE);
 		errno = e;
 		return -1;
 	}

@@ -227,6 +227,29 @@ cmp -s "$CRED" "$TMP/cred.before" 2>/dev/null || [ ! -e "$CRED" ] || bad="$bad|t
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 chmod 700 "$TMP/rodir" "$TMP/rohome" 2>/dev/null; rm -rf "$TMP/afile" "$TMP/rodir" "$TMP/rohome" "$TMP/cred.before"
 
+t_start st-own-mode-0000 "sandbx's own directory, session file or credential file left mode 0000 (an earlier sandbx under umask 0777) is refused naming it, its mode and the chmod that mends it"
+U="$TMP/u0"; mkdir -p "$U/h" "$U/w" "$U/st/sandbx/sessions" "$U/cfg/sandbx"
+printf '{"type":"header","version":1,"id":"zzzz0000","created":1700000000}\n' > "$U/st/sandbx/sessions/zzzz0000.jsonl"
+printf 'api_key = "sk-ant-zero-0000"\n' > "$U/cfg/sandbx/credentials.toml"
+chmod 700 "$U/st/sandbx" "$U/st/sandbx/sessions" "$U/cfg/sandbx"; chmod 755 "$U" "$U/h" "$U/w" "$U/st" "$U/cfg"
+chmod 000 "$U/st/sandbx/sessions/zzzz0000.jsonl" "$U/cfg/sandbx/credentials.toml"
+asu=""
+if is_root; then chown -R 65534:65534 "$U"; asu="setpriv --reuid=65534 --regid=65534 --clear-groups"; fi
+ur() { out=$(cd "$U/w" && $asu env -u ANTHROPIC_API_KEY HOME="$U/h" XDG_STATE_HOME="$U/st" XDG_CONFIG_HOME="$U/cfg" "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+bad=""
+ur ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session zzzz0000 -- hi
+{ [ $rc -ne 0 ] && printf '%s' "$err" | grep -qF "'$U/st/sandbx/sessions/zzzz0000.jsonl' (mode 0000)" &&
+	printf '%s' "$err" | grep -qF "chmod 600 '$U/st/sandbx/sessions/zzzz0000.jsonl'"; } || bad="$bad|session file: rc=$rc $err"
+ur "$SANDBX" auth status
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$U/cfg/sandbx/credentials.toml' (mode 0000)" &&
+	printf '%s' "$err" | grep -qF "chmod 600 '$U/cfg/sandbx/credentials.toml'"; } || bad="$bad|credential: rc=$rc $err"
+chmod 000 "$U/st/sandbx"
+ur "$SANDBX" sessions
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$U/st/sandbx' (mode 0000)" && printf '%s' "$err" | grep -qF "chmod 700 '$U/st/sandbx'" &&
+	! printf '%s' "$err" | grep -q "XDG_STATE_HOME names it"; } || bad="$bad|state dir: rc=$rc $err"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+chmod -R u+rwX "$U"; rm -rf "$U"
+
 # ---- sessions ----
 
 t_start st-sessions-empty "sandbx sessions with no store lists nothing and exits 0"
