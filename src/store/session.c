@@ -390,6 +390,27 @@ static int record(struct session_parser *p, uint64_t ln, const cJSON *o)
 	return fail(p, ln, xstrdup("unknown record type"));
 }
 
+/*
+ * A NUL in the line, raw or as the escape \u0000: cJSON would take the
+ * string it sits in as ending there, and sandbx writes neither (its
+ * strings are C strings).  A backslash escaping a backslash is skipped,
+ * so the text "\\u0000" is not one.
+ */
+static int has_nul(const char *s, size_t n)
+{
+	if (memchr(s, '\0', n))
+		return 1;
+	for (const char *c = memchr(s, '\\', n); c; c = memchr(c, '\\', n - (size_t)(c - s))) {
+		size_t left = n - (size_t)(c - s);
+		if (left >= 6 && memcmp(c, "\\u0000", 6) == 0)
+			return 1;
+		c += left >= 2 ? 2 : 1;
+		if (c >= s + n)
+			break;
+	}
+	return 0;
+}
+
 /* One complete line (without its newline). */
 static int line_done(struct session_parser *p, const char *s, size_t n)
 {
@@ -404,7 +425,7 @@ static int line_done(struct session_parser *p, const char *s, size_t n)
 	/* A NUL is in no line sandbx wrote, and cJSON would take the string
 	 * it sits in as ending there: not JSON. */
 	const char *end = NULL;
-	cJSON *o = memchr(s, '\0', n) ? NULL : cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	cJSON *o = has_nul(s, n) ? NULL : cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (!o || !cJSON_IsObject(o) || !end || !is_blank(end, n - (size_t)(end - s))) {
 		cJSON_Delete(o);
 		p->pending_bad = ln;	/* a torn append if nothing follows */
@@ -1264,7 +1285,7 @@ static void tail_summary(const char *buf, size_t n, int *turns, int *cut_short)
 		end = start;
 		if (is_blank(line, len))
 			continue;
-		cJSON *o = memchr(line, '\0', len) ? NULL : cJSON_ParseWithLengthOpts(line, len, &e, 0);
+		cJSON *o = has_nul(line, len) ? NULL : cJSON_ParseWithLengthOpts(line, len, &e, 0);
 		if (!cJSON_IsObject(o) || !e || !is_blank(e, len - (size_t)(e - line))) {
 			cJSON_Delete(o);
 			if (any || torn)

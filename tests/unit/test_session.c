@@ -248,6 +248,34 @@ static void test_session_parse_nul_byte(void **state)
 	session_parser_free(p);
 }
 
+/* The escape \u0000 is a NUL byte too: cJSON ends the string there, so
+ * "list\u0000 the files" replayed as "list" without a word.  It is in no
+ * line sandbx writes (its strings are C strings): damage, as the raw byte
+ * is; an escaped backslash before "u0000" is text, and is kept. */
+static void test_session_parse_nul_escape(void **state)
+{
+	static const char mid[] = HDR "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\","
+				  "\"text\":\"list\\u0000 the files\"}]}\n" ASSIST2;
+	for (int mode = 0; mode <= 2; mode++) {
+		struct session_parser *p = parse_split(mid, sizeof(mid) - 1, mode, 5);
+		const char *e = session_parser_error(p);
+		if (!e) {
+			char *m = messages_json(p);
+			fail_msg("parsed as %s", m);
+		}
+		assert_non_null(strstr(e, "line 2: "));
+		session_parser_free(p);
+	}
+	static const char text[] = HDR "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\","
+				   "\"text\":\"a \\\\u0000 b\"}]}\n" ASSIST2;
+	struct session_parser *p = parse_split(text, sizeof(text) - 1, 0, 0);
+	assert_null(session_parser_error(p));
+	char *m = messages_json(p);
+	assert_non_null(strstr(m, "a \\\\u0000 b"));
+	free(m);
+	session_parser_free(p);
+}
+
 static void test_session_parse_line_cap(void **state)
 {
 	struct session_parser *p = session_parser_new(0);
@@ -1641,6 +1669,7 @@ int main(void)
 		cmocka_unit_test(test_session_parse_torn_invalid_last),
 		cmocka_unit_test(test_session_parse_line_cap),
 		cmocka_unit_test(test_session_parse_nul_byte),
+		cmocka_unit_test(test_session_parse_nul_escape),
 		cmocka_unit_test(test_session_parse_dangling_tool_use),
 		cmocka_unit_test_setup_teardown(test_session_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_create_narrows_own_dirs_only, setup, teardown),
