@@ -684,6 +684,16 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 		return -1;
 	}
 	off_t before = st.st_size;
+	/* A second name made since the session was opened (a backup's
+	 * cp -al, an ln) would take this append too: see session_resume. */
+	if (st.st_nlink > 1) {
+		*err = xasprintf("the session file '%s' has %lu hard links now: appending would write into the other "
+				 "names too — the round was not stored; the earlier turns are kept: remove the other links "
+				 "(find \"$(stat -c %%m '%s')\" -xdev -samefile '%s' lists them)", s->path,
+				 (unsigned long)st.st_nlink, s->path, s->path);
+		errno = EMLINK;
+		return -1;
+	}
 	/* Resume reads at most SESSION_MAX_FILE: a file grown past it would
 	 * lose every turn it holds, not only this one. */
 	if ((uint64_t)before + n > SESSION_MAX_FILE) {

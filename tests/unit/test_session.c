@@ -658,6 +658,35 @@ static void test_session_resume_refuses_hard_link(void **state)
 	free(path);
 }
 
+/* A second name made while the session is open (a backup's cp -al, an
+ * ln) would take every later append too: the append is refused, naming
+ * the link count, and nothing is written under either name. */
+static void test_session_append_refuses_hard_link(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	round_one(s, "first");
+	char *path = session_file(session_id(s)), *other = xasprintf("%s/snapshot.jsonl", T.root);
+	assert_int_equal(link(path, other), 0);
+	off_t size = file_size(other);
+	cJSON *a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"more\"}]}");
+	assert_int_equal(session_append_round(s, "second", a, NULL, &err), -1);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "2 hard links"));
+	assert_non_null(strstr(err, path));
+	free(err);
+	err = NULL;
+	assert_int_equal(file_size(other), size);
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(session_append_round(s, "second", a, NULL, &err), 0);
+	cJSON_Delete(a);
+	session_close(s);
+	free(path);
+	free(other);
+}
+
 static void test_session_resume_cuts_torn_tail(void **state)
 {
 	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
@@ -1678,6 +1707,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_symlink_and_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_other_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_hard_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_append_refuses_hard_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_cuts_torn_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_repairs_dangling_tool_use, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_append_validates, setup, teardown),
