@@ -984,6 +984,11 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	}
 	/* Reopen for appending and make sure it is the same file we checked. */
 	wfd = openat(dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (wfd < 0 && errno == EACCES) {
+		/* a mode without the owner's write bit (0400) */
+		*err = fsu_open_error(dir, name, display, "for appending ", errno, FSU_FILE_MODE);
+		goto out;
+	}
 	if (wfd < 0 || fstat(wfd, &wst) < 0 || wst.st_dev != st.st_dev || wst.st_ino != st.st_ino) {
 		*err = xasprintf("cannot open '%s' for appending%s%s", display, wfd < 0 ? ": " : " — it changed while being read",
 				 wfd < 0 ? strerror(errno) : "");

@@ -227,7 +227,7 @@ cmp -s "$CRED" "$TMP/cred.before" 2>/dev/null || [ ! -e "$CRED" ] || bad="$bad|t
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 chmod 700 "$TMP/rodir" "$TMP/rohome" 2>/dev/null; rm -rf "$TMP/afile" "$TMP/rodir" "$TMP/rohome" "$TMP/cred.before"
 
-t_start st-own-mode-0000 "sandbx's own directory, session file or credential file left mode 0000 (an earlier sandbx under umask 0777) is refused naming it, its mode and the chmod that mends it"
+t_start st-own-mode-0000 "sandbx's own directory, session file or credential file left mode 0000 (an earlier sandbx under umask 0777), or a session file left 0400, is refused naming it, its mode and the chmod that mends it"
 U="$TMP/u0"; mkdir -p "$U/h" "$U/w" "$U/st/sandbx/sessions" "$U/cfg/sandbx"
 printf '{"type":"header","version":1,"id":"zzzz0000","created":1700000000}\n' > "$U/st/sandbx/sessions/zzzz0000.jsonl"
 printf 'api_key = "sk-ant-zero-0000"\n' > "$U/cfg/sandbx/credentials.toml"
@@ -240,6 +240,11 @@ bad=""
 ur ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session zzzz0000 -- hi
 { [ $rc -ne 0 ] && printf '%s' "$err" | grep -qF "'$U/st/sandbx/sessions/zzzz0000.jsonl' (mode 0000)" &&
 	printf '%s' "$err" | grep -qF "chmod 600 '$U/st/sandbx/sessions/zzzz0000.jsonl'"; } || bad="$bad|session file: rc=$rc $err"
+chmod 400 "$U/st/sandbx/sessions/zzzz0000.jsonl"
+ur ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session zzzz0000 -- hi
+{ [ $rc -ne 0 ] && printf '%s' "$err" | grep -qF "'$U/st/sandbx/sessions/zzzz0000.jsonl' (mode 0400)" &&
+	printf '%s' "$err" | grep -qF "chmod 600 '$U/st/sandbx/sessions/zzzz0000.jsonl'" &&
+	! printf '%s' "$err" | grep -q "connection failed"; } || bad="$bad|read-only session file: rc=$rc $err"
 ur "$SANDBX" auth status
 { [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$U/cfg/sandbx/credentials.toml' (mode 0000)" &&
 	printf '%s' "$err" | grep -qF "chmod 600 '$U/cfg/sandbx/credentials.toml'"; } || bad="$bad|credential: rc=$rc $err"
