@@ -317,7 +317,7 @@ static char *call_subject(const char *tool, const cJSON *input)
 	}
 	v = cJSON_GetObjectItemCaseSensitive(input, "path");
 	if (cJSON_IsString(v))
-		return gate_visible_line(v->valuestring, GATE_MAX_SHOWN);
+		return gate_visible_path(v->valuestring, GATE_MAX_SHOWN);
 	return xstrdup("");
 }
 
@@ -419,7 +419,7 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 						   &grown);
 	}
 	if (new_text) {
-		char *vis = gate_visible_line(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
+		char *vis = gate_visible_path(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
 		size_t on = why || !cur ? 0 : count_lines(cur), nn = count_lines(new_text);
 		if (on + nn > GATE_MAX_DIFF_INPUT_LINES) {
 			/* A diff costs some 32 bytes a line: past a few million,

@@ -76,7 +76,7 @@ char *gate_refusal_text(const char *tool, int by_user, const char *reason)
 			 tool);
 }
 
-static char *visible(const char *str, size_t max, int keep_newline)
+static char *visible(const char *str, size_t max, int keep_newline, int path)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
@@ -88,7 +88,7 @@ static char *visible(const char *str, size_t max, int keep_newline)
 			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
 			break;
 		}
-		if (l <= 0) {
+		if (l <= 0 || (path && cp == '\\')) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
 			i++;
 		} else if ((cp == '\n' && keep_newline) || cp == '\t') {
@@ -113,12 +113,17 @@ static char *visible(const char *str, size_t max, int keep_newline)
 
 char *gate_visible(const char *s, size_t max)
 {
-	return visible(s, max, 1);
+	return visible(s, max, 1, 0);
 }
 
 char *gate_visible_line(const char *s, size_t max)
 {
-	return visible(s, max, 0);
+	return visible(s, max, 0, 0);
+}
+
+char *gate_visible_path(const char *s, size_t max)
+{
+	return visible(s, max, 0, 1);
 }
 
 /* ---- diff ---------------------------------------------------------------- */

@@ -112,7 +112,7 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 					 * live one: what draws nothing is shown too */
 					const char *cmd = str(in, "command"), *path = str(in, "path");
 					char *subj = cmd ? gate_visible(cmd, GATE_MAX_SHOWN)
-						   : path ? gate_visible_line(path, GATE_MAX_SHOWN) : NULL;
+						   : path ? gate_visible_path(path, GATE_MAX_SHOWN) : NULL;
 					ev.subject = subj;
 					tui_model_event(m, &ev, m->now_ms);
 					free(subj);

@@ -78,6 +78,16 @@ static void gate_visible_escapes(void **state)
 	v = gate_visible_line("a\nsandbx audit exited\tx", 512);	/* one line: \n escaped, \t kept */
 	assert_string_equal(v, "a\\x0asandbx audit exited\tx");
 	free(v);
+	/* a path: a backslash too, so the name 'a\x0ab' is not shown as 'a<LF>b' is */
+	v = gate_visible_path("a\nb", 512);
+	assert_string_equal(v, "a\\x0ab");
+	free(v);
+	v = gate_visible_path("a\\x0ab", 512);
+	assert_string_equal(v, "a\\x5cx0ab");
+	free(v);
+	v = gate_visible_line("C:\\dir", 512);	/* other text keeps its backslashes */
+	assert_string_equal(v, "C:\\dir");
+	free(v);
 	char big[2000];
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
