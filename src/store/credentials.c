@@ -364,6 +364,21 @@ static int cred_links_refuse(int dir, const struct xdg_paths *x, const char *doi
 	return -1;
 }
 
+/* A directory where the credential file goes (made by hand, or by a
+ * tool that took the name): no key can be written or removed there, and
+ * the rename or unlink would only say "Is a directory".  -1 with *err
+ * saying what it is and what to do (doing: what was refused), else 0. */
+static int cred_dir_in_place(int dir, const struct xdg_paths *x, const char *doing, char **err)
+{
+	struct stat st;
+	if (fstatat(dir, CRED_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	*err = xasprintf("'%s' is a directory, not the credential file sandbx writes — %s; nothing was changed: "
+			 "move it away, then try again", x->credentials, doing);
+	errno = EISDIR;
+	return -1;
+}
+
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
 {
 	struct stat st;
@@ -387,7 +402,8 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	 * login left cannot tell it from a login still running, and took its
 	 * temporary file before the rename. */
 	cred_dir_lock(dir);
-	if (cred_links_refuse(dir, x, "replacing it", err) < 0) {
+	if (cred_links_refuse(dir, x, "replacing it", err) < 0 ||
+	    cred_dir_in_place(dir, x, "no key can be stored there", err) < 0) {
 		close(dir);
 		return -1;
 	}
@@ -440,7 +456,8 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 		return 0;
 	}
 	cred_dir_lock(dir);
-	if (cred_links_refuse(dir, x, "removing it", err) < 0) {
+	if (cred_links_refuse(dir, x, "removing it", err) < 0 ||
+	    cred_dir_in_place(dir, x, "it holds no key sandbx stored", err) < 0) {
 		close(dir);
 		return -1;
 	}

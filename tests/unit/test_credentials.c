@@ -261,6 +261,33 @@ static void test_cred_hard_link_refused(void **state)
 	free(other);
 }
 
+/* A directory where the file goes: login and logout say what it is and
+ * what to do, and leave it. */
+static void test_cred_directory_in_place(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	int removed = -1, leftovers = -1;
+	store_key("sk-ant-first");
+	assert_int_equal(unlink(T.x.credentials), 0);
+	assert_int_equal(mkdir(T.x.credentials, 0700), 0);
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-newer", &notes, &err), -1);
+	assert_non_null(strstr(err, T.x.credentials));
+	assert_non_null(strstr(err, "is a directory"));
+	assert_non_null(strstr(err, "move it away"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cred_remove(&T.x, &removed, &leftovers, &err), -1);
+	assert_int_equal(removed, 0);
+	assert_non_null(strstr(err, "is a directory"));
+	free(err);
+	struct stat st;
+	assert_int_equal(stat(T.x.credentials, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(rmdir(T.x.credentials), 0);
+	strv_free(&notes);
+}
+
 static void test_cred_refuses_wide_modes(void **state)
 {
 	char *key = NULL, *err = NULL;
@@ -479,6 +506,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cred_store_narrows_own_dir_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_store_any_umask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_hard_link_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_directory_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_interrupted_login_swept, setup, teardown),
