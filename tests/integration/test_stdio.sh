@@ -103,13 +103,23 @@ import os, sys
 fd = os.open(sys.argv[1], os.O_PATH); os.dup2(fd, 1)
 os.execv(sys.argv[2], ["sandbx", "sandbox-run", "--", "/bin/true"])' "$O" "$SANDBX" ) 2>"$TMP/err2"
 rc2=$?
+# An O_PATH handle on a regular file is refused too, not only a directory:
+# chmod through /proc/self/fd/1 would reach the host's file around Landlock.
+echo secret > "$O/opath"; chmod 600 "$O/opath"
+( cd "$W" && $PY -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_PATH); os.dup2(fd, 1)
+os.execv(sys.argv[2], ["sandbx", "sandbox-run", "--allow-write", sys.argv[3], "--", "/bin/sh", "-c", "chmod 666 /proc/self/fd/1"])' "$O/opath" "$SANDBX" "$W" ) 2>"$TMP/err3"
+rc3=$?
 mode=$(stat -c %a "$O/secret")
-if [ $rc1 -eq 125 ] && [ $rc2 -eq 125 ] && [ "$mode" = 600 ] &&
+mode3=$(stat -c %a "$O/opath")
+if [ $rc1 -eq 125 ] && [ $rc2 -eq 125 ] && [ $rc3 -eq 125 ] && [ "$mode" = 600 ] && [ "$mode3" = 600 ] &&
 	grep -q "^sandbx: the command's standard input is a directory (or an O_PATH handle)" "$TMP/err" &&
-	grep -q "^sandbx: the command's standard output is a directory (or an O_PATH handle)" "$TMP/err2"; then
+	grep -q "^sandbx: the command's standard output is a directory (or an O_PATH handle)" "$TMP/err2" &&
+	grep -q "^sandbx: the command's standard output is a directory (or an O_PATH handle)" "$TMP/err3"; then
 	t_pass
 else
-	t_fail "rc=$rc1/$rc2 mode=$mode $(cat "$TMP/err" "$TMP/err2")"
+	t_fail "rc=$rc1/$rc2/$rc3 mode=$mode/$mode3 $(cat "$TMP/err" "$TMP/err2" "$TMP/err3")"
 fi
 
 t_start sr-stdio-timeout-restored "a command ended by --timeout is gone when sandbx returns, so the terminal flags put back stay put: 16 processes setting O_NONBLOCK on the terminal without pause leave it blocking, in each of 8 runs"
