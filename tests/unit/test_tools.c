@@ -861,6 +861,32 @@ static void tool_edit_growth_capped(void **state)
 	char *now = tt_slurp(f->dir, "w/amp.txt");
 	assert_string_equal(now, as);
 	free(now);
+
+	/* A file over the limit is refused before it is read, also when the
+	 * edit would shrink it under the limit: a unique 64-byte line at the
+	 * head of a text file 16 MiB + 16 bytes long, replaced by "". */
+	char *big = tt_path(f->dir, "w/big.txt");
+	const char *mark = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
+	static char lines[1 << 16];
+	for (size_t i = 0; i < sizeof(lines); i++)
+		lines[i] = i % 64 == 63 ? '\n' : 'z';
+	int bfd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(bfd >= 0);
+	assert_int_equal(write(bfd, mark, 64), 64);
+	for (size_t left = TOOLS_MAX_EDIT_BYTES + 16 - 64; left;) {
+		size_t w = left < sizeof(lines) ? left : sizeof(lines);
+		assert_int_equal(write(bfd, lines, w), (ssize_t)w);
+		left -= w;
+	}
+	close(bfd);
+	snprintf(json, 8192, "{\"path\":\"big.txt\",\"old\":\"%.63s\\n\",\"new\":\"\"}", mark);
+	assert_int_equal(run(f, "edit", json, &r), -1);
+	EXPECT_HAS(r, "'big.txt' is larger than 16 MiB — too large to edit here");
+	tool_result_release(&r);
+	struct stat bst;
+	assert_int_equal(stat(big, &bst), 0);
+	assert_int_equal(bst.st_size, (off_t)TOOLS_MAX_EDIT_BYTES + 16);
+	free(big);
 	free(as);
 	free(bs);
 	free(json);
