@@ -722,6 +722,18 @@ static void test_tui_bounded_window(void **state)
 	char *t = tui_model_transcript(&m);
 	assert_non_null(strstr(t, "earlier lines are not kept"));
 	free(t);
+	/* the byte cap on its own: 6 MB in lines of 1,000 bytes is 6,000
+	 * lines, under the line cap, and must still be cut to 4 MiB */
+	tui_model_release(&m);
+	tui_model_init(&m, 80, 24, 1);
+	memset(chunk, 'w', 100000);
+	for (int i = 0; i < 100000; i += 1000)
+		chunk[i] = '\n';
+	for (int i = 0; i < 60; i++)
+		text(&m, chunk);
+	assert_true(m.n < TUI_MAX_LINES);
+	assert_true(m.bytes <= TUI_MAX_BYTES);
+	assert_true(m.dropped > 0);
 	/* one endless line is split into bounded logical lines */
 	tui_model_release(&m);
 	tui_model_init(&m, 80, 24, 1);
