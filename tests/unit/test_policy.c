@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cli/cli_policy.h"
+#include "sandbox/helper.h"
 #include "sandbox/landlock.h"
 #include "sandbox/policy.h"
 #include "util/compat.h"
@@ -187,6 +188,31 @@ static void landlock_rights_mapping(void **state)
 	assert_int_equal(landlock_scope_missing(6, 1, 1), 0);
 	assert_int_equal(landlock_scope_missing(7, 1, 1), 0);
 	assert_int_equal(landlock_scopes(6), LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL);
+}
+
+/* Every variable glibc ignores for set-id programs (unsecure-envvars.h,
+ * 2.36), whose value steers the loader or libc, crosses to the command
+ * only: the unconfined helper stages see it under HELPER_CMDENV_PREFIX.
+ * The list is SECURITY.md's, written out here apart from helper.c's. */
+static void helper_env_loader_names(void **state)
+{
+	static const char *const command_only[] = {
+		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_DEBUG_OUTPUT", "LD_PROFILE", "LD_ANYTHING_NEW",
+		"GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH",
+		"MALLOC_ARENA_MAX", "MALLOC_CHECK_", "MALLOC_TRACE", "MALLOC_PERTURB_", "NIS_PATH", "NLSPATH",
+		"RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR", HELPER_CMDENV_PREFIX "LD_PRELOAD",
+	};
+	static const char *const plain[] = {
+		"PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "MY_LD_PATH", "GCONV", "MALLOC",
+		"LOCPATH2", "TMPDIRS", "ANTHROPIC_API_KEY",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(command_only) / sizeof(command_only[0]); i++)
+		if (!helper_env_for_command_only(command_only[i]))
+			fail_msg("%s would reach the helper stages under its own name", command_only[i]);
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (helper_env_for_command_only(plain[i]))
+			fail_msg("%s is renamed, but steers nothing", plain[i]);
 }
 
 static void cwd_shapes_refused(void **state)
@@ -571,6 +597,7 @@ int main(void)
 		cmocka_unit_test(policy_refuses_missing_grant),
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
+		cmocka_unit_test(helper_env_loader_names),
 		cmocka_unit_test(cwd_shapes_refused),
 		cmocka_unit_test(write_kernel_trees_refused),
 		cmocka_unit_test(write_kernel_mounts_refused),
