@@ -41,6 +41,10 @@ else
 	NUL=/dev/null URND=/dev/urandom
 fi
 before=$(stat -c %a "$NUL")
+# The command gets the view's node of the same device, bound from the
+# host's /dev: should that bind ever be writable, a chmod through it
+# reaches the host's node, not the private one.  Put that back too.
+host_before=$(stat -c '%a %u %g' /dev/null /dev/urandom | tr '\n' ' ')
 rm -f "$W/res"
 ( cd "$W" && "$SANDBX" sandbox-run -- $PY -c '
 import errno, os
@@ -59,12 +63,19 @@ os.write(1, b"x" * 10); os.write(2, b"y" * 10)
 ' <"$NUL" >"$NUL" 2>"$URND" )
 got=$(cat "$W/res" 2>&1)
 after=$(stat -c %a "$NUL")
+host_after=$(stat -c '%a %u %g' /dev/null /dev/urandom | tr '\n' ' ')
+if [ "$host_after" != "$host_before" ] && [ "$(id -u)" = 0 ]; then
+	read -r m1 u1 g1 m2 u2 g2 <<HOST
+$host_before
+HOST
+	chmod "$m1" /dev/null; chown "$u1:$g1" /dev/null; chmod "$m2" /dev/urandom; chown "$u2:$g2" /dev/urandom
+fi
 want="0 chmod=EROFS chown=EROFS utime=EROFS
 1 chmod=EROFS chown=EROFS utime=EROFS
 2 chmod=EROFS chown=EROFS utime=EROFS
 read-eof"
-if [ "$got" = "$want" ] && [ "$after" = "$before" ]; then t_pass
-else t_fail "mode $before -> $after; inside: $got"; fi
+if [ "$got" = "$want" ] && [ "$after" = "$before" ] && [ "$host_after" = "$host_before" ]; then t_pass
+else t_fail "mode $before -> $after; host's /dev/null, /dev/urandom: $host_before -> $host_after (put back); inside: $got"; fi
 
 t_start sr-stdio-devtty-own "a standard descriptor opened on /dev/tty (</dev/tty) reaches the command as the terminal itself: chmod through it, also as root, cannot change the /dev/tty node every user's programs open, even while the run lasts"
 # As root a private 5,0 node stands in for /dev/tty (opening it names the
