@@ -207,10 +207,17 @@ t_start pin-mismatch "a mismatching pin refuses before anything runs, naming bot
 out=$(prun --pin-sha256 "$bad" -- "$P/fs" write "$W/ran")
 rc=$?
 if [ $rc -eq 125 ] && [ ! -e "$W/ran" ] && grep -q "$bad" "$TMP/err" && grep -q "$good" "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
-t_start pin-same-inode "the executed inode is the hashed one"
+t_start pin-same-inode "the executed inode is the hashed one, also when another file is renamed over the path after the pin was opened"
 want=$(stat -c '%d:%i' "$P/fs")
 out=$(prun --pin-sha256 "$good" -- "$P/fs" self-ino)
-if [ "$out" = "ok $want" ]; then t_pass; else t_fail "$out != $want"; fi
+# Library level: the pinned descriptor is opened, then a copy is renamed
+# over the path before the helper starts; the helper executes the
+# descriptor (execveat), so the first inode runs, not the one now there.
+cp "$PROBES/fs" "$P/fs2"; chmod 755 "$P/fs2"; cp "$PROBES/fs" "$P/fs.new"; chmod 755 "$P/fs.new"
+want2=$(stat -c '%d:%i' "$P/fs2")
+out2=$( cd "$W" && "$TESTTOOLS/policyrun" --exec "$P" --write "$W" --pin-swap "$P/fs.new" -- "$P/fs2" self-ino 2>"$TMP/err")
+if [ "$out" = "ok $want" ] && [ "$out2" = "ok $want2" ]; then t_pass
+else t_fail "$out != $want; swapped: $out2 != $want2 $(cat "$TMP/err")"; fi
 t_start pin-script "a #! script is refused under a pin"
 printf '#!/bin/sh\necho ran\n' > "$P/script"; chmod 755 "$P/script"
 sh_hash=$("$SANDBX" hash "$P/script")

@@ -2,15 +2,20 @@
  * policyrun.c — drive the sandbox at the library level, for the tests that
  * the CLI cannot express.
  *
- *   policyrun [--read P] [--write P] [--exec P] [--swap DIR] -- PROG ARGS...
+ *   policyrun [--read P] [--write P] [--exec P] [--swap DIR] [--pin-swap NEW] -- PROG ARGS...
  *
  * Grants are added with exactly the rights named (no CLI floor beyond
  * read+exec on /usr, /bin, /lib, /lib64, no read added to write).  --swap
  * DIR renames DIR away and creates a new empty directory at its name
  * after the policy was vetted and before the helper starts: the helper
- * must refuse the run.  Exit status: sandbx's, as sandbox-run would give.
+ * must refuse the run.  --pin-swap NEW opens PROG as the pinned program
+ * (as sandbox-run --pin-sha256 does once it has hashed it), then renames
+ * NEW over PROG's path before the helper starts: the helper must execute
+ * the descriptor, not the path.  Exit status: sandbx's, as sandbox-run
+ * would give.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +32,7 @@ int main(int argc, char **argv)
 	struct policy p;
 	struct sandbox_result res;
 	char *err = NULL, cwd[PATH_MAX];
-	const char *swap = NULL;
+	const char *swap = NULL, *pin_swap = NULL;
 	int i;
 
 	/* sandbox_start re-executes /proc/self/exe: this binary is the helper. */
@@ -42,6 +47,10 @@ int main(int argc, char **argv)
 			     : !strcmp(argv[i], "--exec") ? (POL_READ | POL_EXEC) : 0;
 		if (!strcmp(argv[i], "--swap")) {
 			swap = argv[i + 1];
+			continue;
+		}
+		if (!strcmp(argv[i], "--pin-swap")) {
+			pin_swap = argv[i + 1];
 			continue;
 		}
 		if (!acc || policy_add_grant(&p, argv[i + 1], acc, &err) < 0) {
@@ -76,7 +85,15 @@ int main(int argc, char **argv)
 		}
 		free(old);
 	}
-	struct sandbox_spawn s = { .policy = &p, .argv = argv + i + 1, .pin_fd = -1, .stdio = { -1, -1, -1 } };
+	int pin_fd = -1;
+	if (pin_swap) {
+		pin_fd = open(argv[i + 1], O_RDONLY | O_CLOEXEC);
+		if (pin_fd < 0 || rename(pin_swap, argv[i + 1]) < 0) {
+			perror("policyrun: pin-swap");
+			return 1;
+		}
+	}
+	struct sandbox_spawn s = { .policy = &p, .argv = argv + i + 1, .pin_fd = pin_fd, .stdio = { -1, -1, -1 } };
 	if (sandbox_start(&s, &err) < 0) {
 		fprintf(stderr, "policyrun: %s\n", err);
 		return 125;
