@@ -4,6 +4,7 @@
  * jsonl); notes, retries, tool summaries and audit records go to stderr.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,20 @@ static int base_url_check(const struct cli_opts *o)
 	return 0;
 }
 
+/* A terminal this process could write to: 0-2, or the controlling one (an
+ * approval question goes to /dev/tty).  None now is none later: the
+ * descriptors stay, and a process gets no controlling terminal by itself. */
+static int any_terminal(void)
+{
+	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO))
+		return 1;
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 int cli_agent_start(const struct cli_opts *o, const struct policy *p)
 {
 	int rc = cli_ldpath_env_guard(p);
@@ -82,7 +97,10 @@ int cli_agent_start(const struct cli_opts *o, const struct policy *p)
 		rc = cli_ldpath_guard(p);
 	if (rc)
 		return rc;
-	utf8_term_charset_init(0);
+	/* Decided now, before libcurl's threads, when there is a terminal to
+	 * write to; with none it is never needed, and no locale is loaded. */
+	if (any_terminal())
+		utf8_term_charset_init(0);
 	agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
 	return base_url_check(o);
 }

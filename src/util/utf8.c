@@ -187,7 +187,7 @@ static size_t term_write(FILE *f, const char *str, size_t n, int final, int json
 			i += (size_t)l;
 		} else {
 			if (legacy < 0)
-				legacy = term_charset() && isatty(fileno(f));
+				legacy = isatty(fileno(f)) && term_charset();
 			if (legacy)
 				write_legacy(f, cp, json);
 			else
@@ -225,7 +225,7 @@ int utf8_term_charset_set(const char *locale)
 
 int utf8_term_legacy(int fd)
 {
-	return term_charset() && isatty(fd);
+	return isatty(fd) && term_charset();
 }
 
 int utf8_term_charset_init(int keep)
@@ -272,7 +272,7 @@ void utf8_term_printf(FILE *f, const char *fmt, ...)
 	size_t k = 0;
 	while (k < (size_t)n && (unsigned char)s[k] < 0x80)
 		k++;
-	if (k < (size_t)n && term_charset() && isatty(fileno(f)))
+	if (k < (size_t)n && isatty(fileno(f)) && term_charset())
 		term_write(f, s, (size_t)n, 1, 0);
 	else
 		fwrite(s, 1, (size_t)n, f);
