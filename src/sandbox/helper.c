@@ -1023,6 +1023,9 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	}
 	if (landlock_apply(p, abi, rules, nrules, &label, &arg) < 0)
 		refuse((enum auditch_label)label, arg);
+	/* Last: Landlock opens each grant, and --limit-open-files may be
+	 * lower than the descriptors that takes. */
+	limits_apply_nofile(p, AUDIT_FD);
 
 	if (have_pin)
 		syscall(SYS_execveat, PIN_FD, "", cmd, environ, AT_EMPTY_PATH);

@@ -28,7 +28,13 @@
  *                                     the command runs outside)
  *   2. limits_attach(p, init, fd)     supervisor, after forking the init:
  *                                     move the supervisor back out
- *   3. limits_apply_rlimits(p, fd)    command stage: the rlimit part
+ *   3. limits_apply_rlimits(p, fd)    command stage: the rlimit part,
+ *                                     open files apart:
+ *      limits_apply_nofile(p, fd)     command stage, last before the
+ *                                     exec: RLIMIT_NOFILE, once Landlock
+ *                                     has opened the grants, so a limit
+ *                                     below what the stage holds open
+ *                                     binds the command, not the stage
  *   4. limits_report_kill(p, sig, fd) init: the command died by sig — was
  *                                     it a limit?  (ACH_LIMIT_HIT)
  *   5. limits_finish(p, fd)           supervisor, after the init exited:
@@ -81,6 +87,7 @@ void limits_defaults(int agent, uint64_t ram, uint64_t out[LIM__COUNT]);
 int limits_prepare(struct policy *p, int audit_fd);
 void limits_attach(struct policy *p, pid_t init, int audit_fd);
 void limits_apply_rlimits(const struct policy *p, int audit_fd);
+void limits_apply_nofile(const struct policy *p, int audit_fd);
 /* 1 when a cgroup enforces limit kind (after limits_prepare, in the
  * supervisor and what it forks), 0 when an rlimit does or nothing. */
 int limits_by_cgroup(int kind);

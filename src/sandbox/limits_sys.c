@@ -331,23 +331,33 @@ int limits_by_cgroup(int kind)
 	return (st.by_cgroup & (1u << kind)) != 0;
 }
 
+static void apply_rlimit(const struct policy *p, int k, int audit_fd)
+{
+	struct rlimit cur, want;
+	if (!p->limits[k] || (st.by_cgroup & (1u << k)))
+		return;
+	int res = limits_resource(k);
+	if (getrlimit(res, &cur) < 0) {
+		auditch_send(audit_fd, ACH_REF_LIMIT, k);
+		_exit(125);
+	}
+	limits_plan_rlimit(k, p->limits[k], LIMITS_HELPER_PROCS, &cur, &want);
+	if (setrlimit(res, &want) < 0) {
+		auditch_send(audit_fd, ACH_REF_LIMIT, k);
+		_exit(125);
+	}
+}
+
 void limits_apply_rlimits(const struct policy *p, int audit_fd)
 {
-	for (int k = 0; k < LIM__COUNT; k++) {
-		struct rlimit cur, want;
-		if (!p->limits[k] || (st.by_cgroup & (1u << k)))
-			continue;
-		int res = limits_resource(k);
-		if (getrlimit(res, &cur) < 0) {
-			auditch_send(audit_fd, ACH_REF_LIMIT, k);
-			_exit(125);
-		}
-		limits_plan_rlimit(k, p->limits[k], LIMITS_HELPER_PROCS, &cur, &want);
-		if (setrlimit(res, &want) < 0) {
-			auditch_send(audit_fd, ACH_REF_LIMIT, k);
-			_exit(125);
-		}
-	}
+	for (int k = 0; k < LIM__COUNT; k++)
+		if (k != LIM_NOFILE)
+			apply_rlimit(p, k, audit_fd);
+}
+
+void limits_apply_nofile(const struct policy *p, int audit_fd)
+{
+	apply_rlimit(p, LIM_NOFILE, audit_fd);
 }
 
 /* CPU time of the init's reaped children, the command among them, ms. */

@@ -378,6 +378,11 @@ t_start limits-nofile "--limit-open-files 50 stops the 48th open (0-2 are open) 
 out=$(run --limit-open-files 50 -- "$PROBES/lim_nofile" 1000)
 [ "$out" = "err EMFILE opened=47" ] && t_pass || t_fail "expected 'err EMFILE opened=47', got '$out' rc=$RC"
 
+t_start limits-nofile-small "a --limit-open-files below what the sandbox itself holds open while it is built (4 here: one above 0-2) binds the command alone: the probe opens one file and is stopped at the second, and the run is not refused"
+out=$(run --limit-open-files 4 -- "$PROBES/lim_nofile" 1000)
+if [ "$out" != "err EMFILE opened=1" ]; then t_fail "expected 'err EMFILE opened=1', got '$out' rc=$RC: $(grep -v 'audit spawned' "$TMP/err")"
+else t_pass; fi
+
 # ---- cleanup after a timeout -----------------------------------------------------
 
 t_start limits-timeout-cleanup "a call killed by --timeout leaves no process behind, and the cgroup its killed supervisor left is removed by the next call"
