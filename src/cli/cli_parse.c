@@ -437,7 +437,10 @@ static int check_policy(struct cli_opts *o, unsigned bit, char **err)
 		for (size_t i = 0; i < o->nports; i++)
 			has53 |= o->ports[i] == 53;
 		if (!has53) {
-			*err = xstrdup("--dns-over-tcp needs port 53 allowed — add --allow-network 53");
+			*err = xstrdup(o->net_any ? "--dns-over-tcp needs port 53 in the port list of --allow-network, and "
+						    "bare --allow-network lists none — give --allow-network 53,PORT... "
+						    "instead of bare --allow-network, or leave out --dns-over-tcp"
+						  : "--dns-over-tcp needs port 53 allowed — add --allow-network 53");
 			return -1;
 		}
 	}

@@ -209,6 +209,14 @@ static void cli_network_forms(void **state)
 	cli_opts_release(&o);
 	assert_int_equal(parse(&o, &err, "sandbox-run", "--dns-over-tcp", "--allow-network", "53", "--", "x", NULL), 0);
 	cli_opts_release(&o);
+	/* Bare --allow-network lets port 53 through but lists no port: the
+	 * message must not send the user to add '--allow-network 53' beside
+	 * it, which is refused as bare and with ports. */
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "--dns-over-tcp", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "bare --allow-network"));
+	assert_non_null(strstr(err, "instead of"));
+	free(err);
+	cli_opts_release(&o);
 }
 
 /* A name the policy would refuse is refused by the parser: exit 64, like
