@@ -399,6 +399,13 @@ static void cli_other_commands(void **state)
 	assert_int_equal(o.cmd, CMD_VERSION);
 	cli_opts_release(&o);
 	assert_non_null(strstr(cli_usage(CMD_NONE), "--version"));	/* what is accepted is shown */
+	assert_non_null(strstr(cli_usage(CMD_NONE), "-h | help"));
+	assert_int_equal(parse(&o, &err, "help", NULL), 0);
+	assert_int_equal(o.cmd, CMD_HELP);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "-h", NULL), 0);
+	assert_true(o.help);
+	cli_opts_release(&o);
 	expect_usage(NULL);
 }
 
