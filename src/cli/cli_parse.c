@@ -478,6 +478,15 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		o->help = 1;
 		return 0;
 	}
+	/* The subcommands of fixed words take --help among them too, as the
+	 * others take it among their options (tool: before its options, which
+	 * parse_flags reads). */
+	if (o->cmd == CMD_AUTH || o->cmd == CMD_HASH || o->cmd == CMD_SESSIONS || o->cmd == CMD_TOOL)
+		for (int i = 2; i < argc && (o->cmd != CMD_TOOL || i < 4); i++)
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				o->help = 1;
+				return 0;
+			}
 	int r;
 	switch (o->cmd) {
 	case CMD_AUTH:

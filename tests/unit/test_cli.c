@@ -406,6 +406,24 @@ static void cli_other_commands(void **state)
 	assert_int_equal(parse(&o, &err, "tool", "-h", NULL), 0);
 	assert_true(o.help);
 	cli_opts_release(&o);
+	/* "Every subcommand takes --help": after its words too, as
+	 * sandbox-run and agent-run take it after their options. */
+	assert_int_equal(parse(&o, &err, "auth", "login", "--help", NULL), 0);
+	assert_true(o.help);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "hash", "/bin/true", "-h", NULL), 0);
+	assert_true(o.help);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sessions", "x", "--help", NULL), 0);
+	assert_true(o.help);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "read", "--help", NULL), 0);
+	assert_true(o.help);
+	cli_opts_release(&o);
+	/* after '--' it is a word of the program or the prompt */
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--", "x", "--help", NULL), 0);
+	assert_false(o.help);
+	cli_opts_release(&o);
 	expect_usage(NULL);
 }
 
