@@ -137,7 +137,7 @@ static int set_count(struct cli_opts *o, const struct flag *f, const char *v, ch
 {
 	uint64_t *field = (uint64_t *)((char *)o + f->param), n;
 	if (parse_u64(v, 1, 1000000000ULL, &n) < 0) {
-		*err = xasprintf("%s: '%s' is not a whole number from 1 up", f->name, v);
+		*err = xasprintf("%s: '%s' is not a whole number from 1 to 1000000000", f->name, v);
 		return -1;
 	}
 	*field = n;
@@ -164,7 +164,8 @@ static int set_limit(struct cli_opts *o, const struct flag *f, const char *v, ch
 		n = 0;
 	} else if (sized ? parse_size(v, &n) < 0 : parse_u64(v, 0, UINT32_MAX, &n) < 0) {
 		*err = xasprintf("%s: '%s' is not %s, 0 or none", f->name, v,
-				 sized ? "a size (a number with an optional K, M, G or T)" : "a whole number");
+				 sized ? "a size (a number with an optional K, M, G or T)"
+				       : "a whole number up to 4294967295");
 		return -1;
 	}
 	o->limit_set[k] = 1;
@@ -175,7 +176,7 @@ static int set_limit(struct cli_opts *o, const struct flag *f, const char *v, ch
 static int set_timeout(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
 	if (parse_u64(v, 1, 31536000, &o->timeout) < 0) {
-		*err = xasprintf("--timeout: '%s' is not a whole number of seconds from 1", v);
+		*err = xasprintf("--timeout: '%s' is not a whole number of seconds from 1 to 31536000 (a year)", v);
 		return -1;
 	}
 	o->timeout_set = 1;

@@ -277,6 +277,20 @@ static void cli_limits(void **state)
 {
 	struct cli_opts o;
 	char *err;
+	/* A whole number past the flag's maximum is refused by a message
+	 * that names the maximum, not one calling it no whole number. */
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--limit-cpu", "4294967296", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "4294967295"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--timeout", "31536001", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "to 31536000"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "--max-tokens", "1000000001", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "to 1000000000"));
+	free(err);
+	cli_opts_release(&o);
 	assert_int_equal(parse(&o, &err, "sandbox-run", "--limit-memory", "512M", "--limit-procs", "none",
 			       "--limit-cpu", "0", "--limit-file-size", "1G", "--", "x", NULL), 0);
 	assert_int_equal(o.limits[LIM_MEMORY], 512ULL << 20);
