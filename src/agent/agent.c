@@ -113,8 +113,10 @@ int agent_new(const struct agent_config *cfg, struct agent **out, char **err)
 	int r;
 
 	a->cfg = *cfg;
-	a->model = xstrdup(cfg->model ? cfg->model : getenv("SANDBX_MODEL") ? getenv("SANDBX_MODEL")
-										: AGENT_DEFAULT_MODEL);
+	/* A set but empty SANDBX_MODEL counts as unset, as an empty
+	 * ANTHROPIC_BASE_URL does. */
+	const char *env_model = getenv("SANDBX_MODEL");
+	a->model = xstrdup(cfg->model ? cfg->model : env_model && *env_model ? env_model : AGENT_DEFAULT_MODEL);
 	if (!a->cfg.max_tokens)
 		a->cfg.max_tokens = AGENT_DEFAULT_MAX_TOKENS;
 	if (!a->cfg.max_rounds)

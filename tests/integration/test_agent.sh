@@ -80,6 +80,26 @@ assert [t['name'] for t in b['tools']]==['read','ls','find','grep'], b['tools']
 assert '$W' in b['system']
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-model-env "SANDBX_MODEL names the model when --model is not given, --model wins over it, and a set but empty SANDBX_MODEL counts as unset (the default model), as an empty ANTHROPIC_BASE_URL does"
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+sse $FX/text.sse
+sse $FX/text.sse
+sse $FX/text.sse
+EOF
+SANDBX_MODEL=env-model ar -- hello; rc1=$RC
+SANDBX_MODEL=env-model ar --model flag-model -- hello; rc2=$RC
+SANDBX_MODEL= ar -- hello; rc3=$RC; err3=$(cat "$D/err")
+ar -- hello; rc4=$RC
+mock_stop
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ $rc4 -eq 0 ] && python3 -c "
+import json
+m = [json.load(open('$D/req-%d.json' % i))['model'] for i in (1, 2, 3, 4)]
+assert m[0] == 'env-model' and m[1] == 'flag-model', m
+assert m[2] == m[3] and m[3] not in ('', 'env-model'), m
+" 2>"$D/py"; then t_pass; else t_fail "rc=$rc1/$rc2/$rc3/$rc4 $(head -c 600 "$D/py" 2>/dev/null) $err3"; fi
+
 t_start ag-system-grants "the system prompt lists every grant with all its rights (an --allow-exec tree too, not the system directories it names), and says where bash starts when the working directory is not granted"
 mock_dir
 mkdir -p "$TMP/xtool" "$TMP/elsewhere"
