@@ -217,53 +217,63 @@ tm kill-session -t rc1 2>/dev/null
 # pointing there) would choose the bytes sent to the terminal.  Its
 # enter-screen sequence here sets the pane title; outside the grants it is
 # read (the test can tell).
+# planted_ti DIR...: that description compiled into each DIR.
+planted_ti() {
+	{ infocmp -x screen > "$TMP/ti.src" && sed -i 's/smcup=[^,]*/smcup=\\E]2;PLANTED\\007\\E[?1049h/' "$TMP/ti.src"; } \
+		2>"$TMP/tic.err" || return 1
+	for d; do tic -x -o "$d" "$TMP/ti.src" 2>"$TMP/tic.err" || return 1; done
+}
+# ti_run ENV CWD ARGS: tui with ENV (assignments, env -u ...) from CWD with
+# ARGS, stderr in $TMP/ti.err, then quit; $title: the pane's title it set,
+# $ti_bad: what went wrong before that.
+ti_run() {
+	mock_sse "$TMP/hello.sse"
+	tm kill-session -t ti 2>/dev/null
+	run ti 100 30 "$1 ANTHROPIC_API_KEY=sk-test TERM=screen sh -c 'cd \"$2\" && exec \"$SANDBX\" tui $3 --base-url http://127.0.0.1:$PORT 2>\"$TMP/ti.err\"'"
+	ti_bad=""
+	has ti "type a prompt" || ti_bad="no first screen: $(shot ti | head -3)"
+	title=$(tm display-message -p -t ti '#{pane_title}')
+	tm send-keys -t ti C-d; rc ti >/dev/null
+	tm kill-session -t ti 2>/dev/null
+}
+
 t_start tui-real-terminfo-planted "a TERMINFO in the working directory (a write grant) is not what the screen reads: a note names it and the planted description's sequence is not sent; one outside the grants is"
 rm -rf "$TMP/tiw" "$TMP/tiout" && mkdir -p "$TMP/tiw" "$TMP/tiout" "$TMP/rhome"
-if ! { infocmp -x screen > "$TMP/ti.src" && sed -i 's/smcup=[^,]*/smcup=\\E]2;PLANTED\\007\\E[?1049h/' "$TMP/ti.src" && \
-       tic -x -o "$TMP/tiw/ti" "$TMP/ti.src" && tic -x -o "$TMP/tiout" "$TMP/ti.src"; } 2>"$TMP/tic.err"; then
+if ! planted_ti "$TMP/tiw/ti" "$TMP/tiout"; then
 	t_fail "cannot build the description: $(cat "$TMP/tic.err")"
 else
 	chmod -R a+rX "$TMP/tiout"
 	bad=""
 	for where in "$TMP/tiw/ti" "$TMP/tiout"; do
-		mock_sse "$TMP/hello.sse"
-		tm kill-session -t ti 2>/dev/null
-		run ti 100 30 "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test TERM=screen TERMINFO='$where' sh -c 'cd \"$TMP/tiw\" && exec \"$SANDBX\" tui --allow-write \"$TMP/tiw\" --allow-read \"$TMP/tiout\" --base-url http://127.0.0.1:$PORT 2>\"$TMP/ti.err\"'"
-		has ti "type a prompt" || bad="$bad [$where: no first screen: $(shot ti | head -3)]"
-		title=$(tm display-message -p -t ti '#{pane_title}')
-		tm send-keys -t ti C-d; rc ti >/dev/null
+		ti_run "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' TERMINFO='$where'" "$TMP/tiw" \
+			"--allow-write \"$TMP/tiw\" --allow-read \"$TMP/tiout\""
+		[ -z "$ti_bad" ] || bad="$bad [$where: $ti_bad]"
 		if [ "$where" = "$TMP/tiout" ]; then
 			[ "$title" = PLANTED ] || bad="$bad [outside: not read: title=$title]"
 		elif [ "$title" = PLANTED ] || ! grep -q "note: not using TERMINFO '$where' (it resolves into the write grant $TMP/tiw)" "$TMP/ti.err"; then
 			bad="$bad [in grant: title=$title $(cat "$TMP/ti.err")]"
 		fi
-		tm kill-session -t ti 2>/dev/null
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
 
 t_start tui-real-home-terminfo-planted "a \$HOME/.terminfo that resolves into a write grant (a symlink into the working directory) is not what the screen reads, even with TERMINFO unset: a note names it; a \$HOME/.terminfo outside the grants is read"
 rm -rf "$TMP/thw" "$TMP/thh" "$TMP/tho" && mkdir -p "$TMP/thw/ti" "$TMP/thh" "$TMP/tho/.terminfo"
-if ! { infocmp -x screen > "$TMP/th.src" && sed -i 's/smcup=[^,]*/smcup=\\E]2;PLANTED\\007\\E[?1049h/' "$TMP/th.src" && \
-       tic -x -o "$TMP/thw/ti" "$TMP/th.src" && tic -x -o "$TMP/tho/.terminfo" "$TMP/th.src"; } 2>"$TMP/tic.err"; then
+if ! planted_ti "$TMP/thw/ti" "$TMP/tho/.terminfo"; then
 	t_fail "cannot build the description: $(cat "$TMP/tic.err")"
 else
 	ln -s "$TMP/thw/ti" "$TMP/thh/.terminfo"
 	chmod -R a+rX "$TMP/tho" "$TMP/thw"
 	bad=""
 	for home in "$TMP/thh" "$TMP/tho"; do
-		mock_sse "$TMP/hello.sse"
-		tm kill-session -t th 2>/dev/null
-		run th 100 30 "env -u TERMINFO -u TERMINFO_DIRS HOME='$home' XDG_STATE_HOME='$TMP/thstate' ANTHROPIC_API_KEY=sk-test TERM=screen sh -c 'cd \"$TMP/thw\" && exec \"$SANDBX\" tui --allow-write \"$TMP/thw\" --base-url http://127.0.0.1:$PORT 2>\"$TMP/th.err\"'"
-		has th "type a prompt" || bad="$bad [$home: no first screen: $(shot th | head -3)]"
-		title=$(tm display-message -p -t th '#{pane_title}')
-		tm send-keys -t th C-d; rc th >/dev/null
+		ti_run "env -u TERMINFO -u TERMINFO_DIRS HOME='$home' XDG_STATE_HOME='$TMP/thstate'" "$TMP/thw" \
+			"--allow-write \"$TMP/thw\""
+		[ -z "$ti_bad" ] || bad="$bad [$home: $ti_bad]"
 		if [ "$home" = "$TMP/tho" ]; then
 			[ "$title" = PLANTED ] || bad="$bad [outside: not read: title=$title]"
-		elif [ "$title" = PLANTED ] || ! grep -q "note: not using \$HOME/.terminfo '$TMP/thh/.terminfo' (it resolves into the write grant $TMP/thw)" "$TMP/th.err"; then
-			bad="$bad [in grant: title=$title $(cat "$TMP/th.err")]"
+		elif [ "$title" = PLANTED ] || ! grep -q "note: not using \$HOME/.terminfo '$TMP/thh/.terminfo' (it resolves into the write grant $TMP/thw)" "$TMP/ti.err"; then
+			bad="$bad [in grant: title=$title $(cat "$TMP/ti.err")]"
 		fi
-		tm kill-session -t th 2>/dev/null
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
