@@ -457,11 +457,33 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 	}
 	const char *c = argv[1];
 	if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 || strcmp(c, "help") == 0) {
+		/* help SUBCOMMAND is SUBCOMMAND --help; a word that names none
+		 * is refused rather than dropped, so a typo is not answered
+		 * with the overview as if it had been understood. */
 		o->cmd = CMD_HELP;
+		if (argc == 2)
+			return 0;
+		for (size_t k = 0; k < SBX_ARRAY_LEN(cmds); k++)
+			if (strcmp(argv[2], cmds[k].name) == 0)
+				o->cmd = cmds[k].cmd;
+		if (o->cmd == CMD_HELP) {
+			*err = xasprintf("%s: unknown subcommand '%s' — one of sandbox-run, agent-run, tui, tool, auth, "
+					 "hash, sessions", c, argv[2]);
+			return -1;
+		}
+		if (argc > 3) {
+			*err = xasprintf("%s takes one subcommand, not '%s' too — run 'sandbx help %s'", c, argv[3], argv[2]);
+			return -1;
+		}
+		o->help = 1;
 		return 0;
 	}
 	if (strcmp(c, "--version") == 0) {
 		o->cmd = CMD_VERSION;
+		if (argc > 2) {
+			*err = xasprintf("--version takes no argument, not '%s' — run 'sandbx --version' alone", argv[2]);
+			return -1;
+		}
 		return 0;
 	}
 	unsigned bit = 0;
@@ -619,7 +641,8 @@ static const char usage_main[] =
 	"  auth login|logout|status\n"
 	"  hash PATH              SHA-256 of a file, for --pin-sha256\n"
 	"  sessions               list stored sessions\n"
-	"  --help | -h | help     this text (SUBCOMMAND --help or -h: its options)\n"
+	"  --help | -h | help     this text\n"
+	"  help SUBCOMMAND        its options (as SUBCOMMAND --help or -h)\n"
 	"  --version              the version\n"
 	"\n"
 	"POLICY: --allow-read PATH  --allow-write PATH  --allow-exec PATH\n"

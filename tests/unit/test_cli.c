@@ -441,6 +441,44 @@ static void cli_other_commands(void **state)
 	expect_usage(NULL);
 }
 
+/* A word after help, --help, -h or --version is not dropped in silence:
+ * help SUBCOMMAND is that subcommand's --help; anything else is a usage
+ * error that names the word and says what to do. */
+static void cli_help_version_words(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	static const char *const helps[] = { "help", "--help", "-h" };
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(parse(&o, &err, helps[i], "tui", NULL), 0);
+		assert_int_equal(o.cmd, CMD_TUI);
+		assert_true(o.help);
+		cli_opts_release(&o);
+		assert_int_equal(parse(&o, &err, helps[i], "sandbox-run", NULL), 0);
+		assert_int_equal(o.cmd, CMD_SANDBOX_RUN);
+		assert_true(o.help);
+		cli_opts_release(&o);
+		assert_int_equal(parse(&o, &err, helps[i], "x", NULL), -1);
+		assert_non_null(strstr(err, "'x'"));
+		assert_non_null(strstr(err, " — "));
+		free(err);
+		cli_opts_release(&o);
+		assert_int_equal(parse(&o, &err, helps[i], "tui", "auth", NULL), -1);
+		assert_non_null(strstr(err, "'auth'"));
+		assert_non_null(strstr(err, " — "));
+		free(err);
+		cli_opts_release(&o);
+	}
+	assert_int_equal(parse(&o, &err, "--version", "x", NULL), -1);
+	assert_non_null(strstr(err, "--version"));
+	assert_non_null(strstr(err, "'x'"));
+	assert_non_null(strstr(err, " — "));
+	assert_null(strchr(err, '\n'));
+	free(err);
+	cli_opts_release(&o);
+	assert_non_null(strstr(cli_usage(CMD_NONE), "help SUBCOMMAND"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +497,7 @@ int main(void)
 		cmocka_unit_test(cli_agent_refuses_api_key_env),
 		cmocka_unit_test(cli_pin_forms),
 		cmocka_unit_test(cli_other_commands),
+		cmocka_unit_test(cli_help_version_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
