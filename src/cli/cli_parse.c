@@ -30,7 +30,8 @@ struct flag {
 static int add_path(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
 	if (!*v) {
-		*err = xasprintf("%s needs a path, not an empty word", f->name);
+		*err = xasprintf("%s needs a path, not an empty word — name a file or directory, e.g. %s .", f->name,
+				 f->name);
 		return -1;
 	}
 	o->paths = xrealloc(o->paths, (o->npaths + 1) * sizeof(*o->paths));
@@ -76,7 +77,8 @@ static int set_network(struct cli_opts *o, const struct flag *f, const char *v, 
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
 		uint64_t port;
 		if (parse_u64(t, 1, 65535, &port) < 0) {
-			*err = xasprintf("--allow-network: '%s' is not a port from 1 to 65535", t);
+			*err = xasprintf("--allow-network: '%s' is not a port from 1 to 65535 — give port numbers separated by "
+					 "commas, e.g. --allow-network 443,8080", t);
 			free(dup);
 			return -1;
 		}
@@ -94,7 +96,8 @@ static int set_network(struct cli_opts *o, const struct flag *f, const char *v, 
 	}
 	free(dup);
 	if (n == 0) {
-		*err = xasprintf("--allow-network: '%s' names no port", v);
+		*err = xasprintf("--allow-network: '%s' names no port — give port numbers separated by commas, e.g. "
+				 "--allow-network 443,8080, or bare --allow-network for any", v);
 		return -1;
 	}
 	return 0;
@@ -125,7 +128,8 @@ static int set_str(struct cli_opts *o, const struct flag *f, const char *v, char
 {
 	char **field = (char **)((char *)o + f->param);
 	if (!*v) {
-		*err = xasprintf("%s needs a value, not an empty word", f->name);
+		*err = xasprintf("%s needs a value, not an empty word — give one, or leave %s out for its default", f->name,
+				 f->name);
 		return -1;
 	}
 	free(*field);
@@ -137,7 +141,8 @@ static int set_count(struct cli_opts *o, const struct flag *f, const char *v, ch
 {
 	uint64_t *field = (uint64_t *)((char *)o + f->param), n;
 	if (parse_u64(v, 1, 1000000000ULL, &n) < 0) {
-		*err = xasprintf("%s: '%s' is not a whole number from 1 to 1000000000", f->name, v);
+		*err = xasprintf("%s: '%s' is not a whole number from 1 to 1000000000 — give digits only, e.g. %s 100",
+				 f->name, v, f->name);
 		return -1;
 	}
 	*field = n;
@@ -148,7 +153,8 @@ static int set_size(struct cli_opts *o, const struct flag *f, const char *v, cha
 {
 	uint64_t *field = (uint64_t *)((char *)o + f->param), n;
 	if (parse_size(v, &n) < 0 || n == 0) {
-		*err = xasprintf("%s: '%s' is not a size from 1 (a number with an optional K, M, G or T)", f->name, v);
+		*err = xasprintf("%s: '%s' is not a size from 1 (a number with an optional K, M, G or T) — e.g. %s 64M",
+				 f->name, v, f->name);
 		return -1;
 	}
 	*field = n;
@@ -163,9 +169,10 @@ static int set_limit(struct cli_opts *o, const struct flag *f, const char *v, ch
 	if (strcmp(v, "none") == 0) {
 		n = 0;
 	} else if (sized ? parse_size(v, &n) < 0 : parse_u64(v, 0, UINT32_MAX, &n) < 0) {
-		*err = xasprintf("%s: '%s' is not %s, 0 or none", f->name, v,
+		*err = xasprintf("%s: '%s' is not %s, 0 or none — e.g. %s %s, or %s none to lift it", f->name, v,
 				 sized ? "a size (a number with an optional K, M, G or T)"
-				       : "a whole number up to 4294967295");
+				       : "a whole number up to 4294967295",
+				 f->name, sized ? "512M" : "256", f->name);
 		return -1;
 	}
 	o->limit_set[k] = 1;
@@ -176,7 +183,8 @@ static int set_limit(struct cli_opts *o, const struct flag *f, const char *v, ch
 static int set_timeout(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
 	if (parse_u64(v, 1, 31536000, &o->timeout) < 0) {
-		*err = xasprintf("--timeout: '%s' is not a whole number of seconds from 1 to 31536000 (a year)", v);
+		*err = xasprintf("--timeout: '%s' is not a whole number of seconds from 1 to 31536000 (a year) — give "
+				 "digits only, e.g. --timeout 60", v);
 		return -1;
 	}
 	o->timeout_set = 1;
@@ -203,7 +211,7 @@ static int set_pin(struct cli_opts *o, const struct flag *f, const char *v, char
 static int set_rounds(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
 	if (parse_u64(v, 1, 1000, &o->max_rounds) < 0) {
-		*err = xasprintf("--max-rounds: '%s' is not a whole number from 1 to 1000", v);
+		*err = xasprintf("--max-rounds: '%s' is not a whole number from 1 to 1000 — e.g. --max-rounds 20", v);
 		return -1;
 	}
 	return 0;
@@ -233,7 +241,7 @@ static int set_approve(struct cli_opts *o, const struct flag *f, const char *v, 
 	else if (strcmp(v, "call") == 0)
 		o->approve = APPROVE_CALL;
 	else {
-		*err = xasprintf("--approve: '%s' is neither run nor call", v);
+		*err = xasprintf("--approve: '%s' is neither run nor call — give --approve run or --approve call", v);
 		return -1;
 	}
 	return 0;
@@ -262,7 +270,7 @@ static int set_output(struct cli_opts *o, const struct flag *f, const char *v, c
 	else if (strcmp(v, "jsonl") == 0)
 		o->output_jsonl = 1;
 	else {
-		*err = xasprintf("--output: '%s' is neither text nor jsonl", v);
+		*err = xasprintf("--output: '%s' is neither text nor jsonl — give --output text or --output jsonl", v);
 		return -1;
 	}
 	return 0;
@@ -386,7 +394,7 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 		switch (f->arg) {
 		case ARG_NONE:
 			if (eq) {
-				*err = xasprintf("option '%.*s' takes no value", (int)nlen, a);
+				*err = xasprintf("option '%.*s' takes no value — write it alone, without '='", (int)nlen, a);
 				return -1;
 			}
 			break;
@@ -402,7 +410,7 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 			} else if (i + 1 < argc && strcmp(argv[i + 1], "--") != 0) {
 				v = argv[++i];
 			} else {
-				*err = xasprintf("option '%s' needs a value", a);
+				*err = xasprintf("option '%s' needs a value — give it as the next word or after '=' (%s=VALUE)", a, a);
 				return -1;
 			}
 			break;
@@ -514,27 +522,27 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 	switch (o->cmd) {
 	case CMD_AUTH:
 		if (argc != 3 || (strcmp(argv[2], "login") && strcmp(argv[2], "logout") && strcmp(argv[2], "status"))) {
-			*err = xstrdup("auth needs one of login, logout or status");
+			*err = xstrdup("auth needs one of login, logout or status — e.g. sandbx auth status");
 			return -1;
 		}
 		o->auth_action = xstrdup(argv[2]);
 		return 0;
 	case CMD_HASH:
 		if (argc != 3 || !*argv[2]) {
-			*err = xstrdup("hash needs one PATH");
+			*err = xstrdup("hash needs one PATH — give exactly one file, e.g. sandbx hash /usr/bin/python3");
 			return -1;
 		}
 		o->hash_path = xstrdup(argv[2]);
 		return 0;
 	case CMD_SESSIONS:
 		if (argc != 2) {
-			*err = xasprintf("sessions takes no argument, not '%s'", argv[2]);
+			*err = xasprintf("sessions takes no argument, not '%s' — run 'sandbx sessions' alone", argv[2]);
 			return -1;
 		}
 		return 0;
 	case CMD_TOOL:
 		if (argc < 4 || argv[2][0] == '-' || argv[3][0] == '-') {
-			*err = xstrdup("tool needs NAME and JSON: sandbx tool read '{\"path\":\"README.md\"}'");
+			*err = xstrdup("tool needs NAME and JSON — e.g. sandbx tool read '{\"path\":\"README.md\"}'");
 			return -1;
 		}
 		if (!is_tool_name(argv[2])) {
@@ -547,7 +555,7 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		if (r < 0)
 			return -1;
 		if (r == 1) {
-			*err = xstrdup("tool takes no '--'");
+			*err = xstrdup("tool takes no '--' — give its options after the JSON, without '--'");
 			return -1;
 		}
 		return check_policy(o, C_AGENT, err);
@@ -567,16 +575,19 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 			return -1;
 		}
 		if (o->nrest == 0 || !*o->rest[0]) {
-			*err = xstrdup("no program after '--'");
+			*err = xstrdup(o->nrest == 0 ? "no program after '--' — name the program to run after it: "
+						       "sandbx sandbox-run [POLICY] -- PROGRAM [ARG...]"
+						     : "the program after '--' is an empty word — name the program to run");
 			return -1;
 		}
 		if (o->pin_hex && o->rest[0][0] != '/') {
-			*err = xasprintf("--pin-sha256 needs the program as an absolute path, not '%s'", o->rest[0]);
+			*err = xasprintf("--pin-sha256 needs the program as an absolute path, not '%s' — write its full path "
+					 "('command -v %s' prints it)", o->rest[0], o->rest[0]);
 			return -1;
 		}
 	} else if (o->cmd == CMD_AGENT_RUN) {
 		if (o->prompt_stdin && r == 1) {
-			*err = xstrdup("give the prompt either after '--' or on stdin with '-', not both");
+			*err = xstrdup("the prompt is given both after '--' and on stdin with '-' — choose one");
 			return -1;
 		}
 		if (!o->prompt_stdin && r == 0) {
@@ -598,7 +609,7 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		}
 	} else if (o->cmd == CMD_TUI) {
 		if (r == 1) {
-			*err = xstrdup("tui takes no '--' or prompt; type the prompt in the screen");
+			*err = xstrdup("tui takes no '--' or prompt — type the prompt in the screen");
 			return -1;
 		}
 		if (o->session_set && o->cont) {

@@ -479,6 +479,55 @@ static void cli_help_version_words(void **state)
 	assert_non_null(strstr(cli_usage(CMD_NONE), "help SUBCOMMAND"));
 }
 
+/* HACKING.md: every message names the subject and then, after ' — ', says
+ * what to do.  One command line for each refusal of the parser. */
+static void cli_every_refusal_says_what_to_do(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	static const char *const cases[][8] = {
+		{ "sandbox-run", "--allow-read", "", "--", "x" },
+		{ "sandbox-run", "--allow-network", "0", "--", "x" },
+		{ "sandbox-run", "--allow-network", ",", "--", "x" },
+		{ "agent-run", "--model", "", "--", "x" },
+		{ "agent-run", "--max-tokens", "0", "--", "x" },
+		{ "agent-run", "--max-scan-bytes", "0", "--", "x" },
+		{ "sandbox-run", "--limit-memory", "lots", "--", "x" },
+		{ "sandbox-run", "--limit-procs", "many", "--", "x" },
+		{ "sandbox-run", "--timeout", "0", "--", "x" },
+		{ "agent-run", "--max-rounds", "0", "--", "x" },
+		{ "agent-run", "--approve", "never", "--", "x" },
+		{ "agent-run", "--output", "xml", "--", "x" },
+		{ "sandbox-run", "--dns-over-tcp=1", "--", "x" },
+		{ "sandbox-run", "--timeout" },
+		{ "auth" },
+		{ "auth", "steal" },
+		{ "hash" },
+		{ "hash", "a", "b" },
+		{ "hash", "" },
+		{ "sessions", "x" },
+		{ "tool", "read" },
+		{ "tool", "read", "{}", "--" },
+		{ "sandbox-run", "--" },
+		{ "sandbox-run", "--", "" },
+		{ "sandbox-run", "--pin-sha256",
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "--", "true" },
+		{ "agent-run", "-", "--", "x" },
+		{ "tui", "--", "x" },
+		{ "agent-run", "--session", "--continue", "--", "x" },
+		{ "sandbox-run", "--allow-network", "--allow-network=80", "--", "x" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const *c = cases[i];
+		assert_int_equal(parse(&o, &err, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], NULL), -1);
+		if (!strstr(err, " — "))
+			fail_msg("case %zu (%s %s %s): no ' — what to do' in \"%s\"", i, c[0], c[1] ? c[1] : "",
+				 c[1] && c[2] ? c[2] : "", err);
+		free(err);
+		cli_opts_release(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +547,7 @@ int main(void)
 		cmocka_unit_test(cli_pin_forms),
 		cmocka_unit_test(cli_other_commands),
 		cmocka_unit_test(cli_help_version_words),
+		cmocka_unit_test(cli_every_refusal_says_what_to_do),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
