@@ -88,7 +88,9 @@ static int set_network(struct cli_opts *o, const struct flag *f, const char *v, 
 		if (dup_port)
 			continue;
 		if (o->nports >= POLICY_MAX_PORTS) {
-			*err = xasprintf("--allow-network: more than %d ports", POLICY_MAX_PORTS);
+			*err = xasprintf("--allow-network: port '%s' is one more than the %d a policy can list — list "
+					 "at most %d, or give bare --allow-network for any port", t, POLICY_MAX_PORTS,
+					 POLICY_MAX_PORTS);
 			free(dup);
 			return -1;
 		}
@@ -640,6 +642,9 @@ void cli_opts_release(struct cli_opts *o)
 	memset(o, 0, sizeof(*o));
 }
 
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
 static const char usage_main[] =
 	"usage: sandbx SUBCOMMAND [OPTIONS]\n"
 	"\n"
@@ -657,8 +662,8 @@ static const char usage_main[] =
 	"  --version              the version\n"
 	"\n"
 	"POLICY: --allow-read PATH  --allow-write PATH  --allow-exec PATH\n"
-	"        --allow-network [PORT,...]  --allow-dns NAME  --dns-over-tcp\n"
-	"        --allow-unix-sockets  --allow-env NAME\n"
+	"        --allow-network [PORT,...] (at most " CLI_STR(POLICY_MAX_PORTS) " ports)  --allow-dns NAME\n"
+	"        --dns-over-tcp  --allow-unix-sockets  --allow-env NAME\n"
 	"        --limit-procs N  --limit-memory SIZE  --limit-cpu SECS\n"
 	"        --limit-file-size SIZE  --limit-open-files N   (0 or none lifts one)\n"
 	"Always granted: read+exec on /usr /bin /lib /lib64, read on /etc/alternatives;\n"

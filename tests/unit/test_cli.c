@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -528,6 +529,29 @@ static void cli_every_refusal_says_what_to_do(void **state)
 	}
 }
 
+/* --allow-network takes at most POLICY_MAX_PORTS distinct ports (a port
+ * given twice counts once); the refusal names the cap and what to do, and
+ * the help shows the cap where the flag is described. */
+static void cli_network_port_cap(void **state)
+{
+	struct cli_opts o;
+	char *err, list[1024] = "", *p = list;
+	for (int i = 0; i < 64; i++)
+		p += sprintf(p, "%s%d", i ? "," : "", 1000 + i);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", list, "--allow-network", "1000,1063",
+			       "--", "x", NULL), 0);
+	assert_int_equal(o.nports, 64);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", list, "--allow-network", "2000", "--",
+			       "x", NULL), -1);
+	assert_non_null(strstr(err, "64"));
+	assert_non_null(strstr(err, "'2000'"));
+	assert_non_null(strstr(err, " — "));
+	free(err);
+	cli_opts_release(&o);
+	assert_non_null(strstr(cli_usage(CMD_NONE), "64 ports"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +563,7 @@ int main(void)
 		cmocka_unit_test(cli_stray_word_named),
 		cmocka_unit_test(cli_session_id_forms),
 		cmocka_unit_test(cli_network_forms),
+		cmocka_unit_test(cli_network_port_cap),
 		cmocka_unit_test(cli_dns_names),
 		cmocka_unit_test(cli_optional_value_named),
 		cmocka_unit_test(cli_limits),
