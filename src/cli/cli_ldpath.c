@@ -14,7 +14,10 @@
 #include "cli/cli_ldpath.h"
 #include "util/log.h"
 
-/* Marks the re-executed process: it never executes itself again. */
+/* Marks the re-executed process: it never executes itself again.  The
+ * value is the pid, which the exec keeps, so only the process the guard
+ * executed carries its own; a mark left in the caller's environment names
+ * no such process and is ignored, rather than refusing the run. */
 #define LDPATH_MARK "SANDBX_LDPATH_CLEANED"
 #define LDPATH_MAX_LINKS 40	/* as the kernel's ELOOP */
 
@@ -279,6 +282,14 @@ int cli_ldpath_env_guard(const struct policy *p)
 	return 0;
 }
 
+static int mark_is_own(void)
+{
+	const char *v = getenv(LDPATH_MARK);
+	char own[24];
+	snprintf(own, sizeof(own), "%ld", (long)getpid());
+	return v && strcmp(v, own) == 0;
+}
+
 int cli_ldpath_guard(const struct policy *p)
 {
 	/* glibc splits LD_LIBRARY_PATH at ':' and ';', GCONV_PATH at ':'. */
@@ -286,7 +297,8 @@ int cli_ldpath_guard(const struct policy *p)
 		{ "LD_LIBRARY_PATH", ":;" },
 		{ "GCONV_PATH", ":" },
 	};
-	int again = getenv(LDPATH_MARK) != NULL;
+	int again = mark_is_own();
+	char own[24];
 	char *what = NULL, *first = NULL;
 	unsetenv(LDPATH_MARK);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
@@ -327,7 +339,8 @@ int cli_ldpath_guard(const struct policy *p)
 		return 0;
 	sbx_err("note: running again without %s — a tool call could plant a library there that this "
 		"unconfined process would load later", what);
-	setenv(LDPATH_MARK, "1", 1);
+	snprintf(own, sizeof(own), "%ld", (long)getpid());
+	setenv(LDPATH_MARK, own, 1);
 	fflush(NULL);
 	if (cli_main_argv)
 		execv("/proc/self/exe", cli_main_argv);

@@ -74,7 +74,8 @@ char *ldpath_home_terminfo_note(const struct policy *p);
  * /proc/self/exe again with cli_main_argv and those entries removed (the
  * variable unset when nothing is left).  Returns 0 when nothing is to be
  * removed; EXIT_REFUSED (said on stderr) when the re-exec fails or this is
- * already the re-executed process; does not return otherwise.
+ * already the re-executed process (SANDBX_LDPATH_CLEANED holds this
+ * process's pid; any other value is ignored); does not return otherwise.
 
  */
 int cli_ldpath_guard(const struct policy *p);

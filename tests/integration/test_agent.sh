@@ -955,7 +955,7 @@ env=open('$TMP/env.txt').read().split('\n'); maps=open('$TMP/maps.txt').read(); 
 assert 'ANTHROPIC_API_KEY=sk-test-key-0123456789' in env, 'not the harness: %r' % env[:3]
 assert 'LD_LIBRARY_PATH=$TMP/keep' in env, [e for e in env if e.startswith('LD_')]
 assert 'GCONV_PATH=/usr/lib/gconv' in env, [e for e in env if e.startswith('GCONV')]
-assert 'SANDBX_LDPATH_CLEANED=1' in env, env  # the re-executed image
+assert 'SANDBX_LDPATH_CLEANED=$apid' in env, env  # the re-executed image: its own pid
 assert 'libnss_sbxtest' not in maps and '$W' not in maps, maps
 note=[l for l in err.split('\n') if 'running again without' in l]
 assert len(note) == 1, err
@@ -988,11 +988,28 @@ t_start ag-ldpath-once "the re-executed agent-run never executes itself again: o
 mock_dir
 sse_text "done" > "$D/r1.sse"
 mock_rounds 1
-SANDBX_LDPATH_CLEANED=1 LD_LIBRARY_PATH="/usr/lib:" ar -- hello
+# The mark is the process's own pid, which an exec keeps: a shell that
+# execs sandbx with its own $$ is what sandbx's re-exec looks like.
+( cd "$W" && LD_LIBRARY_PATH="/usr/lib:" exec sh -c 'SANDBX_LDPATH_CLEANED=$$ exec "$0" "$@"' "$SANDBX" \
+	agent-run --base-url "http://127.0.0.1:$PORT" -- hello ) >"$D/out" 2>"$D/err" </dev/null
+RC=$?
 mock_stop
 if [ $RC -eq 125 ] && [ ! -e "$D/req-1.json" ] && ! grep -q "note: running again" "$D/err" && \
    grep -q "LD_LIBRARY_PATH holds '' (empty: the working directory), still after running again without it" "$D/err"; then t_pass
 else t_fail "rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-ldpath-stale-mark "a SANDBX_LDPATH_CLEANED the caller's environment holds (not set by sandbx's own re-exec of this process) neither makes agent-run refuse nor stops it running again without the entries"
+for mark in 1 "" 0 "$$"; do
+	mock_dir
+	sse_text "done" > "$D/r1.sse"
+	mock_rounds 1
+	SANDBX_LDPATH_CLEANED="$mark" LD_LIBRARY_PATH="/usr/lib:" ar -- hello
+	mock_stop
+	if [ $RC -eq 0 ] && grep -q 'done' "$D/out" && \
+	   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$D/err"; then :
+	else t_fail "SANDBX_LDPATH_CLEANED='$mark': rc=$RC $(cat "$D/err")"; break; fi
+done
+[ -n "$T_ID" ] && t_pass
 
 # OpenSSL reads its configuration at libcurl's initialisation (the first
 # request): a file there can load a provider module (code) or .include
