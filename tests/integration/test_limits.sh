@@ -266,6 +266,28 @@ elif ! grep -q 'sandbx audit degraded mechanism=limit-rlimit limit=memory' "$TMP
 elif [ "$as" != 268435456 ]; then t_fail "Max address space is '$as', expected 268435456"
 else t_pass; fi
 
+# What is said when a command goes over the memory limit, by mechanism (the
+# README, the man page and SECURITY.md list it): a memory cgroup's OOM kill
+# is named; under RLIMIT_AS nothing is killed by the limit, an allocation
+# fails and the program decides (an error of its own, or a crash such as
+# SIGSEGV when the loader cannot map itself), which sandbx cannot tell from
+# any other failure, so it names no limit: the degraded record is the sign.
+t_start limits-memory-report "over the memory limit: a cgroup's OOM kill is reported as 'memory limit 256M reached'; under RLIMIT_AS the command fails by itself (ENOMEM, or SIGSEGV under 1k) and no limit is named, the degraded record says which mechanism held it"
+run --limit-memory 256M --timeout 60 -- "$PROBES/lim_alloc" 2048 >/dev/null
+if memory_cgroup_expected; then
+	if [ "$RC" -eq 137 ] && grep -q 'sandbx: the command was killed: memory limit 256M reached' "$TMP/err"; then t_pass
+	else t_fail "rc=$RC, expected 137 and the memory limit line: $(cat "$TMP/err")"; fi
+else
+	a=$RC; a_err=$(cat "$TMP/err")
+	run --limit-memory 1k --timeout 60 -- /bin/true >/dev/null
+	if [ "$a" -ne 1 ]; then t_fail "lim_alloc under RLIMIT_AS: rc=$a, expected its own exit 1 (ENOMEM): $a_err"
+	elif [ "$RC" -ne 139 ]; then t_fail "/bin/true under --limit-memory 1k: rc=$RC, expected 139 (SIGSEGV): $(cat "$TMP/err")"
+	elif printf '%s\n' "$a_err" | grep -q 'the command was killed' || grep -q 'the command was killed' "$TMP/err"; then
+		t_fail "a limit was named though none killed the command: $a_err $(cat "$TMP/err")"
+	elif ! grep -q 'sandbx audit degraded mechanism=limit-rlimit limit=memory' "$TMP/err"; then t_fail "no degraded record: $(cat "$TMP/err")"
+	else t_pass; fi
+fi
+
 # System V objects: refused when the memory limit is an rlimit, which
 # cannot count them; allowed under a memory cgroup, which charges them, and
 # with no memory limit.  sysv NAME [FLAGS...]: the probe's answer in $out.
