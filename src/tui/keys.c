@@ -177,6 +177,11 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 				tui_model_note(m, TL_NOTE, m->qwhole);
 			m->qviewed = 1;
 			m->qcompact = !m->qcompact;
+			/* the whole question must fit the pane as it is now
+			 * (it may have shrunk since the first v): else it
+			 * stays compact, its first row and answer keys shown */
+			if (!m->qcompact && !tui_model_question_fits(m))
+				m->qcompact = 1;
 		} else if (k->code == TK_CHAR && (k->ch == 'n' || k->ch == 'N')) {
 			m->q = TQ_REASON;
 			tui_input_set(&m->reason, "");

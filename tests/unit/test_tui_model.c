@@ -705,6 +705,36 @@ static void test_tui_keys_question_whole(void **state)
 	tui_model_release(&m);
 }
 
+/* v again in a pane that holds the compact question but not the whole one
+ * (the pane shrank after the first v): the question stays compact, its
+ * first row (the tool and what it runs) on screen; before, the full one
+ * was drawn cut to its last rows, and y approved a call not shown. */
+static void test_tui_keys_question_uncompact_fits(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 80, 12, 1);
+	question(&m, 0);		/* first row, arguments, answer keys */
+	key(&m, TK_CHAR, 'v', &a);
+	assert_int_equal(m.qcompact, 1);
+	tui_model_resize(&m, 80, 3);	/* two rows above the status line */
+	assert_true(tui_model_question_fits(&m));
+	key(&m, TK_CHAR, 'v', &a);
+	assert_true(tui_model_question_fits(&m));
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "write wants to run: /w/a.txt"));
+	assert_non_null(strstr(s, "y yes, n no"));
+	free(s);
+	/* with room again, v shows it whole */
+	tui_model_resize(&m, 80, 12);
+	key(&m, TK_CHAR, 'v', &a);
+	assert_int_equal(m.qcompact, 0);
+	s = screen(&m);
+	assert_non_null(strstr(s, "| arguments:"));
+	free(s);
+	tui_model_release(&m);
+}
+
 static void test_tui_bounded_window(void **state)
 {
 	struct tui_model m;
@@ -891,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
 		cmocka_unit_test(test_tui_keys_question_burst),
+		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_replay_history),
