@@ -441,9 +441,14 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			sig_tstp = 0;
 			suspend_self();
 		}
+		int redrawn = 0;
 		if (sig_cont) {
 			sig_cont = 0;
 			render_resume();
+			/* the question was off the screen (the shell had it) or
+			 * frozen: what was typed meanwhile, "fg" Enter y, is
+			 * typeahead, thrown away as when it was first drawn */
+			redrawn = m.q == TQ_ASK;
 			sig_winch = 1;	/* the size may have changed meanwhile */
 			force = dirty = 1;
 		}
@@ -470,7 +475,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			last_tick = now;
 			dirty = 1;
 		}
-		if (asked) {
+		if (asked || (redrawn && m.q == TQ_ASK)) {
 			/* keys typed before the question was on screen must not
 			 * answer it */
 			tui_model_frame(&m, &f);

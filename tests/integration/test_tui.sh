@@ -70,7 +70,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -80,7 +80,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -342,6 +342,30 @@ if has fg "type a prompt"; then
 	else t_fail "SIGTSTP did not stop it with the terminal given back: $(ps -o stat= -p "$pid") $(shot fg | grep -v '^$' | tail -3)"; fi
 else t_fail "no first screen"; fi
 tm kill-session -t fg 2>/dev/null
+
+t_start tui-stop-fg-question "a key typed before the question is back on screen after a stop and fg does not answer it"
+tm new-session -d -s fgq -x 100 -y 30 "cd '$TMP' && exec env -i PATH='$PATH' TERM=screen LANG=C.UTF-8 PS1='SH\$ ' bash --norc --noprofile -i"
+sleep 0.3
+tm send-keys -t fgq "TUIFAKE_LOG='$TMP/fgq.log' '$FAKE' '$TMP/ask.s'" Enter
+has fgq "type a prompt" && tm send-keys -t fgq "clean up" Enter
+if has fgq "y yes, n no"; then
+	pid=$(pgrep -P "$(tm display -p -t fgq '#{pane_pid}')" -x tuifake)
+	kill -TSTP "$pid"
+	if has fgq "Stopped"; then
+		# the y is typed ahead of the screen coming back: the shell
+		# reads "fg", the y waits for the screen
+		tm send-keys -t fgq "fg" Enter y
+		has fgq "y yes, n no" 30
+		sleep 0.5
+		if logged fgq "answer:"; then t_fail "a key typed before the question was back answered it: $(cat "$TMP/fgq.log")"
+		else
+			answer fgq y
+			if has fgq "answer: yes"; then t_pass; else t_fail "no answer after fg: $(shot fgq | grep -v '^$' | tail -4)"; fi
+		fi
+	else t_fail "SIGTSTP did not stop it: $(shot fgq | grep -v '^$' | tail -3)"; fi
+else t_fail "no question"; fi
+tm send-keys -t fgq C-d
+tm kill-session -t fgq 2>/dev/null
 fi
 
 # ---------------------------------------------------------------- sandbx tui
