@@ -286,11 +286,19 @@ static void blank_before(struct tui_model *m)
 		push_line(m, TL_BLANK);
 }
 
+/* What a tool row holds beside its text: counted in m->bytes too. */
+static size_t tool_bytes(const struct tui_line *l)
+{
+	if (!l->tool)
+		return 0;
+	return strlen(l->tool->id) + strlen(l->tool->tool) + strlen(l->tool->subject);
+}
+
 static void enforce_caps(struct tui_model *m)
 {
 	while (m->n > 1 && (m->n > TUI_MAX_LINES || m->bytes > TUI_MAX_BYTES)) {
 		struct tui_line *l = L(m, 0);
-		m->bytes -= l->len;
+		m->bytes -= l->len + tool_bytes(l);
 		line_free(l);
 		m->head++;
 		m->n--;
@@ -466,14 +474,29 @@ static void tool_header(struct tui_model *m, struct tui_line *l)
 	free(h);
 }
 
-static size_t find_tool(struct tui_model *m, const char *id)
+/* The model's strings a tool row keeps, cut (between characters) at max
+ * bytes with an ellipsis after: the row shows fewer columns anyway, and a
+ * row held whole what the model sent, outside the window's byte bound. */
+static char *tool_str(const struct tui_model *m, const char *s, size_t max, int mark)
 {
-	for (size_t i = m->n; i-- > 0;) {
+	size_t n = strlen(s);
+	if (n <= max)
+		return xstrdup(s);
+	size_t k = utf8_cut(s, n, max);
+	return xasprintf("%.*s%s", (int)k, s, mark ? G(m)->ellipsis : "");
+}
+
+static size_t find_tool(struct tui_model *m, const char *ev_id)
+{
+	char *id = ev_id ? tool_str(m, ev_id, TUI_MAX_TOOL_ID, 0) : NULL;
+	size_t found = (size_t)-1;
+	for (size_t i = m->n; i-- > 0 && found == (size_t)-1;) {
 		struct tui_line *l = L(m, i);
 		if (l->kind == TL_TOOL && l->tool && id && l->tool->id && strcmp(l->tool->id, id) == 0)
-			return i;
+			found = i;
 	}
-	return (size_t)-1;
+	free(id);
+	return found;
 }
 
 static size_t tool_call(struct tui_model *m, const struct turn_event *ev, uint64_t now)
@@ -482,9 +505,10 @@ static size_t tool_call(struct tui_model *m, const struct turn_event *ev, uint64
 		blank_before(m);
 	struct tui_line *l = push_line(m, TL_TOOL);
 	l->tool = xcalloc(1, sizeof(*l->tool));
-	l->tool->id = xstrdup(ev->id ? ev->id : "");
-	l->tool->tool = xstrdup(ev->tool ? ev->tool : "tool");
-	l->tool->subject = xstrdup(ev->subject ? ev->subject : "");
+	l->tool->id = tool_str(m, ev->id ? ev->id : "", TUI_MAX_TOOL_ID, 0);
+	l->tool->tool = tool_str(m, ev->tool ? ev->tool : "tool", TUI_MAX_TOOL_NAME, 1);
+	l->tool->subject = tool_str(m, ev->subject ? ev->subject : "", TUI_MAX_TOOL_SUBJECT, 1);
+	m->bytes += tool_bytes(l);
 	l->tool->start_ms = now;
 	tool_header(m, l);
 	return m->n - 1;

@@ -47,6 +47,9 @@
 #define TUI_TOOL_FOLD 4			/* output lines shown of a folded tool row */
 #define TUI_MAX_TOOL_LINES 2000		/* output lines kept of one tool call */
 #define TUI_MAX_TOOL_BYTES (256u << 10)	/* output bytes kept of one tool call */
+#define TUI_MAX_TOOL_ID 256		/* bytes of a tool row's call id kept */
+#define TUI_MAX_TOOL_NAME 1024		/* ... of the model's tool name (80 columns shown) */
+#define TUI_MAX_TOOL_SUBJECT 4096	/* ... of its subject (160 columns shown) */
 #define TUI_MAX_QUESTION_LINES 400	/* logical lines of one question */
 #define TUI_INPUT_MAX_ROWS 8		/* the input box grows up to this */
 #define TUI_MAX_SEGS 4096		/* rows computed for one line at once */

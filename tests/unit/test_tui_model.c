@@ -797,6 +797,50 @@ static void test_tui_bounded_window(void **state)
 	free(chunk);
 }
 
+/* What a tool row holds beside its text (the model's tool name and call
+ * id, the subject) counts toward the window's bytes: before, a row kept
+ * the model's whole tool name, so 20,000 rows of long names held
+ * gigabytes whatever TUI_MAX_BYTES said. */
+static void test_tui_bounded_tool_rows(void **state)
+{
+	struct tui_model m;
+	size_t n = 64u << 10;
+	char *name = malloc(n + 1), *id = malloc(n + 16);
+	memset(name, 'n', n);
+	name[n] = '\0';
+	tui_model_init(&m, 80, 24, 1);
+	for (int i = 0; i < 200; i++) {		/* 25 MB of names and ids */
+		struct turn_event ev = { 0 };
+		memset(id, 'i', n);
+		snprintf(id + n, 16, "%d", i);
+		ev.kind = TEV_TOOL_CALL;
+		ev.id = id;
+		ev.tool = name;
+		ev.subject = "s";
+		tui_model_event(&m, &ev, 1000);
+		ev.kind = TEV_TOOL_RESULT;
+		ev.text = "ok";
+		tui_model_event(&m, &ev, 1100);
+	}
+	size_t held = 0;
+	for (size_t i = 0; i < m.n; i++) {
+		const struct tui_line *l = &m.lines[m.head + i];
+		held += l->len;
+		if (l->tool)
+			held += strlen(l->tool->id) + strlen(l->tool->tool) + strlen(l->tool->subject);
+	}
+	assert_true(held <= TUI_MAX_BYTES);
+	/* each result still found its own row: no row left running */
+	for (size_t i = 0; i < m.n; i++) {
+		const struct tui_line *l = &m.lines[m.head + i];
+		if (l->tool)
+			assert_int_equal(l->tool->status, TT_OK);
+	}
+	tui_model_release(&m);
+	free(name);
+	free(id);
+}
+
 static void test_tui_status_and_transcript(void **state)
 {
 	struct tui_model m;
@@ -923,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question_burst),
 		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
+		cmocka_unit_test(test_tui_bounded_tool_rows),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_replay_history),
 		cmocka_unit_test(test_tui_transcript_locale_charset),
