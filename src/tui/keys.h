@@ -32,7 +32,8 @@ struct tui_key {
  * At an approval question a key is an answer only when it stands alone
  * (turn.h): not with more input already waiting behind it (k.burst), not
  * within APPROVE_QUIET_MS of the question being drawn (APPROVE_RECOVER_MS
- * when input was thrown away then), and not within APPROVE_RECOVER_MS of a
+ * when input was thrown away then or a key came in the APPROVE_RECOVER_MS
+ * before: the user was typing), and not within APPROVE_RECOVER_MS of a
  * key that was not taken (model.qquiet).  The tail of a paste whose start
  * was thrown away, the bytes of an escape sequence the terminal library did
  * not know (a cursor key's final "A", a mouse report's "y"), 8-bit controls

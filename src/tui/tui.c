@@ -359,7 +359,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	struct sigaction sa, old_winch, old_hup, old_term, old_int, old_tstp, old_cont;
 	pthread_t th;
 	int w, h, rc = TUI_END_QUIT, quitting = 0, dirty = 1, force = 1;
-	uint64_t last_draw = 0, last_tick = 0;
+	uint64_t last_draw = 0, last_tick = 0, last_key = 0;
 
 	*transcript = NULL;
 	*last_exit = 0;
@@ -488,7 +488,15 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			int discarded = m.paste || render_input_waiting();
 			render_flush_input();
 			m.paste = 0;
-			m.qquiet = now_ms() + (discarded ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
+			/* Someone typing (the next prompt, a second y for the
+			 * question before) when it appeared: the next key is
+			 * the flow of that typing, some 100-200 ms on, not an
+			 * answer to a question not yet read; the "a" of "can
+			 * you also" answered "always allow". */
+			uint64_t drawn = now_ms();
+			if (last_key && drawn - last_key < APPROVE_RECOVER_MS)
+				discarded = 1;
+			m.qquiet = drawn + (discarded ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
 			m.qtold = 0;
 		} else if (pr > 0 && (p[0].revents & POLLIN)) {
 			struct tui_key k;
@@ -497,6 +505,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 				struct tui_act a;
 				keys++;
 				k.ms = now_ms();
+				if (k.code != TK_NONE && k.code != TK_RESIZE)
+					last_key = k.ms;
 				if (m.q == TQ_ASK && k.code == TK_CHAR)
 					k.burst = render_input_waiting();
 				if (k.code == TK_RESIZE) {

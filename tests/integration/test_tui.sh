@@ -36,8 +36,9 @@ run() {
 		"trap '' HUP; cd '$TMP' && env LANG=C.UTF-8 $*; echo \$? > '$TMP/$n.rc'; trap - HUP; sleep 30"
 }
 # answer NAME KEY: a person's answer to a question just drawn: a key
-# within 60 ms of the draw is not taken (keys.h), so wait as one would.
-answer() { sleep 0.2; tm send-keys -t "$1" "$2"; }
+# within 60 ms of the draw is not taken (keys.h), 500 ms when a key (the
+# Enter that sent the prompt) came just before it, so wait as one would.
+answer() { sleep 0.6; tm send-keys -t "$1" "$2"; }
 shot() { tm capture-pane -p -t "$1"; }
 # has NAME TEXT [TENTHS]: wait until the pane shows TEXT
 has() {
@@ -70,7 +71,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -80,7 +81,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -154,7 +155,7 @@ if has s4 "+added line 30"; then
 	shot s4 > "$TMP/s4.after"
 	if grep -q "^│ …" "$TMP/s4.after" && grep -q "+added line 30" "$TMP/s4.after" && grep -q "write wants to run" "$TMP/s4.after" \
 		&& same s4 question-small.txt; then
-		tm send-keys -t s4 y
+		answer s4 y
 		if has s4 "answer: yes"; then t_pass; else t_fail "no answer after the resize"; fi
 	else t_fail "not redrawn 0.1 s after the resize: $(cat "$TMP/s4.after")"; fi
 else t_fail "no question"; fi
@@ -189,7 +190,7 @@ has s6 "type a prompt" && tm send-keys -t s6 "go" Enter
 has s6 "waiting" 20
 tm send-keys -t s6 y y a
 if has s6 "y yes, n no"; then
-	sleep 0.5
+	sleep 0.7
 	if logged s6 "answer:"; then t_fail "typeahead answered the question: $(cat "$TMP/s6.log")"
 	else
 		tm send-keys -t s6 y
@@ -197,6 +198,24 @@ if has s6 "y yes, n no"; then
 	fi
 else t_fail "no question"; fi
 tm send-keys -t s6 C-d
+
+printf 'text Let me check.\\n\nsleep 500\nask bash rm -f build.log\nend end_turn\n' > "$TMP/typing.s"
+t_start tui-typing-into-question "a key typed while the user was typing when the question appeared (an a of the next prompt) does not answer it"
+fake ty 100 30 "$TMP/typing.s"
+has ty "type a prompt" && tm send-keys -t ty "go" Enter
+sleep 0.25
+tm send-keys -t ty -l "c"	# typing the next prompt while the turn runs
+if has ty "y yes, n no" 30; then
+	sleep 0.1
+	tm send-keys -t ty -l "a"	# ... its next letter, 0.1-0.25 s after the question
+	sleep 0.7
+	if logged ty "answer:"; then t_fail "a key typed in the flow of typing answered the question: $(cat "$TMP/ty.log")"
+	else
+		answer ty y
+		if has ty "answer: yes"; then t_pass; else t_fail "no answer after a pause: $(shot ty | grep -v '^$' | tail -4)"; fi
+	fi
+else t_fail "no question"; fi
+tm send-keys -t ty C-d
 
 t_start tui-hangup "a hung-up terminal refuses the waiting question and exits 3"
 fake s7 100 30 "$TMP/ask.s"
