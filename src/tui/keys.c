@@ -103,9 +103,17 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 		return;
 	}
 	if (k->code == TK_PASTE_END) {
-		m->paste = 0;
+		/* The terminal's end marker is the paste's last input: one
+		 * with more already waiting behind it may have come inside
+		 * the pasted text, which then went on with a line break that
+		 * sent.  What follows it is pasted text until a key with
+		 * nothing behind it (the terminal's marker, or a key the user
+		 * typed during a long paste, which then counts as typed). */
+		m->paste = k->burst && m->paste ? 2 : 0;
 		return;
 	}
+	if (m->paste == 2 && !k->burst)
+		m->paste = 0;
 	/* A lone escape is never inside a paste (the end marker starts with
 	 * one, with more behind it): the end was lost, and escape must still
 	 * refuse a question or stop a turn. */

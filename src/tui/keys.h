@@ -25,7 +25,9 @@ struct tui_key {
 	enum tui_keycode code;
 	uint32_t ch;		/* TK_CHAR: the character; TK_CTRL: 'a'..'z' */
 	uint64_t ms;		/* when it was read (monotonic ms; 0: not known) */
-	int burst;		/* more input was already waiting behind it */
+	int burst;		/* more input was already waiting behind it (set
+				   for TK_CHAR at a question, TK_PASTE_END and
+				   any key after such an end marker) */
 };
 
 /*

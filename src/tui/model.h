@@ -129,7 +129,8 @@ struct tui_model {
 	struct strv hist;
 	size_t hpos;			/* == hist.n: editing the draft */
 	char *draft;
-	int paste;			/* inside a bracketed paste */
+	int paste;			/* inside a bracketed paste; 2: after an
+					   end marker with input behind it (keys.c) */
 
 	/* question */
 	enum tui_qstate q;

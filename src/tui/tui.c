@@ -507,7 +507,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 				k.ms = now_ms();
 				if (k.code != TK_NONE && k.code != TK_RESIZE)
 					last_key = k.ms;
-				if (m.q == TQ_ASK && k.code == TK_CHAR)
+				if ((m.q == TQ_ASK && k.code == TK_CHAR) || k.code == TK_PASTE_END || m.paste == 2)
 					k.burst = render_input_waiting();
 				if (k.code == TK_RESIZE) {
 					render_resize(&w, &h);

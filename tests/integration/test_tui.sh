@@ -71,7 +71,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -81,7 +81,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -252,6 +252,18 @@ if has s10 "type a prompt"; then
 	else t_fail "paste: $(shot s10 | tail -4)"; fi
 else t_fail "no first screen"; fi
 tm send-keys -t s10 C-d
+
+t_start tui-paste-fake-end "a paste carrying the end marker itself and a line break after it sends nothing"
+fake pe 100 30 "$TMP/stream.s"
+if has pe "type a prompt"; then
+	tm set-buffer -b p "$(printf 'harmless\033[201~\rsent by the paste')"
+	tm paste-buffer -p -b p -t pe
+	if has pe "sent by the paste" && sleep 0.3 && ! logged pe "prompt"; then
+		tm send-keys -t pe Enter
+		if has pe "Done." && logged pe "sent by the paste"; then t_pass; else t_fail "Enter did not send the pasted prompt"; fi
+	else t_fail "the paste sent a prompt: $(cat "$TMP/pe.log" 2>/dev/null)"; fi
+else t_fail "no first screen"; fi
+tm send-keys -t pe C-d
 
 t_start tui-memory-bounded "a 20 MB answer leaves the screen's memory bounded (peak RSS under 32 MiB)"
 PT=$TESTTOOLS/ptytime

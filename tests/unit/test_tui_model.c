@@ -488,6 +488,48 @@ static void test_tui_keys_paste(void **state)
 
 /* A paste longer than the input box is cut at TUI_MAX_INPUT, and the user
  * is told (once), not left to send a prompt cut short unknowingly. */
+static void tkey(struct tui_model *m, enum tui_keycode c, uint32_t ch, uint64_t ms, int burst, struct tui_act *a);
+
+/* A paste that carries the end marker itself (ESC [ 201 ~, then a line
+ * break and more text): the terminal's own marker comes after it, so the
+ * fake one has input waiting behind it (burst) and does not end the
+ * paste.  Before, the line break after it sent the prompt. */
+static void test_tui_keys_paste_fake_end(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 40, 10, 1);
+	tkey(&m, TK_PASTE_START, 0, 1000, 1, &a);
+	for (const char *c = "harmless"; *c; c++)
+		tkey(&m, TK_CHAR, (unsigned char)*c, 1000, 1, &a);
+	tkey(&m, TK_PASTE_END, 0, 1000, 1, &a);		/* the fake marker */
+	struct tui_key k = { TK_ENTER, 0, 1000, 1 };
+	tui_keys_apply(&m, &k, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	free(a.prompt);
+	for (const char *c = "tail"; *c; c++)
+		tkey(&m, TK_CHAR, (unsigned char)*c, 1000, 1, &a);
+	tkey(&m, TK_PASTE_END, 0, 1000, 0, &a);		/* the terminal's */
+	assert_int_equal(m.paste, 0);
+	assert_string_equal(m.in.buf, "harmless\ntail");
+	k.burst = 0;
+	tui_keys_apply(&m, &k, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	free(a.prompt);
+	/* a long paste, and Enter typed while it was still being read: the
+	 * real end marker has the Enter behind it; the Enter, last, sends */
+	tkey(&m, TK_PASTE_START, 0, 2000, 1, &a);
+	tkey(&m, TK_CHAR, 'p', 2000, 1, &a);
+	tkey(&m, TK_PASTE_END, 0, 2000, 1, &a);
+	k.burst = 0;
+	tui_keys_apply(&m, &k, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	assert_string_equal(a.prompt, "p");
+	free(a.prompt);
+	assert_int_equal(m.paste, 0);
+	tui_model_release(&m);
+}
+
 static void test_tui_keys_paste_too_long(void **state)
 {
 	struct tui_model m;
@@ -960,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_send_history),
 		cmocka_unit_test(test_tui_keys_quit),
 		cmocka_unit_test(test_tui_keys_paste),
+		cmocka_unit_test(test_tui_keys_paste_fake_end),
 		cmocka_unit_test(test_tui_keys_paste_too_long),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
