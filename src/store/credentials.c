@@ -356,10 +356,11 @@ static int cred_links_refuse(int dir, const struct xdg_paths *x, const char *doi
 	struct stat st;
 	if (fstatat(dir, CRED_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_nlink <= 1)
 		return 0;
+	char *fix = fsu_links_advice(x->credentials);
 	*err = xasprintf("the credential file '%s' has %lu hard links: %s would leave the key under the other "
-			 "names, where sandbx no longer keeps confined commands from it — refusing; remove the other "
-			 "links (find \"$(stat -c %%m '%s')\" -xdev -samefile '%s' lists them), then try again",
-			 x->credentials, (unsigned long)st.st_nlink, doing, x->credentials, x->credentials);
+			 "names, where sandbx no longer keeps confined commands from it — refusing; %s, then try again",
+			 x->credentials, (unsigned long)st.st_nlink, doing, fix);
+	free(fix);
 	errno = EMLINK;
 	return -1;
 }

@@ -276,7 +276,11 @@ fail:;
 	return -1;
 }
 
-int fsu_sweep_temps(int dirfd, int (*keep)(const char *name, size_t len), time_t min_age)
+/* Remove each regular file of dirfd named as a temporary file (".NAME."
+ * and the suffix, NAME not empty) that gone(NAME, its length, its stat,
+ * ud) picks.  How many went. */
+static int sweep(int dirfd, int (*gone)(const char *name, size_t len, const struct stat *st, const void *ud),
+		 const void *ud)
 {
 	int n = 0, d = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *ds = d >= 0 ? fdopendir(d) : NULL;
@@ -285,22 +289,60 @@ int fsu_sweep_temps(int dirfd, int (*keep)(const char *name, size_t len), time_t
 			close(d);
 		return 0;
 	}
-	time_t now = time(NULL);
 	for (struct dirent *e; (e = readdir(ds)) != NULL;) {
 		size_t len = strlen(e->d_name);
 		const char *r = e->d_name + len - FSU_TEMP_SUFFIX;
 		struct stat st;
-		/* "." NAME "." and the suffix, NAME not empty */
 		if (e->d_name[0] != '.' || len < FSU_TEMP_SUFFIX + 3 || r[-1] != '.' ||
-		    strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX ||
-		    !keep(e->d_name + 1, len - FSU_TEMP_SUFFIX - 2))
+		    strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX)
 			continue;
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-		    (min_age <= 0 || st.st_mtime <= now - min_age) && unlinkat(dirfd, e->d_name, 0) == 0)
+		    gone(e->d_name + 1, len - FSU_TEMP_SUFFIX - 2, &st, ud) && unlinkat(dirfd, e->d_name, 0) == 0)
 			n++;
 	}
 	closedir(ds);
 	return n;
+}
+
+struct old_temps {
+	int (*keep)(const char *name, size_t len);
+	time_t before;		/* modified at or before; 0: any */
+};
+
+static int old_temp(const char *name, size_t len, const struct stat *st, const void *ud)
+{
+	const struct old_temps *o = ud;
+	return o->keep(name, len) && (!o->before || st->st_mtime <= o->before);
+}
+
+int fsu_sweep_temps(int dirfd, int (*keep)(const char *name, size_t len), time_t min_age)
+{
+	struct old_temps o = { keep, min_age > 0 ? time(NULL) - min_age : 0 };
+	return sweep(dirfd, old_temp, &o);
+}
+
+struct temp_link {
+	const char *name;
+	const struct stat *st;
+};
+
+static int temp_link(const char *name, size_t len, const struct stat *st, const void *ud)
+{
+	const struct temp_link *t = ud;
+	return len == strlen(t->name) && memcmp(name, t->name, len) == 0 && st->st_dev == t->st->st_dev &&
+	       st->st_ino == t->st->st_ino;
+}
+
+int fsu_drop_temp_links(int dirfd, const char *name, const struct stat *st)
+{
+	struct temp_link t = { name, st };
+	return sweep(dirfd, temp_link, &t);
+}
+
+char *fsu_links_advice(const char *display)
+{
+	return xasprintf("remove the other links (find \"$(stat -c %%m '%s')\" -xdev -samefile '%s' lists them)",
+			 display, display);
 }
 
 /* The rename or link is durable only once the directory is synced. */

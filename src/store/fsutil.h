@@ -75,6 +75,18 @@ int fsu_check_owner(const struct stat *st, const char *display, char **err);
 int fsu_sweep_temps(int dirfd, int (*keep)(const char *name, size_t len), time_t min_age);
 
 /*
+ * Remove the temporary names in dirfd (as fsu_sweep_temps knows them) of
+ * name that are the file st describes: the second name a create killed
+ * between its link and its unlink left (fsu_create_with without
+ * RENAME_NOREPLACE).  Returns how many went.
+ */
+int fsu_drop_temp_links(int dirfd, const char *name, const struct stat *st);
+
+/* What to do about a file of sandbx's with more than one hard link:
+ * "remove the other links (find ... -samefile ... lists them)".  Malloc'd. */
+char *fsu_links_advice(const char *display);
+
+/*
  * Replace dirfd/name with the n bytes of buf atomically: a temporary file
  * ".name.XXXXXXXX" created 0600 with O_EXCL, written, fsync'ed, renamed over
  * name, then dirfd fsync'ed.  On failure the temporary file is removed and

@@ -687,10 +687,11 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 	/* A second name made since the session was opened (a backup's
 	 * cp -al, an ln) would take this append too: see session_resume. */
 	if (st.st_nlink > 1) {
+		char *fix = fsu_links_advice(s->path);
 		*err = xasprintf("the session file '%s' has %lu hard links now: appending would write into the other "
-				 "names too — the round was not stored; the earlier turns are kept: remove the other links "
-				 "(find \"$(stat -c %%m '%s')\" -xdev -samefile '%s' lists them)", s->path,
-				 (unsigned long)st.st_nlink, s->path, s->path);
+				 "names too — the round was not stored; the earlier turns are kept: %s", s->path,
+				 (unsigned long)st.st_nlink, fix);
+		free(fix);
 		errno = EMLINK;
 		return -1;
 	}
@@ -901,36 +902,6 @@ static int open_session_file(int dir, const char *name, const char *display, str
 	return fd;
 }
 
-/*
- * Remove the second name a create killed between its link and its unlink
- * left (fsu_create_with on a filesystem without RENAME_NOREPLACE): the
- * hidden temporary ".NAME.xxxxxxxx" in dir that is the file st describes.
- * Returns how many went.
- */
-static int drop_create_leftover(int dir, const char *name, const struct stat *st)
-{
-	size_t nl = strlen(name);
-	int n = 0, d = fcntl(dir, F_DUPFD_CLOEXEC, 0);
-	DIR *ds = d >= 0 ? fdopendir(d) : NULL;
-	if (!ds) {
-		if (d >= 0)
-			close(d);
-		return 0;
-	}
-	for (struct dirent *e; (e = readdir(ds)) != NULL;) {
-		const char *c = e->d_name;
-		struct stat o;
-		if (strlen(c) != nl + 2 + FSU_TEMP_SUFFIX || c[0] != '.' || memcmp(c + 1, name, nl) != 0 ||
-		    c[1 + nl] != '.' || strspn(c + 2 + nl, "abcdefghijklmnopqrstuvwxyz0123456789") != FSU_TEMP_SUFFIX)
-			continue;
-		if (fstatat(dir, c, &o, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(o.st_mode) && o.st_dev == st->st_dev &&
-		    o.st_ino == st->st_ino && unlinkat(dir, c, 0) == 0)
-			n++;
-	}
-	closedir(ds);
-	return n;
-}
-
 int session_resume(const struct xdg_paths *x, const char *id, struct session **out, struct strv *notes,
 		   char **err)
 {
@@ -970,15 +941,16 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 	 * write it could change what the model is shown: only a file of one
 	 * name is resumed.  The one second name sandbx may have made itself
 	 * (a create killed between link and unlink) goes first. */
-	if (st.st_nlink > 1 && drop_create_leftover(dir, name, &st) > 0 && fstat(rfd, &st) == 0)
+	if (st.st_nlink > 1 && fsu_drop_temp_links(dir, name, &st) > 0 && fstat(rfd, &st) == 0)
 		strv_push_own(notes, xasprintf("removed the second, hidden name of '%s' that an interrupted create "
 					       "left beside it", display));
 	if (st.st_nlink > 1) {
+		char *fix = fsu_links_advice(display);
 		*err = xasprintf("the session file '%s' has %lu hard links: resuming would append to it under its other "
 				 "names too, and whoever can write one could change what the model is shown — "
-				 "refusing to use it; remove the other links (find \"$(stat -c %%m '%s')\" -xdev -samefile "
-				 "'%s' lists them), or give it a name of its own (cp -p '%s' '%s.new' && mv '%s.new' '%s')",
-				 display, (unsigned long)st.st_nlink, display, display, display, display, display, display);
+				 "refusing to use it; %s, or give it a name of its own (cp -p '%s' '%s.new' && mv '%s.new' '%s')",
+				 display, (unsigned long)st.st_nlink, fix, display, display, display, display);
+		free(fix);
 		errno = EMLINK;
 		goto out;
 	}
