@@ -312,7 +312,7 @@ static const struct flag flags[] = {
 	{ "--output", C_AR, ARG_REQ, set_output, 0 },
 };
 
-static const struct {
+static const struct cmd {
 	const char *name;
 	enum cli_cmd cmd;
 	unsigned bit;
@@ -325,6 +325,15 @@ static const struct {
 	{ "hash", CMD_HASH, 0 },
 	{ "sessions", CMD_SESSIONS, 0 },
 };
+
+/* The subcommand named name, or NULL. */
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t k = 0; k < SBX_ARRAY_LEN(cmds); k++)
+		if (strcmp(name, cmds[k].name) == 0)
+			return &cmds[k];
+	return NULL;
+}
 
 static int is_tool_name(const char *s)
 {
@@ -473,10 +482,8 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		o->cmd = CMD_HELP;
 		if (argc == 2)
 			return 0;
-		for (size_t k = 0; k < SBX_ARRAY_LEN(cmds); k++)
-			if (strcmp(argv[2], cmds[k].name) == 0)
-				o->cmd = cmds[k].cmd;
-		if (o->cmd == CMD_HELP) {
+		const struct cmd *named = find_cmd(argv[2]);
+		if (!named) {
 			*err = xasprintf("%s: unknown subcommand '%s' — one of sandbox-run, agent-run, tui, tool, auth, "
 					 "hash, sessions", c, argv[2]);
 			return -1;
@@ -485,6 +492,7 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 			*err = xasprintf("%s takes one subcommand, not '%s' too — run 'sandbx help %s'", c, argv[3], argv[2]);
 			return -1;
 		}
+		o->cmd = named->cmd;
 		o->help = 1;
 		return 0;
 	}
@@ -496,17 +504,14 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		}
 		return 0;
 	}
-	unsigned bit = 0;
-	for (size_t k = 0; k < SBX_ARRAY_LEN(cmds); k++)
-		if (strcmp(c, cmds[k].name) == 0) {
-			o->cmd = cmds[k].cmd;
-			bit = cmds[k].bit;
-		}
-	if (o->cmd == CMD_NONE) {
+	const struct cmd *sub = find_cmd(c);
+	if (!sub) {
 		*err = xasprintf(c[0] == '-' ? "unknown option '%s' — a subcommand comes first; try 'sandbx --help'"
 					     : "unknown subcommand '%s' — try 'sandbx --help'", c);
 		return -1;
 	}
+	o->cmd = sub->cmd;
+	unsigned bit = sub->bit;
 	if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
 		o->help = 1;
 		return 0;
