@@ -69,10 +69,11 @@ void utf8_term_write_json(FILE *f, const char *json);
  * C3 9B, CSI; Ý and Ü are OSC and ST, an OSC 52 clipboard write).
  *
  * Whether it is comes from the environment (LC_ALL, LC_CTYPE, LANG),
- * decided once: by utf8_term_charset_init at start (agent-run and the
- * screen, while single-threaded), else at the first character that is not
- * ASCII written (the other commands, single-threaded: it sets LC_CTYPE
- * for a moment and puts it back).  A locale whose codeset is not UTF-8 is
+ * decided once: by utf8_term_charset_init at start (agent-run when it
+ * has a terminal, and the screen, while single-threaded), else at the
+ * first character that is not ASCII written to a terminal (the other
+ * commands, single-threaded: it sets LC_CTYPE for a moment and puts it
+ * back); never when nothing is written to one.  A locale whose codeset is not UTF-8 is
  * a terminal that is not, except the C/POSIX locale (nothing configured,
  * as in most containers), which is taken as C.UTF-8 when that exists.
  * utf8_term_charset_init sets LC_CTYPE from the environment; keep: leave
