@@ -940,6 +940,41 @@ static void stdio_view_devices(void)
 	}
 }
 
+/*
+ * The pinned program's path as the supervisor found it, on the host's
+ * root, before any namespace: the path of the descriptor the harness
+ * opened and hashed (/proc/self/fd/PIN_FD), every link resolved.
+ */
+static char pin_path[PATH_MAX];
+
+/*
+ * The harness opened and hashed the pinned program on the host's own
+ * mount, where the file's owner (root, for a root caller's system
+ * programs) may chmod it, change its times and xattrs: Landlock has no
+ * right for these, only a read-only mount refuses them.  Executed
+ * through that descriptor, the command's /proc/self/exe led back to that
+ * mount.  So open the program again at its path in the view, whose
+ * mount of it is read-only, nosuid and nodev, and execute that
+ * descriptor instead, if it is the very inode the harness hashed: the
+ * pin's descriptor still holds that inode, so its number cannot have
+ * been reused.  A program renamed, removed or replaced since it was
+ * hashed refuses the run.
+ */
+static void pin_through_view(void)
+{
+	struct stat want, got;
+	int fd = open(pin_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		refuse(ACH_REF_PIN, errno);
+	if (fstat(PIN_FD, &want) < 0 || fstat(fd, &got) < 0)
+		refuse(ACH_REF_PIN, errno);
+	if (want.st_dev != got.st_dev || want.st_ino != got.st_ino)
+		refuse(ACH_REF_PIN, ESTALE);
+	if (dup3(fd, PIN_FD, O_CLOEXEC) < 0)
+		refuse(ACH_REF_PIN, errno);
+	close(fd);
+}
+
 /* notify_fd >= 0 (port mode): the filter answers listen() through the
  * init; its listener descriptor goes to the init over notify_fd. */
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
@@ -975,7 +1010,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	 * listener has been passed, and is closed before the exec. */
 	fcntl(AUDIT_FD, F_SETFD, FD_CLOEXEC);
 	if (have_pin)
-		fcntl(PIN_FD, F_SETFD, FD_CLOEXEC);
+		pin_through_view();
 	int keep = have_pin ? PIN_FD + 1 : AUDIT_FD + 1;
 	if (notify_fd >= 0) {
 		if (notify_fd != keep && (dup3(notify_fd, keep, O_CLOEXEC) < 0 || close(notify_fd) < 0))
@@ -1363,6 +1398,14 @@ int helper_main(int argc, char **argv)
 	sigaction(SIGTERM, &term, NULL);
 
 	int have_pin = strcmp(argv[3], "pin") == 0;
+	if (have_pin) {
+		char fdp[32];
+		fd_path(fdp, sizeof(fdp), PIN_FD);
+		ssize_t n = readlink(fdp, pin_path, sizeof(pin_path) - 1);
+		if (n <= 0 || pin_path[0] != '/')
+			refuse(ACH_REF_PIN, n < 0 ? errno : ENOENT);
+		pin_path[n] = '\0';
+	}
 	policy_init(&p);
 	int dd = policy_from_argv(&p, argv + 4, argc - 4, &err);
 	if (dd < 0 || 4 + dd + 1 >= argc) {

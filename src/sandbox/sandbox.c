@@ -353,6 +353,10 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "take their messages — grant a tree without it, or grant the mount itself to share "
 				 "the host's queues; nothing was run",
 				 (size_t)arg < p->mqueue.n ? p->mqueue.v[arg] : "?");
+	case ACH_REF_PIN:
+		return xasprintf("the pinned program cannot be opened at its path in the sandbox's view (%s): it was "
+				 "renamed, removed or replaced after it was hashed — nothing was run; check who changes "
+				 "it and run again", arg == ESTALE ? "another file is there now" : strerror(arg));
 	case ACH_REF_JOBCTL:
 		return xasprintf("the job was stopped, but the sandbox could not be held stopped (%s%s): it was killed "
 				 "rather than left able to read the keys typed for your shell — give the command standard "

@@ -207,17 +207,37 @@ t_start pin-mismatch "a mismatching pin refuses before anything runs, naming bot
 out=$(prun --pin-sha256 "$bad" -- "$P/fs" write "$W/ran")
 rc=$?
 if [ $rc -eq 125 ] && [ ! -e "$W/ran" ] && grep -q "$bad" "$TMP/err" && grep -q "$good" "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
-t_start pin-same-inode "the executed inode is the hashed one, also when another file is renamed over the path after the pin was opened"
+t_start pin-same-inode "the executed inode is the hashed one; when another file is renamed over the path after the pin was opened, nothing runs"
 want=$(stat -c '%d:%i' "$P/fs")
 out=$(prun --pin-sha256 "$good" -- "$P/fs" self-ino)
 # Library level: the pinned descriptor is opened, then a copy is renamed
-# over the path before the helper starts; the helper executes the
-# descriptor (execveat), so the first inode runs, not the one now there.
+# over the path before the helper starts.  The helper executes the file
+# at its path in the view only if it is the descriptor's inode
+# (pin-exe-readonly says why), so the one now there does not run, and
+# neither does the hashed one, which the view no longer holds.
 cp "$PROBES/fs" "$P/fs2"; chmod 755 "$P/fs2"; cp "$PROBES/fs" "$P/fs.new"; chmod 755 "$P/fs.new"
-want2=$(stat -c '%d:%i' "$P/fs2")
 out2=$( cd "$W" && "$TESTTOOLS/policyrun" --exec "$P" --write "$W" --pin-swap "$P/fs.new" -- "$P/fs2" self-ino 2>"$TMP/err")
-if [ "$out" = "ok $want" ] && [ "$out2" = "ok $want2" ]; then t_pass
-else t_fail "$out != $want; swapped: $out2 != $want2 $(cat "$TMP/err")"; fi
+rc2=$?
+if [ "$out" = "ok $want" ] && [ -z "$out2" ] && [ $rc2 -eq 125 ] && grep -q 'refused mechanism=pin' "$TMP/err"; then t_pass
+else t_fail "$out != $want; swapped: '$out2' rc=$rc2 $(cat "$TMP/err")"; fi
+t_start pin-exe-readonly "the pinned program runs from the view's read-only mount: chmod, utimes and setxattr through /proc/self/exe fail and leave the host's file unchanged"
+# The pin is opened in the harness, on the host's own mount, where the
+# file is writable by its owner (root's files, for a root caller); the
+# command's /proc/self/exe leads back to that descriptor's mount unless
+# the helper executes the file through the view.  Landlock has no right
+# for chmod, utimes or xattrs: only a read-only mount refuses them.
+cp "$PROBES/fs" "$P/fsx"; chmod 755 "$P/fsx"
+xh=$("$SANDBX" hash "$P/fsx")
+before=$(stat -c '%a %Y' "$P/fsx")
+o1=$(prun --pin-sha256 "$xh" -- "$P/fsx" chmod /proc/self/exe 777)
+o2=$(prun --pin-sha256 "$xh" -- "$P/fsx" utimes /proc/self/exe)
+o3=$(prun --pin-sha256 "$xh" -- "$P/fsx" setxattr /proc/self/exe)
+after=$(stat -c '%a %Y' "$P/fsx")
+ok=$(prun --pin-sha256 "$xh" -- "$P/fsx" getpid)
+if [ "$o1" = "err EROFS 30" ] && [ "$o2" = "err EROFS 30" ] && [ "$o3" = "err EROFS 30" ] &&
+	[ "$after" = "$before" ] && [ "$ok" = "ok 2" ]; then t_pass
+else t_fail "chmod: $o1; utimes: $o2; setxattr: $o3; mode/mtime $before -> $after; run: $ok $(cat "$TMP/err")"; fi
+rm -f "$P/fsx"
 t_start pin-script "a #! script is refused under a pin"
 printf '#!/bin/sh\necho ran\n' > "$P/script"; chmod 755 "$P/script"
 sh_hash=$("$SANDBX" hash "$P/script")
