@@ -941,6 +941,30 @@ static void stdio_view_devices(void)
 }
 
 /*
+ * A binfmt_misc handler registered with the F flag ("fix binary", as
+ * qemu-user's and Docker's binfmt register theirs) holds its interpreter
+ * open from registration, on the host's mount: a file of its format in an
+ * execute grant ran that interpreter in the sandbox even when it lay
+ * outside every grant, and its /proc/self/exe led back to the host's
+ * mount, where its owner may chmod it (Landlock has no right for that).
+ * Since Linux 6.7 (below the Landlock ABI sandbx needs) a user namespace
+ * may have a binfmt_misc of its own, which the kernel consults instead of
+ * its ancestors'; creating one, empty, for the sandbox's namespace leaves
+ * the host's handlers out.  Its superblock is made and let go, never
+ * mounted: the namespace keeps its (empty) table.  A kernel without
+ * binfmt_misc (ENODEV) has no handlers to leave out.
+ */
+static void own_binfmt_misc(void)
+{
+	int fs = fsopen("binfmt_misc", FSOPEN_CLOEXEC);
+	if (fs < 0 && errno == ENODEV)
+		return;
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		refuse(ACH_REF_MOUNT, errno);
+	close(fs);
+}
+
+/*
  * The pinned program's path as the supervisor found it, on the host's
  * root, before any namespace: the path of the descriptor the harness
  * opened and hashed (/proc/self/fd/PIN_FD), every link resolved.
@@ -1448,6 +1472,7 @@ int helper_main(int argc, char **argv)
 	if (write_file("/proc/self/gid_map", map) < 0)
 		refuse(ACH_REF_IDMAP, errno);
 	(void)!sethostname("sandbx", 6);
+	own_binfmt_misc();
 
 	if (limits_prepare(&p, AUDIT_FD) < 0)
 		_exit(EXIT_REFUSED);

@@ -249,4 +249,33 @@ out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$P" --allow-write "$W" --p
 rc=$?
 if [ $rc -eq 125 ] && grep -q "not under a path granted execute" "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
+# ---- binfmt_misc ----
+t_start mv-binfmt-fixed-interp "a binfmt_misc handler of the caller's whose interpreter was opened at registration (flag F: qemu-user's, Docker's binfmt) does not run in the sandbox: not from outside every grant, and not on the host's mount"
+# Since Linux 6.7 a user namespace may have a binfmt_misc of its own,
+# which its descendants use: the caller's is made here, in a namespace of
+# the test's (the host's is left alone), with an F handler whose
+# interpreter (the fs probe, as binfmt-interp) lies outside every grant.
+# Outside the sandbox the handler runs it; inside, before, it ran too,
+# from the host's mount, where chmod of /proc/self/exe worked.
+B="$TMP/binfmt"; mkdir -p "$B/bin" "$B/ext" "$B/mnt"; chmod -R 755 "$B"
+cp "$PROBES/fs" "$B/ext/binfmt-interp"; chmod 755 "$B/ext/binfmt-interp"
+printf '\177SBXBFMT\n' > "$B/bin/foreign"; chmod 755 "$B/bin/foreign"
+out=$(unshare -Urm sh -c '
+	mount -t binfmt_misc binfmt_misc "$1/mnt" 2>/dev/null || { echo no-binfmt-userns; exit 0; }
+	printf ":sbxbfmt:M::\\x7fSBXBFMT::%s:F\n" "$1/ext/binfmt-interp" > "$1/mnt/register" || exit 1
+	echo "control: $("$1/bin/foreign")"
+	s=$("$2" sandbox-run --allow-exec "$1/bin" -- "$1/bin/foreign" </dev/null)
+	echo "sandbox: $s rc=$?"
+' sh "$B" "$SANDBX" 2>"$TMP/err")
+case $out in
+no-binfmt-userns*|"") t_skip "no binfmt_misc of a user namespace's own here (Linux 6.7+, unshare -Urm): $out $(head -c 200 "$TMP/err")" ;;
+*)
+	# Without a handler the file is no program: execvp hands it to
+	# /bin/sh, which finds no command in it.
+	ctl=$(printf '%s\n' "$out" | sed -n 's/^control: //p')
+	sbx=$(printf '%s\n' "$out" | sed -n 's/^sandbox: //p')
+	if [ "$ctl" = "interp ok" ] && case $sbx in *interp*|*" rc=0") false ;; " rc="*) true ;; *) false ;; esac; then t_pass
+	else t_fail "$(printf '%s' "$out" | tr '\n' ';') $(grep -v '^sandbx audit' "$TMP/err" | head -c 300)"; fi ;;
+esac
+
 t_done

@@ -26,6 +26,11 @@
  *   fs connect PORT         TCP connect to 127.0.0.1:PORT
  *   fs unix-connect PATH    connect a SOCK_STREAM unix socket to PATH
  *   fs self-ino             print dev:ino of the running executable
+ *   binfmt-interp FILE...   (the probe copied under that name, run as the
+ *                           interpreter of a binfmt_misc handler) chmod
+ *                           /proc/self/exe to the mode it has: "interp ok"
+ *                           where that file's mount lets its owner change
+ *                           it, "interp err EROFS" on a read-only one
  *   fs daemon FILE SECS     setsid + double fork; the grandchild writes its
  *                           pid to FILE and sleeps SECS
  *   fs cont-read FILE       continue itself while stopped: a POSIX timer
@@ -85,6 +90,14 @@ static int grep_file(const char *path, const char *needle)
 
 int main(int argc, char **argv)
 {
+	const char *base = strrchr(argv[0], '/');
+	if (!strcmp(base ? base + 1 : argv[0], "binfmt-interp")) {
+		struct stat st;
+		if (stat("/proc/self/exe", &st) < 0)
+			return probe_report(-1);
+		printf("interp ");
+		return probe_report(chmod("/proc/self/exe", st.st_mode & 07777));
+	}
 	if (argc < 2)
 		return 2;
 	const char *c = argv[1];
