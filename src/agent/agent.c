@@ -432,7 +432,8 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		} else {
 			for (int w = 0; w < 2; w++) {
 				char *body = gate_diff(vis, why ? "" : cur, new_text,	/* cur NULL: a new file */
-						       w ? GATE_MAX_WHOLE_LINES : GATE_MAX_DIFF_LINES);
+						       w ? GATE_MAX_WHOLE_LINES : GATE_MAX_DIFF_LINES,
+						       w ? 0 : GATE_MAX_SHOWN);
 				char *d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced "
 							  "by the text below)\n%s", vis, why, body)
 					: body;

@@ -273,7 +273,30 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n)
 
 #define NO_EOF_NEWLINE "\\ No newline at end of file\n"
 
-char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines)
+/* A line of the diff cut at max characters (0: whole), the cut marked:
+ * one line of the model's may be megabytes, and printed whole it pushed
+ * the question's path out of the terminal's scrollback. */
+static void sb_add_line(struct sbuf *b, const char *s, size_t n, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, shown = 0;
+	while (max && i < n && shown < max) {
+		uint32_t cp;
+		int l = u[i] < 0x80 ? 1 : utf8_decode(u + i, n - i, &cp);
+		i += l > 0 ? (size_t)l : 1;
+		shown++;
+	}
+	if (!max || i >= n) {
+		sb_add_visible(b, s, n);
+		return;
+	}
+	char note[64];
+	int k = snprintf(note, sizeof(note), "… [line cut: %zu more bytes]", n - i);
+	sb_add_visible(b, s, i);
+	sb_add(b, note, (size_t)k);
+}
+
+char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines, size_t max_line)
 {
 	struct lines a, b;
 	struct sbuf out = { 0 };
@@ -327,7 +350,7 @@ char *gate_diff(const char *path, const char *old, const char *new_text, size_t 
 			const struct lines *src = ops[q].kind == '+' ? &b : &a;
 			char kind = ops[q].kind;
 			sb_add(&out, &kind, 1);
-			sb_add_visible(&out, src->p[ops[q].idx], src->len[ops[q].idx]);
+			sb_add_line(&out, src->p[ops[q].idx], src->len[ops[q].idx], max_line);
 			sb_add(&out, "\n", 1);
 			if (last_nonl(src, ops[q].idx))
 				sb_add(&out, NO_EOF_NEWLINE, sizeof(NO_EOF_NEWLINE) - 1);

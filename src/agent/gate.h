@@ -88,10 +88,11 @@ char *gate_visible_path(const char *s, size_t max);
  * A unified diff of old -> new (line based, "--- a/PATH" "+++ b/PATH",
  * hunks with 3 lines of context; a last line without its newline differs
  * from one with it and is marked "\ No newline at end of file"), cut at
- * max_lines.  old may be NULL (new file).  PATH is printed as given: the
- * caller makes it one line.  malloc'd.
+ * max_lines; each line cut at max_line characters, the cut marked (0: whole).
+ * old may be NULL (new file).  PATH is printed as given: the caller makes
+ * it one line.  malloc'd.
  */
-char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines);
+char *gate_diff(const char *path, const char *old, const char *new_text, size_t max_lines, size_t max_line);
 
 /*
  * The whole of a call whose arguments or diff the question cut: args_whole

@@ -147,7 +147,7 @@ static void gate_visible_ignorable(void **state)
 				fail_msg("U+%04X shown as '%s'", (unsigned)cp, v);
 			free(v);
 			/* the bidi controls are left to the diff's writer (^X, <U+XXXX>) */
-			char *d = gate_diff("f", NULL, in, 100);
+			char *d = gate_diff("f", NULL, in, 100, 0);
 			if (!utf8_is_bidi(cp) && !strstr(d, want))
 				fail_msg("U+%04X in the diff as '%s'", (unsigned)cp, d);
 			free(d);
@@ -157,21 +157,42 @@ static void gate_visible_ignorable(void **state)
 
 static void gate_diff_shapes(void **state)
 {
-	char *d = gate_diff("f.txt", "a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 100);
+	char *d = gate_diff("f.txt", "a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 100, 0);
 	assert_string_equal(d, "--- f.txt\n+++ b/f.txt\n@@ -1,7 +1,7 @@\n a\n b\n c\n-d\n+D\n e\n f\n g\n");
 	free(d);
-	d = gate_diff("new.txt", NULL, "x\ny\n", 100);
+	d = gate_diff("new.txt", NULL, "x\ny\n", 100, 0);
 	assert_string_equal(d, "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n");
 	free(d);
 	/* what draws nothing is shown in the diff too: a zero-width space in
 	 * a compared name, and text hidden in tag characters ("hi") */
 	d = gate_diff("f", "if user == \"admin\":\n", "if user == \"ad\xe2\x80\x8bmin\":\n"
-		      "# ok\xf3\xa0\x81\xa8\xf3\xa0\x81\xa9\n", 100);
+		      "# ok\xf3\xa0\x81\xa8\xf3\xa0\x81\xa9\n", 100, 0);
 	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,1 +1,2 @@\n-if user == \"admin\":\n"
 			       "+if user == \"ad<U+200B>min\":\n+# ok<U+E0068><U+E0069>\n");
 	free(d);
-	d = gate_diff("f", "1\n2\n3\n", "1\n2\n3\n4\n5\n", 1);
+	d = gate_diff("f", "1\n2\n3\n", "1\n2\n3\n4\n5\n", 1, 0);
 	assert_non_null(strstr(d, "[diff cut at 1 lines]"));
+	free(d);
+}
+
+/* A line longer than the question shows is cut at max_line characters
+ * (not bytes: a character is never split), the cut marked with what is
+ * left; 0 shows it whole.  Before, one line of megabytes pushed the
+ * question's path out of the terminal's scrollback. */
+static void gate_diff_long_line(void **state)
+{
+	(void)state;
+	char *d = gate_diff("f", NULL, "abcdef\nxy\n", 100, 4);
+	assert_string_equal(d, "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+abcd… [line cut: 2 more bytes]\n+xy\n");
+	free(d);
+	d = gate_diff("f", NULL, "\xc3\xa9\xc3\xa9\xc3\xa9\n", 100, 2);	/* éé, then é cut */
+	assert_string_equal(d, "--- /dev/null\n+++ b/f\n@@ -0,0 +1,1 @@\n+\xc3\xa9\xc3\xa9… [line cut: 2 more bytes]\n");
+	free(d);
+	d = gate_diff("f", "old\n", "abcdef", 100, 0);
+	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,1 +1,1 @@\n-old\n+abcdef\n\\ No newline at end of file\n");
+	free(d);
+	d = gate_diff("f", NULL, "abcd\n", 100, 4);	/* exactly max: whole, no mark */
+	assert_string_equal(d, "--- /dev/null\n+++ b/f\n@@ -0,0 +1,1 @@\n+abcd\n");
 	free(d);
 }
 
@@ -181,21 +202,21 @@ static void gate_diff_shapes(void **state)
 static void gate_diff_eof_newline(void **state)
 {
 	(void)state;
-	char *d = gate_diff("f", "a\nb", "a\nb\n", 100);
+	char *d = gate_diff("f", "a\nb", "a\nb\n", 100, 0);
 	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
 	free(d);
-	d = gate_diff("f", "x\n", "x", 100);
+	d = gate_diff("f", "x\n", "x", 100, 0);
 	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,1 +1,1 @@\n-x\n+x\n\\ No newline at end of file\n");
 	free(d);
 	/* unchanged, with or without it: no hunk */
-	d = gate_diff("f", "x", "x", 100);
+	d = gate_diff("f", "x", "x", 100, 0);
 	assert_string_equal(d, "--- f\n+++ b/f\n");
 	free(d);
-	d = gate_diff("f", "x\ny", "x\nY", 100);
+	d = gate_diff("f", "x\ny", "x\nY", 100, 0);
 	assert_string_equal(d, "--- f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+Y\n"
 			       "\\ No newline at end of file\n");
 	free(d);
-	d = gate_diff("new", NULL, "z", 100);
+	d = gate_diff("new", NULL, "z", 100, 0);
 	assert_string_equal(d, "--- /dev/null\n+++ b/new\n@@ -0,0 +1,1 @@\n+z\n\\ No newline at end of file\n");
 	free(d);
 }
@@ -228,6 +249,7 @@ int main(void)
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_diff_shapes),
 		cmocka_unit_test(gate_diff_eof_newline),
+		cmocka_unit_test(gate_diff_long_line),
 		cmocka_unit_test(gate_whole_bounded),
 		cmocka_unit_test(gate_message_budget_edges),
 	};
