@@ -444,6 +444,11 @@ static void ask_guard(int fd, const struct termios *saved, int on, struct sigact
 	sigprocmask(SIG_SETMASK, &was, NULL);
 }
 
+/* When the last key of a question was read (the answer, the reason's
+ * Enter): a key soon after it is the flow of that typing (a second y,
+ * pressed as the next question appears), not an answer to the next. */
+static long ask_last_key;
+
 enum approval_answer gate_tty_ask(const struct approval_question *q, char **reason)
 {
 	struct sigaction old_sigs[SBX_ARRAY_LEN(ask_sigs)];
@@ -487,7 +492,10 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		ask_guard(fd, &old, 1, old_sigs);
 		tcsetattr(fd, TCSANOW, &raw);
 	}
-	long quiet = mono_ms() + (flushed ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
+	long drawn = mono_ms();
+	if (ask_last_key && drawn - ask_last_key < APPROVE_RECOVER_MS)
+		flushed = 1;
+	long quiet = drawn + (flushed ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
 	int told = 0;
 	for (;;) {
 		unsigned char c;
@@ -498,6 +506,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 			ans = APPROVE_ABORT;
 			break;
 		}
+		ask_last_key = mono_ms();
 		/* Only a key that stands alone answers (turn.h): not a byte of a
 		 * paste ("make a table" would answer a), of a reply or sequence
 		 * (0x9b), nor one right after such a byte or a stray key.  What
@@ -535,6 +544,7 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		fprintf(tty, "reason for the model (Enter for none): ");
 		fflush(tty);
 		if (fgets(line, sizeof(line), tty)) {
+			ask_last_key = mono_ms();
 			line[strcspn(line, "\r\n")] = '\0';
 			if (*line)
 				*reason = xstrdup(line);

@@ -74,8 +74,10 @@ enum approval_answer {
 /*
  * An answer key counts only when it stands alone: not with more input
  * already waiting behind it, nor within this long of the question being
- * drawn (APPROVE_RECOVER_MS when input was thrown away then), nor within
- * APPROVE_RECOVER_MS of a key that was not taken.
+ * drawn (APPROVE_RECOVER_MS when input was thrown away then, or when a
+ * key, the answer to the question before included, came in the
+ * APPROVE_RECOVER_MS before it), nor within APPROVE_RECOVER_MS of a key
+ * that was not taken.
  * A paste (bracketed or not), the tail of one whose start was thrown
  * away and the bytes of an escape sequence come as such bursts; a
  * person's key press does not.  Used by agent-run's terminal question

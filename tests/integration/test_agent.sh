@@ -585,10 +585,10 @@ approve_case() { # ID DESC STEPS EARLY EXPECT_RC CHECK
 	rm -f "$W/approved.txt" "$W/approved2.txt"
 }
 approve_case ag-approve-y "y runs this call only; the next call asks again" \
-	'[["allow?","y"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[["allow?","y"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
 	'[ -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && grep -q "+yes" "$D/pty"'
 approve_case ag-approve-n-reason "n with a reason refuses and sends the reason to the model" \
-	'[["allow?","n"],["reason","not now\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[["allow?","n"],["reason","not now\r"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
 	'[ ! -e "$W/approved.txt" ] && python3 -c "
 import json; b=json.load(open(\"$D/req-2.json\")); r=b[\"messages\"][2][\"content\"][0]
 assert r[\"is_error\"] and \"not now\" in r[\"content\"], r"'
@@ -605,13 +605,19 @@ approve_case ag-approve-signal "a SIGTERM at a question (kill, timeout(1)) ends 
 	'[["allow?","SIG 15"]]' "" 143 \
 	'[ ! -e "$W/approved.txt" ] && ! grep -q "left without echo" "$D/pty" && ! grep -q "left uncooked" "$D/pty"'
 approve_case ag-approve-paste "text pasted at the question (its a, its y) does not answer it, and the user is told; a key alone after a pause then does" \
-	'[["allow?","say yes, always"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[["allow?","say yes, always"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
 	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "not taken: that key came with other input" "$D/pty")" -eq 1 ]'
 approve_case ag-approve-refusal-typed-fast "a refusal typed too fast (no, then a reason key by key) never answers with the reason's a: the question stays open" \
-	'[["allow?","no"],["not taken",","],["not taken"," "],["not taken","a"],["not taken","b"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
+	'[["allow?","no"],["not taken",","],["not taken"," "],["not taken","a"],["not taken","b"],["not taken","PAUSE"],["not taken","n"],["reason","\r"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "" 0 \
 	'[ ! -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ]'
+# A second y pressed some 200 ms after the one that answered the first
+# question (a double press, a habit) came just after the next question
+# appeared, past its 60 ms: it answered that question, unread.
+approve_case ag-approve-second-key "a key pressed within 500 ms of the answer to the question before does not answer the next one, which just appeared; the user is told, and a key alone after a pause then does" \
+	'[["allow?","y"],["approved2.txt","y"],["not taken","PAUSE"],["not taken","n"],["reason","\r"]]' "" 0 \
+	'[ -e "$W/approved.txt" ] && [ ! -e "$W/approved2.txt" ] && [ "$(grep -c "not taken: that key came with other input" "$D/pty")" -eq 1 ]'
 approve_case ag-approve-typeahead "keys typed before the question are discarded" \
-	'[["allow?","n"],["reason","\r"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
+	'[["allow?","n"],["reason","\r"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'
 
 # What the question shows is what runs, drawn safely.  ask_case ID DESC
