@@ -304,9 +304,13 @@ char *gate_diff(const char *path, const char *old, const char *new_text, size_t 
 	split_lines(old, &a);
 	split_lines(new_text, &b);
 	struct op *ops = edit_script(&a, &b, &nops);
-	char head[4200];
-	int n = snprintf(head, sizeof(head), "--- %s\n+++ b/%s\n", old ? path : "/dev/null", path);
-	sb_add(&out, head, (size_t)(n < (int)sizeof(head) ? n : (int)sizeof(head) - 1));
+	char head[128];
+	/* the path whole: the caller's visible form of 512 characters may
+	 * take 4 KiB and more (<U+200B> is 8 bytes) */
+	char *names = xasprintf("--- %s\n+++ b/%s\n", old ? path : "/dev/null", path);
+	sb_add(&out, names, strlen(names));
+	free(names);
+	int n;
 
 	size_t k = 0;
 	int cut = 0;

@@ -196,6 +196,23 @@ static void gate_diff_long_line(void **state)
 	free(d);
 }
 
+/* The header names the path whole, however long the caller's visible
+ * form of it (512 characters of <U+200B> are 4 KiB): before, it was
+ * printed into 4,200 bytes, and a longer one lost the "+++ b/" line and
+ * the newline before the first hunk's "@@". */
+static void gate_diff_long_path(void **state)
+{
+	(void)state;
+	char path[3001];
+	memset(path, 'p', 3000);
+	path[3000] = '\0';
+	char *want = xasprintf("--- %s\n+++ b/%s\n@@ -1,1 +1,1 @@\n-a\n+b\n", path, path);
+	char *d = gate_diff(path, "a\n", "b\n", 100, 0);
+	assert_string_equal(d, want);
+	free(d);
+	free(want);
+}
+
 /* A change of the last line's newline alone is a change: before, the
  * diff showed no hunk at all, so the question read as "nothing changes"
  * while the write did change the file. */
@@ -250,6 +267,7 @@ int main(void)
 		cmocka_unit_test(gate_diff_shapes),
 		cmocka_unit_test(gate_diff_eof_newline),
 		cmocka_unit_test(gate_diff_long_line),
+		cmocka_unit_test(gate_diff_long_path),
 		cmocka_unit_test(gate_whole_bounded),
 		cmocka_unit_test(gate_message_budget_edges),
 	};
