@@ -832,10 +832,13 @@ static const char *dropped_reason(const struct fold_msg *m, size_t i)
 		/* "\n\n" before a tool call: shown, but the API refuses it
 		 * in the history of every later request */
 		return b->text_len && !json_text_blank(b->text, b->text_len) ? NULL : "empty text";
+	/* The API refuses either without its proof in a history, and the
+	 * session will not store a round holding one (session.c): kept,
+	 * such a block cost the stored session the whole round. */
 	case FOLD_THINKING:
-		return b->signature ? NULL : "thinking without a signature";
+		return b->signature && *b->signature ? NULL : "thinking without a signature";
 	case FOLD_REDACTED_THINKING:
-		return NULL;
+		return b->data && *b->data ? NULL : "redacted thinking without its data";
 	case FOLD_TOOL_USE:
 		if (!b->stopped)
 			return "tool call cut off before its end";

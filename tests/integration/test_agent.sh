@@ -392,6 +392,51 @@ stored=[json.loads(l) for l in open('$XDG_STATE_HOME/sandbx/sessions/$sid.jsonl'
 assert not blanks([r for r in stored if r['type']=='message']), stored
 "; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-thinking-unproved "a thinking block with an empty signature, or a redacted_thinking block without its data, which the API and the session refuse, is not kept: the round is stored (exit 0) and no later request carries it"
+mock_dir
+# an empty redacted_thinking at index 0, a thinking block signed "" at 1, then sse_tool's call at index 2
+cat > "$D/unproved.sse" <<'EOF'
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":""}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"plan"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":""}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+EOF
+printf 'note\n' > "$W/notes.txt"
+sse_tool toolu_u1 read '{"path":"notes.txt"}' | sed 's/"index":0/"index":2/' | sed "3r $D/unproved.sse" > "$D/r1.sse"
+sse_text "done" > "$D/r2.sse"
+sse_text "again" > "$D/r3.sse"
+mock_rounds 3
+ar --session -- read the notes
+rc1=$RC; err1=$(cat "$D/err")
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+ar --session "$sid" -- and again
+mock_stop
+rm -f "$W/notes.txt"
+if [ -n "$sid" ] && [ $rc1 -eq 0 ] && [ $RC -eq 0 ] && python3 -c "
+import json
+def unproved(msgs): return [b for m in msgs for b in m['content'] if b['type'] in ('thinking', 'redacted_thinking')]
+for n in (2, 3):
+	m=json.load(open('$D/req-%d.json' % n))['messages']
+	assert m[1]['content'][-1]['id']=='toolu_u1', m
+	assert not unproved(m), (n, m)
+stored=[json.loads(l) for l in open('$XDG_STATE_HOME/sandbx/sessions/$sid.jsonl')]
+assert [b for r in stored if r['type']=='message' for b in r['content'] if b['type']=='tool_use'], stored
+"; then t_pass; else t_fail "sid=$sid rc=$rc1/$RC $err1"; fi
+
 t_start ag-continue-alternates "a turn that ended on its tool results (the next round failed, or --max-rounds with --no-wrap-up) is continued with the prompt in that user message: the roles alternate"
 mock_dir
 sse_tool toolu_c1 ls '{"path":"."}' > "$D/r1.sse"

@@ -769,6 +769,39 @@ static void test_fold_blank_text_not_kept(void **state)
 	fold_release(&m);
 }
 
+/* A thinking block whose signature is empty, or a redacted_thinking block
+ * without its data, is not kept: the API refuses either in a history, and
+ * the session refuses to store a round holding one, so before, such a
+ * round (and the calls it ran) was missing from the stored session, and
+ * every later request of the conversation carried it. */
+static void test_fold_thinking_without_proof_not_kept(void **state)
+{
+	struct fold_msg m;
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+		"{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"EmwK\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":3}",
+		"{\"type\":\"content_block_start\",\"index\":4,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":4,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":4}",
+	};
+	fold_all(&m, evs, SBX_ARRAY_LEN(evs));
+	cJSON *c = fold_content_take(&m);
+	char *s = cJSON_PrintUnformatted(c);
+	assert_string_equal(s, "[{\"type\":\"redacted_thinking\",\"data\":\"EmwK\"},{\"type\":\"text\",\"text\":\"ok\"}]");
+	free(s);
+	cJSON_Delete(c);
+	fold_release(&m);
+}
+
 static void test_fold_content_take_moves_text(void **state)
 {
 	struct run r;
@@ -1095,6 +1128,7 @@ int main(void)
 		cmocka_unit_test(test_fold_populate_ahead),
 		cmocka_unit_test(test_fold_content_take_moves_text),
 		cmocka_unit_test(test_fold_blank_text_not_kept),
+		cmocka_unit_test(test_fold_thinking_without_proof_not_kept),
 		cmocka_unit_test(test_fold_error_text_made_printable),
 		cmocka_unit_test(test_fold_message_and_signature_caps),
 		cmocka_unit_test(test_fold_block_start_meta_capped),
