@@ -482,7 +482,12 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	 * make the terminal type a reply. */
 	if (q->diff && *q->diff)
 		utf8_term_write(tty, q->diff, strlen(q->diff), 1);
-	utf8_term_printf(tty, "allow? [y] this call  [n] refuse  [a] every %s call%s: ", q->tool,
+	/* A diff may be hundreds of rows (200 lines of 512 characters), the
+	 * whole view thousands: the line the answer is typed on names the
+	 * file, whose first mention may be out of the scrollback by then.  A
+	 * write's or edit's subject is its path, one line (agent.c). */
+	char *who = q->diff && *q->diff ? xasprintf("%s %s — ", q->tool, q->subject ? q->subject : "") : xstrdup("");
+	utf8_term_printf(tty, "%sallow? [y] this call  [n] refuse  [a] every %s call%s: ", who, q->tool,
 		q->cut && q->whole ? "  [v] see it whole (it was cut)" : "");
 	fflush(tty);
 	if (is_term) {
@@ -523,8 +528,8 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 			quiet = now + APPROVE_RECOVER_MS;
 			if (answer && !told) {
 				utf8_term_printf(tty, "\n  (not taken: that key came with other input or right after it — wait a "
-					     "moment and press it again)\nallow? [y] this call  [n] refuse  [a] every %s call: ",
-					q->tool);
+					     "moment and press it again)\n%sallow? [y] this call  [n] refuse  [a] every %s call: ",
+					who, q->tool);
 				fflush(tty);
 				told = 1;
 			}
@@ -536,10 +541,11 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 		if ((c == 'v' || c == 'V') && q->cut && q->whole) {
 			fputs("v\n", tty);
 			utf8_term_write(tty, q->whole, strlen(q->whole), 1);
-			utf8_term_printf(tty, "allow? [y] this call  [n] refuse  [a] every %s call: ", q->tool);
+			utf8_term_printf(tty, "%sallow? [y] this call  [n] refuse  [a] every %s call: ", who, q->tool);
 			fflush(tty);
 		}
 	}
+	free(who);
 	if (is_term)
 		ask_guard(fd, &old, 0, old_sigs);
 	fprintf(tty, "%s\n", ans == APPROVE_YES ? "y" : ans == APPROVE_ALWAYS ? "a" : ans == APPROVE_NO ? "n" : "");
