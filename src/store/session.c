@@ -199,12 +199,14 @@ static int has_result(const cJSON *msg, const char *id)
 	return 0;
 }
 
-/* Append msg to the replay array, merging it into the last message when
- * both have the same role (the API wants the roles to alternate). Takes msg. */
-static void replay_push(cJSON *arr, cJSON *msg)
+/* Append msg to the replay array arr, whose last message is last (NULL
+ * when it is empty), merging it into last when both have the same role
+ * (the API wants the roles to alternate).  The caller keeps last, as
+ * cJSON finds an array's size or its item n only by walking it, which
+ * made a parse quadratic in the messages.  Takes msg; returns 1 when it
+ * became a message of its own, 0 when it was merged. */
+static int replay_push(cJSON *arr, cJSON *last, cJSON *msg)
 {
-	int n = cJSON_GetArraySize(arr);
-	cJSON *last = n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
 	if (last && strcmp(str_field(last, "role"), str_field(msg, "role")) == 0) {
 		cJSON *dst = cJSON_GetObjectItemCaseSensitive(last, "content");
 		cJSON *src = cJSON_DetachItemFromObjectCaseSensitive(msg, "content");
@@ -213,9 +215,10 @@ static void replay_push(cJSON *arr, cJSON *msg)
 			cJSON_AddItemToArray(dst, b);
 		cJSON_Delete(src);
 		cJSON_Delete(msg);
-		return;
+		return 0;
 	}
 	cJSON_AddItemToArray(arr, msg);
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -236,8 +239,9 @@ struct session_parser {
 	struct session_info info;
 	struct strv notes;
 	cJSON *msgs;		/* clean messages, same-role neighbours merged */
+	cJSON *last_msg;	/* the last of them, NULL when none */
 	uint64_t *msg_line;	/* the line of each */
-	size_t nmsgs;
+	size_t nmsgs, msg_line_cap;
 	int turn_open, last_stopped, torn;
 	struct strv dangling;
 };
@@ -368,10 +372,12 @@ static int record(struct session_parser *p, uint64_t ln, const cJSON *o)
 		/* Kept merged as the API wants them: consecutive messages of one
 		 * role become one (a stopped turn's tool results and the next
 		 * prompt; a repaired tail).  The line is that of the first part. */
-		int before = cJSON_GetArraySize(p->msgs);
-		replay_push(p->msgs, m);
-		if (cJSON_GetArraySize(p->msgs) > before) {
-			p->msg_line = xrealloc(p->msg_line, (p->nmsgs + 1) * sizeof(*p->msg_line));
+		if (replay_push(p->msgs, p->last_msg, m)) {
+			p->last_msg = m;
+			if (p->nmsgs == p->msg_line_cap) {
+				p->msg_line_cap = p->msg_line_cap ? 2 * p->msg_line_cap : 64;
+				p->msg_line = xrealloc(p->msg_line, p->msg_line_cap * sizeof(*p->msg_line));
+			}
 			p->msg_line[p->nmsgs++] = ln;
 		}
 		return 0;
@@ -518,9 +524,9 @@ int session_parser_finish(struct session_parser *p)
 	/* Every tool_use needs its tool_result in the very next message (the
 	 * API refuses the history otherwise).  Only the tail may lack them: the
 	 * process died between two lines; session_resume repairs that. */
-	for (size_t i = 0; i < p->nmsgs; i++) {
-		const cJSON *m = cJSON_GetArrayItem(p->msgs, (int)i);
-		const cJSON *next = i + 1 < p->nmsgs ? cJSON_GetArrayItem(p->msgs, (int)i + 1) : NULL;
+	const cJSON *prev = NULL, *m = p->msgs->child;
+	for (size_t i = 0; i < p->nmsgs; i++, prev = m, m = m->next) {
+		const cJSON *next = m->next;
 		const char *role = str_field(m, "role");
 		if (strcmp(role, "assistant") == 0) {
 			struct strv ids = { 0 };
@@ -540,7 +546,6 @@ int session_parser_finish(struct session_parser *p)
 			strv_free(&ids);
 		} else {
 			/* every tool_result answers a call of the message before */
-			const cJSON *prev = i > 0 ? cJSON_GetArrayItem(p->msgs, (int)i - 1) : NULL;
 			struct strv ids = { 0 };
 			if (prev && strcmp(str_field(prev, "role"), "assistant") == 0)
 				tool_use_ids(prev, &ids);
@@ -567,6 +572,7 @@ cJSON *session_parser_take_messages(struct session_parser *p)
 		return NULL;
 	cJSON *out = p->msgs;
 	p->msgs = cJSON_CreateArray();
+	p->last_msg = NULL;
 	p->nmsgs = 0;
 	return out;
 }
@@ -1037,7 +1043,10 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 			goto out;
 		}
 		free(line);
-		replay_push(s->history, m);
+		cJSON *last = s->history->child;
+		while (last && last->next)
+			last = last->next;
+		replay_push(s->history, last, m);
 		strv_push_own(notes, xasprintf("the last round ended with %zu tool call%s whose result was not "
 					       "stored: told the model %s may have run", dg->n, dg->n == 1 ? "" : "s",
 					       dg->n == 1 ? "it" : "they"));
