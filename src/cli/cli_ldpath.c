@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_ldpath.h"
+#include "cli/cli_policy.h"
 #include "util/log.h"
 
 /* Marks the re-executed process: it never executes itself again.  The
@@ -342,6 +343,7 @@ int cli_ldpath_guard(const struct policy *p)
 	snprintf(own, sizeof(own), "%ld", (long)getpid());
 	setenv(LDPATH_MARK, own, 1);
 	fflush(NULL);
+	cli_nofile_restore();	/* the run again raises it from the caller's */
 	if (cli_main_argv)
 		execv("/proc/self/exe", cli_main_argv);
 	int e = cli_main_argv ? errno : ENOENT;

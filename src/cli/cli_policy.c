@@ -685,6 +685,11 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 
 	free(xerr);
 	policy_init(p);
+	if (cli_nofile_prepare(err) < 0) {
+		if (have_x)
+			xdg_paths_release(&x);
+		return -1;
+	}
 	if (cli_self_load(&self, err) < 0) {
 		if (have_x)
 			xdg_paths_release(&x);

@@ -113,6 +113,18 @@ int cli_policy_network(const struct cli_opts *o, struct policy *p, char **err);
 /* Resource limits: the flags over the defaults (agent: the bash defaults). */
 int cli_policy_limits(const struct cli_opts *o, int agent, struct policy *p, char **err);
 
+/* sandbx's own open-files limit: the harness and the sandbox's helper
+ * hold descriptors of their own (the helper one per grant, the harness
+ * its channels moved above fd 16), so a caller's soft limit below
+ * CLI_NOFILE_WANT is raised towards it, within the hard limit, and
+ * cli_policy_limits then holds the command (and the agent's bash) to the
+ * caller's.  -1 with *err when the limit stays below CLI_NOFILE_MIN.
+ * cli_nofile_restore gives the caller's back, before a re-exec. */
+#define CLI_NOFILE_WANT 1024
+#define CLI_NOFILE_MIN 64
+int cli_nofile_prepare(char **err);
+void cli_nofile_restore(void);
+
 /* 1 when path is one the CLI grants by itself (the floor: /usr, /bin, /lib,
  * /lib64, /etc/alternatives). */
 int cli_is_floor(const char *path);

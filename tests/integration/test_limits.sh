@@ -405,6 +405,28 @@ out=$(run --limit-open-files 4 -- "$PROBES/lim_nofile" 1000)
 if [ "$out" != "err EMFILE opened=1" ]; then t_fail "expected 'err EMFILE opened=1', got '$out' rc=$RC: $(grep -v 'audit spawned' "$TMP/err")"
 else t_pass; fi
 
+t_start limits-caller-nofile-low "a caller whose soft open-files limit is too low for sandbx's own descriptors (ulimit -Sn 12, the hard limit higher) still gets a sandbox: sandbx raises its own soft limit, and the command, and the agent's bash, are held to the caller's 12"
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -lt 1024 ]; then t_skip "the hard open-files limit here is $hard"
+else
+	out=$( ulimit -Sn 12; run -- "$PROBES/lim_nofile" 1000 ); rc1=$RC
+	e1=$(grep -v 'audit spawned' "$TMP/err")
+	tl=$( cd "$W" && ulimit -Sn 12 && "$SANDBX" tool bash '{"command":"ulimit -n"}' 2>"$TMP/err2" )
+	if [ "$out" != "err EMFILE opened=9" ]; then t_fail "sandbox-run: expected 'err EMFILE opened=9', got '$out': $e1"
+	elif ! printf '%s' "$tl" | grep -qF '12\n[exit status 0]'; then t_fail "tool bash: $tl $(cat "$TMP/err2")"
+	else t_pass; fi
+fi
+
+t_start limits-caller-nofile-hard "a hard open-files limit below what sandbx needs for itself (ulimit -n 20) refuses the run up front (exit 125, a refused record), naming the limit and what to do, never a refusal with no reason"
+( cd "$W" && ulimit -n 20 && exec "$SANDBX" sandbox-run -- /bin/true ) >"$TMP/out" 2>"$TMP/err"; rc1=$?
+( cd "$W" && ulimit -n 20 && exec "$SANDBX" tool bash '{"command":"true"}' ) >"$TMP/out2" 2>"$TMP/err2"; rc2=$?
+if [ $rc1 -ne 125 ] || [ $rc2 -ne 125 ]; then t_fail "exit $rc1 and $rc2, expected 125: $(cat "$TMP/err" "$TMP/err2")"
+elif ! grep -q "^sandbx: the open-files limit is 20 .*ulimit -Hn.* — raise" "$TMP/err"; then t_fail "no message naming the limit: $(cat "$TMP/err")"
+elif ! grep -q '^sandbx audit refused reason="the open-files limit is 20' "$TMP/err"; then t_fail "no refused record: $(cat "$TMP/err")"
+elif grep -q 'audit spawned' "$TMP/err"; then t_fail "something was spawned: $(cat "$TMP/err")"
+elif ! grep -q "^sandbx: the open-files limit is 20 " "$TMP/err2" || [ -s "$TMP/out2" ]; then t_fail "tool: $(cat "$TMP/out2" "$TMP/err2")"
+else t_pass; fi
+
 # ---- cleanup after a timeout -----------------------------------------------------
 
 t_start limits-timeout-cleanup "a call killed by --timeout leaves no process behind, and the cgroup its killed supervisor left is removed by the next call"
