@@ -291,9 +291,13 @@ int cli_sandbox_run(struct cli_opts *o)
 	struct stdio_snap z;
 	stdio_take(&z);
 	if (sandbox_start(&s, &err) < 0) {
+		/* after its spawned record, a refused and an exited one, as
+		 * for a refusal of the helper's own */
+		audit(LOG_INFO, "refused", "mechanism", "helper", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
 		rc = EXIT_REFUSED;
+		audit(LOG_INFO, "exited", "command", cmd, "code", "125", NULL);
 	} else {
 		sandbox_wait(&s, o->timeout_set ? (long)o->timeout * 1000 : -1, NULL, &res);
 		stdio_restore(&z);

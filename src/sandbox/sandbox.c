@@ -26,6 +26,8 @@
  * for it before killing it outright. */
 #define END_GRACE_MS 5000
 
+#define NOFILE_ADVICE "close descriptors this process holds open, or raise the open-files limit (ulimit -n)"
+
 static int to_high(int fd)
 {
 	return fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
@@ -43,14 +45,16 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	s->pid = -1;
 	s->audit_fd = -1;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		*err = xasprintf("cannot create the audit channel: %s", strerror(errno));
+		*err = xasprintf("cannot create the audit channel: %s — %s", strerror(errno),
+				 errno == EMFILE ? NOFILE_ADVICE : "try again");
 		return -1;
 	}
 	/* The seccomp program's way in: compiled here while the helper starts
 	 * (see below), read by the command stage.  A socket, so a write to a
 	 * helper that already refused is EPIPE, not SIGPIPE. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, bsk) < 0) {
-		*err = xasprintf("cannot create the sandbox's filter channel: %s", strerror(errno));
+		*err = xasprintf("cannot create the sandbox's filter channel: %s — %s", strerror(errno),
+				 errno == EMFILE ? NOFILE_ADVICE : "try again");
 		close(pfd[0]);
 		close(pfd[1]);
 		return -1;
@@ -65,7 +69,24 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	if (s->pin_fd >= 0)
 		hi[4] = to_high(s->pin_fd);
 	hi[5] = to_high(bsk[0]);
+	int dup_errno = errno;
 	close(bsk[0]);
+	/* A descriptor that could not be moved would not cross: the helper
+	 * would start without its audit channel or filter and refuse with no
+	 * reason the harness could read. */
+	int moved = hi[3] >= 0 && hi[5] >= 0 && (s->pin_fd < 0 || hi[4] >= 0);
+	for (int i = 0; i < 3; i++)
+		moved = moved && (s->stdio[i] < 0 || hi[i] >= 0);
+	if (!moved) {
+		*err = xasprintf("cannot pass the sandbox's helper its descriptors: %s — %s", strerror(dup_errno),
+				 NOFILE_ADVICE);
+		close(pfd[0]);
+		close(bsk[1]);
+		for (int i = 0; i < 6; i++)
+			if (hi[i] >= 0)
+				close(hi[i]);
+		return -1;
+	}
 
 	strv_push(&args, "sandbx");
 	strv_push(&args, HELPER_ARGV1);

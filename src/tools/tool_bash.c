@@ -129,6 +129,8 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	close(po[1]);
 	close(pe[1]);
 	if (started < 0) {
+		audit(LOG_INFO, "refused", "tool", "bash", "mechanism", "helper", "reason", err, NULL);
+		audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", "125", NULL);
 		close(po[0]);
 		close(pe[0]);
 		for (int i = 0; argv[i]; i++)

@@ -427,6 +427,28 @@ elif grep -q 'audit spawned' "$TMP/err"; then t_fail "something was spawned: $(c
 elif ! grep -q "^sandbx: the open-files limit is 20 " "$TMP/err2" || [ -s "$TMP/out2" ]; then t_fail "tool: $(cat "$TMP/out2" "$TMP/err2")"
 else t_pass; fi
 
+t_start limits-caller-nofile-held "a caller holding nearly every descriptor its limit allows (64, with 50 to 58 open) either runs or is refused (exit 125) naming the open-files limit and what to do, with refused and exited records after the spawned one: never a refusal with no reason"
+bad="" hit=0 n=50
+while [ $n -le 58 ]; do
+	( cd "$W" && exec python3 -c 'import os, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+for i in range(int(sys.argv[1])): os.set_inheritable(os.open("/dev/null", os.O_RDONLY), True)
+os.execv(sys.argv[2], ["sandbx", "sandbox-run", "--", "/bin/true"])' $n "$SANDBX" ) >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 125 ]; then
+		hit=$((hit + 1))
+		grep -q '^sandbx: .*Too many open files — .*ulimit -n' "$TMP/err" &&
+			grep -q '^sandbx audit refused mechanism=helper reason=' "$TMP/err" &&
+			grep -q '^sandbx audit exited command=/bin/true code=125$' "$TMP/err" ||
+			bad="$bad [$n open: $(tr '\n' ' ' < "$TMP/err")]"
+	elif [ $rc -ne 0 ]; then bad="$bad [$n open: exit $rc $(tr '\n' ' ' < "$TMP/err")]"
+	fi
+	n=$((n + 1))
+done
+if [ -n "$bad" ]; then t_fail "$bad"
+elif [ $hit -eq 0 ]; then t_fail "no count of open descriptors from 50 to 58 was refused"
+else t_pass; fi
+
 # ---- cleanup after a timeout -----------------------------------------------------
 
 t_start limits-timeout-cleanup "a call killed by --timeout leaves no process behind, and the cgroup its killed supervisor left is removed by the next call"
