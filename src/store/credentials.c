@@ -422,6 +422,8 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	buf[n++] = '"';
 	buf[n++] = '\n';
 	int r = fsu_write_atomic(dir, CRED_FILE, x->credentials, buf, n, err);
+	if (r < 0)
+		fsu_advise(err, xdg_write_advice(x, 1, errno));
 	explicit_bzero(buf, cap);
 	free(buf);
 	if (r == 0 && sweep_temps(dir) > 0 && notes)
@@ -470,7 +472,10 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 		close(dir);
 		if (e == ENOENT)
 			return 0;
-		*err = xasprintf("cannot remove '%s': %s", x->credentials, strerror(e));
+		*err = xasprintf("cannot remove '%s': %s — %s", x->credentials, strerror(e),
+				 e == EROFS ? "remount its filesystem read-write and run "
+					      "'sandbx auth logout' again"
+					    : "check that you may write its directory, and run 'sandbx auth logout' again");
 		return -1;
 	}
 	fsync(dir);

@@ -793,7 +793,7 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 	if (dir < 0)
 		return -1;
 	char id[SESSION_ID_LEN + 1], name[SESSION_ID_LEN + 8];
-	int fd = -1;
+	int fd = -1, e = 0;
 	/* 36^8 ids: a collision is rare, and a rename that never clobbers makes
 	 * it harmless.  The file appears with its header or not at all: an
 	 * empty one, left by a kill between create and write, would be a
@@ -813,7 +813,7 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 			break;
 		char *display = xasprintf("%s/%s", x->sessions_dir, name);
 		fd = fsu_create_with(dir, name, display, line, n, err);
-		int e = errno;
+		e = errno;
 		free(line);
 		free(display);
 		if (fd < 0 && e != EEXIST)
@@ -826,6 +826,7 @@ int session_create(const struct xdg_paths *x, struct session **out, struct strv 
 	if (fd < 0) {
 		if (!*err)
 			*err = xasprintf("cannot create a session file in '%s': no free id in 32 tries", x->sessions_dir);
+		fsu_advise(err, xdg_write_advice(x, 0, e));
 		close(dir);
 		return -1;
 	}
@@ -968,8 +969,12 @@ int session_resume(const struct xdg_paths *x, const char *id, struct session **o
 		goto out;
 	}
 	if (wfd < 0 || fstat(wfd, &wst) < 0 || wst.st_dev != st.st_dev || wst.st_ino != st.st_ino) {
+		int e = errno;
 		*err = xasprintf("cannot open '%s' for appending%s%s", display, wfd < 0 ? ": " : " — it changed while being read",
-				 wfd < 0 ? strerror(errno) : "");
+				 wfd < 0 ? strerror(e) : "");
+		if (wfd < 0)
+			fsu_advise(err, e == EROFS ? "remount its filesystem read-write to go on "
+						     "with this session" : xdg_write_advice(x, 0, e));
 		goto out;
 	}
 	/* One writer per session: two interleaved conversations would make

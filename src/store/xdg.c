@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,16 @@ const char *xdg_advice(const struct xdg_paths *p, int config)
 			      "or unset it"
 			    : "it is where sessions go while XDG_STATE_HOME is unset: set XDG_STATE_HOME to a directory "
 			      "you own and can write";
+}
+
+const char *xdg_write_advice(const struct xdg_paths *p, int config, int e)
+{
+	if (e == EROFS)
+		return config ? "remount its filesystem read-write, or point XDG_CONFIG_HOME at "
+				"a directory you own and can write"
+			      : "remount its filesystem read-write, or point XDG_STATE_HOME at "
+				"a directory you own and can write";
+	return xdg_advice(p, config);
 }
 
 void xdg_paths_release(struct xdg_paths *p)

@@ -32,6 +32,9 @@ struct xdg_paths {
  * whether it was set.  A static string, for the end of a message.
  */
 const char *xdg_advice(const struct xdg_paths *p, int config);
+/* The same for a write in that directory that failed with errno e: a
+ * read-only filesystem says so and how to get past it. */
+const char *xdg_write_advice(const struct xdg_paths *p, int config, int e);
 
 /*
  * Every directory holding sandbx's own state that no grant may reach, for

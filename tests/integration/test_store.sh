@@ -533,4 +533,32 @@ if [ $r1 -eq 1 ] && [ $r2 -eq 1 ] && [ $same -eq 0 ] && printf '%s' "$e1" | grep
 else t_fail "rc=$r1/$r2/$r3/$r4 same=$same out=$o3 err=$e1 | $e2"; fi
 rm -f "$TMP/cred.before"
 
+t_start st-readonly-store-advice "on a read-only filesystem auth login, auth logout, a new session and a resumed one each fail saying what failed and what to do (remount, or point the XDG variable elsewhere), and change nothing"
+ROH="$TMP/ro"; rm -rf "$ROH"; mkdir -p "$ROH/cfg/sandbx" "$ROH/state/sandbx/sessions"
+chmod -R 700 "$ROH"
+printf '# written by sandbx auth login\napi_key = "%s"\n' "$KEY" > "$ROH/cfg/sandbx/credentials.toml"
+printf '{"type":"header","version":1,"id":"roaaaaaa","created":1700000000}\n{"type":"message","role":"user","content":[{"type":"text","text":"hi"}]}\n{"type":"message","role":"assistant","content":[{"type":"text","text":"yes"}]}\n{"type":"turn","stop_reason":"end_turn","rounds":1}\n' > "$ROH/state/sandbx/sessions/roaaaaaa.jsonl"
+chmod 600 "$ROH/cfg/sandbx/credentials.toml" "$ROH/state/sandbx/sessions/roaaaaaa.jsonl"
+sum0=$(cat "$ROH/cfg/sandbx/credentials.toml" "$ROH/state/sandbx/sessions/roaaaaaa.jsonl" | cksum)
+NS=""; [ "$(id -u)" = 0 ] || NS="unshare --user --map-root-user"
+if ! $NS unshare -m true 2>/dev/null; then t_skip "no mount namespace here"
+else
+	( cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$ROH/cfg" XDG_STATE_HOME="$ROH/state" \
+		$NS unshare -m --propagation private sh -c '
+		mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99
+		echo sk-ant-other-KEY0123456789 | "$2" auth login 2>"$1/../e1"; echo "login $?"
+		"$2" auth logout 2>"$1/../e2"; echo "logout $?"
+		ANTHROPIC_API_KEY=k "$2" agent-run --base-url http://127.0.0.1:1 --session -- x </dev/null 2>"$1/../e3"; echo "new $?"
+		ANTHROPIC_API_KEY=k "$2" agent-run --base-url http://127.0.0.1:1 --session roaaaaaa -- x </dev/null 2>"$1/../e4"; echo "resume $?"
+	' sh "$ROH" "$SANDBX" ) > "$TMP/rc" 2>&1
+	bad=""
+	for i in 1 2 3 4; do
+		grep -q '^sandbx: cannot .*Read-only file system — ' "$TMP/e$i" 2>/dev/null || bad="$bad [e$i: $(cat "$TMP/e$i" 2>&1)]"
+	done
+	if [ "$(tr '\n' ' ' < "$TMP/rc")" != "login 1 logout 1 new 1 resume 1 " ]; then t_fail "exits: $(cat "$TMP/rc")"
+	elif [ -n "$bad" ]; then t_fail "a message says nothing to do:$bad"
+	elif [ "$(cat "$ROH/cfg/sandbx/credentials.toml" "$ROH/state/sandbx/sessions/roaaaaaa.jsonl" | cksum)" != "$sum0" ]; then t_fail "a file changed"
+	else t_pass; fi
+fi
+
 t_done
