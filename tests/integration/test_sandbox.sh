@@ -198,6 +198,43 @@ touch "$W/noexec"; chmod 644 "$W/noexec"
 run -- "$W/noexec"; d=$?
 if [ "$a $b $c $d" = "7 143 127 126" ]; then t_pass; else t_fail "codes: $a $b $c $d (want 7 143 127 126)"; fi
 
+t_start sb-argmax-helper "a command line that sandbx takes but that passes the system's exec limit once the helper's policy is added to it is refused (125) saying why and what to do, with refused and exited records"
+mkdir -p "$TMP/work"
+out=$(cd "$TMP/work" && python3 - "$SANDBX" <<'PY'
+import subprocess, sys
+S = sys.argv[1]
+env = {"PATH": "/usr/bin:/bin"}
+def run(n, extra):
+    args = ["x" * 999] * n + ["y" * extra]
+    try:
+        r = subprocess.run([S, "sandbox-run", "--", "/bin/true"] + args, capture_output=True, text=True, env=env)
+    except OSError:
+        return None
+    return r
+lo, hi = 1, 1 << 13
+while lo < hi:			# the most 1000-byte words sandbx itself takes
+    m = (lo + hi + 1) // 2
+    if run(m, 1) is None: hi = m - 1
+    else: lo = m
+n = lo
+lo, hi = 1, 1000
+while lo < hi:			# then the longest last word
+    m = (lo + hi + 1) // 2
+    if run(n, m) is None: hi = m - 1
+    else: lo = m
+r = run(n, lo)
+err = [l for l in r.stderr.splitlines() if not l.startswith("sandbx audit spawned")]
+print(r.returncode)
+print("\n".join(l if len(l) < 400 else l[:300] + " ... " + l[-40:] for l in err))
+PY
+)
+rc=$(printf '%s\n' "$out" | head -n 1)
+if [ "$rc" != 125 ]; then t_fail "exit $rc, expected 125: $out"
+elif ! printf '%s\n' "$out" | grep -q "^sandbx: cannot start the sandbox helper: Argument list too long — .*ARG_MAX"; then t_fail "no reason and advice: $out"
+elif ! printf '%s\n' "$out" | grep -q '^sandbx audit refused mechanism=helper ' ||
+	! printf '%s\n' "$out" | grep -q '^sandbx audit exited .* code=125$'; then t_fail "records: $out"
+else t_pass; fi
+
 t_start sb-default-cwd "no path flag: read+write on the working directory, nothing else"
 out=$( cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c "echo hi > made && cat made && cat '$O/secret'" 2>"$TMP/err")
 rc=$?
