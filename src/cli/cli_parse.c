@@ -251,6 +251,12 @@ static int set_approve(struct cli_opts *o, const struct flag *f, const char *v, 
 
 static int set_session(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
+	/* Which conversation the model is shown is not left to the order of
+	 * words: a bare --session after an ID used to resume that ID. */
+	if (o->session_set) {
+		*err = xstrdup("--session is given twice — give it once: bare for a new session, or with the ID to resume");
+		return -1;
+	}
 	o->session_set = 1;
 	if (v) {
 		/* the store's rule (session_id_valid), so a bad one is a usage

@@ -170,6 +170,24 @@ static void cli_session_id_forms(void **state)
 	cli_opts_release(&o);
 }
 
+/* --session twice is refused, not merged: 'bare' (a new session) after an
+ * ID resumed that ID, and two IDs sent the last one's history; which
+ * conversation the model is shown is not left to the order of words. */
+static void cli_session_twice(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	static const char *const twice[][3] = { { "--session", "abc", "--session" }, { "--session", "--session", "abc" },
+						{ "--session=abc", "--session=def", NULL }, { "--session", "--session", NULL } };
+	for (size_t i = 0; i < sizeof(twice) / sizeof(twice[0]); i++) {
+		assert_int_equal(parse(&o, &err, "agent-run", twice[i][0], twice[i][1], twice[i][2] ? twice[i][2] : "--",
+				       twice[i][2] ? "--" : "hi", twice[i][2] ? "hi" : NULL, NULL), -1);
+		assert_non_null(strstr(err, "--session is given twice — "));
+		free(err);
+		cli_opts_release(&o);
+	}
+}
+
 /* A stray word names the subcommand it was given to. */
 static void cli_stray_word_named(void **state)
 {
@@ -562,6 +580,7 @@ int main(void)
 		cmocka_unit_test(cli_value_not_an_option),
 		cmocka_unit_test(cli_stray_word_named),
 		cmocka_unit_test(cli_session_id_forms),
+		cmocka_unit_test(cli_session_twice),
 		cmocka_unit_test(cli_network_forms),
 		cmocka_unit_test(cli_network_port_cap),
 		cmocka_unit_test(cli_dns_names),
