@@ -561,4 +561,26 @@ else
 	else t_pass; fi
 fi
 
+t_start st-stdout-full "a command whose output cannot be written (standard output on /dev/full, or closed) exits 1 saying so, not 0 with its output lost: hash, tool, sessions, auth status, --version"
+mkdir -p "$TMP/sf/state/sandbx/sessions"; chmod -R 700 "$TMP/sf"
+printf '{"type":"header","version":1,"id":"sfaaaaaa","created":1700000000}\n{"type":"message","role":"user","content":[{"type":"text","text":"hi"}]}\n' > "$TMP/sf/state/sandbx/sessions/sfaaaaaa.jsonl"
+chmod 600 "$TMP/sf/state/sandbx/sessions/sfaaaaaa.jsonl"
+echo hello > "$TMP/work/sf.txt"
+bad=""
+for to in /dev/full closed; do
+	for c in "hash sf.txt" "tool read {\"path\":\"sf.txt\"}" "sessions" "auth status" "--version"; do
+		if [ $to = closed ]; then
+			( cd "$TMP/work" && env ANTHROPIC_API_KEY=sk-k XDG_STATE_HOME="$TMP/sf/state" XDG_CONFIG_HOME="$TMP/sf/cfg" \
+				"$SANDBX" $c >&- 2>"$TMP/err" ); rc=$?
+		else
+			( cd "$TMP/work" && env ANTHROPIC_API_KEY=sk-k XDG_STATE_HOME="$TMP/sf/state" XDG_CONFIG_HOME="$TMP/sf/cfg" \
+				"$SANDBX" $c >/dev/full 2>"$TMP/err" ); rc=$?
+		fi
+		if [ $rc -ne 1 ] || ! grep -q '^sandbx: cannot write to standard output.* — ' "$TMP/err"; then
+			bad="$bad [$c >$to: exit $rc $(grep -v '^sandbx audit' "$TMP/err" | tr '\n' ' ')]"
+		fi
+	done
+done
+[ -z "$bad" ] && t_pass || t_fail "$bad"
+
 t_done
