@@ -127,15 +127,8 @@ void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct a
 
 static char *read_prompt(const struct cli_opts *o, char **err)
 {
-	if (!o->prompt_stdin) {
-		char *s = NULL;
-		for (int i = 0; i < o->nrest; i++) {
-			char *t = s ? xasprintf("%s %s", s, o->rest[i]) : xstrdup(o->rest[i]);
-			free(s);
-			s = t;
-		}
-		return s;
-	}
+	if (!o->prompt_stdin)
+		return o->nrest ? xjoin(o->rest, (size_t)o->nrest, ' ') : NULL;
 	size_t cap = 4096, len = 0;
 	char *s = xmalloc(cap);
 	for (;;) {

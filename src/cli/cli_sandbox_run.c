@@ -213,17 +213,6 @@ static int stdio_dev_tty(char **err)
 	return 0;
 }
 
-static char *join_argv(char **argv, int n)
-{
-	char *s = NULL;
-	for (int i = 0; i < n; i++) {
-		char *t = s ? xasprintf("%s %s", s, argv[i]) : xstrdup(argv[i]);
-		free(s);
-		s = t;
-	}
-	return s ? s : xstrdup("");
-}
-
 int cli_sandbox_run(struct cli_opts *o)
 {
 	struct policy p;
@@ -264,7 +253,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
 				   .no_reap = 1 };
 
-	char *paths = policy_describe_paths(&p), *net = policy_describe_net(&p), *cmd = join_argv(o->rest, o->nrest);
+	char *paths = policy_describe_paths(&p), *net = policy_describe_net(&p), *cmd = xjoin(o->rest, (size_t)o->nrest, ' ');
 	char *env = NULL;
 	for (size_t i = 0; i < p.env.n; i++) {
 		char *t = env ? xasprintf("%s,%s", env, p.env.v[i]) : xstrdup(p.env.v[i]);

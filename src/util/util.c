@@ -51,6 +51,23 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xjoin(char *const *v, size_t n, char sep)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	char *s = xmalloc(len), *o = s;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(v[i]);
+		if (i)
+			*o++ = sep;
+		memcpy(o, v[i], l);
+		o += l;
+	}
+	*o = '\0';
+	return s;
+}
+
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = strndup(s, n);

@@ -26,6 +26,9 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
+/* The n words of v joined by one sep each, in one allocation ("" for
+ * none): a join by repeated xasprintf is quadratic in the words. */
+char *xjoin(char *const *v, size_t n, char sep);
 char *xvasprintf(const char *fmt, va_list ap) SBX_ATTR_PRINTF(1, 0);
 
 struct strv {
