@@ -95,6 +95,12 @@ static void test_audit_record_escapes_controls(void **state)
 	char *r = audit_format("spawned", kv, 4);
 	assert_string_equal(r, "sandbx audit spawned command=\"echo a\\x0ab\\x1b[2J\\xc2\\x9b\\xe2\\x80\\xae\\xff é\" cwd=/tmp/é");
 	free(r);
+	/* what draws nothing is escaped too: a zero-width space, a tag
+	 * character (U+E0041), the word joiner */
+	const char *kv2[] = { "path", "/w/a\xe2\x80\x8b" "b\xf3\xa0\x81\x81" "c\xe2\x81\xa0" };
+	r = audit_format("denied", kv2, 2);
+	assert_string_equal(r, "sandbx audit denied path=\"/w/a\\xe2\\x80\\x8bb\\xf3\\xa0\\x81\\x81c\\xe2\\x81\\xa0\"");
+	free(r);
 }
 
 /* While the screen is up records are held in memory: 100 of 100 KiB each
