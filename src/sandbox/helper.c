@@ -1091,6 +1091,11 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	else
 		execvp(cmd[0], cmd);
 	int e = errno;
+	/* execve answers EACCES for a directory as for a file without its
+	 * execute bit, and "needs an --allow-exec grant" then misleads */
+	struct stat dst;
+	if (e == EACCES && !have_pin && strchr(cmd[0], '/') && stat(cmd[0], &dst) == 0 && S_ISDIR(dst.st_mode))
+		e = EISDIR;
 	auditch_send(AUDIT_FD, ACH_EXEC_FAILED, e);
 	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
 }

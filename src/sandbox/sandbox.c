@@ -202,6 +202,8 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 		if (rec->arg == ENOENT || rec->arg == ENOTDIR)
 			sbx_err("cannot run '%s': not found in the sandbox — grant its directory with --allow-exec",
 				s->argv[0]);
+		else if (rec->arg == EISDIR)
+			sbx_err("cannot run '%s': it is a directory — name a program in it", s->argv[0]);
 		else
 			sbx_err("cannot run '%s': %s — it needs execute permission and an --allow-exec grant",
 				s->argv[0], strerror(rec->arg));

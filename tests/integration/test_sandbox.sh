@@ -198,6 +198,11 @@ touch "$W/noexec"; chmod 644 "$W/noexec"
 run -- "$W/noexec"; d=$?
 if [ "$a $b $c $d" = "7 143 127 126" ]; then t_pass; else t_fail "codes: $a $b $c $d (want 7 143 127 126)"; fi
 
+t_start sb-exec-directory "a directory given as the program is 126 and named a directory, not a missing grant (execve answers EACCES for both)"
+run -- /usr; rc=$?
+if [ $rc -eq 126 ] && grep -q "cannot run '/usr': it is a directory" "$TMP/err" && ! grep -q "allow-exec" "$TMP/err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
 t_start sb-argmax-helper "a command line that sandbx takes but that passes the system's exec limit once the helper's policy is added to it is refused (125) saying why and what to do, with refused and exited records"
 mkdir -p "$TMP/work"
 out=$(cd "$TMP/work" && python3 - "$SANDBX" <<'PY'
