@@ -254,21 +254,11 @@ int cli_sandbox_run(struct cli_opts *o)
 				   .no_reap = 1 };
 
 	char *paths = policy_describe_paths(&p), *net = policy_describe_net(&p), *cmd = xjoin(o->rest, (size_t)o->nrest, ' ');
-	char *env = NULL;
-	for (size_t i = 0; i < p.env.n; i++) {
-		char *t = env ? xasprintf("%s,%s", env, p.env.v[i]) : xstrdup(p.env.v[i]);
-		free(env);
-		env = t;
-	}
+	char *env = xjoin(p.env.v, p.env.n, ',');
 	char *pin = o->pin_hex ? xasprintf("sha256:%s", o->pin_hex) : NULL;
-	char *dns = NULL;
-	for (size_t i = 0; i < p.dns.n; i++) {
-		char *t = dns ? xasprintf("%s,%s", dns, p.dns.v[i]) : xstrdup(p.dns.v[i]);
-		free(dns);
-		dns = t;
-	}
-	audit(LOG_INFO, "spawned", "command", cmd, "paths", paths, "network", net, "dns", dns ? dns : "none",
-	      "unix", p.allow_unix ? "allowed" : "denied", "env", env ? env : "", "cwd", p.cwd ? p.cwd : "/",
+	char *dns = xjoin(p.dns.v, p.dns.n, ',');
+	audit(LOG_INFO, "spawned", "command", cmd, "paths", paths, "network", net, "dns", p.dns.n ? dns : "none",
+	      "unix", p.allow_unix ? "allowed" : "denied", "env", env, "cwd", p.cwd ? p.cwd : "/",
 	      pin ? "pin" : NULL, pin, NULL);
 	free(dns);
 	free(paths);
