@@ -114,6 +114,14 @@ static const struct sc_mask other_families[] = {
 };
 #define SC_FAMILY_LIMIT 64
 
+/* The same without a network: AF_NETLINK (16) stays too.  Among 0..63:
+ * bit 5 set; bit 4 set with any of bits 0, 1, 3 (17-31 but 20-23, which
+ * bit 2 covers); bit 2; low bits 011; bits 4, 2-0 clear (0, 8); 1x01. */
+static const struct sc_mask other_families_offline[] = {
+	{ 0x20, 0x20 }, { 0x11, 0x11 }, { 0x12, 0x12 }, { 0x18, 0x18 },
+	{ 0x04, 0x04 }, { 0x03, 0x03 }, { 0x17, 0x00 }, { 0x0b, 0x09 },
+};
+
 /* Socket types other than SOCK_STREAM (1) in the low 4 bits (the type
  * proper, SOCK_TYPE_MASK; SOCK_NONBLOCK and SOCK_CLOEXEC sit above, any
  * other bit is EINVAL): even, or odd with bit 1, 2 or 3 set. */
@@ -392,6 +400,28 @@ static int add_port_rules(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * No network: the namespace is empty, so only loopback is reached through
+ * IPv4 and IPv6, and netlink sees that namespace only.  Any other family
+ * is kernel code that needs no network namespace to be reached: vsock
+ * talks to the hypervisor's host and local vsock listeners, TIPC, RDS,
+ * CAN, AF_ALG and the rest are large, rarely used and each has had its
+ * local privilege escalation; on a kernel with loadable modules socket()
+ * of one even loads its module.  Refused in socket() and socketpair()
+ * alike (TIPC implements socketpair); AF_UNIX is under its own rules.
+ */
+static int add_offline_families(scmp_filter_ctx ctx)
+{
+	static const int nrs[] = { SCMP_SYS(socket), SCMP_SYS(socketpair) };
+	for (size_t n = 0; n < SBX_ARRAY_LEN(nrs); n++) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(other_families_offline); i++)
+			RULE(ctx, DENY, nrs[n], 1,
+			     ARGMASK(0, other_families_offline[i].mask, other_families_offline[i].value));
+		RULE(ctx, DENY, nrs[n], 1, SCMP_A0(SCMP_CMP_GE, SC_FAMILY_LIMIT));
+	}
+	return 0;
+}
+
 static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 {
 	int r;
@@ -416,9 +446,8 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 	 * answering, or have the kernel kill it mid-run. */
 	RULE(ctx, DENY, SCMP_SYS(prlimit64), 2, ARG32(0, 1), SCMP_A2(SCMP_CMP_NE, 0));
 	if (p->net == POL_NET_NONE) {
-		/* vsock is not confined by the empty network namespace: it
-		 * reaches the hypervisor host and local vsock listeners. */
-		RULE(ctx, DENY, SCMP_SYS(socket), 1, ARG32(0, AF_VSOCK));
+		if ((r = add_offline_families(ctx)) < 0)
+			return r;
 	} else if (p->net == POL_NET_PORTS) {
 		if ((r = add_port_rules(ctx)) < 0)
 			return r;

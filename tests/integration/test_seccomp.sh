@@ -427,9 +427,18 @@ expect_out sc-unix-allowed-socket ok --allow-unix-sockets -- "$SYS" socket $AF_U
 expect_out sc-unix-allowed-socketpair ok --allow-unix-sockets -- "$SYS" socketpair $AF_UNIX $DGRAM
 
 # --- network modes --------------------------------------------------------------------------
-# No network: the empty namespace holds everything but vsock.
+# No network: the empty namespace holds IPv4, IPv6 and netlink; every
+# other family is refused by the filter (EPERM, where the kernel itself
+# answers EAFNOSUPPORT for a family it lacks: AF_ALG, TIPC are not built
+# into every kernel, so the errno tells the filter's answer apart).
+AF_ALG=38 AF_TIPC=30 RDM=4
 expect_out sc-none-vsock-denied "err EPERM" -- "$SYS" socket $AF_VSOCK $STREAM 0
 expect_out sc-none-udp-allowed ok -- "$SYS" socket $AF_INET $DGRAM 0
+expect_out sc-none-tcp6-allowed ok -- "$SYS" socket $AF_INET6 $STREAM 0
+expect_out sc-none-netlink-allowed ok -- "$SYS" socket $AF_NETLINK $DGRAM 0
+expect_out sc-none-alg-denied "err EPERM" -- "$SYS" socket $AF_ALG $SEQPACKET 0
+expect_out sc-none-unspec-denied "err EPERM" -- "$SYS" socket 0 $STREAM 0
+expect_out sc-none-socketpair-family-denied "err EPERM" -- "$SYS" socketpair $AF_TIPC $RDM
 
 # Ports: what Landlock's TCP rules cannot police is refused.
 P="--allow-network 443"
@@ -451,7 +460,6 @@ expect_out sc-ports-unix-denied "err EPERM" $P -- "$SYS" socket $AF_UNIX $STREAM
 # socketpair() reaches the same families: TIPC implements it (a pair of
 # connectionless sockets in the host's namespace that can sendto() any
 # TIPC address).  The filter's EPERM, not the kernel's EAFNOSUPPORT.
-AF_TIPC=30 RDM=4
 expect_out sc-ports-socketpair-family-denied "err EPERM" $P -- "$SYS" socketpair $AF_TIPC $RDM
 # glibc's AI_ADDRCONFIG probe uses netlink; getaddrinfo falls back.
 expect_out sc-ports-getaddrinfo ok $P -- "$SYS" getaddrinfo

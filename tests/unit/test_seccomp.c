@@ -240,6 +240,9 @@ static void test_seccomp_nothing_else_denied(void **state)
 					want = R_EPERM;
 			if (nr == __NR_clone3 || nr == SYS_openat2)
 				want = R_ENOSYS;
+			/* family 0 (AF_UNSPEC) is no family of an offline sandbox */
+			if ((nr == SYS_socket || nr == SYS_socketpair) && fs[k] != F_ANY)
+				want = R_EPERM;
 			snprintf(what, sizeof(what), "syscall %d (filter %d)", nr, fs[k]);
 			ASSERT_RET(run(fs[k], nr, 0, 0, 0, 0), want, what);
 		}
@@ -555,6 +558,44 @@ static void test_seccomp_other_modes_no_port_rules(void **state)
 		   "none: vsock high bits");
 }
 
+/*
+ * No network: the namespace is empty, but a family the kernel implements
+ * apart from the network stack (vsock reaches the hypervisor, TIPC, RDS,
+ * CAN, AF_ALG...) is kernel code the command has no use for, and on a
+ * kernel with modules socket() of it loads its module.  Unix, IPv4, IPv6
+ * and netlink stay (loopback, getaddrinfo's probe, `ip addr`).
+ */
+static void test_seccomp_none_families(void **state)
+{
+	const int fs[] = { F_DEFAULT, F_NONE_UNIX };
+	char what[96];
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fs); i++) {
+		int f = fs[i];
+		for (uint64_t fam = 0; fam < 70; fam++) {
+			if (fam == AF_INET || fam == AF_INET6 || fam == AF_UNIX || fam == AF_NETLINK)
+				continue;
+			snprintf(what, sizeof(what), "none: family %llu", (unsigned long long)fam);
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_STREAM, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socket, fam, SOCK_DGRAM, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socket, HIGH_GARBAGE | fam, SOCK_RAW, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socketpair, fam, SOCK_RDM, 0, 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_socketpair, HIGH_GARBAGE | fam, SOCK_STREAM, 0, 0), R_EPERM, what);
+		}
+		ASSERT_RET(run(f, SYS_socket, 100000, SOCK_STREAM, 0, 0), R_EPERM, "none: family 100000");
+		ASSERT_RET(run(f, SYS_socketpair, 100000, SOCK_STREAM, 0, 0), R_EPERM, "none: socketpair 100000");
+		ASSERT_RET(run(f, SYS_socket, AF_INET, SOCK_STREAM, 0, 0), R_ALLOW, "none: tcp");
+		ASSERT_RET(run(f, SYS_socket, AF_INET6, SOCK_DGRAM, 0, 0), R_ALLOW, "none: udp6");
+		ASSERT_RET(run(f, SYS_socket, AF_INET, SOCK_RAW, IPPROTO_ICMP, 0), R_ALLOW, "none: raw");
+		ASSERT_RET(run(f, SYS_socket, AF_NETLINK, SOCK_DGRAM, 0, 0), R_ALLOW, "none: netlink");
+		ASSERT_RET(run(f, SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0, 0), R_ALLOW, "none: netlink raw");
+	}
+	ASSERT_RET(run(F_NONE_UNIX, SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0), R_ALLOW, "none: unix, allowed");
+	ASSERT_RET(run(F_DEFAULT, SYS_socket, AF_UNIX, SOCK_STREAM, 0, 0), R_EPERM, "none: unix, denied");
+	/* bare --allow-network restricts no family */
+	ASSERT_RET(run(F_ANY, SYS_socket, AF_PACKET, SOCK_RAW, 0, 0), R_ALLOW, "any: packet");
+	ASSERT_RET(run(F_ANY, SYS_socket, 30, SOCK_RDM, 0, 0), R_ALLOW, "any: tipc");
+}
+
 /* personality is left alone (SECURITY.md, "Decided and not claimed", says why). */
 static void test_seccomp_personality_allowed(void **state)
 {
@@ -830,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_unix_denied_by_default),
 		cmocka_unit_test(test_seccomp_unix_allowed_with_flag),
 		cmocka_unit_test(test_seccomp_ports_socket_rules),
+		cmocka_unit_test(test_seccomp_none_families),
 		cmocka_unit_test(test_seccomp_ports_tcp_options),
 		cmocka_unit_test(test_seccomp_other_modes_no_port_rules),
 		cmocka_unit_test(test_seccomp_personality_allowed),
