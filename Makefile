@@ -43,7 +43,7 @@ endif
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(HARDEN) $(SAN) -Isrc $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS   ?=
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS)
-LIBS      := $(PKG_LIBS) -ldl -lpthread
+LIBS      := $(PKG_LIBS) -ldl -lpthread -lm
 
 # V=1 shows every command; by default one short line per file.
 ifeq ($(V),1)
