@@ -561,6 +561,46 @@ else
 	else t_pass; fi
 fi
 
+t_start st-full-disk-keeps "on a full disk auth login, a new session and a resumed one whose turn does not fit each fail saying to free space, and leave what was stored byte for byte, with no temporary file"
+FD="$TMP/fulldisk"; rm -rf "$FD"; mkdir -p "$FD/r" "$FD/work"; chmod -R 700 "$FD"
+pad=$(head -c 3700 /dev/zero | tr '\0' a)
+mock_start <<EOF
+sse $FX/text.sse
+EOF
+NS=""; [ "$(id -u)" = 0 ] || NS="unshare --user --map-root-user"
+if ! $NS unshare -m true 2>/dev/null; then t_skip "no mount namespace here"
+else
+	# a 64 KiB tmpfs: the stored key and a session of 3,969 bytes (its
+	# page nearly full, so the turn appended needs a new one), then a
+	# filler takes the rest
+	( cd "$FD/work" && env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$FD/r/cfg" XDG_STATE_HOME="$FD/r/state" \
+		$NS unshare -m --propagation private sh -c '
+		mount -t tmpfs -o size=64k,mode=700 tmpfs "$1/r" || exit 99
+		mkdir -p "$1/r/cfg/sandbx" "$1/r/state/sandbx/sessions" && chmod -R 700 "$1/r"
+		echo sk-ant-first-KEY0123456789 | "$2" auth login 2>/dev/null >&2 || exit 98
+		printf "{\"type\":\"header\",\"version\":1,\"id\":\"fdaaaaaa\",\"created\":1700000000}\n{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"yes\"}]}\n{\"type\":\"turn\",\"stop_reason\":\"end_turn\",\"rounds\":1}\n" "$4" > "$1/r/state/sandbx/sessions/fdaaaaaa.jsonl"
+		chmod 600 "$1/r/state/sandbx/sessions/fdaaaaaa.jsonl"
+		dd if=/dev/zero of="$1/r/fill" bs=1k 2>/dev/null
+		cat "$1/r/cfg/sandbx/credentials.toml" "$1/r/state/sandbx/sessions/fdaaaaaa.jsonl" | cksum > "$1/sum0"
+		echo sk-ant-second-KEY0123456789 | "$2" auth login 2>"$1/e1"; echo "login $?"
+		ANTHROPIC_API_KEY=k "$2" agent-run --base-url "http://127.0.0.1:$3" --session -- x </dev/null >/dev/null 2>"$1/e2"; echo "new $?"
+		ANTHROPIC_API_KEY=k "$2" agent-run --base-url "http://127.0.0.1:$3" --session fdaaaaaa -- x </dev/null >/dev/null 2>"$1/e3"; echo "resume $?"
+		cat "$1/r/cfg/sandbx/credentials.toml" "$1/r/state/sandbx/sessions/fdaaaaaa.jsonl" | cksum > "$1/sum1"
+		ls -A "$1/r/cfg/sandbx" "$1/r/state/sandbx/sessions" > "$1/ls"
+	' sh "$FD" "$SANDBX" "$PORT" "$pad" ) > "$TMP/rc" 2>&1
+	bad=""
+	grep -q "^sandbx: cannot write '.*credentials.toml': No space left on device — free some disk space" "$FD/e1" 2>/dev/null || bad="$bad [login: $(cat "$FD/e1" 2>&1)]"
+	grep -q "^sandbx: cannot write '.*\.jsonl': No space left on device — free some disk space" "$FD/e2" 2>/dev/null || bad="$bad [new: $(cat "$FD/e2" 2>&1)]"
+	grep -q "cannot append to the session .*No space left on device — .*free some space" "$FD/e3" 2>/dev/null || bad="$bad [resume: $(cat "$FD/e3" 2>&1)]"
+	if [ "$(tr '\n' ' ' < "$TMP/rc")" != "login 1 new 1 resume 1 " ]; then t_fail "exits: $(cat "$TMP/rc")"
+	elif [ -n "$bad" ]; then t_fail "a message does not say it:$bad"
+	elif ! cmp -s "$FD/sum0" "$FD/sum1"; then t_fail "a stored file changed"
+	elif [ "$(tr '\n' ' ' < "$FD/ls")" != "$FD/r/cfg/sandbx: credentials.toml  $FD/r/state/sandbx/sessions: fdaaaaaa.jsonl " ]; then
+		t_fail "files left: $(tr '\n' ' ' < "$FD/ls")"
+	else t_pass; fi
+fi
+mock_stop
+
 t_start st-stdout-full "a command whose output cannot be written (standard output on /dev/full, or closed) exits 1 saying so, not 0 with its output lost: hash, tool, sessions, auth status, --version"
 mkdir -p "$TMP/sf/state/sandbx/sessions"; chmod -R 700 "$TMP/sf"
 printf '{"type":"header","version":1,"id":"sfaaaaaa","created":1700000000}\n{"type":"message","role":"user","content":[{"type":"text","text":"hi"}]}\n' > "$TMP/sf/state/sandbx/sessions/sfaaaaaa.jsonl"
