@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -122,6 +123,25 @@ void fsguard_free(struct fsguard *g)
 	free(g);
 }
 
+/*
+ * What to say when an open failed for want of a descriptor (EMFILE: this
+ * process's open-files limit; ENFILE: the system's table): nothing is
+ * wrong with the path then, and the grant must not be blamed.  Malloc'd.
+ */
+static char *nofile_words(int e)
+{
+	struct rlimit rl;
+	if (e == ENFILE)
+		return xstrdup("the system ran out of file descriptors (its table, sysctl fs.file-max, is full): "
+			       "end some programs or raise fs.file-max, and try again");
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		return xasprintf("sandbx ran out of file descriptors (its open-files limit, ulimit -n, is %llu): "
+				 "raise the limit (ulimit -n), or start sandbx holding fewer descriptors open",
+				 (unsigned long long)rl.rlim_cur);
+	return xstrdup("sandbx ran out of file descriptors: raise the open-files limit (ulimit -n), or start "
+		       "sandbx holding fewer descriptors open");
+}
+
 static int have_openat2(void)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = FSG_RESOLVE };
@@ -154,6 +174,14 @@ int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct 
 		r->fd = -1;
 		if (pg->is_dir) {
 			int fd = open(pg->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+				int e = errno;
+				char *why = nofile_words(e);
+				*err = xasprintf("cannot open granted directory '%s': %s — %s; nothing was run", pg->path,
+						 strerror(e), why);
+				free(why);
+				goto fail;
+			}
 			if (fd < 0) {
 				*err = xasprintf("granted directory '%s' cannot be opened (%s) — it vanished or was replaced "
 						 "after it was checked; nothing was run", pg->path, strerror(errno));
@@ -426,6 +454,15 @@ static int report_fail(const char *path, const char *abs, int e, unsigned want, 
 		*err = xasprintf("'%s' is a FIFO or a socket, not a regular file: the tools do not open those "
 				 "(opening a FIFO would act on whoever writes to it)", path);
 		return e;
+	case EMFILE:
+	case ENFILE: {	/* nothing to do with the path: say what ran out */
+		char *why = nofile_words(-e);
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", "out of file descriptors",
+		      NULL);
+		*err = xasprintf("cannot open '%s': %s — %s", path, strerror(-e), why);
+		free(why);
+		return e;
+	}
 	case EACCES:
 	case EPERM:	/* the file's mode: what to look at, as open(2) does not say */
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason", strerror(-e), NULL);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "tools/fsguard.h"
@@ -443,6 +444,82 @@ static void fsg_open_parent(void **state)
 	fx_free(f);
 }
 
+/* Descriptors run out (EMFILE): the soft open-files limit lowered to 64
+ * and every descriptor under it taken but spare.  fd_restore gives them
+ * back and the limit. */
+struct fdfill {
+	struct rlimit old;
+	int fds[64];
+	int n;
+};
+
+static void fd_exhaust(struct fdfill *ff, int spare)
+{
+	struct rlimit low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &ff->old), 0);
+	low = ff->old;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	ff->n = 0;
+	int fd;
+	while (ff->n < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		ff->fds[ff->n++] = fd;
+	assert_int_equal(errno, EMFILE);
+	assert_true(ff->n >= spare);
+	while (spare-- > 0)
+		close(ff->fds[--ff->n]);
+}
+
+static void fd_restore(struct fdfill *ff)
+{
+	while (ff->n > 0)
+		close(ff->fds[--ff->n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &ff->old), 0);
+}
+
+/* Out of descriptors, the guard says so and what to do: it blamed the
+ * grant ("it vanished or was replaced after it was checked"), which was
+ * there all along; and a path it could not open for want of one was a
+ * bare "Too many open files". */
+static void fsg_out_of_descriptors(void **state)
+{
+	struct fx *f = fx_new(0);
+	struct fsguard *g = NULL;
+	struct fdfill ff;
+	char *err = NULL, *name = NULL;
+	(void)state;
+	for (int spare = 0; spare <= 1; spare++) {
+		fd_exhaust(&ff, spare);
+		int rc = fsguard_new(&f->p, f->root, 0, &g, &err);
+		fd_restore(&ff);
+		assert_int_equal(rc, -1);
+		assert_null(g);
+		assert_non_null(strstr(err, "ran out of file descriptors"));
+		assert_non_null(strstr(err, "ulimit -n"));
+		assert_null(strstr(err, "vanished"));
+		assert_null(strstr(err, "replaced"));
+		free(err);
+		err = NULL;
+	}
+	for (int spare = 0; spare <= 1; spare++) {
+		fd_exhaust(&ff, spare);
+		int fd = fsguard_open(f->g, "a.txt", O_RDONLY, POL_READ, NULL, &err);
+		fd_restore(&ff);
+		assert_int_equal(fd, -EMFILE);
+		assert_non_null(strstr(err, "ran out of file descriptors"));
+		assert_non_null(strstr(err, "ulimit -n"));
+		free(err);
+		err = NULL;
+	}
+	fd_exhaust(&ff, 0);
+	int fd = fsguard_open_parent(f->g, "sub/new.txt", POL_WRITE, 0, &name, &err);
+	fd_restore(&ff);
+	assert_int_equal(fd, -EMFILE);
+	assert_non_null(strstr(err, "ulimit -n"));
+	free(err);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +535,7 @@ int main(void)
 		cmocka_unit_test(fsg_proc_refused),
 		cmocka_unit_test(fsg_proc_by_type),
 		cmocka_unit_test(fsg_open_parent),
+		cmocka_unit_test(fsg_out_of_descriptors),
 	};
 	log_set_level(LOG_OFF);
 	return cmocka_run_group_tests(tests, NULL, NULL);
