@@ -574,38 +574,90 @@ int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want,
 	return fd;
 }
 
-/* Open (creating when asked) each directory of rel beneath root, one
- * component at a time. */
-static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, int mkdirs)
+void fsguard_made_keep(struct fsguard_made *m)
 {
-	if (!mkdirs || strcmp(rel, ".") == 0)
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->v[i].own)
+			close(m->v[i].dfd);
+		free(m->v[i].name);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+void fsguard_made_undo(struct fsguard_made *m)
+{
+	struct stat st;
+	/* Each by the descriptor it was made in: a path would find whatever
+	 * is there now.  A directory another program has since put something
+	 * in stays (ENOTEMPTY), with the ones around it; one replaced by
+	 * another of the same name is not ours (dev, ino). */
+	for (size_t i = m->n; i-- > 0;) {
+		const struct fsguard_made_dir *d = &m->v[i];
+		if (fstatat(d->dfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_dev == d->dev && st.st_ino == d->ino)
+			(void)unlinkat(d->dfd, d->name, AT_REMOVEDIR);
+	}
+	fsguard_made_keep(m);
+}
+
+static int open_dir_at(struct fsguard *g, int dfd, const char *name)
+{
+	return g->no_openat2 ? open_walk(dfd, name, O_PATH | O_DIRECTORY, 0)
+			     : open_beneath(dfd, name, O_PATH | O_DIRECTORY, 0);
+}
+
+/* Open (creating when made is given) each directory of rel beneath root,
+ * one component at a time.  A directory made here is noted in made with
+ * the descriptor of the one it was made in, which stays open for that;
+ * on failure what was made is removed again. */
+static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, struct fsguard_made *made)
+{
+	if (!made || strcmp(rel, ".") == 0)
 		return root_open(g, r, rel, O_PATH | O_DIRECTORY, 0);
-	int cur = r->fd, fd = -ENOENT;
+	int cur = r->fd, held = 1, fd = -ENOENT;	/* held: cur is r->fd, or made keeps it */
 	char *dup = xstrdup(rel), *save = NULL;
 	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		fd = g->no_openat2 ? open_walk(cur, c, O_PATH | O_DIRECTORY, 0)
-				   : open_beneath(cur, c, O_PATH | O_DIRECTORY, 0);
+		fd = open_dir_at(g, cur, c);
 		if (fd == -ENOENT) {
-			if (mkdirat(cur, c, 0777) < 0 && errno != EEXIST) {
+			struct stat st;
+			if (mkdirat(cur, c, 0777) == 0) {
+				if (fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+					fd = -errno;
+					(void)unlinkat(cur, c, AT_REMOVEDIR);
+					break;
+				}
+				made->v = xrealloc(made->v, (made->n + 1) * sizeof(*made->v));
+				made->v[made->n++] = (struct fsguard_made_dir){
+					.dfd = cur, .own = cur != r->fd, .name = xstrdup(c),
+					.dev = st.st_dev, .ino = st.st_ino,
+				};
+				held = 1;
+			} else if (errno != EEXIST) {	/* EEXIST: made meanwhile, not ours */
 				fd = -errno;
 				break;
 			}
-			fd = g->no_openat2 ? open_walk(cur, c, O_PATH | O_DIRECTORY, 0)
-					   : open_beneath(cur, c, O_PATH | O_DIRECTORY, 0);
+			fd = open_dir_at(g, cur, c);
 		}
 		if (fd < 0)
 			break;
-		if (cur != r->fd)
+		if (!held)
 			close(cur);
 		cur = fd;
+		held = 0;
 	}
-	if (fd < 0 && cur != r->fd)
-		close(cur);
+	if (fd < 0) {
+		if (!held)
+			close(cur);
+		fsguard_made_undo(made);
+	}
 	free(dup);
 	return fd;
 }
 
-int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int mkdirs, char **name, char **err)
+int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, struct fsguard_made *made, char **name,
+			char **err)
 {
 	char *abs = NULL;
 	int fd;
@@ -631,7 +683,7 @@ int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int 
 	const char *rel = rel_of(r, abs);
 	const char *slash = strrchr(rel, '/');
 	char *dir = slash ? xstrndup(rel, (size_t)(slash - rel)) : xstrdup(".");
-	fd = open_dirs(g, r, dir, mkdirs);
+	fd = open_dirs(g, r, dir, made);
 	free(dir);
 	if (fd < 0) {
 		fd = report_fail(path, abs, fd, want, err);

@@ -74,16 +74,54 @@ int fsguard_is_hidden(const struct fsguard *g, int fd);
 int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want, char **abs_out, char **err);
 
 /*
+ * The directories one fsguard_open_parent call made, so that a write
+ * that fails after them can take them away again.  Each is held as the
+ * descriptor of the directory it was made in and the name it was made
+ * with (never found again through a path), and its (dev, ino): what is
+ * removed is that entry, only while it is still that directory, and only
+ * empty (unlinkat AT_REMOVEDIR, never a recursive removal).
+ *
+ * Life cycle:
+ *   1. struct fsguard_made m = { 0 };
+ *   2. fsguard_open_parent(g, path, want, &m, &name, &err)
+ *      (on its own failure it has already undone what it made)
+ *   3. fsguard_made_undo(&m) when the write then fails, else
+ *      fsguard_made_keep(&m); either closes what m holds and empties it,
+ *      and either comes before fsguard_free (m may hold a root's fd).
+ * The fields are the guard's.
+ */
+struct fsguard_made_dir {
+	int dfd;		/* the directory it was made in */
+	int own;		/* dfd is ours to close (not a root's) */
+	char *name;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct fsguard_made {
+	struct fsguard_made_dir *v;	/* outermost first */
+	size_t n;
+};
+
+/* Remove the directories m holds, innermost first; one that is no longer
+ * the directory made, or no longer empty (someone put a file there), is
+ * left, silently. */
+void fsguard_made_undo(struct fsguard_made *m);
+/* Keep them: release what m holds. */
+void fsguard_made_keep(struct fsguard_made *m);
+
+/*
  * Open the directory that holds path's last component, as an O_PATH
  * directory descriptor usable with openat/renameat, and return the
- * component in *name (malloc'd).  mkdirs: create missing parent
- * directories (each one beneath the root, never through a symlink).
- * The last component is not looked at.  Same returns as fsguard_open;
- * -EISDIR when path is a root itself.  A grant naming a file has no
- * directory to write in: -EXDEV (callers fall back to in-place writes
- * through fsguard_open).
+ * component in *name (malloc'd).  made: create missing parent
+ * directories (each one beneath the root, never through a symlink) and
+ * note them there; NULL: create none.  The last component is not looked
+ * at.  Same returns as fsguard_open; -EISDIR when path is a root itself.
+ * A grant naming a file has no directory to write in: -EXDEV (callers
+ * fall back to in-place writes through fsguard_open).
  */
-int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, int mkdirs, char **name, char **err);
+int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, struct fsguard_made *made, char **name,
+			char **err);
 
 /*
  * Lexically normalise path against cwd (absolute, no '.', '..' or empty

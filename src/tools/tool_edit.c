@@ -127,7 +127,9 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 				 "changed; replace fewer occurrences or use bash", path, (unsigned long long)grown,
 				 TOOLS_MAX_EDIT_BYTES >> 20);
 	outn = (size_t)grown;
-	int r = tools_write_atomic(c, path, res, outn, &created, &err);
+	/* no directory is made: the file was read from one, and one gone
+	 * since means the file went with it */
+	int r = tools_write_atomic(c, path, res, outn, 0, &created, &err);
 	free(res);
 	if (r < 0)
 		return tool_fail_own(out, err);

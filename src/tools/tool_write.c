@@ -188,21 +188,36 @@ static void keep_owner(int fd, const struct stat *old)
 		return;	/* not in that group: the caller's, as said */
 }
 
-int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n,
+int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err)
 {
 	char *name = NULL, *tmp = NULL;
 	struct stat st;
+	struct fsguard_made made = { 0 };
 	int dfd, fd = -1, r = -1;
 
 	*created = 0;
-	dfd = fsguard_open_parent(c->guard, path, POL_WRITE, 1, &name, err);
+	/* What can be refused before anything is made, is: a write over
+	 * the size limit; one approved over a file that was there, whose
+	 * directories then were too (missing now, the file is gone). */
+	if (over_fsize(n)) {
+		*err = write_error(path, EFBIG);
+		return -1;
+	}
+	if (c->expect && c->expect->present)
+		mkdirs = 0;
+	dfd = fsguard_open_parent(c->guard, path, POL_WRITE, mkdirs ? &made : NULL, &name, err);
 	if (dfd == -EXDEV) {
 		/* the grant names this very file: no directory of ours to
 		 * hold a temp file, so the pinned file is rewritten in place */
 		free(*err);
 		*err = NULL;
 		return write_in_place(c, path, data, n, err);
+	}
+	if (dfd == -ENOENT && c->expect && c->expect->present) {
+		free(*err);
+		*err = NULL;
+		expect_holds(c, -1, path, err);
 	}
 	if (dfd < 0)
 		return -1;
@@ -232,10 +247,6 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 						 strerror(errno));
 			goto out;
 		}
-	}
-	if (over_fsize(n)) {
-		*err = write_error(path, EFBIG);
-		goto out;
 	}
 	for (int i = 0; i < WRITE_TMP_TRIES && fd < 0; i++) {
 		uint32_t rnd = 0;
@@ -291,6 +302,12 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	*created = !exists;
 	r = 0;
 out:
+	/* a failed write leaves no directory it made (the temp file in the
+	 * innermost is already gone) */
+	if (r < 0)
+		fsguard_made_undo(&made);
+	else
+		fsguard_made_keep(&made);
 	free(tmp);
 	free(name);
 	close(dfd);
@@ -303,7 +320,7 @@ int tool_write_run(const struct tool_ctx *c, const cJSON *in, struct tool_result
 	char *err = NULL;
 	int created;
 	size_t n = strlen(content);
-	if (tools_write_atomic(c, path, content, n, &created, &err) < 0)
+	if (tools_write_atomic(c, path, content, n, 1, &created, &err) < 0)
 		return tool_fail_own(out, err);
 	return tool_ok_own(out, xasprintf("%s '%s' (%zu bytes)", created ? "created" : "replaced", path, n));
 }

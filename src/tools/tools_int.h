@@ -137,11 +137,12 @@ void walk_notes(struct walk *w, struct tout *o);
 /*
  * Replace path with data atomically: a temp file in the same directory
  * (opened beneath the root), fsync'd, then renameat over the name (which
- * replaces a link named path rather than writing through it).  keep_mode:
- * the existing file's mode is kept.  Returns 0, or -1 with *err.
+ * replaces a link named path rather than writing through it).  The
+ * existing file's mode is kept.  mkdirs: make missing parent directories
+ * (removed again when the write then fails).  Returns 0, or -1 with *err.
  * *created is set to 1 when path did not exist.
  */
-int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n,
+int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err);
 
 /* Handlers (tool_*.c). */

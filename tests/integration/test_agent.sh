@@ -730,6 +730,15 @@ ask_case ag-approve-created-after-diff "a write shown as a new file is refused w
 	'[["allow?","SH printf \"user file\\n\" > new.txt"],["allow?","y"]]' 0 \
 	'[ "$(cat "$W/new.txt")" = "user file" ] && grep -q "changed after the question showed" "$D/req-2.json"'
 rm -f "$W/new.txt"
+# Refused, it makes nothing either: the directories the file was in, gone
+# with it while the question waited, are not made again (they were, and
+# stayed empty after the refusal).
+mkdir -p "$W/gone/deep"; printf 'old\n' > "$W/gone/deep/notes.txt"
+ask_case ag-approve-gone-no-dirs "a write whose file went with its directories after its diff was shown is refused and makes no directory" \
+	write '{"path":"gone/deep/notes.txt","content":"model\n"}' \
+	'[["allow?","SH rm -r gone"],["allow?","y"]]' 0 \
+	'[ ! -e "$W/gone" ] && grep -q "changed after the question showed the user its diff (it was removed)" "$D/req-2.json"'
+rm -rf "$W/gone"
 printf 'a = 1\n' > "$W/conf2.txt"
 ask_case ag-approve-edit-changed-after-diff "an edit whose file changed after its diff was shown is refused: the edit would write what the diff did not show" \
 	edit '{"path":"conf2.txt","old":"a = 1","new":"a = 2"}' \

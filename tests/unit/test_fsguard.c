@@ -186,8 +186,10 @@ static void fsg_fallback_without_openat2(void **state)
 	check_inside(f->g);
 	check_refusals(f);
 	char *name = NULL, *err = NULL;
-	int fd = fsguard_open_parent(f->g, "dirlink/new.txt", POL_WRITE, 1, &name, &err);
+	struct fsguard_made made = { 0 };
+	int fd = fsguard_open_parent(f->g, "dirlink/new.txt", POL_WRITE, &made, &name, &err);
 	assert_int_equal(fd, -ENOENT);
+	assert_int_equal(made.n, 0);
 	free(err);
 	fx_free(f);
 }
@@ -201,7 +203,7 @@ static void fsg_rights_innermost_root(void **state)
 	assert_int_equal(fd, -EACCES);
 	assert_non_null(strstr(err, "--allow-write"));
 	free(err);
-	fd = fsguard_open_parent(f->g, "ro/new.txt", POL_WRITE, 0, &name, &err);
+	fd = fsguard_open_parent(f->g, "ro/new.txt", POL_WRITE, NULL, &name, &err);
 	assert_int_equal(fd, -EACCES);
 	free(err);
 	fd = fsguard_open(f->g, "ro/c.txt", O_RDONLY, POL_READ, NULL, &err);
@@ -417,9 +419,13 @@ static void fsg_open_parent(void **state)
 {
 	struct fx *f = fx_new(0);
 	char *name = NULL, *err = NULL;
-	int fd = fsguard_open_parent(f->g, "new/deep/x.txt", POL_WRITE, 1, &name, &err);
+	struct fsguard_made made = { 0 };
+	int fd = fsguard_open_parent(f->g, "new/deep/x.txt", POL_WRITE, &made, &name, &err);
 	assert_true(fd >= 0);
 	assert_string_equal(name, "x.txt");
+	assert_int_equal(made.n, 2);
+	fsguard_made_keep(&made);
+	assert_int_equal(made.n, 0);
 	close(fd);
 	free(name);
 	struct stat st;
@@ -428,13 +434,14 @@ static void fsg_open_parent(void **state)
 	assert_true(S_ISDIR(st.st_mode));
 	free(deep);
 	/* a link in the parent chain is not followed, not even to create */
-	fd = fsguard_open_parent(f->g, "dirlink/x.txt", POL_WRITE, 1, &name, &err);
+	fd = fsguard_open_parent(f->g, "dirlink/x.txt", POL_WRITE, &made, &name, &err);
 	assert_int_equal(fd, -ENOENT);
 	free(err);
-	fd = fsguard_open_parent(f->g, "../escape.txt", POL_WRITE, 1, &name, &err);
+	fd = fsguard_open_parent(f->g, "../escape.txt", POL_WRITE, &made, &name, &err);
 	assert_int_equal(fd, -ENOENT);
 	free(err);
-	fd = fsguard_open_parent(f->g, f->root, POL_WRITE, 1, &name, &err);
+	fd = fsguard_open_parent(f->g, f->root, POL_WRITE, &made, &name, &err);
+	assert_int_equal(made.n, 0);
 	assert_int_equal(fd, -EISDIR);
 	free(err);
 	/* O_CREAT is not fsguard_open's business */
@@ -442,6 +449,100 @@ static void fsg_open_parent(void **state)
 	assert_int_equal(fd, -EINVAL);
 	free(err);
 	fx_free(f);
+}
+
+static int fx_exists(struct fx *f, const char *rel)
+{
+	struct stat st;
+	char *p = tt_path(f->dir, rel);
+	int r = lstat(p, &st) == 0;
+	free(p);
+	return r;
+}
+
+/* One open_parent: the directories it made, noted by the directory each
+ * was made in and its name, removed again innermost first when the write
+ * fails, and only those: never one that was there, one another program
+ * put a file in, or one put in place of one it made; a call that fails
+ * while it makes them leaves none. */
+static void check_made(unsigned flags)
+{
+	struct fx *f = fx_new(flags);
+	struct fsguard_made m = { 0 };
+	char *name = NULL, *err = NULL;
+	int fd = fsguard_open_parent(f->g, "n1/n2/x.txt", POL_WRITE, &m, &name, &err);
+	assert_true(fd >= 0);
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.v[0].name, "n1");
+	assert_string_equal(m.v[1].name, "n2");
+	int t = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(t >= 0);	/* a temp file, gone before the undo */
+	close(t);
+	assert_int_equal(unlinkat(fd, name, 0), 0);
+	close(fd);
+	free(name);
+	fsguard_made_undo(&m);
+	assert_int_equal(m.n, 0);
+	assert_false(fx_exists(f, "root/n1"));
+	/* beneath one that was there */
+	fd = fsguard_open_parent(f->g, "sub/n3/x.txt", POL_WRITE, &m, &name, &err);
+	assert_true(fd >= 0);
+	assert_int_equal(m.n, 1);
+	close(fd);
+	free(name);
+	fsguard_made_undo(&m);
+	assert_false(fx_exists(f, "root/sub/n3"));
+	assert_true(fx_exists(f, "root/sub/b.txt"));
+	/* someone else's file in one made: it stays, the empty one in it goes */
+	fd = fsguard_open_parent(f->g, "n4/n5/x.txt", POL_WRITE, &m, &name, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	free(name);
+	tt_file(f->dir, "root/n4/theirs.txt", "t");
+	fsguard_made_undo(&m);
+	assert_false(fx_exists(f, "root/n4/n5"));
+	assert_true(fx_exists(f, "root/n4/theirs.txt"));
+	/* moved away and another made in its place: neither is touched */
+	fd = fsguard_open_parent(f->g, "n6/x.txt", POL_WRITE, &m, &name, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	free(name);
+	char *a = tt_path(f->dir, "root/n6"), *b = tt_path(f->dir, "root/n6-moved");
+	assert_int_equal(rename(a, b), 0);
+	assert_int_equal(mkdir(a, 0755), 0);
+	fsguard_made_undo(&m);
+	assert_true(fx_exists(f, "root/n6"));
+	assert_true(fx_exists(f, "root/n6-moved"));
+	free(a);
+	free(b);
+	/* kept */
+	fd = fsguard_open_parent(f->g, "k1/x.txt", POL_WRITE, &m, &name, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	free(name);
+	fsguard_made_keep(&m);
+	assert_true(fx_exists(f, "root/k1"));
+	/* the second cannot be made (a name over 255 bytes): the first goes */
+	char *path = xmalloc(400);
+	memset(path, 'x', 399);
+	path[399] = '\0';
+	memcpy(path, "m1/", 3);
+	memcpy(path + 300, "/x.txt", 7);
+	fd = fsguard_open_parent(f->g, path, POL_WRITE, &m, &name, &err);
+	assert_int_equal(fd, -ENAMETOOLONG);
+	assert_int_equal(m.n, 0);
+	assert_null(name);
+	free(err);
+	free(path);
+	assert_false(fx_exists(f, "root/m1"));
+	fx_free(f);
+}
+
+static void fsg_open_parent_made(void **state)
+{
+	(void)state;
+	check_made(0);
+	check_made(FSG_NO_OPENAT2);
 }
 
 /* Descriptors run out (EMFILE): the soft open-files limit lowered to 64
@@ -512,7 +613,7 @@ static void fsg_out_of_descriptors(void **state)
 		err = NULL;
 	}
 	fd_exhaust(&ff, 0);
-	int fd = fsguard_open_parent(f->g, "sub/new.txt", POL_WRITE, 0, &name, &err);
+	int fd = fsguard_open_parent(f->g, "sub/new.txt", POL_WRITE, NULL, &name, &err);
 	fd_restore(&ff);
 	assert_int_equal(fd, -EMFILE);
 	assert_non_null(strstr(err, "ulimit -n"));
@@ -535,6 +636,7 @@ int main(void)
 		cmocka_unit_test(fsg_proc_refused),
 		cmocka_unit_test(fsg_proc_by_type),
 		cmocka_unit_test(fsg_open_parent),
+		cmocka_unit_test(fsg_open_parent_made),
 		cmocka_unit_test(fsg_out_of_descriptors),
 	};
 	log_set_level(LOG_OFF);

@@ -840,6 +840,149 @@ static void tool_edit_changed_while_read(void **state)
 	tfx_free(f);
 }
 
+/* Whether dir/rel exists (lstat). */
+static int tt_exists(const char *dir, const char *rel)
+{
+	struct stat st;
+	char *p = tt_path(dir, rel);
+	int r = lstat(p, &st) == 0;
+	free(p);
+	return r;
+}
+
+/* "{\"path\":\"PREFIX<n x's>SUFFIX\",\"content\":\"x\"}", malloc'd. */
+static char *long_write(const char *prefix, size_t n, const char *suffix)
+{
+	char *xs = xmalloc(n + 1);
+	memset(xs, 'x', n);
+	xs[n] = '\0';
+	char *json = xasprintf("{\"path\":\"%s%s%s\",\"content\":\"x\"}", prefix, xs, suffix);
+	free(xs);
+	return json;
+}
+
+/* A sibling the "temp" hook puts in a directory the write made, as another
+ * program would while the write runs. */
+static void sibling_hook(void *arg, const char *event, const char *path)
+{
+	const char *dir = arg;
+	(void)path;
+	if (strcmp(event, "temp") == 0)
+		tt_file(dir, "w/r1/other.txt", "theirs");
+}
+
+/* A write that fails after it made the missing directories of its path
+ * removes them again, innermost first and only those it made: the temp
+ * file's rename refused (a name of 256 bytes), a later component refused
+ * while the directories were made, a size limit; a directory that was
+ * there before stays, and so does one another program put a file in. */
+static void tool_write_failed_leaves_no_dirs(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	/* the rename of the temp file fails: the name is too long */
+	char *json = long_write("n1/n2/", 256, "");
+	assert_int_equal(run(f, "write", json, &r), -1);
+	EXPECT_HAS(r, "cannot put");
+	tool_result_release(&r);
+	free(json);
+	assert_false(tt_exists(f->dir, "w/n1"));
+	/* the second directory to make cannot be made: the first goes */
+	json = long_write("m1/", 300, "/f.txt");
+	assert_int_equal(run(f, "write", json, &r), -1);
+	tool_result_release(&r);
+	free(json);
+	assert_false(tt_exists(f->dir, "w/m1"));
+	/* a directory that was there stays, with what it held */
+	tt_dir(f->dir, "w/keep");
+	tt_file(f->dir, "w/keep/k.txt", "k");
+	json = long_write("keep/k1/k2/", 256, "");
+	assert_int_equal(run(f, "write", json, &r), -1);
+	tool_result_release(&r);
+	free(json);
+	assert_true(tt_exists(f->dir, "w/keep/k.txt"));
+	assert_false(tt_exists(f->dir, "w/keep/k1"));
+	/* a file size limit the content is over */
+	struct rlimit old, low;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	low = old;
+	low.rlim_cur = 4;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &low), 0);
+	int rc = run(f, "write", "{\"path\":\"big1/big2/f.txt\",\"content\":\"more than four\"}", &r);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "ulimit -f");
+	tool_result_release(&r);
+	assert_false(tt_exists(f->dir, "w/big1"));
+	/* another program puts a file in a directory the write made: that
+	 * directory stays, with its file; the one inside it, empty, goes; the
+	 * write's own error is what the model reads */
+	f->ctx.hook = sibling_hook;
+	f->ctx.hook_arg = f->dir;
+	json = long_write("r1/r2/", 256, "");
+	assert_int_equal(run(f, "write", json, &r), -1);
+	EXPECT_HAS(r, "cannot put");
+	EXPECT_NOT(r, "Directory not empty");
+	tool_result_release(&r);
+	free(json);
+	f->ctx.hook = NULL;
+	assert_true(tt_exists(f->dir, "w/r1/other.txt"));
+	assert_false(tt_exists(f->dir, "w/r1/r2"));
+	tfx_free(f);
+}
+
+/* A write approved over a file that has since gone with its directories
+ * (the user removed the tree while the question waited) is refused
+ * without making those directories again. */
+static void tool_write_approved_gone_makes_no_dirs(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	struct tool_expect ex = { .present = 1, .content = "old\n", .len = 4 };
+	f->ctx.expect = &ex;
+	assert_int_equal(run(f, "write", "{\"path\":\"gone/sub/f.txt\",\"content\":\"new\\n\"}", &r), -1);
+	EXPECT_HAS(r, "changed after the question showed the user its diff (it was removed)");
+	tool_result_release(&r);
+	assert_false(tt_exists(f->dir, "w/gone"));
+	f->ctx.expect = NULL;
+	tfx_free(f);
+}
+
+/* An edit changes a file it read: when that file goes with its directory
+ * between the read and the write, the edit fails and makes nothing (it
+ * made the directory again and wrote the file there). */
+static void gone_hook(void *arg, const char *event, const char *path)
+{
+	const char *dir = arg;
+	(void)path;
+	if (strcmp(event, "sized") != 0)
+		return;
+	char *p = tt_path(dir, "w/ed/e.txt"), *d = tt_path(dir, "w/ed");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(rmdir(d), 0);
+	free(p);
+	free(d);
+}
+
+static void tool_edit_dir_gone_makes_none(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_dir(f->dir, "w/ed");
+	tt_file(f->dir, "w/ed/e.txt", "alpha\n");
+	f->ctx.hook = gone_hook;
+	f->ctx.hook_arg = f->dir;
+	assert_int_equal(run(f, "edit", "{\"path\":\"ed/e.txt\",\"old\":\"alpha\",\"new\":\"beta\"}", &r), -1);
+	EXPECT_HAS(r, "not found");
+	tool_result_release(&r);
+	f->ctx.hook = NULL;
+	assert_false(tt_exists(f->dir, "w/ed"));
+	tfx_free(f);
+}
+
 /* replace_all cannot grow a file past the edit limit (it would be built
  * whole in memory): refused, the file unchanged. */
 static void tool_edit_growth_capped(void **state)
@@ -1647,6 +1790,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_temp_private),
 		cmocka_unit_test(tool_write_keeps_owner),
 		cmocka_unit_test(tool_edit_changed_while_read),
+		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
+		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
+		cmocka_unit_test(tool_edit_dir_gone_makes_none),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
 		cmocka_unit_test(tool_names_unambiguous),
