@@ -447,6 +447,29 @@ case "$out|$(cat "$FL/g") $(cat "$FL/h") $(ls -A "$FL" | tr '\n' ' ')" in
 *) t_fail "$out|$(head -c 40 "$FL/g") $(head -c 40 "$FL/h") $(ls -A "$FL" | tr '\n' ' ')" ;;
 esac
 
+t_start tl-nofile-held "a caller holding nearly every descriptor its limit allows (64, with 40 to 59 open) gets the tool's result or an error saying sandbx ran out of file descriptors and to raise ulimit -n, both where the guard opens the grants and where a tool opens a path: never that a grant vanished or was replaced"
+bad="" at_grant=0 at_path=0 n=40
+while [ $n -le 59 ]; do
+	res=$( cd "$W" && exec python3 -c 'import os, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+for i in range(int(sys.argv[1])): os.set_inheritable(os.open("/dev/null", os.O_RDONLY), True)
+os.execv(sys.argv[2], ["sandbx", "tool", "read", "{\"path\":\"three.txt\"}"])' $n "$SANDBX" 2>&1 )
+	case "$res" in
+	*"error while loading shared libraries"*) ;;	# the loader's, before sandbx runs
+	*vanished*|*replaced*) bad="$bad [$n open: $res]" ;;
+	*'"is_error":false'*) ;;
+	*"cannot open granted directory '"*"Too many open files — sandbx ran out of file descriptors (its open-files limit, ulimit -n, is 64): raise the limit (ulimit -n)"*)
+		at_grant=$((at_grant + 1)) ;;
+	*"cannot open 'three.txt': Too many open files — sandbx ran out of file descriptors (its open-files limit, ulimit -n, is 64)"*)
+		at_path=$((at_path + 1)) ;;
+	*) bad="$bad [$n open: $res]" ;;
+	esac
+	n=$((n + 1))
+done
+if [ -n "$bad" ]; then t_fail "$bad"
+elif [ $at_grant -eq 0 ] || [ $at_path -eq 0 ]; then t_fail "out of descriptors $at_grant times opening the grants, $at_path opening the path: expected both"
+else t_pass; fi
+
 t_start tl-ldpath-planted "sandbx tool runs again without an LD_LIBRARY_PATH entry a call can write to (an empty one: the working directory), saying so: the PCRE2 an earlier call planted there is not what grep loads"
 LW="$TMP/ldwork"; LE="$TMP/ldevil"; mkdir -p "$LW" "$LE"; chmod 755 "$LW" "$LE"; echo xyz > "$LW/f.txt"
 printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$LE" > "$LE/evil.c"
