@@ -25,7 +25,7 @@ enum auditch_label {
 	ACH_REF_MOUNT,		/* building the mount view failed; arg errno */
 	ACH_REF_MOUNT_GRANT,	/* mounting one grant failed; arg index */
 	ACH_REF_LANDLOCK_OFF,	/* Landlock not enabled at boot */
-	ACH_REF_LANDLOCK_ABI,	/* ABI below 5; arg the ABI */
+	ACH_REF_LANDLOCK_ABI,	/* ABI below 5; arg the ABI, or -errno when none */
 	ACH_REF_LANDLOCK,	/* ruleset/rule/restrict failed; arg errno */
 	ACH_REF_SECCOMP,	/* the filter could not be built or loaded; arg errno */
 	ACH_REF_PRIVS,		/* no_new_privs, capset, securebits, rlimit; arg errno */

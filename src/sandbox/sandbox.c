@@ -343,6 +343,14 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 		return xstrdup("Landlock is disabled on this kernel — add landlock to the lsm= boot parameter "
 			       "(or CONFIG_LSM); sandbx will not run a command without it");
 	case ACH_REF_LANDLOCK_ABI:
+		if (arg == -ENOSYS)
+			return xstrdup("this kernel has no Landlock (built without CONFIG_SECURITY_LANDLOCK, or a "
+				       "seccomp filter of the container sandbx runs in hides its syscalls); sandbx needs "
+				       "Landlock ABI 5 (Linux 6.10) or newer — use a kernel with Landlock, or allow the "
+				       "landlock_* syscalls in the container's profile; nothing was run");
+		if (arg < 0)
+			return xasprintf("the kernel would not say its Landlock ABI (%s); sandbx needs ABI 5 (Linux "
+					 "6.10) or newer for full enforcement; nothing was run", strerror(-arg));
 		return xasprintf("this kernel's Landlock ABI is %d; sandbx needs ABI %d (Linux 6.10) or newer "
 				 "for full enforcement — upgrade the kernel; nothing was run", arg, 5);
 	case ACH_REF_LANDLOCK:
