@@ -154,7 +154,27 @@ static char *read_prompt(const struct cli_opts *o, char **err)
 		len += (size_t)n;
 	}
 	s[len] = '\0';
+	const char *nul = memchr(s, '\0', len);
+	if (nul) {
+		*err = xasprintf("the prompt on stdin holds a NUL byte (at byte %zu), which no text has, and the rest "
+				 "would be dropped — remove it and try again", (size_t)(nul - s));
+		free(s);
+		return NULL;
+	}
 	return s;
+}
+
+/* Text the API is sent must be UTF-8: a byte that is not is refused here,
+ * before a request, rather than by the API (a 400) or, stored in the
+ * session, in every later request.  0, or -1 with *err. */
+static int text_is_utf8(const char *what, const char *s, char **err)
+{
+	size_t n = strlen(s), ok = utf8_valid_len(s, n);
+	if (ok == n)
+		return 0;
+	*err = xasprintf("%s is not UTF-8 text (byte 0x%02x at byte %zu) — the API takes UTF-8 only: convert it "
+			 "(iconv -t UTF-8) and try again", what, (unsigned char)s[ok], ok);
+	return -1;
 }
 
 struct run_state {
@@ -424,11 +444,13 @@ int cli_agent_run(struct cli_opts *o)
 		return rc;
 	}
 	prompt = read_prompt(o, &err);
-	if (!prompt) {
+	if (!prompt || text_is_utf8("the prompt", prompt, &err) < 0 ||
+	    (o->system && text_is_utf8("the --system text", o->system, &err) < 0)) {
 		sbx_err("%s", err);
 		free(err);
+		free(prompt);
 		policy_release(&p);
-		return EXIT_ERROR;
+		return prompt || o->prompt_stdin ? EXIT_USAGE : EXIT_ERROR;
 	}
 	if (strspn(prompt, " \t\r\n") == strlen(prompt)) {
 		sbx_err("the prompt is empty — write something after '--' or on stdin");

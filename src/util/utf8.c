@@ -95,6 +95,20 @@ size_t utf8_cut(const char *s, size_t n, size_t k)
 	return k;
 }
 
+size_t utf8_valid_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		uint32_t cp;
+		int l = u[i] < 0x80 ? 1 : utf8_decode(u + i, n - i, &cp);
+		if (l <= 0)
+			break;
+		i += (size_t)l;
+	}
+	return i;
+}
+
 static void term_decided(void)
 {
 }

@@ -43,6 +43,11 @@ int utf8_is_unsafe(uint32_t cp);
  * continuation bytes (a run of stray ones is cut anywhere). */
 size_t utf8_cut(const char *s, size_t n, size_t k);
 
+/* How many bytes of s (n bytes) are valid UTF-8 from its start: n when
+ * all are, else the offset of the first byte of the first invalid or
+ * cut-short sequence. */
+size_t utf8_valid_len(const char *s, size_t n);
+
 /*
  * Write s[0..n) to f for a terminal: ESC, the other C0 controls but \n and
  * \t, and DEL as ^X (^[ for ESC, ^? for DEL), C1 and bidi controls as

@@ -80,6 +80,37 @@ assert [t['name'] for t in b['tools']]==['read','ls','find','grep'], b['tools']
 assert '$W' in b['system']
 "; then t_pass; else t_fail "rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-prompt-stdin "with '-' the prompt is read from stdin whole (newlines kept) and sent; a blank one is refused (exit 64)"
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+EOF
+( cd "$W" && printf 'first line\nsecond line\n' | "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" - ) >"$D/out" 2>"$D/err"; rc1=$?
+( cd "$W" && printf ' \n\t\n' | "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" - ) >"$D/out2" 2>"$D/err2"; rc2=$?
+mock_stop
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 64 ] && [ ! -s "$D/out2" ] && grep -q "^sandbx: the prompt is empty" "$D/err2" &&
+	[ ! -e "$D/req-2.json" ] && python3 -c "
+import json; b=json.load(open('$D/req-1.json'))
+assert b['messages'][0]['content'][0]['text']=='first line\nsecond line\n', b['messages']
+"; then t_pass; else t_fail "rc=$rc1/$rc2 $(cat "$D/err" "$D/err2")"; fi
+
+t_start ag-prompt-bad-text "a prompt holding a NUL byte (stdin) or bytes that are not UTF-8 (stdin, the command line, --system) is refused with exit 64 naming the byte, and no request is sent (before, the NUL cut the prompt short silently and the other bytes went to the API raw)"
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+EOF
+bad=""
+( cd "$W" && printf 'do this\0 and not that' | "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" - ) >"$D/out" 2>"$D/err"; rc=$?
+[ $rc -eq 64 ] && [ ! -s "$D/out" ] && grep -q "^sandbx: the prompt on stdin holds a NUL byte (at byte 7)" "$D/err" || bad="$bad [nul: rc=$rc $(cat "$D/err")]"
+( cd "$W" && printf 'caf\351 au lait' | "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" - ) >"$D/out" 2>"$D/err"; rc=$?
+[ $rc -eq 64 ] && [ ! -s "$D/out" ] && grep -q "^sandbx: the prompt is not UTF-8 text (byte 0xe9 at byte 3) — " "$D/err" || bad="$bad [stdin: rc=$rc $(cat "$D/err")]"
+ar -- "$(printf 'ok \377')"; 
+[ $RC -eq 64 ] && [ ! -s "$D/out" ] && grep -q "^sandbx: the prompt is not UTF-8 text (byte 0xff at byte 3)" "$D/err" || bad="$bad [argv: rc=$RC $(cat "$D/err")]"
+ar --system "$(printf 'be \300\200 brief')" -- hello
+[ $RC -eq 64 ] && [ ! -s "$D/out" ] && grep -q "^sandbx: the --system text is not UTF-8 text (byte 0xc0 at byte 3)" "$D/err" || bad="$bad [system: rc=$RC $(cat "$D/err")]"
+mock_stop
+if [ -n "$bad" ]; then t_fail "$bad"; elif [ -e "$D/req-1.json" ]; then t_fail "a request was sent"; else t_pass; fi
+
 t_start ag-model-env "SANDBX_MODEL names the model when --model is not given, --model wins over it, and a set but empty SANDBX_MODEL counts as unset (the default model), as an empty ANTHROPIC_BASE_URL does"
 mock_dir
 { cat > "$D/script"; mock_serve; } <<EOF

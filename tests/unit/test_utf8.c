@@ -391,6 +391,28 @@ static void test_utf8_term_charset_init(void **state)
 	assert_non_null(setlocale(LC_CTYPE, "C"));
 }
 
+/* The longest valid prefix: every kind of bad sequence stops it at its
+ * first byte, a sequence cut short by the end too. */
+static void test_utf8_valid_len(void **state)
+{
+	(void)state;
+	static const struct { const char *s; size_t n, want; } c[] = {
+		{ "", 0, 0 },
+		{ "plain ascii", 11, 11 },
+		{ "caf\xc3\xa9 \xe4\xb8\x96 \xf0\x9f\x99\x82", 15, 15 },
+		{ "caf\xe9 au lait", 12, 3 },		/* Latin-1 */
+		{ "ok \xff", 4, 3 },
+		{ "be \xc0\x80", 5, 3 },		/* overlong NUL */
+		{ "\xed\xa0\x80", 3, 0 },		/* a surrogate */
+		{ "x\xf4\x90\x80\x80", 5, 1 },	/* past U+10FFFF */
+		{ "ab\x80", 3, 2 },			/* a stray continuation */
+		{ "ab\xe4\xb8", 4, 2 },		/* cut short */
+		{ "a\0b", 3, 3 },			/* NUL is UTF-8 (callers look for it) */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_int_equal(utf8_valid_len(c[i].s, c[i].n), c[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_audit_held_bounded),
 		cmocka_unit_test(test_stderr_held_then_shown),
 		cmocka_unit_test(test_stderr_held_crash),
+		cmocka_unit_test(test_utf8_valid_len),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
