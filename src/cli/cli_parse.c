@@ -19,12 +19,22 @@ enum arg_kind { ARG_NONE, ARG_REQ, ARG_OPT };	/* ARG_OPT: a value that may be le
 struct flag;
 typedef int (*flag_fn)(struct cli_opts *o, const struct flag *f, const char *v, char **err);
 
+/*
+ * A flag not marked repeatable may be given once: a second one is refused,
+ * not taken over the first (a later --approve run silently undid an
+ * earlier --approve call).  CLI.md marks the repeatable ones, whose values
+ * add up.
+ */
+enum { ONCE = 0, REPEAT = 1 };
+
 struct flag {
 	const char *name;
 	unsigned cmds;
 	enum arg_kind arg;
 	flag_fn fn;
 	int param;
+	int repeat;		/* ONCE or REPEAT */
+	const char *twice;	/* ONCE: what to do instead of a second one (NULL: give it once) */
 };
 
 static int add_path(struct cli_opts *o, const struct flag *f, const char *v, char **err)
@@ -195,10 +205,6 @@ static int set_timeout(struct cli_opts *o, const struct flag *f, const char *v, 
 
 static int set_pin(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
-	if (o->pin_hex) {
-		*err = xstrdup("--pin-sha256 is given twice — pin one program");
-		return -1;
-	}
 	if (strlen(v) != 64 || strspn(v, "0123456789abcdefABCDEF") != 64) {
 		*err = xasprintf("--pin-sha256: '%s' is not 64 hexadecimal digits — use 'sandbx hash PATH'", v);
 		return -1;
@@ -251,12 +257,6 @@ static int set_approve(struct cli_opts *o, const struct flag *f, const char *v, 
 
 static int set_session(struct cli_opts *o, const struct flag *f, const char *v, char **err)
 {
-	/* Which conversation the model is shown is not left to the order of
-	 * words: a bare --session after an ID used to resume that ID. */
-	if (o->session_set) {
-		*err = xstrdup("--session is given twice — give it once: bare for a new session, or with the ID to resume");
-		return -1;
-	}
 	o->session_set = 1;
 	if (v) {
 		/* the store's rule (session_id_valid), so a bad one is a usage
@@ -265,7 +265,6 @@ static int set_session(struct cli_opts *o, const struct flag *f, const char *v, 
 			*err = xasprintf("--session: '%s' is not a session id — 'sandbx sessions' lists them", v);
 			return -1;
 		}
-		free(o->session_id);
 		o->session_id = xstrdup(v);
 	}
 	return 0;
@@ -287,30 +286,34 @@ static int set_output(struct cli_opts *o, const struct flag *f, const char *v, c
 #define OFF(field) ((int)__builtin_offsetof(struct cli_opts, field))
 
 static const struct flag flags[] = {
-	{ "--allow-read", C_POLICY, ARG_REQ, add_path, POL_READ },
-	{ "--allow-write", C_POLICY, ARG_REQ, add_path, POL_WRITE },
-	{ "--allow-exec", C_POLICY, ARG_REQ, add_path, POL_READ | POL_EXEC },
-	{ "--allow-network", C_POLICY, ARG_OPT, set_network, 0 },
-	{ "--allow-dns", C_POLICY, ARG_REQ, add_dns, 0 },
+	{ "--allow-read", C_POLICY, ARG_REQ, add_path, POL_READ, REPEAT },
+	{ "--allow-write", C_POLICY, ARG_REQ, add_path, POL_WRITE, REPEAT },
+	{ "--allow-exec", C_POLICY, ARG_REQ, add_path, POL_READ | POL_EXEC, REPEAT },
+	{ "--allow-network", C_POLICY, ARG_OPT, set_network, 0, ONCE,
+	  "give it once: bare for any port, or with every port in one list, e.g. --allow-network 443,8080" },
+	{ "--allow-dns", C_POLICY, ARG_REQ, add_dns, 0, REPEAT },
 	{ "--dns-over-tcp", C_POLICY, ARG_NONE, set_bool, OFF(dns_over_tcp) },
 	{ "--allow-unix-sockets", C_POLICY, ARG_NONE, set_bool, OFF(allow_unix) },
-	{ "--allow-env", C_POLICY, ARG_REQ, add_env, 0 },
+	{ "--allow-env", C_POLICY, ARG_REQ, add_env, 0, REPEAT },
 	{ "--limit-procs", C_POLICY, ARG_REQ, set_limit, LIM_PROCS },
 	{ "--limit-memory", C_POLICY, ARG_REQ, set_limit, LIM_MEMORY },
 	{ "--limit-cpu", C_POLICY, ARG_REQ, set_limit, LIM_CPU },
 	{ "--limit-file-size", C_POLICY, ARG_REQ, set_limit, LIM_FSIZE },
 	{ "--limit-open-files", C_POLICY, ARG_REQ, set_limit, LIM_NOFILE },
 	{ "--timeout", C_SR, ARG_REQ, set_timeout, 0 },
-	{ "--pin-sha256", C_SR, ARG_REQ, set_pin, 0 },
+	{ "--pin-sha256", C_SR, ARG_REQ, set_pin, 0, ONCE, "pin one program" },
 	{ "--model", C_AGENT, ARG_REQ, set_str, OFF(model) },
 	{ "--base-url", C_AGENT, ARG_REQ, set_str, OFF(base_url) },
 	{ "--system", C_AGENT, ARG_REQ, set_str, OFF(system) },
 	{ "--max-tokens", C_AGENT, ARG_REQ, set_count, OFF(max_tokens) },
 	{ "--max-rounds", C_AGENT, ARG_REQ, set_rounds, 0 },
 	{ "--no-wrap-up", C_AR, ARG_NONE, set_bool, OFF(no_wrap_up) },
-	{ "--allow-tool", C_AGENT, ARG_OPT, set_tool, 0 },
-	{ "--approve", C_AGENT, ARG_REQ, set_approve, 0 },
-	{ "--session", C_AGENT, ARG_OPT, set_session, 0 },
+	{ "--allow-tool", C_AGENT, ARG_OPT, set_tool, 0, REPEAT },
+	{ "--approve", C_AGENT, ARG_REQ, set_approve, 0, ONCE, "give it once: --approve run or --approve call" },
+	/* which conversation the model is shown is not left to the order of
+	 * words: a bare --session after an ID used to resume that ID */
+	{ "--session", C_AGENT, ARG_OPT, set_session, 0, ONCE,
+	  "give it once: bare for a new session, or with the ID to resume" },
 	{ "--continue", C_AGENT, ARG_NONE, set_bool, OFF(cont) },
 	{ "--max-scan-files", C_AGENT | C_TOOL, ARG_REQ, set_count, OFF(max_scan_files) },
 	{ "--max-scan-bytes", C_AGENT | C_TOOL, ARG_REQ, set_size, OFF(max_scan_bytes) },
@@ -367,6 +370,7 @@ static int names_option(const char *w)
 
 static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, int i, char **err)
 {
+	unsigned char seen[SBX_ARRAY_LEN(flags)] = { 0 };
 	for (; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -405,6 +409,10 @@ static int parse_flags(struct cli_opts *o, unsigned bit, int argc, char **argv, 
 		}
 		if (!(f->cmds & bit)) {
 			*err = xasprintf("option '%.*s' does not apply to %s — see 'sandbx %s --help'", (int)nlen, a, sub, sub);
+			return -1;
+		}
+		if (f->repeat == ONCE && seen[f - flags]++) {
+			*err = xasprintf("%s is given twice — %s", f->name, f->twice ? f->twice : "give it once");
 			return -1;
 		}
 		const char *v = NULL;
@@ -452,10 +460,6 @@ static int check_policy(struct cli_opts *o, unsigned bit, char **err)
 	if ((bit & C_AGENT) && strv_has(&o->env, "ANTHROPIC_API_KEY")) {
 		*err = xstrdup("--allow-env ANTHROPIC_API_KEY is refused here: the harness makes the model call itself "
 			       "— use 'sandbx sandbox-run' to pass the key to a command on purpose");
-		return -1;
-	}
-	if (o->net_any && o->nports) {
-		*err = xstrdup("--allow-network is given both bare and with ports — choose one");
 		return -1;
 	}
 	if (o->dns_over_tcp) {
@@ -682,6 +686,8 @@ static const char usage_main[] =
 	"working directory.\n"
 	"A flag's value may also follow '=': --allow-network=443, --session=ID;\n"
 	"a value that is itself an option's name only so: --model=--approve.\n"
+	"--allow-read/-write/-exec/-dns/-env and --allow-tool may be repeated;\n"
+	"every other flag may be given once.\n"
 	"\n"
 	"Exit: 0 ok, 1 error, 2 incomplete, 3 no consent, 64 usage, 124 timeout,\n"
 	"125 refused to confine, 126/127 not executable/not found, 128+n signal n.\n";

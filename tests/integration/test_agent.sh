@@ -558,6 +558,33 @@ if [ $rc -eq 64 ] && grep -q -- '--base-url' "$TMP/err" && grep -qi 'loopback' "
 	[ $rc2 -eq 64 ] && grep -q -- "--base-url: base URL 'ftp://127.0.0.1'" "$TMP/err2" && [ ! -s "$TMP/out2" ]; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/err"); tui rc=$rc2 $(cat "$TMP/err2")"; fi
 
+t_start ag-usage-flag-twice "a flag that takes one value given twice (--approve call then run, --model, ...) is refused (exit 64) naming the flag, with stdout empty and no request sent, by agent-run and tui alike"
+mock_dir
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $FX/text.sse
+EOF
+bad=""
+for args in "--approve call --approve run" "--approve=call --approve call" "--model a --model b" "--system x --system y" \
+	"--max-rounds 3 --max-rounds 4" "--max-tokens 10 --max-tokens 20" "--continue --continue" "--no-wrap-up --no-wrap-up" \
+	"--output text --output jsonl" "--session --session" "--max-scan-files 5 --max-scan-files 6" \
+	"--max-scan-bytes 1M --max-scan-bytes 2M" "--max-results 5 --max-results 6" "--limit-memory 1G --limit-memory none" \
+	"--base-url http://127.0.0.1:$PORT"; do
+	flag=" $args"; flag=${flag##* --}; flag=--${flag%% *}; flag=${flag%%=*}
+	ar $args -- hi
+	[ $RC -eq 64 ] && [ ! -s "$D/out" ] && [ "$(wc -l < "$D/err")" -eq 1 ] && grep -q "^sandbx: $flag is given twice — " "$D/err" ||
+		bad="$bad [agent-run $args: rc=$RC $(cat "$D/out" "$D/err")]"
+done
+for args in "--approve call --approve run" "--model a --model b" "--continue --continue" "--allow-network --allow-network 80"; do
+	flag=" $args"; flag=${flag##* --}; flag=--${flag%% *}
+	( cd "$W" && "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" $args ) >"$D/out" 2>"$D/err" </dev/null
+	rc=$?
+	[ $rc -eq 64 ] && [ ! -s "$D/out" ] && grep -q "^sandbx: $flag is given twice — " "$D/err" ||
+		bad="$bad [tui $args: rc=$rc $(cat "$D/out" "$D/err")]"
+done
+mock_stop
+[ -e "$D/req-1.json" ] && bad="$bad [a request was sent]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start ag-no-key "without a key agent-run says how to set one"
 ( cd "$W" && env -u ANTHROPIC_API_KEY "$SANDBX" agent-run -- hi ) >/dev/null 2>"$TMP/err"
 rc=$?

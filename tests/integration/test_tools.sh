@@ -177,6 +177,18 @@ tool frob '{}'
 if [ $r1 -eq 1 ] && printf '%s' "$o1" | grep -qF "has no field 'pth'" && [ $r2 -eq 64 ] && [ -z "$o2" ] \
 	&& [ $rc -eq 64 ] && [ -z "$out" ]; then t_pass; else t_fail "$r1 $o1 / $r2 $o2 / $rc $out"; fi
 
+t_start tl-usage-flag-twice "a flag that takes one value given twice is refused (exit 64) naming the flag, nothing on stdout, the call not run"
+bad=""
+for args in "--max-results 1 --max-results 2" "--max-scan-files 5 --max-scan-files=5" "--limit-procs 8 --limit-procs 9" \
+	"--allow-network 80 --allow-network 443" "--allow-unix-sockets --allow-unix-sockets"; do
+	flag=" $args"; flag=${flag##* --}; flag=--${flag%% *}; flag=${flag%%=*}
+	rm -f "$W/ran"
+	tool bash '{"command":"touch ran"}' $args
+	[ $rc -eq 64 ] && [ -z "$out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^sandbx: $flag is given twice — " "$TMP/err" &&
+		[ ! -e "$W/ran" ] || bad="$bad [$args: rc=$rc out=$out $(cat "$TMP/err")]"
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start tl-policy-refused "a policy the CLI refuses exits 125 with nothing on stdout"
 tool read '{"path":"x"}' --allow-read "$TMP/does-not-exist"
 if [ $rc -eq 125 ] && [ -z "$out" ]; then t_pass; else t_fail "rc=$rc $out"; fi

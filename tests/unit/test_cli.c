@@ -210,10 +210,16 @@ static void cli_network_forms(void **state)
 	assert_true(o.net_any);
 	assert_int_equal(o.nports, 0);
 	cli_opts_release(&o);
-	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "80,443", "--allow-network=8080", "--", "x", NULL), 0);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "80,443,8080", "--", "x", NULL), 0);
 	assert_false(o.net_any);
 	assert_int_equal(o.nports, 3);
 	assert_int_equal(o.ports[2], 8080);
+	cli_opts_release(&o);
+	/* the ports go in one list: a second flag is refused, not merged */
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "80,443", "--allow-network=8080", "--", "x", NULL), -1);
+	assert_non_null(strstr(err, "--allow-network is given twice — "));
+	assert_non_null(strstr(err, "443,8080"));
+	free(err);
 	cli_opts_release(&o);
 	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", "0", "--", "x", NULL), -1);
 	free(err);
@@ -557,18 +563,151 @@ static void cli_network_port_cap(void **state)
 	char *err, list[1024] = "", *p = list;
 	for (int i = 0; i < 64; i++)
 		p += sprintf(p, "%s%d", i ? "," : "", 1000 + i);
-	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", list, "--allow-network", "1000,1063",
-			       "--", "x", NULL), 0);
+	char *again = xasprintf("%s,1000,1063", list), *more = xasprintf("%s,2000", list);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", again, "--", "x", NULL), 0);
 	assert_int_equal(o.nports, 64);
 	cli_opts_release(&o);
-	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", list, "--allow-network", "2000", "--",
-			       "x", NULL), -1);
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", more, "--", "x", NULL), -1);
+	free(again);
+	free(more);
 	assert_non_null(strstr(err, "64"));
 	assert_non_null(strstr(err, "'2000'"));
 	assert_non_null(strstr(err, " — "));
 	free(err);
 	cli_opts_release(&o);
 	assert_non_null(strstr(cli_usage(CMD_NONE), "64 ports"));
+}
+
+/*
+ * A flag that takes one value (or none) given twice is refused (exit 64),
+ * naming the flag: the last word used to win silently, so a later
+ * '--approve run' undid an earlier '--approve call'.  Every such flag, on
+ * every subcommand that takes it, in both orders of the '=' form, and with
+ * the same value twice.  The repeatable ones (CLI.md) stay repeatable.
+ */
+static const struct once_case {
+	const char *flag;
+	const char *v1, *v2;	/* NULL: given bare */
+	unsigned subs;		/* bit 0 sandbox-run, 1 agent-run, 2 tui, 3 tool */
+} once_cases[] = {
+	{ "--allow-network", "80", "443", 15 },
+	{ "--allow-network", NULL, NULL, 15 },
+	{ "--allow-network", "80", NULL, 15 },
+	{ "--allow-network", NULL, "80", 15 },
+	{ "--dns-over-tcp", NULL, NULL, 15 },
+	{ "--allow-unix-sockets", NULL, NULL, 15 },
+	{ "--limit-procs", "10", "20", 15 },
+	{ "--limit-memory", "64M", "none", 15 },
+	{ "--limit-cpu", "5", "0", 15 },
+	{ "--limit-file-size", "1M", "2M", 15 },
+	{ "--limit-open-files", "64", "64", 15 },
+	{ "--timeout", "5", "10", 1 },
+	{ "--pin-sha256", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 1 },
+	{ "--model", "a", "b", 6 },
+	{ "--base-url", "http://127.0.0.1:1", "http://127.0.0.1:2", 6 },
+	{ "--system", "be terse", "be verbose", 6 },
+	{ "--max-tokens", "100", "200", 6 },
+	{ "--max-rounds", "3", "4", 6 },
+	{ "--no-wrap-up", NULL, NULL, 2 },
+	{ "--approve", "call", "run", 6 },
+	{ "--approve", "call", "call", 6 },
+	{ "--session", "abc", NULL, 6 },
+	{ "--session", NULL, NULL, 6 },
+	{ "--continue", NULL, NULL, 6 },
+	{ "--max-scan-files", "10", "20", 14 },
+	{ "--max-scan-bytes", "1M", "2M", 14 },
+	{ "--max-results", "10", "20", 14 },
+	{ "--output", "text", "jsonl", 2 },
+};
+
+/* argv for sub s with the flag given twice; the value of the first (and,
+ * with eq, the second) after '='. */
+static int parse_twice(struct cli_opts *o, char **err, int s, const struct once_case *c, int eq)
+{
+	static char w1[256], w2[256];
+	const char *a[16];
+	int n = 0;
+	static const char *const subs[] = { "sandbox-run", "agent-run", "tui", "tool" };
+	a[n++] = subs[s];
+	if (s == 3) {
+		a[n++] = "read";
+		a[n++] = "{}";
+	}
+	if (c->v1 && eq) {
+		snprintf(w1, sizeof(w1), "%s=%s", c->flag, c->v1);
+		a[n++] = w1;
+	} else {
+		a[n++] = c->flag;
+		if (c->v1)
+			a[n++] = c->v1;
+	}
+	if (c->v2 && !eq) {
+		snprintf(w2, sizeof(w2), "%s=%s", c->flag, c->v2);
+		a[n++] = w2;
+	} else {
+		a[n++] = c->flag;
+		if (c->v2)
+			a[n++] = c->v2;
+	}
+	if (s == 0 || s == 1) {
+		a[n++] = "--";
+		a[n++] = s == 0 ? "/bin/true" : "hi";
+	}
+	while (n < 10)
+		a[n++] = NULL;
+	return parse(o, err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], NULL);
+}
+
+static void cli_single_flags_once(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	int checked = 0;
+	for (size_t i = 0; i < sizeof(once_cases) / sizeof(once_cases[0]); i++) {
+		const struct once_case *c = &once_cases[i];
+		for (int s = 0; s < 4; s++) {
+			if (!(c->subs & (1u << s)))
+				continue;
+			for (int eq = 0; eq < 2; eq++) {
+				if (parse_twice(&o, &err, s, c, eq) != -1)
+					fail_msg("%s given twice (case %zu, sub %d, eq %d) was accepted", c->flag, i, s, eq);
+				char want[64];
+				snprintf(want, sizeof(want), "%s is given twice — ", c->flag);
+				if (strncmp(err, want, strlen(want)) != 0 || strchr(err, '\n'))
+					fail_msg("%s given twice (case %zu, sub %d): \"%s\"", c->flag, i, s, err);
+				free(err);
+				cli_opts_release(&o);
+				checked++;
+			}
+		}
+	}
+	assert_true(checked > 0);
+}
+
+/* What CLI.md marks repeatable stays so, with every value kept; bare
+ * --allow-tool (all) and named ones combine as before. */
+static void cli_repeatable_flags(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-read", "/a", "--allow-read", "/b", "--allow-write", "/c",
+			       "--allow-write=/d", "--allow-exec", "/e", "--allow-exec", "/f", "--allow-env", "A",
+			       "--allow-env", "B", "--allow-network", "53", "--allow-dns", "x.example", "--allow-dns",
+			       "y.example", "--", "/bin/true", NULL), 0);
+	assert_int_equal(o.npaths, 6);
+	assert_int_equal(o.env.n, 2);
+	assert_int_equal(o.dns.n, 2);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "agent-run", "--allow-tool", "read", "--allow-tool", "bash", "--allow-tool",
+			       "--allow-tool", "--", "hi", NULL), 0);
+	assert_true(o.allow_tool_all);
+	assert_int_equal(o.allow_tools.n, 2);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tui", "--allow-tool", "--allow-tool=write", NULL), 0);
+	assert_true(o.allow_tool_all);
+	assert_int_equal(o.allow_tools.n, 1);
+	cli_opts_release(&o);
 }
 
 /* The command's words, for its records, and a prompt's words are joined
@@ -613,6 +752,8 @@ int main(void)
 		cmocka_unit_test(cli_help_version_words),
 		cmocka_unit_test(cli_every_refusal_says_what_to_do),
 		cmocka_unit_test(cli_join_words),
+		cmocka_unit_test(cli_single_flags_once),
+		cmocka_unit_test(cli_repeatable_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
