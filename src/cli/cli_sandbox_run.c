@@ -253,6 +253,10 @@ int cli_sandbox_run(struct cli_opts *o)
 	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
 				   .no_reap = 1 };
 
+	/* From the spawned record on, a SIGTERM, SIGHUP or SIGINT ends the
+	 * run and is recorded before it ends sandbx (helper.h). */
+	struct sandbox_sigs held;
+	sandbox_sigs_hold(&held);
 	char *paths = policy_describe_paths(&p), *net = policy_describe_net(&p), *cmd = xjoin(o->rest, (size_t)o->nrest, ' ');
 	char *env = xjoin(p.env.v, p.env.n, ',');
 	char *pin = o->pin_hex ? xasprintf("sha256:%s", o->pin_hex) : NULL;
@@ -276,7 +280,6 @@ int cli_sandbox_run(struct cli_opts *o)
 		sbx_err("%s", err);
 		free(err);
 		rc = EXIT_REFUSED;
-		audit(LOG_INFO, "exited", "command", cmd, "code", "125", NULL);
 	} else {
 		sandbox_wait(&s, o->timeout_set ? (long)o->timeout * 1000 : -1, NULL, &res);
 		stdio_restore(&z);
@@ -293,14 +296,20 @@ int cli_sandbox_run(struct cli_opts *o)
 			sbx_err("%s", m);
 			free(m);
 		}
-		char c[16];
-		snprintf(c, sizeof(c), "%d", rc);
-		audit(LOG_INFO, "exited", "command", cmd, "code", c, NULL);
 	}
+	/* A signal that came too late to end the run still ends sandbx: the
+	 * record says so, with the status sandbx then has (128+n). */
+	int sig = sandbox_sigs_caught();
+	if (sig)
+		rc = 128 + sig;
+	char c[16];
+	snprintf(c, sizeof(c), "%d", rc);
+	audit(LOG_INFO, "exited", "command", cmd, "code", c, sig ? "stopped" : NULL, sandbox_sig_name(sig), NULL);
 	if (pin_fd >= 0)
 		close(pin_fd);
 	free(cmd);
 	free(argv);
 	policy_release(&p);
+	sandbox_sigs_release(&held);	/* ends sandbx by sig, if one came */
 	return rc;
 }

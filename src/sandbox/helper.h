@@ -94,6 +94,7 @@ struct sandbox_result {
 	int code;		/* exit code to report (CLI.md mapping) */
 	int timed_out;
 	int cancelled;
+	int stopped_by;		/* a held signal (sandbox_sigs_hold) ended the run: its number */
 	int refused;		/* a stage refused: code is 125 */
 	enum auditch_label refusal;
 	int refusal_arg;
@@ -102,6 +103,37 @@ struct sandbox_result {
 	int done;		/* the supervisor reported the run over (ACH_DONE) */
 	int done_code;		/* ... with this exit code */
 };
+
+/*
+ * SIGTERM, SIGHUP and SIGINT, where they would end sandbx at once (their
+ * action is the default), are held while a sandbox runs, so sandbx does
+ * not die between the run's spawned record and its exited one.  Caught,
+ * the run is ended the way a timeout ends it (the supervisor empties the
+ * sandbox's pid namespace before it exits), the caller writes the exited
+ * record, and sandbox_sigs_release() ends sandbx by that signal, as it
+ * would have ended at once before: the same wait status for the caller's
+ * shell.  A signal ignored or handled (the tui's, tool's) is left alone.
+ *
+ *   struct sandbox_sigs h;
+ *   sandbox_sigs_hold(&h);              before the spawned record
+ *   ... sandbox_start, sandbox_wait (which watches sandbox_sigs_fd(); a
+ *       caller with its own loop polls it too and reads sandbox_sigs_caught())
+ *   ... the exited record, with stopped=sandbox_sig_name(sig) when one came
+ *   sandbox_sigs_release(&h);           does not return when one was caught
+ *
+ * One holder at a time.  The handler only stores the number and writes a
+ * byte to a pipe (async-signal-safe); the wait loop does the rest.
+ */
+struct sandbox_sigs {
+	unsigned held;			/* bit i: sandbox_end_sigs[i] is ours */
+	struct sigaction old[3];
+};
+void sandbox_sigs_hold(struct sandbox_sigs *h);
+int sandbox_sigs_caught(void);		/* the first held signal that came, or 0 */
+int sandbox_sigs_fd(void);		/* readable once one came; -1 when none is held */
+void sandbox_sigs_release(struct sandbox_sigs *h);
+/* "SIGTERM", "SIGHUP" or "SIGINT" (the audit value), "?" otherwise */
+const char *sandbox_sig_name(int sig);
 
 /* Start the supervisor.  0, or -1 with *err. */
 int sandbox_start(struct sandbox_spawn *s, char **err);

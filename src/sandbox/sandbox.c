@@ -221,6 +221,82 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 	}
 }
 
+static const int end_sigs[] = { SIGTERM, SIGHUP, SIGINT };
+static volatile sig_atomic_t end_caught;
+static int end_pipe[2] = { -1, -1 };
+
+static void on_end_signal(int sig)
+{
+	int e = errno;
+	if (!end_caught)
+		end_caught = sig;
+	(void)!write(end_pipe[1], "", 1);	/* non-blocking: a full pipe already says so */
+	errno = e;
+}
+
+void sandbox_sigs_hold(struct sandbox_sigs *h)
+{
+	struct sigaction sa = { .sa_handler = on_end_signal, .sa_flags = SA_RESTART };
+	memset(h, 0, sizeof(*h));
+	end_caught = 0;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(end_sigs); i++) {
+		struct sigaction now;
+		if (sigaction(end_sigs[i], NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL)
+			h->held |= 1u << i;
+		sigaddset(&sa.sa_mask, end_sigs[i]);
+	}
+	/* Without the pipe the wait could miss a signal that came just
+	 * before it slept: then nothing is held, and a signal ends sandbx
+	 * at once as it always did. */
+	if (!h->held || pipe2(end_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		h->held = 0;
+		return;
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(end_sigs); i++)
+		if (h->held & (1u << i))
+			sigaction(end_sigs[i], &sa, &h->old[i]);
+}
+
+int sandbox_sigs_caught(void)
+{
+	return end_caught;
+}
+
+int sandbox_sigs_fd(void)
+{
+	return end_pipe[0];
+}
+
+void sandbox_sigs_release(struct sandbox_sigs *h)
+{
+	int sig = end_caught;
+	if (!h->held)
+		return;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(end_sigs); i++)
+		if (h->held & (1u << i))
+			sigaction(end_sigs[i], &h->old[i], NULL);
+	close(end_pipe[0]);
+	close(end_pipe[1]);
+	end_pipe[0] = end_pipe[1] = -1;
+	end_caught = 0;
+	h->held = 0;
+	if (sig) {
+		/* its default action again: sandbx ends by it, as it would
+		 * have at once, now that the run is over and recorded */
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+}
+
+const char *sandbox_sig_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : sig == SIGINT ? "SIGINT" : "?";
+}
+
 void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res)
 {
@@ -242,11 +318,20 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 			long left = killed_at + END_GRACE_MS - mono_ms();
 			wait_ms = left < 0 ? 0 : (int)left;
 		}
-		struct pollfd pf = { .fd = s->audit_fd, .events = POLLIN };
-		int n = poll(&pf, 1, wait_ms);
+		struct pollfd pf[2] = { { .fd = s->audit_fd, .events = POLLIN },
+					{ .fd = killed ? -1 : sandbox_sigs_fd(), .events = POLLIN } };
+		int n = poll(pf, 2, wait_ms);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n > 0) {
+		if (!killed && sandbox_sigs_caught()) {
+			/* sandbx itself is asked to end: end the run first */
+			res->stopped_by = sandbox_sigs_caught();
+			kill(s->pid, SIGTERM);
+			killed = 1;
+			killed_at = mono_ms();
+			continue;
+		}
+		if (n > 0 && pf[0].revents) {
 			ssize_t r = read(s->audit_fd, buf + have, sizeof(buf) - have);
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -296,7 +381,9 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 	}
 	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (res->timed_out)
+	if (res->stopped_by)
+		res->code = 128 + res->stopped_by;
+	else if (res->timed_out)
 		res->code = 124;
 	else if (res->refused)
 		res->code = 125;

@@ -119,6 +119,10 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *argv[] = { xstrdup("/bin/sh"), xstrdup("-c"), xstrdup(cmd), NULL };
 	struct sandbox_spawn s = { .policy = c->policy, .argv = argv, .pin_fd = -1,
 				   .stdio = { pi[0], po[1], pe[1] } };
+	/* a SIGTERM, SIGHUP or SIGINT that would end sandbx ends the call
+	 * first, and is recorded (helper.h) */
+	struct sandbox_sigs held;
+	sandbox_sigs_hold(&held);
 	char *paths = policy_describe_paths(c->policy), *net = policy_describe_net(c->policy);
 	audit(LOG_INFO, "spawned", "tool", "bash", "command", cmd, "paths", paths, "network", net, "cwd",
 	      c->policy->cwd ? c->policy->cwd : "/", NULL);
@@ -129,8 +133,13 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	close(po[1]);
 	close(pe[1]);
 	if (started < 0) {
+		int sig = sandbox_sigs_caught();
+		char cs[16];
+		snprintf(cs, sizeof(cs), "%d", sig ? 128 + sig : 125);
 		audit(LOG_INFO, "refused", "tool", "bash", "mechanism", "helper", "reason", err, NULL);
-		audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", "125", NULL);
+		audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs, sig ? "stopped" : NULL,
+		      sandbox_sig_name(sig), NULL);
+		sandbox_sigs_release(&held);
 		close(po[0]);
 		close(pe[0]);
 		for (int i = 0; argv[i]; i++)
@@ -145,17 +154,18 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	fcntl(ke.fd, F_SETFL, O_NONBLOCK);
 
 	long deadline = mono_ms() + (long)secs * 1000, drain_until = -1;
-	int killed = 0, timed_out = 0, cancelled = 0, st = 0;
+	int killed = 0, timed_out = 0, cancelled = 0, stopped_by = 0, st = 0;
 	char rbuf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
 	while (s.audit_fd >= 0 || ko.fd >= 0 || ke.fd >= 0) {
-		struct pollfd pf[3] = { { .fd = s.audit_fd, .events = POLLIN }, { .fd = ko.fd, .events = POLLIN },
-					{ .fd = ke.fd, .events = POLLIN } };
+		struct pollfd pf[4] = { { .fd = s.audit_fd, .events = POLLIN }, { .fd = ko.fd, .events = POLLIN },
+					{ .fd = ke.fd, .events = POLLIN },
+					{ .fd = killed ? -1 : sandbox_sigs_fd(), .events = POLLIN } };
 		long t = mono_ms();
 		int wait = BASH_STOP_POLL_MS;
 		if (!killed && deadline - t < wait)
 			wait = deadline - t < 0 ? 0 : (int)(deadline - t);
-		int n = poll(pf, 3, wait);
+		int n = poll(pf, 4, wait);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0 && pf[0].revents) {
@@ -181,7 +191,9 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		if (n > 0 && pf[2].revents)
 			cap_read(&ke);
 		t = mono_ms();
-		if (!killed && tool_stopped(c)) {
+		if (!killed && (stopped_by = sandbox_sigs_caught())) {
+			cancelled = killed = 1;
+		} else if (!killed && tool_stopped(c)) {
 			cancelled = killed = 1;
 		} else if (!killed && t >= deadline) {
 			timed_out = killed = 1;
@@ -215,11 +227,16 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	for (int i = 0; argv[i]; i++)
 		free(argv[i]);
 
-	int code = timed_out ? 124 : oc.refused ? 125 : WIFEXITED(st) ? WEXITSTATUS(st) :
-		   WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
+	/* a signal that came after the command ended still ends sandbx */
+	if (!stopped_by)
+		stopped_by = sandbox_sigs_caught();
+	int code = stopped_by ? 128 + stopped_by : timed_out ? 124 : oc.refused ? 125 :
+		   WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 	char cs[16];
 	snprintf(cs, sizeof(cs), "%d", code);
-	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs, NULL);
+	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs, stopped_by ? "stopped" : NULL,
+	      sandbox_sig_name(stopped_by), NULL);
+	sandbox_sigs_release(&held);	/* ends sandbx by that signal, if one came */
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
 	int rc;
