@@ -289,8 +289,7 @@ static const struct flag flags[] = {
 	{ "--allow-read", C_POLICY, ARG_REQ, add_path, POL_READ, REPEAT },
 	{ "--allow-write", C_POLICY, ARG_REQ, add_path, POL_WRITE, REPEAT },
 	{ "--allow-exec", C_POLICY, ARG_REQ, add_path, POL_READ | POL_EXEC, REPEAT },
-	{ "--allow-network", C_POLICY, ARG_OPT, set_network, 0, ONCE,
-	  "give it once: bare for any port, or with every port in one list, e.g. --allow-network 443,8080" },
+	{ "--allow-network", C_POLICY, ARG_OPT, set_network, 0, REPEAT },	/* port lists add up */
 	{ "--allow-dns", C_POLICY, ARG_REQ, add_dns, 0, REPEAT },
 	{ "--dns-over-tcp", C_POLICY, ARG_NONE, set_bool, OFF(dns_over_tcp) },
 	{ "--allow-unix-sockets", C_POLICY, ARG_NONE, set_bool, OFF(allow_unix) },
@@ -460,6 +459,10 @@ static int check_policy(struct cli_opts *o, unsigned bit, char **err)
 	if ((bit & C_AGENT) && strv_has(&o->env, "ANTHROPIC_API_KEY")) {
 		*err = xstrdup("--allow-env ANTHROPIC_API_KEY is refused here: the harness makes the model call itself "
 			       "— use 'sandbx sandbox-run' to pass the key to a command on purpose");
+		return -1;
+	}
+	if (o->net_any && o->nports) {
+		*err = xstrdup("--allow-network is given both bare and with ports — choose one");
 		return -1;
 	}
 	if (o->dns_over_tcp) {
@@ -686,8 +689,8 @@ static const char usage_main[] =
 	"working directory.\n"
 	"A flag's value may also follow '=': --allow-network=443, --session=ID;\n"
 	"a value that is itself an option's name only so: --model=--approve.\n"
-	"--allow-read/-write/-exec/-dns/-env and --allow-tool may be repeated;\n"
-	"every other flag may be given once.\n"
+	"--allow-read/-write/-exec/-network/-dns/-env and --allow-tool may be\n"
+	"repeated; every other flag may be given once.\n"
 	"\n"
 	"Exit: 0 ok, 1 error, 2 incomplete, 3 no consent, 64 usage, 124 timeout,\n"
 	"125 refused to confine, 126/127 not executable/not found, 128+n signal n.\n";

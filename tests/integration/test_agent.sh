@@ -620,7 +620,7 @@ for args in "--approve call --approve run" "--approve=call --approve call" "--mo
 	[ $RC -eq 64 ] && [ ! -s "$D/out" ] && [ "$(wc -l < "$D/err")" -eq 1 ] && grep -q "^sandbx: $flag is given twice — " "$D/err" ||
 		bad="$bad [agent-run $args: rc=$RC $(cat "$D/out" "$D/err")]"
 done
-for args in "--approve call --approve run" "--model a --model b" "--continue --continue" "--allow-network --allow-network 80"; do
+for args in "--approve call --approve run" "--model a --model b" "--continue --continue" "--allow-unix-sockets --allow-unix-sockets"; do
 	flag=" $args"; flag=${flag##* --}; flag=--${flag%% *}
 	( cd "$W" && "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" $args ) >"$D/out" 2>"$D/err" </dev/null
 	rc=$?

@@ -581,8 +581,7 @@ usage sb-usage-port-range sandbox-run --allow-network 70000 -- /bin/true
 t_start sb-usage-flag-twice "a flag that takes one value given twice is refused (exit 64), naming the flag, with nothing on stdout and nothing run; the repeatable ones still repeat"
 bad=""
 hex=$(sha256sum /bin/touch | cut -d' ' -f1)
-for args in "--timeout 5 --timeout 10" "--timeout=5 --timeout 5" "--allow-network 80 --allow-network" \
-	"--allow-network 80 --allow-network 443" "--allow-network --allow-network" "--limit-memory 64M --limit-memory none" \
+for args in "--timeout 5 --timeout 10" "--timeout=5 --timeout 5" "--limit-memory 64M --limit-memory none" \
 	"--limit-procs 10 --limit-procs 20" "--limit-cpu 1 --limit-cpu 2" "--limit-file-size 1M --limit-file-size 2M" \
 	"--limit-open-files 64 --limit-open-files 64" "--allow-network 53 --dns-over-tcp --dns-over-tcp" \
 	"--allow-unix-sockets --allow-unix-sockets" "--pin-sha256 $hex --pin-sha256 $hex"; do
@@ -593,8 +592,11 @@ for args in "--timeout 5 --timeout 10" "--timeout=5 --timeout 5" "--allow-networ
 	[ $rc -eq 64 ] && [ -z "$out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^sandbx: $flag is given twice — " "$TMP/err" &&
 		[ ! -e "$W/ran" ] || bad="$bad [$args: rc=$rc out=$out err=$(cat "$TMP/err") ran=$(ls "$W/ran" 2>/dev/null)]"
 done
-run --allow-read /etc --allow-read /usr/share --allow-env A --allow-env B -- /bin/true; rc=$?
-[ $rc -eq 0 ] || bad="$bad [repeatable: rc=$rc $(cat "$TMP/err")]"
+run --allow-read /etc --allow-read /usr/share --allow-env A --allow-env B --allow-network 80 --allow-network 443 -- /bin/true; rc=$?
+[ $rc -eq 0 ] && grep -q "network=\"ports=80,443\"" "$TMP/err" || bad="$bad [repeatable: rc=$rc $(cat "$TMP/err")]"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-network 80 --allow-network -- /bin/touch "$W/ran" 2>"$TMP/err"); rc=$?
+[ $rc -eq 64 ] && [ -z "$out" ] && grep -q "^sandbx: --allow-network is given both bare and with ports — choose one" "$TMP/err" ||
+	bad="$bad [bare and ports: rc=$rc $(cat "$TMP/err")]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 t_start sb-dumpable "another process of the same user cannot read sandbx's environment"
