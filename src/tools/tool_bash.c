@@ -234,6 +234,10 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		   WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 	char cs[16];
 	snprintf(cs, sizeof(cs), "%d", code);
+	/* a refusal's record comes before the exited one, as in sandbox-run */
+	char *refusal = !cancelled && oc.refused ? sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg) : NULL;
+	if (refusal)
+		audit(LOG_INFO, "refused", "tool", "bash", "mechanism", auditch_name(oc.refusal), "reason", refusal, NULL);
 	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs, stopped_by ? "stopped" : NULL,
 	      sandbox_sig_name(stopped_by), NULL);
 	sandbox_sigs_release(&held);	/* ends sandbx by that signal, if one came */
@@ -242,11 +246,9 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	int rc;
 	if (cancelled) {
 		rc = tool_fail(out, "cancelled");
-	} else if (oc.refused) {
-		char *m = sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg);
-		audit(LOG_INFO, "refused", "mechanism", auditch_name(oc.refusal), "reason", m, NULL);
-		rc = tool_fail(out, "the sandbox refused to run the command: %s", m);
-		free(m);
+	} else if (refusal) {
+		rc = tool_fail(out, "the sandbox refused to run the command: %s", refusal);
+		free(refusal);
 	} else if (oc.exec_errno) {
 		rc = tool_fail(out, "cannot run /bin/sh in the sandbox: %s — the policy must grant /bin and /usr "
 			       "read+exec", strerror(oc.exec_errno));

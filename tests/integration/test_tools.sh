@@ -180,7 +180,7 @@ if [ $r1 -eq 1 ] && printf '%s' "$o1" | grep -qF "has no field 'pth'" && [ $r2 -
 t_start tl-usage-flag-twice "a flag that takes one value given twice is refused (exit 64) naming the flag, nothing on stdout, the call not run"
 bad=""
 for args in "--max-results 1 --max-results 2" "--max-scan-files 5 --max-scan-files=5" "--limit-procs 8 --limit-procs 9" \
-	"--allow-network 80 --allow-network 443" "--allow-unix-sockets --allow-unix-sockets"; do
+	"--allow-unix-sockets --allow-unix-sockets"; do
 	flag=" $args"; flag=${flag##* --}; flag=--${flag%% *}; flag=${flag%%=*}
 	rm -f "$W/ran"
 	tool bash '{"command":"touch ran"}' $args
@@ -218,6 +218,16 @@ if ! sandbox_works; then
 fi
 tool bash '{"command":"echo hi; echo err >&2"}'
 if [ $rc -eq 0 ] && has 'hi\n[stderr]\nerr\n[exit status 0]'; then t_pass; else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
+t_start tl-bash-refused "when the sandbox refuses (here: Landlock off, as test tool llfake tells it), the bash call fails with the refusal's reason and nothing runs; the refused record comes before the exited one"
+rm -f "$TMP/work/ran"
+out=$( mkdir -p "$TMP/work" && cd "$TMP/work" && "$TESTTOOLS/llfake" --errno EOPNOTSUPP -- "$SANDBX" tool bash '{"command":"echo hi > ran"}' 2>"$TMP/err" ); rc=$?
+recs=$(grep -o '^sandbx audit [a-z]*' "$TMP/err" | awk '{print $3}' | tr '\n' ' ')
+if [ $rc -eq 1 ] && has '"is_error":true' && has 'the sandbox refused to run the command: Landlock is disabled on this kernel' &&
+	[ ! -e "$TMP/work/ran" ] && [ "$recs" = "spawned refused exited " ] &&
+	grep -q '^sandbx audit refused tool=bash mechanism=landlock-disabled ' "$TMP/err" &&
+	grep -q '^sandbx audit exited tool=bash .* code=125$' "$TMP/err"; then t_pass
+else t_fail "rc=$rc records: $recs $out $(cat "$TMP/err")"; fi
 
 t_start tl-bash-confined "bash cannot read a file outside the grants; the exit status is reported"
 tool bash "{\"command\":\"cat $O/secret; exit 7\"}"
