@@ -45,6 +45,8 @@ static inline const char *probe_errname(int e)
 	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
 	case ENOSPC: return "ENOSPC";
 	case EBUSY: return "EBUSY";
+	case EMFILE: return "EMFILE";
+	case ENFILE: return "ENFILE";
 	default: return "E?";
 	}
 }
