@@ -36,6 +36,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_STDIO_TTY] = "stdio-tty",
 	[ACH_REF_MQUEUE] = "mqueue",
 	[ACH_REF_PIN] = "pin",
+	[ACH_REF_USER_LIMIT] = "user-limit",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",
 	[ACH_DEG_LIMIT] = "limit-rlimit",
@@ -55,5 +56,5 @@ const char *auditch_name(enum auditch_label label)
 
 int auditch_is_refusal(enum auditch_label label)
 {
-	return label >= ACH_REF_USERNS && label <= ACH_REF_PIN;
+	return label >= ACH_REF_USERNS && label <= ACH_REF_USER_LIMIT;
 }

@@ -47,6 +47,8 @@ enum auditch_label {
 	ACH_REF_PIN,		/* the pinned program is not the same file at its
 				   path in the view; arg errno (ESTALE: another
 				   file is there) */
+	ACH_REF_USER_LIMIT,	/* a per-user kernel counter could not be halved for
+				   the sandbox (limits.h); arg limits_ucount_arg() */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */
 	ACH_DEG_CAPBSET,	/* the capability bounding set not cleared; arg errno */

@@ -1462,6 +1462,11 @@ int helper_main(int argc, char **argv)
 	if (netpol_prepare(&p, &dns) < 0)
 		refuse(ACH_REF_DNS, errno);
 
+	/* The caller's per-user limits, read while still in its namespace. */
+	int ucarg;
+	if (limits_ucounts_read(&ucarg) < 0)
+		refuse(ACH_REF_USER_LIMIT, ucarg);
+
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	/* The network namespace comes later: make_netns(). */
@@ -1476,6 +1481,11 @@ int helper_main(int argc, char **argv)
 	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
 	if (write_file("/proc/self/gid_map", map) < 0)
 		refuse(ACH_REF_IDMAP, errno);
+	/* Half of each for the sandbox, before it makes anything else: the
+	 * supervisor owns the new namespace and holds CAP_SYS_RESOURCE in it
+	 * until the command stage empties its capabilities. */
+	if (limits_ucounts_halve(&ucarg) < 0)
+		refuse(ACH_REF_USER_LIMIT, ucarg);
 	(void)!sethostname("sandbx", 6);
 	own_binfmt_misc();
 

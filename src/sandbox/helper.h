@@ -4,7 +4,10 @@
  * Process model (ARCHITECTURE.md):
  *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
  *     HELPER_ARGV1, environment = the allowlist only)
- *       unshare(USER|NS|PID|IPC|UTS), id maps
+ *       reads the caller's /proc/sys/user/max_* (limits.h)
+ *       unshare(USER|NS|PID|IPC|UTS), id maps, then half of each of those
+ *       per-user limits for the new namespace, and half the caller's soft
+ *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
  *            pivots into it, enters the network namespace, unshares a

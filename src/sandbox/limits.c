@@ -97,6 +97,63 @@ int limits_plan_rlimit(int kind, uint64_t v, unsigned extra, const struct rlimit
 	return limits_resource(kind);
 }
 
+static const char *const ucount_names[LIMITS_UC__COUNT] = {
+	"max_user_namespaces", "max_pid_namespaces", "max_ipc_namespaces", "max_mnt_namespaces",
+	"max_net_namespaces", "max_cgroup_namespaces", "max_time_namespaces", "max_uts_namespaces",
+	"max_inotify_instances", "max_inotify_watches", "max_fanotify_groups", "max_fanotify_marks",
+	[LIMITS_UC_MSGQUEUE] = "RLIMIT_MSGQUEUE", [LIMITS_UC_SIGPENDING] = "RLIMIT_SIGPENDING",
+	[LIMITS_UC_DIR] = LIMITS_UC_DIR_PATH,
+};
+
+const char *limits_ucount_name(int which)
+{
+	return (unsigned)which < LIMITS_UC__COUNT ? ucount_names[which] : "?";
+}
+
+int limits_ucount_arg(int which, int err)
+{
+	return (int)(((unsigned)which & 0xff) << 16 | ((unsigned)err & 0xffff));
+}
+
+char *limits_ucount_message(int arg)
+{
+	int which = (arg >> 16) & 0xff, err = arg & 0xffff;
+	const char *why = err ? strerror(err) : "not the kernel's procfs";
+	if (which == LIMITS_UC_DIR)
+		return xasprintf("cannot read the caller's per-user kernel limits at '%s' (%s) — sandbx holds a "
+				 "command to half of each so the caller's own programs keep the rest; run it where "
+				 "/proc is the kernel's procfs; nothing was run", LIMITS_UC_DIR_PATH, why);
+	return xasprintf("cannot hold the sandbox to half of the caller's per-user limit '%s' (%s) — sandbx "
+			 "refuses a command that could take all of it from the caller's own programs; nothing "
+			 "was run", limits_ucount_name(which), why);
+}
+
+int limits_plan_half(const struct rlimit *cur, struct rlimit *out)
+{
+	*out = *cur;
+	if (cur->rlim_cur == RLIM_INFINITY)
+		return 1;
+	rlim_t half = cur->rlim_cur / 2;
+	if (cur->rlim_max == half && cur->rlim_cur == half)
+		return 1;
+	out->rlim_max = half;
+	out->rlim_cur = half;
+	return 0;
+}
+
+int limits_ucount_parse(const char *text, uint64_t *out)
+{
+	char buf[LIMITS_UC_VALUE_MAX];
+	size_t n = strlen(text);
+	if (n && text[n - 1] == '\n')
+		n--;
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return parse_u64(buf, 0, INT32_MAX, out);
+}
+
 /* Copy the line starting at s (up to '\n' or end) into buf; returns the
  * start of the next line or NULL at the end; -1 length means too long. */
 static const char *next_line(const char *s, char *buf, size_t n, int *toolong)

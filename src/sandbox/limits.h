@@ -39,6 +39,28 @@
  *                                     it a limit?  (ACH_LIMIT_HIT)
  *   5. limits_finish(p, fd)           supervisor, after the init exited:
  *                                     OOM attribution, cgroup.kill, rmdir
+ * Per-user counters (kernel/ucount.c), in the supervisor, apart from the
+ * limits above: the kernel counts inotify instances and watches, fanotify
+ * groups and marks, namespaces, message-queue bytes and pending signals
+ * per user across every user namespace, so a command could take all of
+ * the caller's and its own programs would get EMFILE.  The sandbox gets
+ * at most half of each:
+ *   a. limits_ucounts_read(&arg)   before unshare(CLONE_NEWUSER): the
+ *                                  caller's /proc/sys/user/max_* (a read
+ *                                  answers for the opener's namespace)
+ *   b. limits_ucounts_halve(&arg)  right after the id maps: each max_*
+ *                                  of the sandbox's own namespace (it
+ *                                  starts at INT_MAX; its owner may write
+ *                                  it) set to half the caller's, and the
+ *                                  RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING
+ *                                  hard limits to half the caller's soft
+ *                                  ones, inherited by the init and the
+ *                                  command.  A charge counts at every level
+ *                                  up to the initial namespace, so the
+ *                                  caller's level keeps at least half.
+ * Either fails closed: -1 and arg = limits_ucount_arg(which, errno) for
+ * the refusal (ACH_REF_USER_LIMIT).
+ *
  * State lives in limits_sys.c statics (each stage is its own process).
  * A supervisor killed before step 5 leaves an empty cgroup named
  * sandbx-PID; the next limits_prepare removes those whose PID is gone.
@@ -103,7 +125,48 @@ void limits_init_release(void);
  * to attribute.  The init's copy of the state answers as well. */
 int limits_finish_has_news(int st);
 
+int limits_ucounts_read(int *arg);
+int limits_ucounts_halve(int *arg);
+
 /* ---- pure part (limits.c) ---- */
+
+/*
+ * The per-user counters limits_ucounts_* halve, by index: the twelve
+ * /proc/sys/user/max_* files of Linux 6.18 (LIMITS_UC_SYSCTLS), then the
+ * two rlimit-backed ones, then the directory itself (for a refusal that
+ * concerns them all).
+ */
+#define LIMITS_UC_DIR_PATH "/proc/sys/user"
+enum {
+	LIMITS_UC_SYSCTLS = 12,
+	LIMITS_UC_MSGQUEUE = LIMITS_UC_SYSCTLS,
+	LIMITS_UC_SIGPENDING,
+	LIMITS_UC_DIR,
+	LIMITS_UC__COUNT
+};
+#define LIMITS_UC_VALUE_MAX 32		/* one decimal int and a newline */
+
+/* "max_inotify_instances", "RLIMIT_MSGQUEUE", "/proc/sys/user"; "?" out of range. */
+const char *limits_ucount_name(int which);
+
+/* The refusal's one integer: which counter, and the errno (0: the
+ * directory is not the kernel's procfs). */
+int limits_ucount_arg(int which, int err);
+
+/* The refusal message for that integer, without "sandbx: ".  Malloc'd. */
+char *limits_ucount_message(int arg);
+
+/*
+ * RLIMIT_MSGQUEUE or RLIMIT_SIGPENDING for the sandbox, given the
+ * caller's: hard = half the caller's soft value, soft no higher.  An
+ * unlimited soft value is kept (the caller's programs have no ceiling to
+ * run into).  0 with *out filled when it changes, 1 when nothing does.
+ */
+int limits_plan_half(const struct rlimit *cur, struct rlimit *out);
+
+/* A /proc/sys/user value as read ("128\n"): 0 and *out, or -1. */
+int limits_ucount_parse(const char *text, uint64_t *out);
+
 
 /*
  * The message for a command killed by limit kind (sandbox_result.limit_hit

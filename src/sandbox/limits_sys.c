@@ -30,7 +30,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 
 #include "sandbox/auditch.h"
 #include "sandbox/limits.h"
@@ -358,6 +360,76 @@ void limits_apply_rlimits(const struct policy *p, int audit_fd)
 void limits_apply_nofile(const struct policy *p, int audit_fd)
 {
 	apply_rlimit(p, LIM_NOFILE, audit_fd);
+}
+
+/* ---- per-user counters (limits.h, a and b) ---- */
+
+static struct {
+	int dfd;			/* /proc/sys/user, checked to be procfs */
+	uint64_t v[LIMITS_UC_SYSCTLS];	/* the caller's values */
+} uc = { .dfd = -1 };
+
+int limits_ucounts_read(int *arg)
+{
+	char buf[LIMITS_UC_VALUE_MAX];
+	struct statfs sf;
+
+	/* Opened once: a lookup beneath it answers for the namespace of the
+	 * process looking up, so after the unshare the same descriptor
+	 * reaches the sandbox's own values (each file is opened anew). */
+	uc.dfd = open(LIMITS_UC_DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (uc.dfd < 0) {
+		*arg = limits_ucount_arg(LIMITS_UC_DIR, errno);
+		return -1;
+	}
+	if (fstatfs(uc.dfd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC) {
+		*arg = limits_ucount_arg(LIMITS_UC_DIR, 0);
+		return -1;
+	}
+	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
+		errno = EINVAL;
+		if (read_small_at(uc.dfd, limits_ucount_name(i), O_NOFOLLOW, buf, sizeof(buf)) <= 0 ||
+		    limits_ucount_parse(buf, &uc.v[i]) < 0) {
+			*arg = limits_ucount_arg(i, errno);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int halve_rlimit(int res, int which, int *arg)
+{
+	struct rlimit cur, want;
+	if (getrlimit(res, &cur) < 0 ||
+	    (limits_plan_half(&cur, &want) == 0 && setrlimit(res, &want) < 0)) {
+		*arg = limits_ucount_arg(which, errno);
+		return -1;
+	}
+	return 0;
+}
+
+int limits_ucounts_halve(int *arg)
+{
+	char buf[LIMITS_UC_VALUE_MAX];
+
+	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
+		int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(uc.v[i] / 2));
+		int fd = openat(uc.dfd, limits_ucount_name(i), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		ssize_t w = fd < 0 ? -1 : write(fd, buf, (size_t)n);
+		int e = w < 0 ? errno : EIO;
+		if (fd >= 0)
+			close(fd);
+		if (w != n) {
+			*arg = limits_ucount_arg(i, e);
+			return -1;
+		}
+	}
+	close(uc.dfd);
+	uc.dfd = -1;
+	if (halve_rlimit(RLIMIT_MSGQUEUE, LIMITS_UC_MSGQUEUE, arg) < 0 ||
+	    halve_rlimit(RLIMIT_SIGPENDING, LIMITS_UC_SIGPENDING, arg) < 0)
+		return -1;
+	return 0;
 }
 
 /* CPU time of the init's reaped children, the command among them, ms. */

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "sandbox/helper.h"
+#include "sandbox/limits.h"
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
 #include "util/log.h"
@@ -450,6 +451,8 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 strerror(arg));
 	case ACH_REF_FORK:
 		return xasprintf("the sandbox could not start its processes (%s); nothing was run", strerror(arg));
+	case ACH_REF_USER_LIMIT:
+		return limits_ucount_message(arg);
 	case ACH_REF_LIMIT:
 		return xasprintf("the %s limit could not be set; nothing was run",
 				 (unsigned)arg < LIM__COUNT ? limit_words[arg] : "resource");

@@ -1,5 +1,6 @@
 /* test_limits.c — the pure part of the resource limits: defaults, the flags
  * over them, rlimit planning, messages, and the cgroup file parsers. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -112,6 +113,61 @@ static void limits_flags_over_defaults(void **state)
 	assert_int_equal(p.limits[LIM_PROCS], LIMITS_RUN_PROCS);
 	policy_release(&p);
 	cli_opts_release(&o2);
+}
+
+static void limits_ucounts_pure(void **state)
+{
+	struct rlimit cur = { 819200, 819200 }, out;
+	uint64_t v;
+
+	/* Hard half the caller's soft, soft no higher. */
+	assert_int_equal(limits_plan_half(&cur, &out), 0);
+	assert_int_equal(out.rlim_max, 409600);
+	assert_int_equal(out.rlim_cur, 409600);
+	struct rlimit lower_soft = { 1001, RLIM_INFINITY };
+	assert_int_equal(limits_plan_half(&lower_soft, &out), 0);
+	assert_int_equal(out.rlim_max, 500);
+	assert_int_equal(out.rlim_cur, 500);
+	struct rlimit inf = { RLIM_INFINITY, RLIM_INFINITY };
+	assert_int_equal(limits_plan_half(&inf, &out), 1);
+	assert_true(out.rlim_cur == RLIM_INFINITY && out.rlim_max == RLIM_INFINITY);
+	struct rlimit zero = { 0, 0 };
+	assert_int_equal(limits_plan_half(&zero, &out), 1);
+
+	/* The twelve sysctls of Linux 6.18, then the rlimits, then the directory. */
+	assert_string_equal(limits_ucount_name(0), "max_user_namespaces");
+	assert_string_equal(limits_ucount_name(8), "max_inotify_instances");
+	assert_string_equal(limits_ucount_name(LIMITS_UC_SYSCTLS - 1), "max_fanotify_marks");
+	assert_string_equal(limits_ucount_name(LIMITS_UC_MSGQUEUE), "RLIMIT_MSGQUEUE");
+	assert_string_equal(limits_ucount_name(LIMITS_UC_DIR), "/proc/sys/user");
+	assert_string_equal(limits_ucount_name(LIMITS_UC__COUNT), "?");
+	assert_string_equal(limits_ucount_name(-1), "?");
+
+	assert_int_equal(limits_ucount_parse("128\n", &v), 0);
+	assert_int_equal(v, 128);
+	assert_int_equal(limits_ucount_parse("2147483647\n", &v), 0);
+	assert_int_equal(limits_ucount_parse("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(limits_ucount_parse("", &v), -1);
+	assert_int_equal(limits_ucount_parse("\n", &v), -1);
+	assert_int_equal(limits_ucount_parse("-1\n", &v), -1);
+	assert_int_equal(limits_ucount_parse("12 34\n", &v), -1);
+	assert_int_equal(limits_ucount_parse("2147483648\n", &v), -1);
+
+	/* The refusal names the counter and why. */
+	char *m = limits_ucount_message(limits_ucount_arg(8, EACCES));
+	assert_non_null(strstr(m, "'max_inotify_instances' (Permission denied) — "));
+	assert_non_null(strstr(m, "nothing was run"));
+	free(m);
+	m = limits_ucount_message(limits_ucount_arg(LIMITS_UC_SIGPENDING, EPERM));
+	assert_non_null(strstr(m, "'RLIMIT_SIGPENDING' (Operation not permitted) — "));
+	free(m);
+	m = limits_ucount_message(limits_ucount_arg(LIMITS_UC_DIR, 0));
+	assert_non_null(strstr(m, "'/proc/sys/user' (not the kernel's procfs) — "));
+	free(m);
+	m = limits_ucount_message(-1);	/* a bad record arg */
+	assert_non_null(strstr(m, "'?'"));
+	free(m);
 }
 
 static void limits_rlimit_plan(void **state)
@@ -360,6 +416,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(limits_format_units),
 		cmocka_unit_test(limits_hit_messages),
+		cmocka_unit_test(limits_ucounts_pure),
 		cmocka_unit_test(limits_defaults_by_caller),
 		cmocka_unit_test(limits_flags_over_defaults),
 		cmocka_unit_test(limits_rlimit_plan),
