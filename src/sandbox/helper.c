@@ -1462,9 +1462,9 @@ int helper_main(int argc, char **argv)
 	if (netpol_prepare(&p, &dns) < 0)
 		refuse(ACH_REF_DNS, errno);
 
-	/* The caller's per-user limits, read while still in its namespace. */
+	/* The caller's per-user limits, opened while still in its namespace. */
 	int ucarg;
-	if (limits_ucounts_read(&ucarg) < 0)
+	if (limits_ucounts_open(&ucarg) < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
 
 	uid_t uid = getuid();
@@ -1481,10 +1481,9 @@ int helper_main(int argc, char **argv)
 	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
 	if (write_file("/proc/self/gid_map", map) < 0)
 		refuse(ACH_REF_IDMAP, errno);
-	/* Half of each for the sandbox, before it makes anything else: the
-	 * supervisor owns the new namespace and holds CAP_SYS_RESOURCE in it
-	 * until the command stage empties its capabilities. */
-	if (limits_ucounts_halve(&ucarg) < 0)
+	/* Half the caller's message-queue bytes and pending signals, for
+	 * the init and the command alike. */
+	if (limits_ucounts_rlimits(&ucarg) < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
 	(void)!sethostname("sandbx", 6);
 	own_binfmt_misc();
@@ -1524,6 +1523,12 @@ int helper_main(int argc, char **argv)
 	 * (make_netns' message lets it), so the supervisor is never counted
 	 * with the command's processes. */
 	limits_attach(&p, init, AUDIT_FD);
+	/* Half of each per-user limit for the sandbox's namespace (owned by
+	 * this process, which holds CAP_SYS_RESOURCE in it), here while the
+	 * init builds the view: make_netns' message, which lets the init fork
+	 * the command, comes after.  A refusal ends the init with it. */
+	if (limits_ucounts_halve(&ucarg) < 0)
+		refuse(ACH_REF_USER_LIMIT, ucarg);
 	make_netns(nsdir, ns[0]);
 	close(ns[0]);
 	if (nsdir >= 0)

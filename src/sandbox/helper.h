@@ -4,9 +4,8 @@
  * Process model (ARCHITECTURE.md):
  *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
  *     HELPER_ARGV1, environment = the allowlist only)
- *       reads the caller's /proc/sys/user/max_* (limits.h)
- *       unshare(USER|NS|PID|IPC|UTS), id maps, then half of each of those
- *       per-user limits for the new namespace, and half the caller's soft
+ *       opens the caller's /proc/sys/user/max_* (limits.h)
+ *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
@@ -18,8 +17,10 @@
  *            └─ fork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve
- *       meanwhile (parallel to the init's view): unshare(NET) and
- *       loopback up, unless network is granted; the namespace's fd goes
+ *       meanwhile (parallel to the init's view): half of each of the
+ *       caller's /proc/sys/user/max_* written for the new namespace (opened
+ *       before the unshare), then unshare(NET) and loopback up, unless
+ *       network is granted; the namespace's fd goes
  *       to the init over a socket pair (SCM_RIGHTS), which setns()es into
  *       it before forking the command.  The harness, meanwhile too,
  *       compiles the seccomp program and writes it to the filter channel.

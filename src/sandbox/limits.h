@@ -45,20 +45,31 @@
  * per user across every user namespace, so a command could take all of
  * the caller's and its own programs would get EMFILE.  The sandbox gets
  * at most half of each:
- *   a. limits_ucounts_read(&arg)   before unshare(CLONE_NEWUSER): the
- *                                  caller's /proc/sys/user/max_* (a read
- *                                  answers for the opener's namespace)
- *   b. limits_ucounts_halve(&arg)  right after the id maps: each max_*
- *                                  of the sandbox's own namespace (it
- *                                  starts at INT_MAX; its owner may write
- *                                  it) set to half the caller's, and the
- *                                  RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING
- *                                  hard limits to half the caller's soft
- *                                  ones, inherited by the init and the
- *                                  command.  A charge counts at every level
- *                                  up to the initial namespace, so the
- *                                  caller's level keeps at least half.
- * Either fails closed: -1 and arg = limits_ucount_arg(which, errno) for
+ *   a. limits_ucounts_open(&arg)     before unshare(CLONE_NEWUSER): opens
+ *                                    /proc/sys/user (checked to be procfs)
+ *                                    and each max_* in it: a file opened
+ *                                    now answers for the caller's
+ *                                    namespace when read later
+ *   b. limits_ucounts_rlimits(&arg)  after the id maps: the hard
+ *                                    RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING
+ *                                    to half the caller's soft ones, for
+ *                                    the init and the command
+ *   c. limits_ucounts_halve(&arg)    after forking the init, while it
+ *                                    builds the view, before the message
+ *                                    that lets it fork the command: reads
+ *                                    the caller's values, closes those
+ *                                    files, and sets each max_* of the
+ *                                    sandbox's own namespace to half the
+ *                                    caller's (it starts at INT_MAX; its
+ *                                    owner may write it; a lookup beneath
+ *                                    the open directory answers for the
+ *                                    looker's namespace).
+ *                                    The init closes its copies of the
+ *                                    directory and the files at once, in
+ *                                    limits_init_release.
+ * A charge counts at every level up to the initial namespace, so the
+ * caller's level keeps at least half.
+ * Each fails closed: -1 and arg = limits_ucount_arg(which, errno) for
  * the refusal (ACH_REF_USER_LIMIT).
  *
  * State lives in limits_sys.c statics (each stage is its own process).
@@ -125,7 +136,8 @@ void limits_init_release(void);
  * to attribute.  The init's copy of the state answers as well. */
 int limits_finish_has_news(int st);
 
-int limits_ucounts_read(int *arg);
+int limits_ucounts_open(int *arg);
+int limits_ucounts_rlimits(int *arg);
 int limits_ucounts_halve(int *arg);
 
 /* ---- pure part (limits.c) ---- */

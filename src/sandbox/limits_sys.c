@@ -362,21 +362,35 @@ void limits_apply_nofile(const struct policy *p, int audit_fd)
 	apply_rlimit(p, LIM_NOFILE, audit_fd);
 }
 
-/* ---- per-user counters (limits.h, a and b) ---- */
+/* ---- per-user counters (limits.h, a to c) ---- */
 
 static struct {
 	int dfd;			/* /proc/sys/user, checked to be procfs */
-	uint64_t v[LIMITS_UC_SYSCTLS];	/* the caller's values */
+	int nfd;			/* fd[0..nfd) are open */
+	int fd[LIMITS_UC_SYSCTLS];	/* each file, opened in the caller's namespace */
 } uc = { .dfd = -1 };
 
-int limits_ucounts_read(int *arg)
+static void uc_close_files(void)
 {
-	char buf[LIMITS_UC_VALUE_MAX];
+	/* Opened one after another, they are usually a contiguous block:
+	 * one close_range (the init's copy, on its way to the view). */
+	int contiguous = uc.nfd > 0;
+	for (int i = 1; i < uc.nfd && contiguous; i++)
+		contiguous = uc.fd[i] == uc.fd[0] + i;
+	if (!contiguous || close_range((unsigned)uc.fd[0], (unsigned)uc.fd[uc.nfd - 1], 0) < 0)
+		for (int i = 0; i < uc.nfd; i++)
+			close(uc.fd[i]);
+	uc.nfd = 0;
+}
+
+int limits_ucounts_open(int *arg)
+{
 	struct statfs sf;
 
-	/* Opened once: a lookup beneath it answers for the namespace of the
-	 * process looking up, so after the unshare the same descriptor
-	 * reaches the sandbox's own values (each file is opened anew). */
+	/* Held open: a file opened now answers for this (the caller's)
+	 * namespace when read after the unshare, while a lookup beneath the
+	 * directory answers for the namespace of whoever looks up, so after
+	 * the unshare the same directory reaches the sandbox's own values. */
 	uc.dfd = open(LIMITS_UC_DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (uc.dfd < 0) {
 		*arg = limits_ucount_arg(LIMITS_UC_DIR, errno);
@@ -387,12 +401,12 @@ int limits_ucounts_read(int *arg)
 		return -1;
 	}
 	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
-		errno = EINVAL;
-		if (read_small_at(uc.dfd, limits_ucount_name(i), O_NOFOLLOW, buf, sizeof(buf)) <= 0 ||
-		    limits_ucount_parse(buf, &uc.v[i]) < 0) {
+		int fd = openat(uc.dfd, limits_ucount_name(i), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0) {
 			*arg = limits_ucount_arg(i, errno);
 			return -1;
 		}
+		uc.fd[uc.nfd++] = fd;
 	}
 	return 0;
 }
@@ -408,12 +422,24 @@ static int halve_rlimit(int res, int which, int *arg)
 	return 0;
 }
 
+int limits_ucounts_rlimits(int *arg)
+{
+	return halve_rlimit(RLIMIT_MSGQUEUE, LIMITS_UC_MSGQUEUE, arg) < 0 ||
+	       halve_rlimit(RLIMIT_SIGPENDING, LIMITS_UC_SIGPENDING, arg) < 0 ? -1 : 0;
+}
+
 int limits_ucounts_halve(int *arg)
 {
 	char buf[LIMITS_UC_VALUE_MAX];
 
 	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
-		int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(uc.v[i] / 2));
+		uint64_t v;
+		ssize_t r = pread(uc.fd[i], buf, sizeof(buf) - 1, 0);
+		if (r <= 0 || (buf[r] = '\0', limits_ucount_parse(buf, &v) < 0)) {
+			*arg = limits_ucount_arg(i, r < 0 ? errno : EINVAL);
+			return -1;
+		}
+		int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v / 2));
 		int fd = openat(uc.dfd, limits_ucount_name(i), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		ssize_t w = fd < 0 ? -1 : write(fd, buf, (size_t)n);
 		int e = w < 0 ? errno : EIO;
@@ -424,11 +450,9 @@ int limits_ucounts_halve(int *arg)
 			return -1;
 		}
 	}
+	uc_close_files();
 	close(uc.dfd);
 	uc.dfd = -1;
-	if (halve_rlimit(RLIMIT_MSGQUEUE, LIMITS_UC_MSGQUEUE, arg) < 0 ||
-	    halve_rlimit(RLIMIT_SIGPENDING, LIMITS_UC_SIGPENDING, arg) < 0)
-		return -1;
 	return 0;
 }
 
@@ -493,6 +517,10 @@ static void cg_remove(struct lim_cg *cg, int use_kill, int audit_fd)
 
 void limits_init_release(void)
 {
+	uc_close_files();
+	if (uc.dfd >= 0)
+		close(uc.dfd);
+	uc.dfd = -1;
 	st.had_cgroup = st.v2.dir_fd >= 0 || st.v1pids.dir_fd >= 0;
 	cg_reset(&st.v2);
 	cg_reset(&st.v1pids);
