@@ -1462,9 +1462,9 @@ int helper_main(int argc, char **argv)
 	if (netpol_prepare(&p, &dns) < 0)
 		refuse(ACH_REF_DNS, errno);
 
-	/* The caller's per-user limits, opened while still in its namespace. */
+	/* The caller's per-user limits, read while still in its namespace. */
 	int ucarg;
-	if (limits_ucounts_open(&ucarg) < 0)
+	if (limits_ucounts_read(&ucarg) < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
 
 	uid_t uid = getuid();

@@ -4,7 +4,7 @@
  * Process model (ARCHITECTURE.md):
  *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
  *     HELPER_ARGV1, environment = the allowlist only)
- *       opens the caller's /proc/sys/user/max_* (limits.h)
+ *       reads the caller's /proc/sys/user/max_* (limits.h)
  *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
@@ -18,7 +18,7 @@
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve
  *       meanwhile (parallel to the init's view): half of each of the
- *       caller's /proc/sys/user/max_* written for the new namespace (opened
+ *       caller's /proc/sys/user/max_* written for the new namespace (read
  *       before the unshare), then unshare(NET) and loopback up, unless
  *       network is granted; the namespace's fd goes
  *       to the init over a socket pair (SCM_RIGHTS), which setns()es into

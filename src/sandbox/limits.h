@@ -45,28 +45,25 @@
  * per user across every user namespace, so a command could take all of
  * the caller's and its own programs would get EMFILE.  The sandbox gets
  * at most half of each:
- *   a. limits_ucounts_open(&arg)     before unshare(CLONE_NEWUSER): opens
- *                                    /proc/sys/user (checked to be procfs)
- *                                    and each max_* in it: a file opened
- *                                    now answers for the caller's
- *                                    namespace when read later
+ *   a. limits_ucounts_read(&arg)     before unshare(CLONE_NEWUSER): the
+ *                                    caller's /proc/sys/user/max_* (a read
+ *                                    answers for the opener's namespace);
+ *                                    the directory, checked to be procfs,
+ *                                    stays open
  *   b. limits_ucounts_rlimits(&arg)  after the id maps: the hard
  *                                    RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING
  *                                    to half the caller's soft ones, for
  *                                    the init and the command
  *   c. limits_ucounts_halve(&arg)    after forking the init, while it
  *                                    builds the view, before the message
- *                                    that lets it fork the command: reads
- *                                    the caller's values, closes those
- *                                    files, and sets each max_* of the
- *                                    sandbox's own namespace to half the
- *                                    caller's (it starts at INT_MAX; its
- *                                    owner may write it; a lookup beneath
- *                                    the open directory answers for the
- *                                    looker's namespace).
- *                                    The init closes its copies of the
- *                                    directory and the files at once, in
- *                                    limits_init_release.
+ *                                    that lets it fork the command: each
+ *                                    max_* of the sandbox's own namespace
+ *                                    set to half the caller's (it starts
+ *                                    at INT_MAX; its owner may write it; a
+ *                                    lookup beneath the open directory
+ *                                    answers for the looker's namespace).
+ *                                    The init closes its copy of the
+ *                                    directory in limits_init_release.
  * A charge counts at every level up to the initial namespace, so the
  * caller's level keeps at least half.
  * Each fails closed: -1 and arg = limits_ucount_arg(which, errno) for
@@ -136,7 +133,7 @@ void limits_init_release(void);
  * to attribute.  The init's copy of the state answers as well. */
 int limits_finish_has_news(int st);
 
-int limits_ucounts_open(int *arg);
+int limits_ucounts_read(int *arg);
 int limits_ucounts_rlimits(int *arg);
 int limits_ucounts_halve(int *arg);
 

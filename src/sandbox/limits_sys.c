@@ -366,31 +366,18 @@ void limits_apply_nofile(const struct policy *p, int audit_fd)
 
 static struct {
 	int dfd;			/* /proc/sys/user, checked to be procfs */
-	int nfd;			/* fd[0..nfd) are open */
-	int fd[LIMITS_UC_SYSCTLS];	/* each file, opened in the caller's namespace */
+	uint64_t v[LIMITS_UC_SYSCTLS];	/* the caller's values */
 } uc = { .dfd = -1 };
 
-static void uc_close_files(void)
+int limits_ucounts_read(int *arg)
 {
-	/* Opened one after another, they are usually a contiguous block:
-	 * one close_range (the init's copy, on its way to the view). */
-	int contiguous = uc.nfd > 0;
-	for (int i = 1; i < uc.nfd && contiguous; i++)
-		contiguous = uc.fd[i] == uc.fd[0] + i;
-	if (!contiguous || close_range((unsigned)uc.fd[0], (unsigned)uc.fd[uc.nfd - 1], 0) < 0)
-		for (int i = 0; i < uc.nfd; i++)
-			close(uc.fd[i]);
-	uc.nfd = 0;
-}
-
-int limits_ucounts_open(int *arg)
-{
+	char buf[LIMITS_UC_VALUE_MAX];
 	struct statfs sf;
 
-	/* Held open: a file opened now answers for this (the caller's)
-	 * namespace when read after the unshare, while a lookup beneath the
-	 * directory answers for the namespace of whoever looks up, so after
-	 * the unshare the same directory reaches the sandbox's own values. */
+	/* Kept open: a lookup beneath it answers for the namespace of the
+	 * process looking up, so after the unshare the same directory
+	 * reaches the sandbox's own values, and no path need resolve once
+	 * the init has pivoted (the supervisor shares its mount namespace). */
 	uc.dfd = open(LIMITS_UC_DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (uc.dfd < 0) {
 		*arg = limits_ucount_arg(LIMITS_UC_DIR, errno);
@@ -401,12 +388,16 @@ int limits_ucounts_open(int *arg)
 		return -1;
 	}
 	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
+		/* One read: a sysctl hands its whole value to the first. */
 		int fd = openat(uc.dfd, limits_ucount_name(i), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0) {
-			*arg = limits_ucount_arg(i, errno);
+		ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		int e = r < 0 ? errno : EINVAL;
+		if (fd >= 0)
+			close(fd);
+		if (r <= 0 || (buf[r] = '\0', limits_ucount_parse(buf, &uc.v[i]) < 0)) {
+			*arg = limits_ucount_arg(i, e);
 			return -1;
 		}
-		uc.fd[uc.nfd++] = fd;
 	}
 	return 0;
 }
@@ -433,13 +424,7 @@ int limits_ucounts_halve(int *arg)
 	char buf[LIMITS_UC_VALUE_MAX];
 
 	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
-		uint64_t v;
-		ssize_t r = pread(uc.fd[i], buf, sizeof(buf) - 1, 0);
-		if (r <= 0 || (buf[r] = '\0', limits_ucount_parse(buf, &v) < 0)) {
-			*arg = limits_ucount_arg(i, r < 0 ? errno : EINVAL);
-			return -1;
-		}
-		int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v / 2));
+		int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(uc.v[i] / 2));
 		int fd = openat(uc.dfd, limits_ucount_name(i), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		ssize_t w = fd < 0 ? -1 : write(fd, buf, (size_t)n);
 		int e = w < 0 ? errno : EIO;
@@ -450,7 +435,6 @@ int limits_ucounts_halve(int *arg)
 			return -1;
 		}
 	}
-	uc_close_files();
 	close(uc.dfd);
 	uc.dfd = -1;
 	return 0;
@@ -517,7 +501,6 @@ static void cg_remove(struct lim_cg *cg, int use_kill, int audit_fd)
 
 void limits_init_release(void)
 {
-	uc_close_files();
 	if (uc.dfd >= 0)
 		close(uc.dfd);
 	uc.dfd = -1;
