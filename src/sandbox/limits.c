@@ -124,8 +124,11 @@ char *limits_ucount_message(int arg)
 				 "command to half of each so the caller's own programs keep the rest; run it where "
 				 "/proc is the kernel's procfs; nothing was run", LIMITS_UC_DIR_PATH, why);
 	return xasprintf("cannot hold the sandbox to half of the caller's per-user limit '%s' (%s) — sandbx "
-			 "refuses a command that could take all of it from the caller's own programs; nothing "
-			 "was run", limits_ucount_name(which), why);
+			 "will not run a command that could take all of it from the caller's own programs; "
+			 "check %s; nothing was run", limits_ucount_name(which), why,
+			 which == LIMITS_UC_MSGQUEUE || which == LIMITS_UC_SIGPENDING
+				 ? "the caller's own limits (ulimit -q, ulimit -i)"
+				 : "that nothing is mounted over " LIMITS_UC_DIR_PATH " or its files");
 }
 
 int limits_plan_half(const struct rlimit *cur, struct rlimit *out)

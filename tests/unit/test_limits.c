@@ -157,10 +157,12 @@ static void limits_ucounts_pure(void **state)
 	/* The refusal names the counter and why. */
 	char *m = limits_ucount_message(limits_ucount_arg(8, EACCES));
 	assert_non_null(strstr(m, "'max_inotify_instances' (Permission denied) — "));
+	assert_non_null(strstr(m, "nothing is mounted over /proc/sys/user"));
 	assert_non_null(strstr(m, "nothing was run"));
 	free(m);
 	m = limits_ucount_message(limits_ucount_arg(LIMITS_UC_SIGPENDING, EPERM));
 	assert_non_null(strstr(m, "'RLIMIT_SIGPENDING' (Operation not permitted) — "));
+	assert_non_null(strstr(m, "ulimit -i"));
 	free(m);
 	m = limits_ucount_message(limits_ucount_arg(LIMITS_UC_DIR, 0));
 	assert_non_null(strstr(m, "'/proc/sys/user' (not the kernel's procfs) — "));
