@@ -176,7 +176,6 @@ int limits_plan_half(const struct rlimit *cur, struct rlimit *out);
 /* A /proc/sys/user value as read ("128\n"): 0 and *out, or -1. */
 int limits_ucount_parse(const char *text, uint64_t *out);
 
-
 /*
  * The message for a command killed by limit kind (sandbox_result.limit_hit
  * - 1), without the "sandbx: " prefix: "the command was killed: memory
