@@ -44,6 +44,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_LIMIT_HIT] = "limit-hit",
 	[ACH_DEG_LIMIT_OFF] = "limit-unenforced",
 	[ACH_DEG_CGROUP] = "cgroup-cleanup",
+	[ACH_DEG_USER_LIMIT] = "user-limit",
 	[ACH_DONE] = "done",
 };
 

@@ -60,6 +60,9 @@ enum auditch_label {
 				   does not bind uid 0 and no pids cgroup); arg kind */
 	ACH_DEG_CGROUP,		/* the sandbox's cgroup could not be removed (or the
 				   supervisor not moved out of it); arg errno */
+	ACH_DEG_USER_LIMIT,	/* the per-user limits could not be halved: the
+				   host's /proc/sys is read-only; arg
+				   limits_ucount_arg() */
 	ACH_DONE,		/* the supervisor's last record: every process of the
 				   sandbox but itself is gone; arg its exit code */
 	ACH__COUNT

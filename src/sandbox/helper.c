@@ -1527,8 +1527,11 @@ int helper_main(int argc, char **argv)
 	 * this process, which holds CAP_SYS_RESOURCE in it), here while the
 	 * init builds the view: make_netns' message, which lets the init fork
 	 * the command, comes after.  A refusal ends the init with it. */
-	if (limits_ucounts_halve(&ucarg) < 0)
+	int halved = limits_ucounts_halve(&ucarg);
+	if (halved < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
+	if (halved > 0)
+		auditch_send(AUDIT_FD, ACH_DEG_USER_LIMIT, ucarg);
 	make_netns(nsdir, ns[0]);
 	close(ns[0]);
 	if (nsdir >= 0)

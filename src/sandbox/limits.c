@@ -98,8 +98,6 @@ int limits_plan_rlimit(int kind, uint64_t v, unsigned extra, const struct rlimit
 }
 
 static const char *const ucount_names[LIMITS_UC__COUNT] = {
-	"max_user_namespaces", "max_pid_namespaces", "max_ipc_namespaces", "max_mnt_namespaces",
-	"max_net_namespaces", "max_cgroup_namespaces", "max_time_namespaces", "max_uts_namespaces",
 	"max_inotify_instances", "max_inotify_watches", "max_fanotify_groups", "max_fanotify_marks",
 	[LIMITS_UC_MSGQUEUE] = "RLIMIT_MSGQUEUE", [LIMITS_UC_SIGPENDING] = "RLIMIT_SIGPENDING",
 	[LIMITS_UC_DIR] = LIMITS_UC_DIR_PATH,

@@ -41,10 +41,12 @@
  *                                     OOM attribution, cgroup.kill, rmdir
  * Per-user counters (kernel/ucount.c), in the supervisor, apart from the
  * limits above: the kernel counts inotify instances and watches, fanotify
- * groups and marks, namespaces, message-queue bytes and pending signals
- * per user across every user namespace, so a command could take all of
- * the caller's and its own programs would get EMFILE.  The sandbox gets
- * at most half of each:
+ * groups and marks, message-queue bytes and pending signals per user
+ * across every user namespace, so a command could take all of the
+ * caller's and its own programs would get EMFILE.  The sandbox gets at
+ * most half of each.  (The namespace counters of /proc/sys/user are not
+ * touched: the filter denies the command every way to make a namespace,
+ * and halving them cost two thirds of this work on every spawn.)
  *   a. limits_ucounts_read(&arg)     before unshare(CLONE_NEWUSER): the
  *                                    caller's /proc/sys/user/max_* (a read
  *                                    answers for the opener's namespace);
@@ -135,19 +137,21 @@ int limits_finish_has_news(int st);
 
 int limits_ucounts_read(int *arg);
 int limits_ucounts_rlimits(int *arg);
+/* 0; 1 with *arg when the host's /proc/sys is read-only (nothing is
+ * halved: degraded, not refused); -1 with *arg. */
 int limits_ucounts_halve(int *arg);
 
 /* ---- pure part (limits.c) ---- */
 
 /*
- * The per-user counters limits_ucounts_* halve, by index: the twelve
- * /proc/sys/user/max_* files of Linux 6.18 (LIMITS_UC_SYSCTLS), then the
+ * The per-user counters limits_ucounts_* halve, by index: the four
+ * /proc/sys/user/max_* files a command can spend (LIMITS_UC_SYSCTLS), then the
  * two rlimit-backed ones, then the directory itself (for a refusal that
  * concerns them all).
  */
 #define LIMITS_UC_DIR_PATH "/proc/sys/user"
 enum {
-	LIMITS_UC_SYSCTLS = 12,
+	LIMITS_UC_SYSCTLS = 4,
 	LIMITS_UC_MSGQUEUE = LIMITS_UC_SYSCTLS,
 	LIMITS_UC_SIGPENDING,
 	LIMITS_UC_DIR,

@@ -432,7 +432,13 @@ int limits_ucounts_halve(int *arg)
 			close(fd);
 		if (w != n) {
 			*arg = limits_ucount_arg(i, e);
-			return -1;
+			close(uc.dfd);
+			uc.dfd = -1;
+			/* The host made /proc/sys read-only (a container's
+			 * runtime does): no value can be changed through it,
+			 * the caller's own limits still bind the sandbox, and
+			 * the run goes on, recorded (ACH_DEG_USER_LIMIT). */
+			return e == EROFS && i == 0 ? 1 : -1;
 		}
 	}
 	close(uc.dfd);

@@ -196,6 +196,10 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "limit",
 		      (unsigned)rec->arg < LIM__COUNT ? limit_words[rec->arg] : num, NULL);
 		break;
+	case ACH_DEG_USER_LIMIT:
+		audit(LOG_INFO, "degraded", "mechanism", auditch_name(l), "limit",
+		      limits_ucount_name((rec->arg >> 16) & 0xff), "error", strerror(rec->arg & 0xffff), NULL);
+		break;
 	case ACH_EXEC_FAILED:
 		res->exec_errno = rec->arg;
 		if (quiet)

@@ -134,9 +134,9 @@ static void limits_ucounts_pure(void **state)
 	struct rlimit zero = { 0, 0 };
 	assert_int_equal(limits_plan_half(&zero, &out), 1);
 
-	/* The twelve sysctls of Linux 6.18, then the rlimits, then the directory. */
-	assert_string_equal(limits_ucount_name(0), "max_user_namespaces");
-	assert_string_equal(limits_ucount_name(8), "max_inotify_instances");
+	/* The four sysctls a command can spend, then the rlimits, then the directory. */
+	assert_string_equal(limits_ucount_name(0), "max_inotify_instances");
+	assert_string_equal(limits_ucount_name(2), "max_fanotify_groups");
 	assert_string_equal(limits_ucount_name(LIMITS_UC_SYSCTLS - 1), "max_fanotify_marks");
 	assert_string_equal(limits_ucount_name(LIMITS_UC_MSGQUEUE), "RLIMIT_MSGQUEUE");
 	assert_string_equal(limits_ucount_name(LIMITS_UC_DIR), "/proc/sys/user");
@@ -155,7 +155,7 @@ static void limits_ucounts_pure(void **state)
 	assert_int_equal(limits_ucount_parse("2147483648\n", &v), -1);
 
 	/* The refusal names the counter and why. */
-	char *m = limits_ucount_message(limits_ucount_arg(8, EACCES));
+	char *m = limits_ucount_message(limits_ucount_arg(0, EACCES));
 	assert_non_null(strstr(m, "'max_inotify_instances' (Permission denied) — "));
 	assert_non_null(strstr(m, "nothing is mounted over /proc/sys/user"));
 	assert_non_null(strstr(m, "nothing was run"));
