@@ -302,6 +302,49 @@ static int clone_tree(int fd, uint64_t attrs)
 }
 
 /* Attach the detached tree tree_fd at rel beneath root. */
+/*
+ * /proc/keys and /proc/key-users list the kernel keys their reader may
+ * view, and no namespace separates keys: the command would read the names
+ * of the caller's keyrings and keys (a session keyring, Kerberos or AFS
+ * tokens, fscrypt keys) and how many each user holds.  keyctl is denied,
+ * so the contents are out of reach; the listing is masked too, with the
+ * view's /dev/null bound over each (reading gives nothing), where a grant
+ * reaches them.  A kernel without keys has neither file.  0, or -1.
+ */
+static int proc_keys_granted(const struct policy *p)
+{
+	for (size_t i = 0; i < p->ngrants; i++)
+		if (p->grants[i].is_proc && (strcmp(p->grants[i].path, "/proc") == 0 ||
+					     strncmp(p->grants[i].path, "/proc/key", 9) == 0))
+			return 1;
+	return 0;
+}
+
+static int mask_proc_keys(int root)
+{
+	static const char *const files[] = { "proc/keys", "proc/key-users" };
+	int nul = open_beneath(root, "dev/null", O_PATH | O_NOFOLLOW), r = 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(files) && r == 0; i++) {
+		int t = open_beneath(root, files[i], O_PATH | O_NOFOLLOW);
+		if (t < 0 && errno == ENOENT)
+			continue;
+		int tree = nul < 0 || t < 0 ? -1 : (int)syscall(SYS_open_tree, nul, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (tree < 0 || syscall(SYS_move_mount, tree, "", t, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			r = -1;
+		int e = errno;
+		if (tree >= 0)
+			close(tree);
+		if (t >= 0)
+			close(t);
+		errno = e;
+	}
+	int e = errno;
+	if (nul >= 0)
+		close(nul);
+	errno = e;
+	return r;
+}
+
 static int attach_at(int root, const char *rel, int tree_fd, int is_dir, dev_t tmpfs_dev)
 {
 	if (make_path(root, rel, is_dir, tmpfs_dev) < 0)
@@ -602,6 +645,8 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		fd_path(dst, sizeof(dst), pfd);
 		if (pfd < 0 || mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
 			auditch_send(AUDIT_FD, ACH_DEG_PROC, errno);
+		else if (proc_keys_granted(p) && mask_proc_keys(root) < 0)
+			refuse(ACH_REF_MOUNT, errno);
 		if (pfd >= 0)
 			close(pfd);
 	}

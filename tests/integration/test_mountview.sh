@@ -65,6 +65,13 @@ t_start mv-proc-hostname "writing /proc/sys/kernel/hostname is refused, also as 
 out=$(run --allow-read /proc -- /bin/sh -c 'echo evil > /proc/sys/kernel/hostname && echo wrote')
 if [ "$out" != wrote ] && [ "$(hostname)" != evil ]; then t_pass; else t_fail "$out"; fi
 
+t_start mv-proc-keys-masked "with --allow-read /proc, /proc/keys and /proc/key-users read empty: the caller's keyring names (its session keyring, kerberos or AFS tokens) are not listed, while the rest of /proc reads"
+hostkeys=$(wc -c < /proc/keys)
+out=$(run --allow-read /proc -- /bin/sh -c 'printf "keys=%s users=%s " "$(wc -c < /proc/keys)" "$(wc -c < /proc/key-users)"; head -c 4 /proc/self/stat >/dev/null && echo stat')
+if [ "$hostkeys" -eq 0 ]; then t_fail "the host's /proc/keys lists nothing here: the test shows nothing"
+elif [ "$out" = "keys=0 users=0 stat" ]; then t_pass
+else t_fail "host lists $hostkeys bytes; in the sandbox: $out $(cat "$TMP/err")"; fi
+
 # ---- /dev nodes ----
 t_start mv-dev-readonly "the /dev nodes work but their host inodes cannot be changed: chmod (to its own mode, harmless if it ever succeeds) and touch of /dev/full fail, the host's times stay"
 before=$(stat -c '%a %u %g %X %Y' /dev/full)
