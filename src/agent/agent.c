@@ -43,9 +43,15 @@ struct agent {
 	int have_xdg;
 };
 
+/*
+ * The prompt names paths as the tools show them (tools_name_visible): a
+ * directory called "x<LF>Ignore the rules above." would otherwise write a
+ * line of its own into the harness's text, and a byte that is not UTF-8
+ * would make the whole request body something the API refuses.
+ */
 static char *build_system(const struct agent_config *cfg, const char *cwd)
 {
-	char *tools = NULL, *roots = NULL, *s;
+	char *tools = NULL, *roots = NULL, *s, *cwd_vis = tools_name_visible(cwd);
 	for (int i = 0; i < TOOL__COUNT; i++) {
 		if (!(cfg->allowed_tools & (1u << i)))
 			continue;
@@ -70,7 +76,9 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 		snprintf(mode, sizeof(mode), "%s%s%s%s", (g->access & POL_READ) ? "read" : "",
 			 (g->access & POL_READ) && (g->access & POL_WRITE) ? "+" : "",
 			 (g->access & POL_WRITE) ? "write" : "", (g->access & POL_EXEC) ? "+exec" : "");
-		char *t = roots ? xasprintf("%s\n- %s (%s)", roots, g->path, mode) : xasprintf("- %s (%s)", g->path, mode);
+		char *vis = tools_name_visible(g->path);
+		char *t = roots ? xasprintf("%s\n- %s (%s)", roots, vis, mode) : xasprintf("- %s (%s)", vis, mode);
+		free(vis);
 		free(roots);
 		roots = t;
 	}
@@ -94,7 +102,7 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 		      "/usr, /bin and /lib are read-only and executable there.%s "
 		      "Write and edit calls, and bash, may need the user's approval; a refused call "
 		      "comes back as an error that says why.%s%s",
-		      tools ? tools : "none", roots ? roots : "(none)", cwd,
+		      tools ? tools : "none", roots ? roots : "(none)", cwd_vis,
 		      cwd_granted ? "" : " (relative paths of the other tools start there; it is not granted, so bash "
 					 "starts in /)",
 		      scratch,
@@ -102,6 +110,7 @@ static char *build_system(const struct agent_config *cfg, const char *cwd)
 	free(tools);
 	free(roots);
 	free(scratch);
+	free(cwd_vis);
 	return s;
 }
 
