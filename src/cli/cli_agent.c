@@ -57,6 +57,36 @@ static void agent_prepare(void)
 		free(err);
 }
 
+/* Text the API is sent must be UTF-8: a byte that is not is refused here,
+ * before a request, rather than by the API (a 400) or, stored in the
+ * session, in every later request.  0, or -1 with *err. */
+static int text_is_utf8(const char *what, const char *s, char **err)
+{
+	size_t n = strlen(s), ok = utf8_valid_len(s, n);
+	if (ok == n)
+		return 0;
+	*err = xasprintf("%s is not UTF-8 text (byte 0x%02x at byte %zu) — the API takes UTF-8 only: convert it "
+			 "(iconv -t UTF-8) and try again", what, (unsigned char)s[ok], ok);
+	return -1;
+}
+
+/* The texts of the command line and the environment that go into every
+ * request (the model's name, --system): judged before anything starts,
+ * as the prompt is, for tui too.  0, or EXIT_USAGE with the reason said. */
+static int texts_check(const struct cli_opts *o)
+{
+	const char *env_model = getenv("SANDBX_MODEL");
+	char *err = NULL;
+	if ((o->model && text_is_utf8("the --model name", o->model, &err) < 0) ||
+	    (!o->model && env_model && text_is_utf8("the SANDBX_MODEL name", env_model, &err) < 0) ||
+	    (o->system && text_is_utf8("the --system text", o->system, &err) < 0)) {
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int base_url_check(const struct cli_opts *o)
 {
 	char *url = NULL, *err = NULL;
@@ -92,7 +122,9 @@ static int any_terminal(void)
 
 int cli_agent_start(const struct cli_opts *o, const struct policy *p)
 {
-	int rc = cli_ldpath_env_guard(p);
+	int rc = texts_check(o);
+	if (!rc)
+		rc = cli_ldpath_env_guard(p);
 	if (!rc)
 		rc = cli_ldpath_guard(p);
 	if (rc)
@@ -162,19 +194,6 @@ static char *read_prompt(const struct cli_opts *o, char **err)
 		return NULL;
 	}
 	return s;
-}
-
-/* Text the API is sent must be UTF-8: a byte that is not is refused here,
- * before a request, rather than by the API (a 400) or, stored in the
- * session, in every later request.  0, or -1 with *err. */
-static int text_is_utf8(const char *what, const char *s, char **err)
-{
-	size_t n = strlen(s), ok = utf8_valid_len(s, n);
-	if (ok == n)
-		return 0;
-	*err = xasprintf("%s is not UTF-8 text (byte 0x%02x at byte %zu) — the API takes UTF-8 only: convert it "
-			 "(iconv -t UTF-8) and try again", what, (unsigned char)s[ok], ok);
-	return -1;
 }
 
 struct run_state {
@@ -444,8 +463,7 @@ int cli_agent_run(struct cli_opts *o)
 		return rc;
 	}
 	prompt = read_prompt(o, &err);
-	if (!prompt || text_is_utf8("the prompt", prompt, &err) < 0 ||
-	    (o->system && text_is_utf8("the --system text", o->system, &err) < 0)) {
+	if (!prompt || text_is_utf8("the prompt", prompt, &err) < 0) {
 		sbx_err("%s", err);
 		free(err);
 		free(prompt);

@@ -14,7 +14,9 @@ unsigned cli_allowed_tools(const struct cli_opts *o);
 
 /*
  * What agent-run and tui do once the policy p is built, before any thread,
- * late library, request or tool call, in this order: drop or refuse the
+ * late library, request or tool call, in this order: refuse a --model,
+ * SANDBX_MODEL or --system text that is not UTF-8 (every request carries
+ * it; EXIT_USAGE); drop or refuse the
  * environment's paths a tool call could plant code or data in
  * (cli_ldpath_env_guard), run again without the library search entries it
  * could plant a library in (cli_ldpath_guard); decide the terminal's
