@@ -519,6 +519,7 @@ struct attempt {
 	char *body;		/* an error response's body, up to PROV_MAX_ERROR_BODY */
 	size_t body_len;
 	int type_checked, bad_type;
+	int type_sse;		/* the content type as sent is text/event-stream */
 	int headers_done;	/* the final response's header block ended */
 	int in_body;		/* a body byte arrived: header lines now are trailers */
 	size_t trailer_bytes;
@@ -583,6 +584,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 		a->headers_done = 0;
 		a->have_retry_after = a->have_retry_after_ms = a->have_should_retry = 0;
 		a->request_id[0] = a->content_type[0] = a->location[0] = '\0';
+		a->type_sse = 0;
 		return n;
 	}
 	if (l == 0 && a->status >= 200)
@@ -608,6 +610,10 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 		copy_hdr(a->should_retry, v, vl);
 		a->have_should_retry = 1;
 	} else if (IS("request-id") || IS("content-type") || IS("location")) {
+		/* judged as sent: the masked copy of a short key ('e', 'text')
+		 * would no longer read text/event-stream */
+		if (IS("content-type"))
+			a->type_sse = vl >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
 		/* shown in messages: the key masked before the value is cut */
 		char *full = redact_key(a->p, xstrndup(v, vl));
 		copy_hdr(IS("request-id") ? a->request_id : IS("location") ? a->location : a->content_type, full,
@@ -641,7 +647,7 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 	}
 	if (!a->type_checked) {
 		a->type_checked = 1;
-		if (strncasecmp(a->content_type, "text/event-stream", 17) != 0) {
+		if (!a->type_sse) {
 			a->bad_type = 1;
 			return 0;
 		}

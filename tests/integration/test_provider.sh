@@ -659,4 +659,18 @@ else
 	t_fail "rc=$(rc) n=$(nreq) n1=$n1 err=$(cat "$D/err")"
 fi
 
+t_start prov-short-key "a key that is part of 'text/event-stream' (a placeholder such as 'text' or 'e' for a local proxy) does not turn the answer's content type into a refusal: the type is judged as sent, the key masked only where it is shown (before: 'not an event stream')"
+mock_start <<EOF2
+sse $FX/text.sse
+sse $FX/text.sse
+EOF2
+bad=""
+for KEY in text e; do
+	pc
+	[ "$(rc)" = 0 ] && out_has '"streamed":"Hello, world' || bad="$bad [$KEY: rc=$(rc) $(cat "$D/err")]"
+done
+KEY=
+mock_stop
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_done
