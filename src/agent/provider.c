@@ -1059,10 +1059,18 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 
 		/* A retry, if any are left and the deadline allows. */
 		if (retries >= max) {
+			/* A handshake that failed every time is most often a
+			 * server without TLS (a local proxy given https://). */
+			char *tls = !a.proxy_status && !a.status && cc == CURLE_SSL_CONNECT_ERROR
+					    ? xasprintf("check that the server at '%s' speaks TLS (one on loopback without it "
+							"takes http://)", p->url)
+					    : NULL;
 			*err = xasprintf("the model provider failed the round: %s%s%s — gave up after %u %s; %s", what,
 					 *detail ? ": " : "", detail, retries, retries == 1 ? "retry" : "retries",
 					 a.proxy_status ? "check https_proxy, HTTPS_PROXY, ALL_PROXY and no_proxy"
+					 : tls		? tls
 							: status_advice(a.status ? a.status : 500));
+			free(tls);
 			free(detail);
 			attempt_release(&a);
 			break;

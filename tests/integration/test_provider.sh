@@ -673,4 +673,33 @@ KEY=
 mock_stop
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start prov-tls-plain "https to a loopback server that speaks plain http: the round fails saying to check that the server speaks TLS (http:// for one without it), not that the provider has trouble"
+python3 - "$TMP/plain.port" <<'PY' &
+import os, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); s.settimeout(8)
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+try:
+    while True:
+        c, _ = s.accept(); c.settimeout(3)
+        try:
+            c.recv(65536)
+            c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        except OSError:
+            pass
+        c.close()
+except OSError:
+    pass
+PY
+plain=$!
+i=0; while [ ! -s "$TMP/plain.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+mock_dir
+ANTHROPIC_API_KEY=sk-test-key "$PC" --base-url "https://127.0.0.1:$(cat "$TMP/plain.port")" --prompt hi \
+	--backoff-ms 20 --retries 1 >"$D/out" 2>"$D/err"
+echo $? > "$D/rc"
+kill "$plain" 2>/dev/null; wait "$plain" 2>/dev/null
+if [ "$(rc)" = 1 ] && err_has 'connection failed' && err_has "; check that the server at 'https://127.0.0.1:" &&
+	err_has "speaks TLS (one on loopback without it takes http://)" && ! err_has 'the provider has trouble'; then t_pass
+else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
+
 t_done
