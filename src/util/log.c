@@ -45,16 +45,6 @@ void log_init(void)
 enum log_level log_level(void) { return level; }
 void log_set_level(enum log_level l) { level = l; }
 
-void sbx_err(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	utf8_term_printf(stderr, "sandbx: %s\n", buf);
-	fflush(stderr);
-}
 
 /* The character of v at i: its length in bytes, and *esc set when a
  * record must not carry it as it is (a C0 control, DEL, a C1 or bidi
@@ -111,6 +101,37 @@ static void append_value(char **out, size_t *len, size_t *cap, const char *v)
 		*o++ = '"';
 	*o = '\0';
 	*len = (size_t)(o - *out);
+}
+
+/*
+ * An error quotes names it was given or found (a grant, a symlink's
+ * target, a program): each character a record would escape is written
+ * \xNN here too, so the message stays one line (a name cannot forge an
+ * audit record after it) and no escape sequence reaches the terminal.
+ * No allocation: the helper reports through it too.
+ */
+void sbx_err(const char *fmt, ...)
+{
+	char buf[2048], vis[sizeof(buf) * 4];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	const unsigned char *u = (const unsigned char *)buf;
+	size_t n = strlen(buf), w = 0;
+	for (size_t i = 0, l; i < n; i += l) {
+		int esc;
+		l = char_at(u, n, i, &esc);
+		for (size_t k = 0; k < l; k++) {
+			if (esc)
+				w += (size_t)snprintf(vis + w, 5, "\\x%02x", u[i + k]);
+			else
+				vis[w++] = (char)u[i + k];
+		}
+	}
+	vis[w] = '\0';
+	utf8_term_printf(stderr, "sandbx: %s\n", vis);
+	fflush(stderr);
 }
 
 char *audit_format(const char *event, const char *const *kv, size_t nkv)

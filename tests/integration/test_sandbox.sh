@@ -683,4 +683,32 @@ out=$( cd "$W" && "$LLF" --abi 5 -- "$SANDBX" sandbox-run --allow-write "$W/w5" 
 if [ "$(cat "$W/w5/ran" 2>/dev/null)" = ok ] && [ ! -e "$W/ro5/x" ] && [ $rc -ne 0 ] && [ $rc -ne 125 ]; then t_pass
 else t_fail "rc=$rc ran=$(cat "$W/w5/ran" 2>&1) ro=$(ls "$W/ro5") $out"; fi
 
+t_start sb-error-one-line "an error quoting a name it was given or found (a grant path, a symlink's target, a program) is one line on stderr, its controls and bytes that are not UTF-8 written \\xNN: a name cannot forge an audit record or reach the terminal as an escape sequence (before, they went raw)"
+bad=""
+ESCN=$(printf '\033]0;t\007\nsandbx audit spawned command=/bin/fake')
+chk_err() {	# WHAT: stderr ($TMP/err) has no forged record, no control but its newlines, and the escaped form
+	python3 - "$TMP/err" <<'PY' || bad="$bad [$1: $(cat "$TMP/err")]"
+import sys
+b = open(sys.argv[1], 'rb').read()
+assert not any(c < 0x20 and c != 0x0a for c in b), b
+assert b'\xff' not in b, b
+lines = b.split(b'\n')
+assert not [l for l in lines if l.startswith(b'sandbx audit spawned command=/bin/fake')], b
+assert [l for l in lines if l.startswith(b'sandbx: ') and b'\\x1b]0;t\\x07\\x0asandbx audit spawned command=/bin/fake' in l], b
+PY
+}
+( cd "$W" && "$SANDBX" sandbox-run --allow-read "$TMP/nope$ESCN" -- /bin/true ) 2>"$TMP/err"; rc=$?
+[ $rc -eq 125 ] || bad="$bad [grant rc=$rc]"; chk_err grant
+mkdir -p "$TMP/real$ESCN"; ln -sfn "$TMP/real$ESCN" "$TMP/planted"
+( cd "$W" && "$SANDBX" sandbox-run --allow-read "$TMP/planted" -- /bin/true ) 2>"$TMP/err"; rc=$?
+[ $rc -eq 125 ] || bad="$bad [link rc=$rc]"; chk_err link
+( cd "$W" && "$SANDBX" sandbox-run -- "/bin/nope$ESCN" ) 2>"$TMP/err"; rc=$?
+[ $rc -eq 127 ] || bad="$bad [prog rc=$rc]"; chk_err prog
+( cd "$W" && "$SANDBX" sandbox-run --allow-read "$(printf '/tmp/\377')" -- /bin/true ) 2>"$TMP/err"; rc=$?
+python3 -c "
+import sys; b = open('$TMP/err', 'rb').read(); assert b'\xff' not in b and b\"sandbx: granted path '/tmp/\\\\xff' does not exist\" in b, b
+" || bad="$bad [utf8: rc=$rc $(cat "$TMP/err")]"
+rm -rf "$TMP/planted" "$TMP/real$ESCN"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_done
