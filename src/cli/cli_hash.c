@@ -14,9 +14,11 @@ int cli_hash(struct cli_opts *o)
 {
 	char hex[SHA256_HEX_LEN + 1], *err = NULL;
 	struct stat st;
-	int fd = open(o->hash_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO with no writer would block the open for ever;
+	 * it is refused below, and a regular file's reads ignore the flag. */
+	int fd = open(o->hash_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		sbx_err("cannot open '%s': %s", o->hash_path, strerror(errno));
+		sbx_err("cannot open '%s': %s — check the path", o->hash_path, strerror(errno));
 		return EXIT_ERROR;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -31,15 +31,18 @@ static int open_pinned(const struct cli_opts *o, const struct policy *p, char **
 	const char *prog = o->rest[0];
 	char hex[SHA256_HEX_LEN + 1], head[2];
 	struct stat st;
-	int fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted where the program was (an earlier run's
+	 * write grant) would block the open for ever; it is refused below. */
+	int fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		*err = xasprintf("cannot open pinned program '%s': %s", prog, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*err = xasprintf("pinned program '%s' is not a regular file", prog);
+		*err = xasprintf("pinned program '%s' is not a regular file — pin the program itself", prog);
 		goto fail;
 	}
+	fcntl(fd, F_SETFL, 0);	/* the descriptor the helper executes: as a plain open's */
 	char *real = realpath(prog, NULL);
 	const struct policy_grant *in = NULL;
 	for (size_t i = 0; real && i < p->ngrants; i++) {

@@ -256,6 +256,14 @@ out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$P" --allow-write "$W" --p
 rc=$?
 if [ $rc -eq 125 ] && grep -q "not under a path granted execute" "$TMP/err"; then t_pass; else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
+t_start pin-fifo "a pinned program that is a FIFO (one an earlier run could have made in its write grant) is refused at once, exit 125, nothing run (before, sandbx blocked for ever opening it)"
+mkfifo "$P/fifo"
+out=$( cd "$W" && timeout 10 "$SANDBX" sandbox-run --allow-exec "$P" --allow-write "$W" --pin-sha256 "$good" -- "$P/fifo" 2>"$TMP/err")
+rc=$?
+rm -f "$P/fifo"
+if [ $rc -eq 125 ] && [ -z "$out" ] && grep -q "^sandbx: pinned program '$P/fifo' is not a regular file" "$TMP/err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
 # ---- binfmt_misc ----
 t_start mv-binfmt-fixed-interp "a binfmt_misc handler of the caller's whose interpreter was opened at registration (flag F: qemu-user's, Docker's binfmt) does not run in the sandbox: not from outside every grant, and not on the host's mount"
 # Since Linux 6.7 a user namespace may have a binfmt_misc of its own,

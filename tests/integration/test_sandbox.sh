@@ -619,6 +619,16 @@ want=$(sha256sum /bin/true | cut -d' ' -f1)
 got=$("$SANDBX" hash /bin/true 2>/dev/null)
 if [ "$got" = "$want" ]; then t_pass; else t_fail "hash $got != $want"; fi
 
+t_start sb-hash-fifo "sandbx hash of a FIFO, a socket or a device fails at once saying it is not a regular file (before, a FIFO with no writer blocked it for ever)"
+mkfifo "$TMP/hfifo"
+bad=""
+for f in "$TMP/hfifo" /dev/zero; do
+	timeout 10 "$SANDBX" hash "$f" >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$TMP/out" ] && grep -q "^sandbx: '$f' is not a regular file — " "$TMP/err" || bad="$bad [$f: rc=$rc $(cat "$TMP/err")]"
+done
+rm -f "$TMP/hfifo"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start sb-audit-records "spawned and exited records describe the run"
 run -- /bin/true
 if grep -q '^sandbx audit spawned .*network=denied' "$TMP/err" && grep -q '^sandbx audit exited .*code=0' "$TMP/err"; then t_pass
