@@ -771,7 +771,14 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				p->grants[i].access |= POL_READ;
 	} else {
 		if (!have_cwd) {
-			*err = xasprintf("cannot read the working directory (%s) — cd into a project directory", strerror(cwd_errno));
+			if (cwd_errno == ENOENT)
+				*err = xstrdup("the working directory was deleted — cd into a project directory");
+			else if (cwd_errno == ERANGE || cwd_errno == ENAMETOOLONG)
+				*err = xasprintf("the working directory's path is longer than %d bytes — cd into a directory with "
+						 "a shorter path, or name what to grant with --allow-read/--allow-write", PATH_MAX);
+			else
+				*err = xasprintf("cannot read the working directory (%s) — cd into a project directory",
+						 strerror(cwd_errno));
 			goto out;
 		}
 		if (cli_cwd_check(cwd, home, p, have_x ? &x : NULL, err) < 0)

@@ -721,4 +721,26 @@ import sys; b = open('$TMP/err', 'rb').read(); assert b'\xff' not in b and b\"sa
 rm -rf "$TMP/planted" "$TMP/real$ESCN"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start sb-cwd-unusable "with no path flag, a working directory that was deleted, or whose path is longer than PATH_MAX, is refused (exit 125, nothing run) saying which, not with a bare errno text ('Numerical result out of range')"
+bad=""
+mkdir -p "$TMP/gone"
+( cd "$TMP/gone" && rmdir "$TMP/gone" && "$SANDBX" sandbox-run -- /bin/sh -c 'echo ran' ) >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 125 ] && [ ! -s "$TMP/out" ] && grep -q "^sandbx: the working directory was deleted — cd into a project directory" "$TMP/err" ||
+	bad="$bad [deleted: rc=$rc $(cat "$TMP/err")]"
+# past PATH_MAX (4096) by relative steps, 24 levels of 200 bytes (python:
+# the shell's cd keeps the whole path and gives up)
+long=$(printf '%0200d' 0)
+python3 -c '
+import os, sys
+os.chdir(sys.argv[1])
+for _ in range(24):
+    os.mkdir(sys.argv[2]); os.chdir(sys.argv[2])
+os.execv(sys.argv[3], [sys.argv[3], "sandbox-run", "--", "/bin/sh", "-c", "echo ran"])
+' "$TMP" "$long" "$SANDBX" >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 125 ] && [ ! -s "$TMP/out" ] &&
+	grep -q "^sandbx: the working directory's path is longer than 4096 bytes — cd into a directory with a shorter path" "$TMP/err" ||
+	bad="$bad [long: rc=$rc $(cat "$TMP/err")]"
+rm -rf "$TMP/$long"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_done
