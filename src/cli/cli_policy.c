@@ -743,6 +743,15 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				free(real);
 				goto out;
 			}
+			if (!real && errno == ENOENT && cp->path[0] == '~') {
+				/* --allow-read=~/src: no shell expands that '~' */
+				int mine = cp->path[1] == '\0' || cp->path[1] == '/';
+				*err = xasprintf("%s '%s' starts with '~', which the shell did not expand (it does not after "
+						 "'=' or in quotes) — write %s %s without quotes, or %s%s", flag_name(cp->access),
+						 cp->path, flag_name(cp->access), cp->path, mine ? "$HOME" : "its absolute path",
+						 mine ? cp->path + 1 : "");
+				goto out;
+			}
 			if (!real) {
 				/* policy_add_grant says why it does not resolve */
 				if (policy_add_grant(p, cp->path, cp->access, err) < 0)

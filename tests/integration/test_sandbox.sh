@@ -743,4 +743,19 @@ os.execv(sys.argv[3], [sys.argv[3], "sandbox-run", "--", "/bin/sh", "-c", "echo 
 rm -rf "$TMP/$long"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start sb-grant-tilde "a grant written '~/...' that does not exist (the shell expands no '~' after '=' or in quotes) is refused saying so and how to write it, exit 125, nothing run; a directory really named '~' is still granted"
+bad=""
+for a in "--allow-read=~/src" "--allow-write=~"; do
+	( cd "$W" && "$SANDBX" sandbox-run "$a" -- /bin/sh -c 'echo ran' ) >"$TMP/out" 2>"$TMP/err"; rc=$?
+	path=${a#*=}
+	[ $rc -eq 125 ] && [ ! -s "$TMP/out" ] &&
+		grep -q "^sandbx: ${a%%=*} '$path' starts with '~', which the shell did not expand (it does not after '=' or in quotes) — write ${a%%=*} $path without quotes, or \$HOME" "$TMP/err" ||
+		bad="$bad [$a: rc=$rc $(cat "$TMP/err")]"
+done
+mkdir -p "$W/~"
+out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read='~' -- /bin/sh -c "test -d '$W/~' && echo seen" 2>"$TMP/err"); rc=$?
+[ $rc -eq 0 ] && [ "$out" = seen ] || bad="$bad [literal: rc=$rc $out $(cat "$TMP/err")]"
+rmdir "$W/~"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_done
