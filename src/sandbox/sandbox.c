@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "sandbox/helper.h"
@@ -163,6 +164,32 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 }
 
 
+/* Whether the program the helper could not find exists outside the
+ * sandbox (by its path, or in a directory of PATH, which the command
+ * gets): if it does not, no grant would help, and the message says so.
+ * 1 when it cannot tell (no PATH), to keep the grant advice. */
+static int exists_outside(const char *prog)
+{
+	struct stat st;
+	if (strchr(prog, '/'))
+		return stat(prog, &st) == 0;
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return 1;
+	for (const char *p = path;;) {
+		const char *e = strchrnul(p, ':');
+		int len = (int)(e - p);
+		char *cand = xasprintf("%.*s/%s", len ? len : 1, len ? p : ".", prog);
+		int found = stat(cand, &st) == 0;
+		free(cand);
+		if (found)
+			return 1;
+		if (!*e)
+			return 0;
+		p = e + 1;
+	}
+}
+
 static const char *const limit_words[LIM__COUNT] = { "process", "memory", "CPU time", "file size", "open files" };
 
 void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec *rec,
@@ -204,7 +231,12 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 		res->exec_errno = rec->arg;
 		if (quiet)
 			break;
-		if (rec->arg == ENOENT || rec->arg == ENOTDIR)
+		if ((rec->arg == ENOENT || rec->arg == ENOTDIR) && !exists_outside(s->argv[0]))
+			sbx_err(strchr(s->argv[0], '/') ? "cannot run '%s': no such file — check the name"
+							: "cannot run '%s': no program of that name on PATH — check the name, "
+							  "or give its path",
+				s->argv[0]);
+		else if (rec->arg == ENOENT || rec->arg == ENOTDIR)
 			sbx_err("cannot run '%s': not found in the sandbox — grant its directory with --allow-exec",
 				s->argv[0]);
 		else if (rec->arg == EISDIR)

@@ -758,4 +758,14 @@ out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read='~' -- /bin/sh -c "test -d 
 rmdir "$W/~"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start sb-exec-missing "a program that exists nowhere (a typo, by path or by name) exits 127 saying so and to check the name, not to grant its directory (which would not help: /usr is granted already); one outside every grant still says to grant it"
+bad=""
+( cd "$W" && "$SANDBX" sandbox-run -- /usr/bin/sandbx-no-such-prog ) >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 127 ] && grep -q "^sandbx: cannot run '/usr/bin/sandbx-no-such-prog': no such file — check the name" "$TMP/err" || bad="$bad [path: rc=$rc $(cat "$TMP/err")]"
+( cd "$W" && "$SANDBX" sandbox-run -- sandbx-no-such-prog ) >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 127 ] && grep -q "^sandbx: cannot run 'sandbx-no-such-prog': no program of that name on PATH — check the name" "$TMP/err" || bad="$bad [name: rc=$rc $(cat "$TMP/err")]"
+( cd "$W" && "$SANDBX" sandbox-run -- "$O/prog" ) >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 127 ] && grep -q "^sandbx: cannot run '$O/prog': not found in the sandbox — grant its directory with --allow-exec" "$TMP/err" || bad="$bad [outside: rc=$rc $(cat "$TMP/err")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_done
