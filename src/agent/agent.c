@@ -142,8 +142,17 @@ int agent_new(const struct agent_config *cfg, struct agent **out, char **err)
 	const char *base = cfg->base_url ? cfg->base_url : getenv("ANTHROPIC_BASE_URL");
 	if (base && *base) {
 		char *url = NULL;
-		if (prov_messages_url(base, &url, err) < 0)
-			goto fail;	/* http to a non-loopback host, not a URL... */
+		if (prov_messages_url(base, &url, err) < 0) {
+			/* http to a non-loopback host, not a URL...; one from
+			 * the environment is named so (--base-url is judged,
+			 * and named, by the cli before this) */
+			if (!cfg->base_url && err && *err) {
+				char *named = xasprintf("ANTHROPIC_BASE_URL: %s", *err);
+				free(*err);
+				*err = named;
+			}
+			goto fail;
+		}
 		free(url);
 		a->base_url = xstrdup(base);
 	}

@@ -1455,4 +1455,11 @@ SANDBX_MODEL="$(printf 'claude-\377x')" ar -- hello
 mock_stop
 if [ -n "$bad" ]; then t_fail "$bad"; elif [ -e "$D/req-1.json" ]; then t_fail "a request was sent"; else t_pass; fi
 
+t_start ag-base-url-env-named "a base URL sandbx refuses that came from ANTHROPIC_BASE_URL is named as that variable (it may have been set long ago, far from the command line): exit 1, stdout empty, no request"
+( cd "$W" && ANTHROPIC_BASE_URL='http://user:pw@127.0.0.1:1' "$SANDBX" agent-run -- hi ) >"$TMP/out" 2>"$TMP/err" </dev/null
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$TMP/out" ] &&
+	grep -q "^sandbx: ANTHROPIC_BASE_URL: base URL 'http://user:pw@127.0.0.1:1' carries a user name or password — " "$TMP/err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
 t_done
