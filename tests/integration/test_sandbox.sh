@@ -176,33 +176,6 @@ if [ ! -e "$W/$marker2" ]; then t_fail "the daemon never started"
 elif pgrep -f "$marker2" >/dev/null; then t_fail "survivors: $(pgrep -af "$marker2")"; pkill -f "$marker2"
 else t_pass; fi
 
-# sig_run SIG N PATTERN ARGV...: run ARGV (sandbx) from $RUNDIR, stderr in
-# $ERRF, with SIGTERM, SIGHUP and SIGINT at their default action (a
-# background job of sh would have SIGINT ignored); once N processes match
-# PATTERN (pgrep -f), send SIG to sandbx alone.  Prints how sandbx ended,
-# "signal N" or "exit N", and how many processes match right after.
-sig_run() {
-	python3 - "$@" <<'PY'
-import os, signal, subprocess, sys, time
-sig, want, pat, argv = getattr(signal, sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-def dfl():
-    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(s, signal.SIG_DFL)
-def running():
-    return len(subprocess.run(["pgrep", "-f", pat], capture_output=True).stdout.split())
-with open(os.environ["ERRF"], "w") as err:
-    p = subprocess.Popen(argv, cwd=os.environ["RUNDIR"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=err, preexec_fn=dfl)
-    t = time.time()
-    while running() < want and time.time() - t < 20 and p.poll() is None:
-        time.sleep(0.05)
-    p.send_signal(sig)
-    p.wait()
-left = running()
-print(("signal %d" % -p.returncode) if p.returncode < 0 else ("exit %d" % p.returncode), left)
-PY
-}
-
 t_start sb-signal-exited "SIGTERM, SIGHUP or SIGINT sent to sandbx ends the command's whole tree before sandbx goes, and the trail closes with an exited record naming the signal (stopped=SIGTERM, code 128+n); sandbx still dies by that signal"
 bad=""
 for sn in TERM:15 HUP:1 INT:2; do
