@@ -82,10 +82,22 @@ static int set_network(struct cli_opts *o, const struct flag *f, const char *v, 
 		o->net_any = 1;
 		return 0;
 	}
-	char *dup = xstrdup(v), *save = NULL;
-	int n = 0;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+	if (!*v) {
+		*err = xstrdup("--allow-network: '' names no port — give port numbers separated by commas, e.g. "
+			       "--allow-network 443,8080, or bare --allow-network for any");
+		return -1;
+	}
+	/* strsep, not strtok: an empty item ("80,,443", "443,") is a typo to
+	 * point at, not something to pass over */
+	char *dup = xstrdup(v), *rest = dup;
+	for (char *t; (t = strsep(&rest, ",")) != NULL;) {
 		uint64_t port;
+		if (!*t) {
+			*err = xasprintf("--allow-network: '%s' has an empty item between its commas — give port numbers "
+					 "separated by single commas, e.g. --allow-network 443,8080", v);
+			free(dup);
+			return -1;
+		}
 		if (parse_u64(t, 1, 65535, &port) < 0) {
 			*err = xasprintf("--allow-network: '%s' is not a port from 1 to 65535 — give port numbers separated by "
 					 "commas, e.g. --allow-network 443,8080", t);
@@ -107,11 +119,6 @@ static int set_network(struct cli_opts *o, const struct flag *f, const char *v, 
 		o->ports[o->nports++] = (uint16_t)port;
 	}
 	free(dup);
-	if (n == 0) {
-		*err = xasprintf("--allow-network: '%s' names no port — give port numbers separated by commas, e.g. "
-				 "--allow-network 443,8080, or bare --allow-network for any", v);
-		return -1;
-	}
 	return 0;
 }
 

@@ -288,6 +288,16 @@ static void cli_optional_value_named(void **state)
 	assert_non_null(strstr(err, "--allow-network"));
 	free(err);
 	cli_opts_release(&o);
+	/* an empty item is a typo, pointed at, not passed over */
+	static const char *const empties[] = { "80,,443", "443,", ",443", ",", "=" };
+	for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++) {
+		const char *v = strcmp(empties[i], "=") == 0 ? "" : empties[i];
+		assert_int_equal(parse(&o, &err, "sandbox-run", "--allow-network", v, "--", "x", NULL), -1);
+		assert_non_null(strstr(err, *v ? "has an empty item" : "names no port"));
+		assert_non_null(strstr(err, " — "));
+		free(err);
+		cli_opts_release(&o);
+	}
 	/* bare forms still end at the next flag, '-' or '--' */
 	assert_int_equal(parse(&o, &err, "agent-run", "--allow-tool", "-", NULL), 0);
 	assert_true(o.allow_tool_all);
