@@ -117,6 +117,8 @@ static char *url_part(const struct dlcurl *c, CURLU *u, CURLUPart part)
 	return r;
 }
 
+static const char *const api_tails[] = { "/v1", "/v1/messages" };
+
 int prov_messages_url(const char *base, char **url, char **err)
 {
 	const struct dlcurl *c = dlcurl_load(err);
@@ -160,6 +162,17 @@ int prov_messages_url(const char *base, char **url, char **err)
 	size_t pl = path ? strlen(path) : 0;
 	while (pl > 0 && path[pl - 1] == '/')
 		pl--;
+	/* The path sandbx adds is /v1/messages: a base URL already ending in
+	 * it (copied from an endpoint's documentation) would be asked for
+	 * /v1/v1/messages and answer 404 on the first turn. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(api_tails); i++) {
+		size_t tl = strlen(api_tails[i]);
+		if (pl >= tl && strncasecmp(path + pl - tl, api_tails[i], tl) == 0) {
+			*err = xasprintf("base URL '%s' ends in %.*s — drop it: sandbx adds /v1/messages to the base URL "
+					 "itself", base, (int)tl, path + pl - tl);
+			goto out;
+		}
+	}
 	char *np = xasprintf("%.*s/v1/messages", (int)pl, path ? path : "");
 	CURLUcode sc = c->url_set(u, CURLUPART_PATH, np, 0);
 	free(np);

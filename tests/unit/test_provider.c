@@ -102,6 +102,8 @@ static void test_prov_url_policy(void **state)
 		{ "http://localhost:9", "http://localhost:9/v1/messages" },
 		{ "http://LocalHost:9", NULL },
 		{ "http://[::1]:8080", "http://[::1]:8080/v1/messages" },
+		{ "https://gw.example.com/v1/acct/anthropic", "https://gw.example.com/v1/acct/anthropic/v1/messages" },
+		{ "https://gw.example.com/v10", "https://gw.example.com/v10/v1/messages" },
 	};
 	for (size_t i = 0; i < SBX_ARRAY_LEN(good); i++) {
 		char *url = NULL, *err = NULL;
@@ -130,6 +132,11 @@ static void test_prov_url_policy(void **state)
 		{ "https://api.anthropic.com/?", "query" },
 		{ "api.anthropic.com", "not a valid URL" },
 		{ "", "not a valid URL" },
+		{ "https://api.anthropic.com/v1", "ends in /v1" },
+		{ "https://api.anthropic.com/v1/", "ends in /v1" },
+		{ "https://gw.example.com/anthropic/V1//", "ends in /V1" },
+		{ "https://api.anthropic.com/v1/messages", "ends in /v1/messages" },
+		{ "http://127.0.0.1:9/v1/messages/", "ends in /v1/messages" },
 	};
 	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
 		char *url = NULL, *err = NULL;
