@@ -43,6 +43,11 @@ static int bind_syms(struct dl_lib *l)
 	if (set)
 		unsetenv(l->load_env);
 	if (!h) {
+		/* "is missing" only when it is: under a tight address-space
+		 * limit the loader fails to map a library that is installed. */
+		const char *e = dlerror();
+		if (e && !strstr(e, "No such file or directory"))
+			snprintf(l->why, sizeof(l->why), "%s", e);
 		l->missing = l->soname;
 		return -1;
 	}
@@ -66,7 +71,10 @@ int dl_load(struct dl_lib *l, char **err)
 	pthread_mutex_unlock(&lock);
 	if (ok)
 		return 0;
-	if (err)
+	if (err && l->why[0])
+		*err = xasprintf("cannot load %s: %s — if the process is short of memory (ulimit -v), give it more; "
+				 "otherwise reinstall %s", l->soname, l->why, l->package);
+	else if (err)
 		*err = xasprintf("cannot load %s (%s is missing) — install %s", l->soname, l->missing, l->package);
 	return -1;
 }

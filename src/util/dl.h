@@ -29,6 +29,9 @@ struct dl_lib {
 	void *table;
 	int state;		/* 0 not tried, 1 bound, -1 failed */
 	const char *missing;	/* on failure: the library or the first absent symbol */
+	/* on failure to load a library that is there (dlerror's words: out of
+	 * memory, a broken or foreign file): empty when it is simply absent */
+	char why[160];
 	/* NULL, or a variable the library's constructors read, set for the
 	 * dlopen alone (see dl_load); e.g. "GNUTLS_NO_IMPLICIT_INIT". */
 	const char *load_env;
@@ -36,9 +39,9 @@ struct dl_lib {
 };
 
 #define DL_LIB(soname, package, syms, table) \
-	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, NULL, NULL }
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, "", NULL, NULL }
 #define DL_LIB_ENV(soname, package, syms, table, name, value) \
-	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, name, value }
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, "", name, value }
 
 /*
  * Open l->soname (RTLD_LAZY | RTLD_LOCAL) and fill l->table, once: later

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "util/dl.h"
@@ -113,6 +114,30 @@ static void test_dl_missing_names_package(void **state)
 	free(err);
 }
 
+/* A library that is there but will not load (here not ELF; under a tight
+ * ulimit -v, a segment that cannot be mapped) is not called missing: the
+ * loader's reason is passed on. */
+static void test_dl_unloadable_is_not_missing(void **state)
+{
+	(void)state;
+	static char path[] = "/tmp/sbx-test-dl-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	char junk[256];
+	memset(junk, 'x', sizeof(junk));	/* long enough for the loader to read a header */
+	assert_int_equal(write(fd, junk, sizeof(junk)), (int)sizeof(junk));
+	close(fd);
+	static struct probe t;
+	static struct dl_lib l = DL_LIB(path, "sbx-pkg", probe_syms, &t);
+	char *err = NULL;
+	int r = dl_load(&l, &err);
+	unlink(path);
+	assert_int_equal(r, -1);
+	if (strstr(err, "is missing") || !strstr(err, path) || !strstr(err, "ELF") || !strstr(err, "reinstall sbx-pkg"))
+		fail_msg("unexpected message: %s", err);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_dl_keeps_caller_value),
 		cmocka_unit_test(test_dl_no_variable_with_threads),
 		cmocka_unit_test(test_dl_missing_names_package),
+		cmocka_unit_test(test_dl_unloadable_is_not_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
