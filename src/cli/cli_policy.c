@@ -723,6 +723,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		    policy_add_grant(p, floor_links_dir, POL_READ, err) < 0)
 			goto out;
 	}
+	p->nfloor = p->ngrants;
 
 	if (o->npaths > 0) {
 		for (size_t i = 0; i < o->npaths; i++) {

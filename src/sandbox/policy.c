@@ -32,8 +32,13 @@ static struct policy_grant *grant_slot(struct policy *p, const char *path, char 
 		if (strcmp(p->grants[i].path, path) == 0)
 			return &p->grants[i];
 	if (p->ngrants >= POLICY_MAX_GRANTS) {
-		*err = xasprintf("too many path grants (at most %d) at '%s' — grant a common parent instead",
-				 POLICY_MAX_GRANTS, path);
+		if (p->nfloor)
+			*err = xasprintf("too many path grants at '%s': at most %zu can be given (%zu of the %d "
+					 "are the floor every sandbox gets) — grant a common parent instead",
+					 path, POLICY_MAX_GRANTS - p->nfloor, p->nfloor, POLICY_MAX_GRANTS);
+		else
+			*err = xasprintf("too many path grants (at most %d) at '%s' — grant a common parent instead",
+					 POLICY_MAX_GRANTS, path);
 		return NULL;
 	}
 	p->grants = xrealloc(p->grants, (p->ngrants + 1) * sizeof(*p->grants));

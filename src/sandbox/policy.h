@@ -58,6 +58,9 @@ struct policy_grant {
 struct policy {
 	struct policy_grant *grants;
 	size_t ngrants;
+	size_t nfloor;		/* the first nfloor grants are sandbx's own (the
+				   CLI floor), not the user's: the cap's message
+				   counts what the user can still give */
 	struct strv env;	/* names of variables passed through, whole */
 	enum policy_net net;
 	uint16_t ports[POLICY_MAX_PORTS];

@@ -488,6 +488,22 @@ out=$( cd "$W" && "$SANDBX" sandbox-run --allow-read "$TMP/nope" -- /bin/true 2>
 rc=$?
 if [ $rc -eq 125 ] && echo "$out" | grep -q "'$TMP/nope' does not exist"; then t_pass; else t_fail "rc=$rc $out"; fi
 
+t_start sb-grant-cap "past the cap on path grants the run is refused (exit 125) naming the first grant too many and how many a user can give, which is true: that many run, one more is refused"
+mkdir -p "$TMP/many"
+i=0; while [ $i -lt 300 ]; do i=$((i + 1)); mkdir -p "$TMP/many/d$i"; done
+many_run() {
+	( c=$1; set --; n=0; while [ $n -lt "$c" ]; do n=$((n + 1)); set -- "$@" --allow-read "$TMP/many/d$n"; done
+	  cd "$W" && exec "$SANDBX" sandbox-run "$@" -- /bin/true ) >/dev/null 2>"$TMP/err"
+}
+many_run 300; rc=$?
+k=$(sed -n "s/.*at most \([0-9]*\) can be given.*/\1/p" "$TMP/err" | tail -1)
+if [ $rc -ne 125 ] || [ -z "$k" ]; then t_fail "300 grants: rc=$rc $(cat "$TMP/err")"
+elif ! grep -q "too many path grants at '$TMP/many/d$((k + 1))'" "$TMP/err"; then t_fail "not named at d$((k + 1)): $(cat "$TMP/err")"
+elif ! many_run "$k"; then t_fail "$k grants (the number the message gives) refused: $(cat "$TMP/err")"
+elif many_run $((k + 1)) || ! grep -q "d$((k + 1))'" "$TMP/err"; then t_fail "$((k + 1)) grants not refused at the last"
+else t_pass; fi
+rm -rf "$TMP/many"
+
 # A link a confined run could have planted in its writable tree: granting
 # through it is refused, for every path flag, naming the path given and
 # where it leads, and nothing runs.
