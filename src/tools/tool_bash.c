@@ -238,8 +238,15 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *refusal = !cancelled && oc.refused ? sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg) : NULL;
 	if (refusal)
 		audit(LOG_INFO, "refused", "tool", "bash", "mechanism", auditch_name(oc.refusal), "reason", refusal, NULL);
-	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs, stopped_by ? "stopped" : NULL,
-	      sandbox_sig_name(stopped_by), NULL);
+	if (timed_out && !stopped_by) {	/* as sandbox-run's --timeout */
+		char t[32];
+		snprintf(t, sizeof(t), "%llus", (unsigned long long)secs);
+		audit(LOG_INFO, "timeout", "tool", "bash", "command", cmd, "after", t, NULL);
+	}
+	/* why the command was killed: a signal to sandbx, or the user's stop
+	 * (the screen's stop key, an interrupt of `sandbx tool`) */
+	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs,
+	      stopped_by || cancelled ? "stopped" : NULL, stopped_by ? sandbox_sig_name(stopped_by) : "cancelled", NULL);
 	sandbox_sigs_release(&held);	/* ends sandbx by that signal, if one came */
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);

@@ -264,27 +264,30 @@ rm -f "$W/pipe" "$TMP/released"
 if [ $rc -eq 1 ] && [ $st = blocked ] && [ "$got" = data ] && has "'pipe' is a FIFO or a socket"; then t_pass
 else t_fail "rc=$rc writer=$st got=$got $out"; fi
 
-t_start tl-bash-timeout "bash is killed at its timeout"
+t_start tl-bash-timeout "bash is killed at its timeout; the trail says so: a timeout record (after=1s) before the exited one"
 start=$(date +%s)
 tool bash '{"command":"sleep 30","timeout":1}'
 end=$(date +%s)
-if [ $rc -eq 1 ] && has "killed after the timeout of 1 s" && [ $((end - start)) -lt 10 ]; then t_pass
-else t_fail "rc=$rc $((end - start))s $out"; fi
+recs=$(grep -E '^sandbx audit (timeout|exited) ' "$TMP/err" | cut -d' ' -f3 | tr '\n' ' ')
+if [ $rc -eq 1 ] && has "killed after the timeout of 1 s" && [ $((end - start)) -lt 10 ] &&
+   [ "$recs" = "timeout exited " ] && grep -q '^sandbx audit timeout tool=bash command="sleep 30" after=1s$' "$TMP/err"; then t_pass
+else t_fail "rc=$rc $((end - start))s $out records: $(cat "$TMP/err")"; fi
 
 t_start tl-bash-output-cap "bash output is cut at the cap with a marker, and a chatty command does not stall"
 tool bash '{"command":"head -c 2000000 /dev/zero | tr \"\\\\0\" a; echo"}'
 if [ $rc -eq 0 ] && has "[stdout cut: showing the first" && [ ${#out} -lt 300000 ]; then t_pass
 else t_fail "rc=$rc len=${#out} $(printf '%s' "$out" | tail -c 200)"; fi
 
-t_start tl-bash-cancel "an interrupt cancels a running call, which reports cancelled"
-( cd "$W" && exec "$SANDBX" tool bash '{"command":"sleep 30"}' ) >"$TMP/cancel.out" 2>/dev/null &
+t_start tl-bash-cancel "an interrupt cancels a running call, which reports cancelled; its exited record says stopped=cancelled"
+( cd "$W" && exec "$SANDBX" tool bash '{"command":"sleep 30"}' ) >"$TMP/cancel.out" 2>"$TMP/cancel.err" &
 pid=$!
 sleep 1
 kill -INT $pid
 i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 wait $pid; rc=$?
-if [ $rc -eq 1 ] && [ "$(cat "$TMP/cancel.out")" = '{"is_error":true,"content":"cancelled"}' ]; then t_pass
-else t_fail "rc=$rc $(cat "$TMP/cancel.out")"; fi
+if [ $rc -eq 1 ] && [ "$(cat "$TMP/cancel.out")" = '{"is_error":true,"content":"cancelled"}' ] &&
+   grep -q '^sandbx audit exited tool=bash command="sleep 30" code=[0-9]* stopped=cancelled$' "$TMP/cancel.err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/cancel.out") $(cat "$TMP/cancel.err")"; fi
 
 t_start tl-bash-limits "tool takes the --limit-* flags of its POLICY, and its bash runs under them (the agent's defaults otherwise)"
 tool bash '{"command":"ulimit -n; ulimit -f"}' --limit-open-files 64 --limit-file-size 1M
