@@ -10,22 +10,33 @@
 
 #define JSON_SLACK 5	/* what cJSON_PrintPreallocated asks for past the text */
 
+/* The first buffer tried, and the factor between tries: a print that
+ * does not fit stops at the buffer's end, so the tries together cost at
+ * most 8/7 of the last one, and a small text never asks for the cap's
+ * address space (32 MiB for a request, which an agent run under
+ * `ulimit -v 40000` could not have). */
+#define JSON_FIRST_TRY (64u << 10)
+#define JSON_TRY_GROWTH 8
+
 char *json_print_capped(const cJSON *o, size_t cap, size_t *len)
 {
 	if (cap > (size_t)INT_MAX - JSON_SLACK)
 		cap = (size_t)INT_MAX - JSON_SLACK;
-	char *b = xmalloc(cap + JSON_SLACK);
-	if (!cJSON_PrintPreallocated((cJSON *)o, b, (int)(cap + JSON_SLACK), 0)) {
+	for (size_t room = cap < JSON_FIRST_TRY ? cap : JSON_FIRST_TRY;; room *= JSON_TRY_GROWTH) {
+		if (room > cap)
+			room = cap;
+		char *b = xmalloc(room + JSON_SLACK);
+		if (cJSON_PrintPreallocated((cJSON *)o, b, (int)(room + JSON_SLACK), 0)) {
+			size_t n = strlen(b);
+			if (n <= cap) {
+				*len = n;
+				return xrealloc(b, n + 1);
+			}
+		}
 		free(b);
-		return NULL;
+		if (room == cap)
+			return NULL;
 	}
-	size_t n = strlen(b);
-	if (n > cap) {
-		free(b);
-		return NULL;
-	}
-	*len = n;
-	return xrealloc(b, n + 1);
 }
 
 int json_text_blank(const char *s, size_t n)
