@@ -25,7 +25,9 @@ run() {
 # HOST_N, HOST_E, RC.
 held() {
 	what=$1
-	rm -f "$TMP/fifo"; mkfifo "$TMP/fifo"
+	# the output of the call before must not be read as this one's: the
+	# subshell truncates it only once the fifo below has a writer
+	rm -f "$TMP/fifo" "$TMP/out"; mkfifo "$TMP/fifo"
 	( cd "$W" && exec "$SANDBX" sandbox-run --timeout 30 --allow-exec "$PROBES" -- "$U" "$1" hold \
 		<"$TMP/fifo" >"$TMP/out" 2>"$TMP/err" ) &
 	bgpid=$!
