@@ -122,6 +122,29 @@ static const struct sc_mask other_families_offline[] = {
 	{ 0x04, 0x04 }, { 0x03, 0x03 }, { 0x17, 0x00 }, { 0x0b, 0x09 },
 };
 
+/* Without a network, the IP protocols other than 0, ICMP (1), TCP (6),
+ * UDP (17), ICMPv6 (58) and UDP-Lite (136), among 0..255; 256 and above
+ * (MPTCP 262, SMC 256, any high-half garbage) is a separate GE rule.
+ * socket() of a protocol no module has registered yet (SCTP, L2TP,
+ * DCCP...) has the kernel load its module, with no capability asked:
+ * code the command has no use for on loopback, left loaded on the host
+ * after the run. */
+static const struct sc_mask other_ip_protocols_offline[] = {
+	{ 0x40, 0x40 }, { 0x03, 0x03 }, { 0x06, 0x04 }, { 0x22, 0x20 }, { 0x82, 0x82 }, { 0x31, 0x10 }, { 0x98, 0x08 },
+	{ 0x28, 0x20 }, { 0x81, 0x81 }, { 0x09, 0x09 }, { 0x0c, 0x0c }, { 0x88, 0x80 }, { 0x0e, 0x02 },
+};
+#define SC_IP_PROTOCOL_LIMIT 256
+
+/* The same for netlink: protocols other than NETLINK_ROUTE (0),
+ * NETLINK_SOCK_DIAG (4), NETLINK_AUDIT (9), NETLINK_KOBJECT_UEVENT (15)
+ * and NETLINK_GENERIC (16), all built into the kernel, among 0..31 (the
+ * kernel's MAX_LINKS); each of the others is a module's (nfnetlink,
+ * xfrm_user, crypto_user, the iSCSI and RDMA ones), loaded at socket(). */
+static const struct sc_mask other_netlink_protocols_offline[] = {
+	{ 0x03, 0x02 }, { 0x09, 0x01 }, { 0x18, 0x18 }, { 0x09, 0x08 }, { 0x06, 0x02 }, { 0x14, 0x14 }, { 0x07, 0x05 },
+};
+#define SC_NETLINK_PROTOCOL_LIMIT 32
+
 /* Socket types other than SOCK_STREAM (1) in the low 4 bits (the type
  * proper, SOCK_TYPE_MASK; SOCK_NONBLOCK and SOCK_CLOEXEC sit above, any
  * other bit is EINVAL): even, or odd with bit 1, 2 or 3 set. */
@@ -419,6 +442,17 @@ static int add_offline_families(scmp_filter_ctx ctx)
 			     ARGMASK(0, other_families_offline[i].mask, other_families_offline[i].value));
 		RULE(ctx, DENY, nrs[n], 1, SCMP_A0(SCMP_CMP_GE, SC_FAMILY_LIMIT));
 	}
+	static const int inet[] = { AF_INET, AF_INET6 };
+	for (size_t f = 0; f < SBX_ARRAY_LEN(inet); f++) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(other_ip_protocols_offline); i++)
+			RULE(ctx, DENY, SCMP_SYS(socket), 2, ARG32(0, inet[f]),
+			     ARGMASK(2, other_ip_protocols_offline[i].mask, other_ip_protocols_offline[i].value));
+		RULE(ctx, DENY, SCMP_SYS(socket), 2, ARG32(0, inet[f]), SCMP_A2(SCMP_CMP_GE, SC_IP_PROTOCOL_LIMIT));
+	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(other_netlink_protocols_offline); i++)
+		RULE(ctx, DENY, SCMP_SYS(socket), 2, ARG32(0, AF_NETLINK),
+		     ARGMASK(2, other_netlink_protocols_offline[i].mask, other_netlink_protocols_offline[i].value));
+	RULE(ctx, DENY, SCMP_SYS(socket), 2, ARG32(0, AF_NETLINK), SCMP_A2(SCMP_CMP_GE, SC_NETLINK_PROTOCOL_LIMIT));
 	return 0;
 }
 

@@ -439,6 +439,17 @@ expect_out sc-none-netlink-allowed ok -- "$SYS" socket $AF_NETLINK $DGRAM 0
 expect_out sc-none-alg-denied "err EPERM" -- "$SYS" socket $AF_ALG $SEQPACKET 0
 expect_out sc-none-unspec-denied "err EPERM" -- "$SYS" socket 0 $STREAM 0
 expect_out sc-none-socketpair-family-denied "err EPERM" -- "$SYS" socketpair $AF_TIPC $RDM
+# ... and among IPv4, IPv6 and netlink, the protocols built into the
+# kernel: socket() of another has the kernel load its module (the
+# filter's EPERM, where a kernel without it answers EPROTONOSUPPORT).
+expect_out sc-none-sctp-denied "err EPERM" -- "$SYS" socket $AF_INET $STREAM 132
+expect_out sc-none-l2tp-denied "err EPERM" -- "$SYS" socket $AF_INET6 $DGRAM 115
+expect_out sc-none-mptcp-denied "err EPERM" -- "$SYS" socket $AF_INET $STREAM 262
+expect_out sc-none-udp-proto-allowed ok -- "$SYS" socket $AF_INET6 $DGRAM 17
+expect_out sc-none-tcp-proto-allowed ok -- "$SYS" socket $AF_INET $STREAM 6
+expect_out sc-none-nfnetlink-denied "err EPERM" -- "$SYS" socket $AF_NETLINK $RAW 12
+expect_out sc-none-netlink-crypto-denied "err EPERM" -- "$SYS" socket $AF_NETLINK $RAW 21
+expect_out sc-none-netlink-generic-allowed ok -- "$SYS" socket $AF_NETLINK $RAW 16
 
 # Ports: what Landlock's TCP rules cannot police is refused.
 P="--allow-network 443"
