@@ -30,6 +30,7 @@
 #include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
+#include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -270,9 +271,23 @@ static const uint64_t clone_new_flags[] = {
  * the command, a session leader: its exit then hangs the line up for
  * every other holder.  Not a terminal's: FS_IOC_ENABLE_VERITY
  * makes a file read-only for good, and needs only a descriptor open for
- * reading (a file redirected into the command). */
-static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC,
-					    TIOCSCTTY, FS_IOC_ENABLE_VERITY };
+ * reading (a file redirected into the command).  Nor are the fscrypt
+ * keyring's: on a filesystem with encryption, any descriptor of it (a
+ * read-only grant) lets the command remove the user's own master key,
+ * locking the user's encrypted directories there after the run, or add
+ * keys that stay in the filesystem's keyring, charged to the user's key
+ * quota, until it is unmounted (keyctl is denied for the same keys). */
+static const unsigned long tty_ioctls[] = { TIOCSTI,
+					    TIOCLINUX,
+					    TIOCSETD,
+					    TIOCEXCL,
+					    TIOCSWINSZ,
+					    TCXONC,
+					    TIOCSCTTY,
+					    FS_IOC_ENABLE_VERITY,
+					    FS_IOC_ADD_ENCRYPTION_KEY,
+					    FS_IOC_REMOVE_ENCRYPTION_KEY,
+					    FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS };
 
 /*
  * Syscalls that take a file mode, and the argument holding it.  A mode

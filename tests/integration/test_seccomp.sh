@@ -92,6 +92,9 @@ deny sc-deny-syslog syslog
 deny sc-deny-add-key add_key
 deny sc-deny-request-key request_key
 deny sc-deny-keyctl keyctl
+deny sc-deny-fscrypt-add-key fscrypt-add-key
+deny sc-deny-fscrypt-remove-key fscrypt-remove-key
+deny sc-deny-fscrypt-remove-key-all fscrypt-remove-key-all
 deny sc-deny-userfaultfd userfaultfd
 deny sc-deny-io-uring-setup io_uring_setup
 deny sc-deny-io-uring-enter io_uring_enter

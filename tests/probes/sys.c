@@ -57,6 +57,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include <linux/fscrypt.h>
+
 #include "probe.h"
 #include "util/compat.h"
 
@@ -502,6 +504,18 @@ int main(int argc, char **argv)
 		r = syscall(SYS_request_key, NULL, NULL, NULL, 0);
 	else if (!strcmp(n, "keyctl"))
 		r = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* session */, 0);
+	/* The filesystem's keyring of fscrypt master keys, reached by an
+	 * ioctl on any file of the filesystem.  A NULL argument: the kernel's
+	 * own answer is EFAULT (fscrypt), EOPNOTSUPP (no encryption) or
+	 * ENOTTY (tmpfs), never EPERM. */
+	else if (!strcmp(n, "fscrypt-add-key") || !strcmp(n, "fscrypt-remove-key") ||
+		 !strcmp(n, "fscrypt-remove-key-all")) {
+		unsigned long req = !strcmp(n, "fscrypt-add-key")      ? FS_IOC_ADD_ENCRYPTION_KEY
+				    : !strcmp(n, "fscrypt-remove-key") ? FS_IOC_REMOVE_ENCRYPTION_KEY
+								       : FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS;
+		int fd = open("/usr", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		r = fd < 0 ? -1 : syscall(SYS_ioctl, fd, req, NULL);
+	}
 	/* Around the hooked syscalls. */
 	else if (!strcmp(n, "userfaultfd"))
 		r = syscall(SYS_userfaultfd, 1 /* UFFD_USER_MODE_ONLY */ | O_CLOEXEC);

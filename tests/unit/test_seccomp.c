@@ -30,6 +30,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/audit.h>
+#include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <linux/vm_sockets.h>
 
@@ -325,9 +326,11 @@ static void test_seccomp_tty_ioctls(void **state)
 		   "TIOCSTI all high bits");
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, HIGH_GARBAGE | TIOCLINUX, 0, 0), R_EPERM, "TIOCLINUX high bits");
 	/* The line discipline, exclusive mode, the window size, stopped
-	 * output, taking a controlling terminal and fs-verity: each outlasts
-	 * the run or signals the host (docs in seccomp.c). */
-	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC, TIOCSCTTY, FS_IOC_ENABLE_VERITY };
+	 * output, taking a controlling terminal, fs-verity and the fscrypt
+	 * keyring: each outlasts the run or signals the host (docs in seccomp.c). */
+	const unsigned long more[] = { TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC, TIOCSCTTY, FS_IOC_ENABLE_VERITY,
+				       FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY,
+				       FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS };
 	for (int f = 0; f < F__COUNT; f++)
 		for (size_t i = 0; i < SBX_ARRAY_LEN(more); i++) {
 			ASSERT_RET(run(f, SYS_ioctl, 0, more[i], 0, 0), R_EPERM, "tty ioctl");
