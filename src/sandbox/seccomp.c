@@ -22,6 +22,7 @@
  * one of these values" is written as several rules, each a positive match.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -356,6 +357,13 @@ static int add_denylist(scmp_filter_ctx ctx)
 	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
 		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
+	/* A file lease needs only a descriptor, read-only will do, of a file
+	 * the caller owns (a root caller owns /usr and /etc): while it is
+	 * held, every other open of the file (a write open for a read lease,
+	 * any open for a write lease), a host process's too, waits for the
+	 * holder, up to lease-break-time (45 s) each.  Landlock does not see
+	 * it.  fcntl's cmd is an unsigned int: the low 32 bits are compared. */
+	RULE(ctx, DENY, SCMP_SYS(fcntl), 1, ARG32(1, F_SETLEASE));
 	/* personality(2) is not filtered: its flags change only the
 	 * command's own processes, READ_IMPLIES_EXEC does not lift a noexec
 	 * mount, and MMAP_PAGE_ZERO is still bound by vm.mmap_min_addr. */

@@ -197,6 +197,30 @@ expect_out sc-setid-chmod-plain ok --allow-write "$W" -- "$SYS" chmod-plain "$W/
 expect_out sc-setid-open-plain ok --allow-write "$W" -- "$SYS" open-plain "$W/open-plain"
 expect_out sc-setid-sticky ok --allow-write "$W" -- "$SYS" chmod-sticky "$W/sticky"
 
+# --- file leases ------------------------------------------------------------
+# A lease needs only a descriptor, read-only will do, on a file the caller
+# owns: a write lease on a file of a read-only grant made every open of it
+# by a host process (a read too) wait for the command, up to
+# lease-break-time (45 s) each, and a root caller owns /usr and /etc.
+L=$TMP/lease
+mkdir -p "$L"
+echo data >"$L/f"
+lease_denied() {
+	t_start "$1"
+	probe --allow-read "$L" -- "$SYS" "$2" "$L/f"
+	bare=$("$SYS" "$2" "$L/f" 2>/dev/null)
+	case $out in
+	"err EPERM"*)
+		case $bare in
+		"err EPERM"*) t_fail "unconfined, the probe answers EPERM too: the refusal is not the filter's" ;;
+		*) t_pass ;;
+		esac ;;
+	*) t_fail "wanted 'err EPERM', got '$out' (exit $rc; unconfined '$bare'): $(head -c 300 "$TMP/err")" ;;
+	esac
+}
+lease_denied sc-deny-setlease setlease
+lease_denied sc-deny-setlease-high setlease-high
+
 # The refusal is the filter's: the same probe sets the bit without it.
 t_start sc-setid-filter-only
 if [ ! -x "$TRY" ]; then

@@ -10,6 +10,9 @@
  *   sys socket FAM TYPE PROTO socket(2) with numeric arguments
  *   sys socketpair FAM TYPE   socketpair(2)
  *   sys write-file PATH       open PATH O_WRONLY and write one line
+ *   sys setlease PATH         a write lease on PATH opened read-only (let
+ *                             go at once); setlease-high with garbage in
+ *                             the high half of the command
  *   sys MODE-NAME PATH        a mode-taking call on PATH (created first
  *                             where the call needs a file): chmod-suid,
  *                             chmod-sgid, chmod-suid-high, fchmod-suid,
@@ -367,6 +370,39 @@ static long addrinfo(void)
 	return 0;
 }
 
+/* A write lease on PATH, opened for reading only (a read-only grant), let
+ * go at once if it was taken: while held, every other open of the file,
+ * a host process's too, waits for the holder up to lease-break-time. */
+static long setlease(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long r = syscall(SYS_fcntl, fd, F_SETLEASE, F_WRLCK);
+	if (r == 0)
+		syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/* The same with garbage in the high half of the command, which the kernel
+ * drops (fcntl's cmd is an unsigned int). */
+static long setlease_high(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long r = syscall(SYS_fcntl, fd, HIGH_GARBAGE | F_SETLEASE, F_WRLCK);
+	if (r == 0)
+		syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
 static long write_file(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -647,6 +683,10 @@ int main(int argc, char **argv)
 		r = addrinfo();
 	else if (!strcmp(n, "write-file") && argc == 3)
 		r = write_file(argv[2]);
+	else if (!strcmp(n, "setlease") && argc == 3)
+		r = setlease(argv[2]);
+	else if (!strcmp(n, "setlease-high") && argc == 3)
+		r = setlease_high(argv[2]);
 	else {
 		fprintf(stderr, "sys: unknown probe '%s'\n", n);
 		return 2;

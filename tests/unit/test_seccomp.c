@@ -316,6 +316,22 @@ static void test_seccomp_clone3_enosys(void **state)
 		ASSERT_RET(run(f, __NR_clone3, 0, 88, 0, 0), R_ENOSYS, "clone3");
 }
 
+/* A file lease blocks other openers of the file, on the host too, for
+ * lease-break-time: F_SETLEASE is denied on its low 32 bits; reading a
+ * lease and the other commands stay allowed. */
+static void test_seccomp_setlease(void **state)
+{
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETLEASE, F_WRLCK, 0), R_EPERM, "F_SETLEASE");
+		ASSERT_RET(run(f, SYS_fcntl, 3, HIGH_GARBAGE | F_SETLEASE, F_RDLCK, 0), R_EPERM,
+			   "F_SETLEASE high bits");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_GETLEASE, 0, 0), R_ALLOW, "F_GETLEASE");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETFL, 0, 0), R_ALLOW, "F_SETFL");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETLK, 0, 0), R_ALLOW, "F_SETLK");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_DUPFD_CLOEXEC, 0, 0), R_ALLOW, "F_DUPFD_CLOEXEC");
+	}
+}
+
 static void test_seccomp_tty_ioctls(void **state)
 {
 	ASSERT_RET(run(F_DEFAULT, SYS_ioctl, 0, TIOCSTI, 0, 0), R_EPERM, "TIOCSTI");
@@ -900,6 +916,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_clone_plain_allowed),
 		cmocka_unit_test(test_seccomp_clone3_enosys),
 		cmocka_unit_test(test_seccomp_tty_ioctls),
+		cmocka_unit_test(test_seccomp_setlease),
 		cmocka_unit_test(test_seccomp_setid_modes),
 		cmocka_unit_test(test_seccomp_openat2_enosys),
 		cmocka_unit_test(test_seccomp_unix_denied_by_default),
