@@ -373,6 +373,25 @@ static int dir_open(struct fsguard *g, struct fsg_root *r, const char *rel, int 
 	return fd < 0 ? -e : fd;
 }
 
+int fsguard_open_reg_at(int dfd, const char *name, int oflags)
+{
+	struct stat st;
+	char via[32];
+	int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = S_ISLNK(st.st_mode) ? ELOOP : ENXIO;
+		close(pfd);
+		return -e;
+	}
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC | O_NOCTTY);
+	int e = errno;
+	close(pfd);
+	return fd < 0 ? -e : fd;
+}
+
 /* A file grant: open the path itself, then compare the handle with the pin. */
 static int file_open(const struct fsg_root *r, int oflags)
 {

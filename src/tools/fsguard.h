@@ -57,6 +57,14 @@ void fsguard_free(struct fsguard *g);
  * the harness, would read the host's processes there. */
 int fsguard_is_proc(int fd);
 
+/* Open name in the directory dfd (one component, never a link) only if
+ * it is a regular file, and nothing else it may be by then: a walk saw it
+ * as one, but a bash call can have swapped a FIFO (whose writer the open
+ * would release) or a device in since.  The name is taken O_PATH first
+ * and that very inode reopened.  The descriptor, or -errno: -ELOOP a
+ * link, -ENXIO anything but a regular file. */
+int fsguard_open_reg_at(int dfd, const char *name, int oflags);
+
 /* 1 when fd is a scratch directory (/dev/shm, /tmp) that a grant holds
  * but bash sees as its own empty tmpfs (policy_scratch_private): walks
  * skip it, as fsguard_open refuses paths in it. */

@@ -474,11 +474,12 @@ static int grep_visit(struct walk *w, int dfd, const char *name, unsigned char t
 		return 0;
 	if (g->glob && !tglob_match(g->glob, name, w->path + w->base_len))
 		return 0;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = fsguard_open_reg_at(dfd, name, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
-		/* gone or swapped for a link since readdir: nothing left out */
-		if (errno != ENOENT && errno != ELOOP)
-			tskip_add(&g->unopened, errno, w->path);
+		/* gone, or swapped for a link, a FIFO or a device since
+		 * readdir (none of which is opened): nothing left out */
+		if (fd != -ENOENT && fd != -ELOOP && fd != -ENXIO)
+			tskip_add(&g->unopened, -fd, w->path);
 		return 0;
 	}
 	if (search_fd(g, fd, w->path)) {

@@ -237,14 +237,16 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		goto out;
 	}
 	if (c->expect) {
-		int cur = exists ? openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+		/* checked regular above, but a FIFO or a device swapped in
+		 * since is not opened */
+		int cur = exists ? fsguard_open_reg_at(dfd, name, O_RDONLY | O_NONBLOCK) : -1;
 		int bad = (exists && cur < 0) || expect_holds(c, cur, path, err) < 0;
 		if (cur >= 0)
 			close(cur);
 		if (bad) {
 			if (!*err)
 				*err = xasprintf("cannot open '%s' to check it: %s — nothing was written", path,
-						 strerror(errno));
+						 strerror(cur < -1 ? -cur : errno));
 			goto out;
 		}
 	}

@@ -571,6 +571,83 @@ static void tool_grep_swap_after_check(void **state)
 	tfx_free(f);
 }
 
+/* A FIFO with a writer blocked in open(2) on it, swapped in for a file
+ * the walk has already seen as regular (readdir's type): the writer's
+ * side.  fd[0] reads a byte once its open completed. */
+struct fifo_swap {
+	struct tfx *f;
+	const char *rel;	/* the walk's path to swap */
+	int done;
+	pid_t writer;
+	int note[2];
+};
+
+static void fifo_swap_hook(void *arg, const char *event, const char *path)
+{
+	struct fifo_swap *s = arg;
+	if (s->done || strcmp(event, "entry") != 0 || strcmp(path, s->rel) != 0)
+		return;
+	s->done = 1;
+	char *a = tt_path(s->f->dir, "w/src/main.c");
+	assert_int_equal(unlink(a), 0);
+	assert_int_equal(mkfifo(a, 0644), 0);
+	assert_int_equal(pipe(s->note), 0);
+	s->writer = fork();
+	assert_true(s->writer >= 0);
+	if (s->writer == 0) {
+		int fd = open(a, O_WRONLY);
+		if (fd >= 0 && write(s->note[1], "r", 1) == 1 && write(fd, "return\n", 7) == 7)
+			_exit(0);
+		_exit(1);
+	}
+	close(s->note[1]);
+	/* time for the writer to block in open(2) */
+	struct timespec ts = { 0, 150 * 1000000L };
+	nanosleep(&ts, NULL);
+	free(a);
+}
+
+/* Whether the writer's open completed (within 300 ms); then releases it. */
+static int fifo_writer_released(struct fifo_swap *s)
+{
+	struct timespec ts = { 0, 300 * 1000000L };
+	nanosleep(&ts, NULL);
+	int fl = fcntl(s->note[0], F_GETFL);
+	(void)fcntl(s->note[0], F_SETFL, fl | O_NONBLOCK);
+	char b;
+	int released = read(s->note[0], &b, 1) == 1;
+	char *a = tt_path(s->f->dir, "w/src/main.c");
+	int fd = open(a, O_RDONLY | O_NONBLOCK);	/* lets a blocked writer go */
+	int st;
+	waitpid(s->writer, &st, 0);
+	if (fd >= 0)
+		close(fd);
+	close(s->note[0]);
+	free(a);
+	return released;
+}
+
+/* grep's walk opens a file readdir called regular: a FIFO swapped in at
+ * that name in between (a bash call racing it) must not be opened, which
+ * would complete the open(2) of a writer waiting on it, as read refuses
+ * to (tl-read-fifo-untouched). */
+static void tool_grep_walk_fifo_not_opened(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct fifo_swap s = { .f = f, .rel = "src/main.c" };
+	(void)state;
+	f->ctx.hook = fifo_swap_hook;
+	f->ctx.hook_arg = &s;
+	run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r);
+	assert_int_equal(s.done, 1);
+	int released = fifo_writer_released(&s);
+	EXPECT_NOT(r, "main.c");
+	tool_result_release(&r);
+	assert_int_equal(released, 0);
+	tfx_free(f);
+}
+
 static void stop_hook(void *arg, const char *event, const char *path)
 {
 	struct tfx *f = arg;
@@ -1784,6 +1861,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_limits),
 		cmocka_unit_test(tool_grep_pattern_verbs),
 		cmocka_unit_test(tool_grep_swap_after_check),
+		cmocka_unit_test(tool_grep_walk_fifo_not_opened),
 		cmocka_unit_test(tool_cancellation),
 		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
