@@ -627,19 +627,52 @@ static int open_dir_at(struct fsguard *g, int dfd, const char *name)
 			     : open_beneath(dfd, name, O_PATH | O_DIRECTORY, 0);
 }
 
+/* Whether another directory root lacking a right of want exists: only
+ * then must a path's directories be told apart by identity (weaker_at). */
+static int has_weaker(const struct fsguard *g, const struct fsg_root *r, unsigned want)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (&g->roots[i] != r && g->roots[i].is_dir && (g->roots[i].access & want) != want)
+			return 1;
+	return 0;
+}
+
+/* The directory root lacking a right of want that the directory fd is,
+ * or NULL.  A root is matched to a path by its name, but the same
+ * directory can have another name beneath a root that has the right: a
+ * case-insensitive filesystem's RO for a read-only grant's ro (bash's
+ * lookup of RO lands on ro's mount, read-only; the tools' on the
+ * directory itself), or a bind mount of it. */
+static const struct fsg_root *weaker_at(const struct fsguard *g, const struct fsg_root *r, int fd, unsigned want)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return r;	/* cannot tell: fail closed (the caller refuses) */
+	for (size_t i = 0; i < g->n; i++) {
+		const struct fsg_root *q = &g->roots[i];
+		if (q != r && q->is_dir && (q->access & want) != want && q->dev == st.st_dev && q->ino == st.st_ino)
+			return q;
+	}
+	return NULL;
+}
+
 /* Open (creating when made is given) each directory of rel beneath root,
  * one component at a time.  A directory made here is noted in made with
  * the descriptor of the one it was made in, which stays open for that;
- * on failure what was made is removed again. */
-static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, struct fsguard_made *made)
+ * on failure what was made is removed again.  Each directory on the way
+ * is checked not to be a root lacking a right of want (*weak then names
+ * it, and -EROFS is returned) before anything is made in it. */
+static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, struct fsguard_made *made,
+		     unsigned want, const struct fsg_root **weak)
 {
-	if (!made || strcmp(rel, ".") == 0)
+	*weak = NULL;
+	if (strcmp(rel, ".") == 0 || (!made && !has_weaker(g, r, want)))
 		return root_open(g, r, rel, O_PATH | O_DIRECTORY, 0);
 	int cur = r->fd, held = 1, fd = -ENOENT;	/* held: cur is r->fd, or made keeps it */
 	char *dup = xstrdup(rel), *save = NULL;
 	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		fd = open_dir_at(g, cur, c);
-		if (fd == -ENOENT) {
+		if (fd == -ENOENT && made) {
 			struct stat st;
 			if (mkdirat(cur, c, 0777) == 0) {
 				if (fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -665,11 +698,16 @@ static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, str
 			close(cur);
 		cur = fd;
 		held = 0;
+		if ((*weak = weaker_at(g, r, fd, want))) {
+			fd = -EROFS;
+			break;
+		}
 	}
 	if (fd < 0) {
 		if (!held)
 			close(cur);
-		fsguard_made_undo(made);
+		if (made)
+			fsguard_made_undo(made);
 	}
 	free(dup);
 	return fd;
@@ -702,8 +740,18 @@ int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, stru
 	const char *rel = rel_of(r, abs);
 	const char *slash = strrchr(rel, '/');
 	char *dir = slash ? xstrndup(rel, (size_t)(slash - rel)) : xstrdup(".");
-	fd = open_dirs(g, r, dir, made);
+	const struct fsg_root *weak;
+	fd = open_dirs(g, r, dir, made, want, &weak);
 	free(dir);
+	if (fd == -EROFS && weak) {
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason",
+		      "a granted directory without the right, by another name", "root", weak->path, NULL);
+		*err = xasprintf("'%s' is not %s: it lies in the granted path '%s', reached here by another name, "
+				 "which has no %s right — the user can grant it with --allow-%s", path,
+				 (want & POL_WRITE) ? "writable" : "readable", weak->path, want_word(want), want_word(want));
+		free(abs);
+		return -EACCES;
+	}
 	if (fd < 0) {
 		fd = report_fail(path, abs, fd, want, err);
 		free(abs);

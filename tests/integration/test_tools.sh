@@ -128,6 +128,22 @@ t_start tl-readonly-grant "a read-only grant refuses write, naming the flag to a
 tool write "{\"path\":\"$O/secret\",\"content\":\"x\"}" --allow-read "$O"
 if [ $rc -eq 1 ] && has "--allow-write" && [ "$(cat "$O/secret")" = secret ]; then t_pass; else t_fail "rc=$rc $out"; fi
 
+t_start tl-readonly-grant-alias "a read-only grant's directory reached under a writable grant by another name (here a bind mount; a case-insensitive filesystem's RO for ro) is not written: its identity, not its name, decides"
+# a mount namespace of its own for the bind mount: as root, or as a user
+# in a user namespace of its own
+if is_root; then ns="-m"; else ns="-Urm"; fi
+if unshare $ns true 2>/dev/null; then
+	A="$TMP/alias"; mkdir -p "$A/w/ro" "$A/w/other"; echo precious > "$A/w/ro/keep.txt"
+	res=$(cd "$A/w" && unshare $ns sh -c 'mount --make-rprivate / && mount --bind "$1/ro" "$1/other" &&
+		"$2" tool write "{\"path\":\"other/keep.txt\",\"content\":\"pwned\"}" --allow-write "$1" --allow-read "$1/ro"
+		echo " rc=$?"
+		"$2" tool write "{\"path\":\"other/sub/new.txt\",\"content\":\"pwned\"}" --allow-write "$1" --allow-read "$1/ro"
+		echo " rc=$?"' sh "$A/w" "$SANDBX" 2>"$TMP/err")
+	if [ "$(cat "$A/w/ro/keep.txt")" = precious ] && [ "$(ls -A "$A/w/ro")" = keep.txt ] &&
+	   [ "$(printf '%s' "$res" | grep -c 'rc=1$')" -eq 2 ] && printf '%s' "$res" | grep -qF -- "--allow-write"; then
+		t_pass; else t_fail "$res / $(ls -A "$A/w/ro") $(cat "$A/w/ro/keep.txt")"; fi
+else t_skip "needs a mount namespace for the bind mount (unshare -m as root, -Urm otherwise)"; fi
+
 t_start tl-edit-not-unique "edit refuses a non-unique old text and says how many matched"
 printf 'x = 1\nx = 1\nx = 1\n' > "$W/e.txt"
 tool edit '{"path":"e.txt","old":"x = 1","new":"x = 2"}'
