@@ -144,6 +144,16 @@ if unshare $ns true 2>/dev/null; then
 		t_pass; else t_fail "$res / $(ls -A "$A/w/ro") $(cat "$A/w/ro/keep.txt")"; fi
 else t_skip "needs a mount namespace for the bind mount (unshare -m as root, -Urm otherwise)"; fi
 
+t_start tl-write-hardlink "write and edit of a name that is a hard link of a file outside the grants replace that name only: the outside file keeps its content"
+echo 'outside text' > "$O/hl.txt"
+ln "$O/hl.txt" "$W/hl.txt" && ln "$O/hl.txt" "$W/hl2.txt"
+tool write '{"path":"hl.txt","content":"written\n"}'
+r1=$rc
+tool edit '{"path":"hl2.txt","old":"outside","new":"edited"}'
+if [ $r1 -eq 0 ] && [ $rc -eq 0 ] && [ "$(cat "$O/hl.txt")" = 'outside text' ] && [ "$(cat "$W/hl.txt")" = written ] &&
+   [ "$(cat "$W/hl2.txt")" = 'edited text' ] && [ "$(stat -c %h "$O/hl.txt")" -eq 1 ]; then t_pass
+else t_fail "rc=$r1/$rc outside=$(cat "$O/hl.txt") links=$(stat -c %h "$O/hl.txt")"; fi
+
 t_start tl-edit-not-unique "edit refuses a non-unique old text and says how many matched"
 printf 'x = 1\nx = 1\nx = 1\n' > "$W/e.txt"
 tool edit '{"path":"e.txt","old":"x = 1","new":"x = 2"}'
