@@ -387,7 +387,9 @@ int fsguard_open_reg_at(int dfd, const char *name, int oflags)
 	}
 	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
 	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC | O_NOCTTY);
-	int e = errno;
+	/* the name was there (pfd): ENOENT now is a /proc missing, not a
+	 * file gone, and must not pass for one */
+	int e = errno == ENOENT ? EIO : errno;
 	close(pfd);
 	return fd < 0 ? -e : fd;
 }
