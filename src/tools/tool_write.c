@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "tools/tools_int.h"
 #include "util/log.h"
@@ -188,6 +189,30 @@ static void keep_owner(int fd, const struct stat *old)
 		return;	/* not in that group: the caller's, as said */
 }
 
+/* Room for an ACL of 512 entries (ext4's own limit is about 500; one
+ * larger fails the write, it is never dropped: ERANGE). */
+#define WRITE_ACL_MAX (4 + 8 * 512)
+#define ACL_XATTR "system.posix_acl_access"
+
+/*
+ * The access ACL of the file open as pfd (O_PATH), into acl (*n bytes; 0
+ * when it has none).  It must go to the file that takes its place: the
+ * mode alone carries the ACL's mask in its group bits, which would give
+ * the owning group what the mask allows even where the ACL's own entry
+ * for it allows nothing.  -1 with errno when it cannot be read.
+ */
+static int acl_get(int pfd, char *acl, size_t *n)
+{
+	char via[32];
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	ssize_t k = getxattr(via, ACL_XATTR, acl, WRITE_ACL_MAX);
+	*n = 0;
+	if (k < 0)
+		return errno == ENODATA || errno == EOPNOTSUPP ? 0 : -1;
+	*n = (size_t)k;
+	return 0;
+}
+
 int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err)
 {
@@ -195,6 +220,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	struct stat st;
 	struct fsguard_made made = { 0 };
 	int dfd, fd = -1, r = -1;
+	char *acl = NULL;
+	size_t acln = 0;
 
 	*created = 0;
 	/* What can be refused before anything is made, is: a write over
@@ -236,6 +263,26 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		*err = xasprintf("'%s' is not a regular file — write replaces regular files only", path);
 		goto out;
 	}
+	if (exists) {
+		/* its ACL from the very file whose mode is copied */
+		struct stat now;
+		int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		int bad = pfd < 0 || fstat(pfd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino;
+		if (!bad)
+			acl = xmalloc(WRITE_ACL_MAX);
+		if (!bad && acl_get(pfd, acl, &acln) < 0) {
+			*err = xasprintf("cannot read the ACL of '%s': %s — nothing was written (the file that takes its "
+					 "place must keep it)", path, strerror(errno));
+			close(pfd);
+			goto out;
+		}
+		if (pfd >= 0)
+			close(pfd);
+		if (bad) {
+			*err = xasprintf("'%s' was replaced while it was being written — nothing was written; retry", path);
+			goto out;
+		}
+	}
 	if (c->expect) {
 		/* checked regular above, but a FIFO or a device swapped in
 		 * since is not opened */
@@ -261,7 +308,7 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		 * to open while it is written, nor after through a handle they
 		 * took then */
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    exists ? st.st_mode & 0777 : 0666);
+			    exists ? st.st_mode & (acln ? 0700 : 0777) : 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -288,8 +335,10 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		tool_hook(c, "temp", tmp);
 	if (wr == 0 && exists)
 		keep_owner(fd, &st);
-	if (wr < 0 || (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) ||
-	    fsync(fd) < 0) {
+	/* the ACL before the mode: set, it makes the group bits its mask,
+	 * which the old mode's are */
+	if (wr < 0 || (acln && fsetxattr(fd, ACL_XATTR, acl, acln, 0) < 0) ||
+	    (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) || fsync(fd) < 0) {
 		*err = write_error(path, errno);
 		close(fd);
 		unlinkat(dfd, tmp, 0);
@@ -312,6 +361,7 @@ out:
 		fsguard_made_keep(&made);
 	free(tmp);
 	free(name);
+	free(acl);
 	close(dfd);
 	return r;
 }

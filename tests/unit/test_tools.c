@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <valgrind/valgrind.h>
 
 #include "sandbox/helper.h"
@@ -861,6 +862,57 @@ static void tool_write_keeps_owner(void **state)
 	assert_int_equal(st.st_mode & 07777, 0640);
 	char *now = tt_slurp(f->dir, "w/own.txt");
 	assert_string_equal(now, "three\n");
+	free(now);
+	free(p);
+	tfx_free(f);
+}
+
+/* A POSIX access ACL as the kernel stores it (system.posix_acl_access):
+ * user::rw- user:65534:rw- group::--- mask::rw- other::---.  The mode's
+ * group bits are the mask (rw), not the owning group's entry (none). */
+static const unsigned char acl_group_denied[] = {
+	2, 0, 0, 0,					/* version */
+	0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,		/* ACL_USER_OBJ rw */
+	0x02, 0, 6, 0, 0xfe, 0xff, 0, 0,		/* ACL_USER 65534 rw */
+	0x04, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,		/* ACL_GROUP_OBJ --- */
+	0x10, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,		/* ACL_MASK rw */
+	0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,		/* ACL_OTHER --- */
+};
+
+/* The file that takes an ACL'd file's place keeps its ACL: copying the
+ * mode alone, whose group bits are the ACL's mask, gave the owning group
+ * (denied by group::---) read and write of the file. */
+static void tool_write_keeps_acl(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct stat st;
+	unsigned char got[256];
+	(void)state;
+	tt_file(f->dir, "w/acl.txt", "secret one\n");
+	char *p = tt_path(f->dir, "w/acl.txt");
+	assert_int_equal(chmod(p, 0600), 0);
+	if (setxattr(p, "system.posix_acl_access", acl_group_denied, sizeof(acl_group_denied), 0) < 0) {
+		free(p);
+		tfx_free(f);
+		skip();	/* a filesystem without POSIX ACLs */
+	}
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0660);
+	assert_int_equal(run(f, "edit", "{\"path\":\"acl.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
+	tool_result_release(&r);
+	ssize_t n = getxattr(p, "system.posix_acl_access", got, sizeof(got));
+	assert_int_equal(n, (ssize_t)sizeof(acl_group_denied));
+	assert_memory_equal(got, acl_group_denied, sizeof(acl_group_denied));
+	assert_int_equal(run(f, "write", "{\"path\":\"acl.txt\",\"content\":\"secret three\\n\"}", &r), 0);
+	tool_result_release(&r);
+	n = getxattr(p, "system.posix_acl_access", got, sizeof(got));
+	assert_int_equal(n, (ssize_t)sizeof(acl_group_denied));
+	assert_memory_equal(got, acl_group_denied, sizeof(acl_group_denied));
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0660);
+	char *now = tt_slurp(f->dir, "w/acl.txt");
+	assert_string_equal(now, "secret three\n");
 	free(now);
 	free(p);
 	tfx_free(f);
@@ -1867,6 +1919,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_temp_private),
 		cmocka_unit_test(tool_write_keeps_owner),
+		cmocka_unit_test(tool_write_keeps_acl),
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
 		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
