@@ -177,16 +177,19 @@ fail:
 /* The replaced file's owner and group, where the caller may give them:
  * root always, anyone else the group when they are in it (as sed -i).
  * Otherwise the new file is the caller's, as a rename-replace makes it.
- * Before the fchmod, which puts back what a chown may clear. */
-static void keep_owner(int fd, const struct stat *old)
+ * Before the fchmod, which puts back what a chown may clear.  Whether
+ * the new file's group is the old one's: when it is not, the old group
+ * bits are not the new group's to have. */
+static int keep_owner(int fd, const struct stat *old)
 {
 	struct stat now;
-	if (fstat(fd, &now) < 0 || (now.st_uid == old->st_uid && now.st_gid == old->st_gid))
-		return;
+	if (fstat(fd, &now) < 0)
+		return 0;
+	if (now.st_uid == old->st_uid && now.st_gid == old->st_gid)
+		return 1;
 	if (fchown(fd, old->st_uid, old->st_gid) == 0 || now.st_gid == old->st_gid)
-		return;
-	if (fchown(fd, (uid_t)-1, old->st_gid) < 0)
-		return;	/* not in that group: the caller's, as said */
+		return 1;
+	return fchown(fd, (uid_t)-1, old->st_gid) == 0;	/* not in that group: the caller's */
 }
 
 /* Room for an ACL of 512 entries (ext4's own limit is about 500; one
@@ -303,12 +306,12 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 			rnd = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
 		free(tmp);
 		tmp = xasprintf(".%.200s.sandbx-%08x", name, rnd);
-		/* never wider than the file it replaces: a 0600 file's new
+		/* its owner's alone while it is written: a 0600 file's new
 		 * text (an edit's keeps the rest of the old) is not for others
-		 * to open while it is written, nor after through a handle they
-		 * took then */
+		 * to open then, nor after through a handle they took then; nor
+		 * is any file's before its group and ACL are settled */
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    exists ? st.st_mode & (acln ? 0700 : 0777) : 0666);
+			    exists ? st.st_mode & 0700 : 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -333,12 +336,13 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	errno = we;
 	if (wr == 0)
 		tool_hook(c, "temp", tmp);
-	if (wr == 0 && exists)
-		keep_owner(fd, &st);
+	mode_t mode = st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
+	if (wr == 0 && exists && !keep_owner(fd, &st))
+		mode &= ~(mode_t)S_IRWXG;
 	/* the ACL before the mode: set, it makes the group bits its mask,
 	 * which the old mode's are */
-	if (wr < 0 || (acln && fsetxattr(fd, ACL_XATTR, acl, acln, 0) < 0) ||
-	    (exists && fchmod(fd, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) || fsync(fd) < 0) {
+	if (wr < 0 || (acln && fsetxattr(fd, ACL_XATTR, acl, acln, 0) < 0) || (exists && fchmod(fd, mode) < 0) ||
+	    fsync(fd) < 0) {
 		*err = write_error(path, errno);
 		close(fd);
 		unlinkat(dfd, tmp, 0);

@@ -867,6 +867,41 @@ static void tool_write_keeps_owner(void **state)
 	tfx_free(f);
 }
 
+/* A file whose group the caller cannot give the new file (not a member:
+ * it stays the caller's) loses its group bits: copied, they gave the
+ * caller's group what the file's own group had (a 0640 file of group
+ * 1235 came out readable by nobody's group).  Needs root to set it up. */
+static void tool_write_group_not_kept(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct stat st;
+	(void)state;
+	tt_file(f->dir, "w/grp.txt", "team secret one\n");
+	char *p = tt_path(f->dir, "w/grp.txt"), *w = tt_path(f->dir, "w");
+	if (geteuid() != 0 || chown(p, 65534, 1235) < 0) {
+		free(p);
+		free(w);
+		tfx_free(f);
+		skip();
+	}
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(w, 0777), 0);
+	assert_int_equal(chmod(p, 0640), 0);
+	assert_int_equal(run_unprivileged(f, "edit", "{\"path\":\"grp.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
+	tool_result_release(&r);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_not_equal(st.st_gid, 1235);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	char *now = tt_slurp(f->dir, "w/grp.txt");
+	assert_string_equal(now, "team secret two\n");
+	free(now);
+	free(p);
+	free(w);
+	tfx_free(f);
+}
+
 /* A POSIX access ACL as the kernel stores it (system.posix_acl_access):
  * user::rw- user:65534:rw- group::--- mask::rw- other::---.  The mode's
  * group bits are the mask (rw), not the owning group's entry (none). */
@@ -1920,6 +1955,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_temp_private),
 		cmocka_unit_test(tool_write_keeps_owner),
 		cmocka_unit_test(tool_write_keeps_acl),
+		cmocka_unit_test(tool_write_group_not_kept),
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
 		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
