@@ -136,6 +136,7 @@ struct grepst {
 	uint64_t matches, shown, max_shown;
 	uint64_t binary, big, limit_hit;
 	struct tskip unopened;		/* files that could not be opened */
+	struct tskip limited;		/* files where a limit gave up a line */
 	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_ENTRIES } cap;
 	struct tout o;
 };
@@ -228,6 +229,7 @@ static void grep_release(struct grepst *g)
 	}
 	free(g->buf);
 	tskip_release(&g->unopened);
+	tskip_release(&g->limited);
 	tout_release(&g->o);
 }
 
@@ -454,7 +456,10 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 	}
 	close(fd);
 	g->bytes += got;
+	uint64_t hits = g->limit_hit;
 	search_buf(g, path, g->buf, got);
+	if (g->limit_hit > hits)
+		tskip_add(&g->limited, 0, path);
 	return 0;
 }
 
@@ -533,9 +538,14 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 		tout_note(o, "(skipped %llu binary file%s)\n", (unsigned long long)g->binary, g->binary == 1 ? "" : "s");
 	if (g->big)
 		tout_note(o, "(skipped %llu file%s over 2 MiB)\n", (unsigned long long)g->big, g->big == 1 ? "" : "s");
+	/* "no matches" above is only as true as the lines searched: name
+	 * where lines were given up */
 	if (g->limit_hit)
-		tout_note(o, "(the pattern hit PCRE2's match limit in %llu places, each time giving up the rest of that "
-			     "line; simplify it)\n", (unsigned long long)g->limit_hit);
+		tout_note(o, "(the pattern hit PCRE2's match limit %llu time%s in %llu file%s, %s'%s': the rest of each "
+			     "such line was not searched, so matches there may be missing — simplify the pattern)\n",
+			  (unsigned long long)g->limit_hit, g->limit_hit == 1 ? "" : "s",
+			  (unsigned long long)g->limited.n, g->limited.n == 1 ? "" : "s",
+			  g->limited.n == 1 ? "" : "the first ", g->limited.first ? g->limited.first : "");
 	return tool_ok_own(out, tout_detach(o));
 }
 

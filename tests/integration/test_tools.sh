@@ -533,4 +533,14 @@ else
 	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $out $(cat "$TMP/err")"; fi
 fi
 
+t_start tl-grep-match-limit "grep over a line where the pattern hits PCRE2's match limit says so naming the file and that matches there may be missing, and still searches the rest of that file and the others"
+GL="$W/glimit"; mkdir -p "$GL"
+{ printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'; printf 'aab\n'; } > "$GL/hostile.txt"
+printf 'aab\n' > "$GL/calm.txt"
+tool grep '{"path":"glimit","pattern":"(a+)+b"}'
+if [ $rc -eq 0 ] && has 'glimit/hostile.txt:2:aab' && has 'glimit/calm.txt:1:aab' &&
+   has "hit PCRE2's match limit 1 time in 1 file, 'glimit/hostile.txt'" && has 'matches there may be missing' &&
+   ! has '1 places'; then t_pass
+else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
 t_done
