@@ -122,8 +122,9 @@ void walk_notes(struct walk *w, struct tout *o)
 			     "so far is shown — shorten the glob (it is matched against every path) or search a "
 			     "narrower path)\n", (double)w->budget_ms / 1000);
 	if (w->deep_skipped)
-		tout_note(o, "(%llu directories deeper than %d levels not searched)\n",
-			  (unsigned long long)w->deep_skipped, TOOLS_MAX_DEPTH);
+		tout_note(o, "(%llu %s deeper than %d levels not searched: search a deeper path)\n",
+			  (unsigned long long)w->deep_skipped, w->deep_skipped == 1 ? "directory" : "directories",
+			  TOOLS_MAX_DEPTH);
 	tskip_note(&w->unopened, o, "directory", "directories");
 	tskip_release(&w->unopened);
 	if (w->long_skipped)

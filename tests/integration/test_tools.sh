@@ -543,4 +543,35 @@ if [ $rc -eq 0 ] && has 'glimit/hostile.txt:2:aab' && has 'glimit/calm.txt:1:aab
    ! has '1 places'; then t_pass
 else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 
+t_start tl-walk-depth "grep and find stop 64 directories down and say how many directories they left out (a tree 70 deep): the shallow match is shown, the deeper one is not claimed absent"
+DP="deep"; i=1; while [ $i -le 70 ]; do DP="$DP/d$i"; i=$((i + 1)); done
+mkdir -p "$W/$DP"; echo needle > "$W/$DP/bottom.txt"; echo needle > "$W/deep/top.txt"
+bad=""
+tool grep '{"path":"deep","pattern":"needle"}'
+{ [ $rc -eq 0 ] && has 'deep/top.txt:1:needle' && ! has 'bottom.txt' &&
+  has '(1 directory deeper than 64 levels not searched: search a deeper path)'; } || bad="$bad|grep: rc=$rc $out"
+tool find '{"path":"deep","name":"bottom.txt"}'
+{ [ $rc -eq 0 ] && has '(no matches)' && has '(1 directory deeper than 64 levels not searched: search a deeper path)'; } || bad="$bad|find: rc=$rc $out"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$W/deep"
+
+t_start tl-walk-unopened "grep, find and ls under a directory its user may not read (mode 000, run unprivileged) name it, say why and that it was not searched, and still answer for the rest"
+UW="$TMP/uwork"; mkdir -p "$UW/tree/locked" "$UW/tree/open"
+echo needle > "$UW/tree/open/a.txt"; echo needle > "$UW/tree/locked/b.txt"
+chmod 755 "$UW" "$UW/tree" "$UW/tree/open"; chmod 000 "$UW/tree/locked"
+asu=""; is_root && asu="setpriv --reuid=65534 --regid=65534 --clear-groups"
+ut() { out=$(cd "$UW" && $asu "$SANDBX" tool "$@" 2>"$TMP/err"); rc=$?; }
+bad=""
+ut grep '{"path":"tree","pattern":"needle"}'
+{ [ $rc -eq 0 ] && has 'tree/open/a.txt:1:needle' && ! has 'b.txt' &&
+  has "(1 directory could not be opened (Permission denied) and was not searched, 'tree/locked' — check its mode with bash (ls -ld))"; } ||
+	bad="$bad|grep: rc=$rc $out $(cat "$TMP/err")"
+ut find '{"path":"tree","name":"*.txt"}'
+{ [ $rc -eq 0 ] && has 'tree/open/a.txt' && has "could not be opened (Permission denied) and was not searched, 'tree/locked'"; } ||
+	bad="$bad|find: rc=$rc $out $(cat "$TMP/err")"
+ut ls '{"path":"tree/locked"}'
+{ [ $rc -eq 1 ] && has "cannot open 'tree/locked': Permission denied" && has 'ls -ld'; } || bad="$bad|ls: rc=$rc $out $(cat "$TMP/err")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+chmod 755 "$UW/tree/locked"; rm -rf "$UW"
+
 t_done
