@@ -574,4 +574,30 @@ ut ls '{"path":"tree/locked"}'
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 chmod 755 "$UW/tree/locked"; rm -rf "$UW"
 
+t_start tl-ls-file "ls of a file, not a directory, answers one line with its type, size and the path as given"
+printf 'hello\n' > "$W/single.txt"
+tool ls '{"path":"single.txt"}'
+if [ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"file             6  single.txt\n"}' ]; then t_pass
+else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
+t_start tl-read-edges "read of an empty file says it is empty (not an error, not 'offset past its end'); of a FIFO with no writer answers at once that the tools do not open FIFOs; of a CRLF file numbers lines as LF would, shows no carriage return, pages by offset, and edit keeps the CRLF"
+: > "$W/empty.txt"; mkfifo "$W/pipe"; printf 'a\r\nbb\r\nccc\r\n' > "$W/crlf.txt"
+bad=""
+tool read '{"path":"empty.txt","offset":3}'
+{ [ $rc -eq 0 ] && has "'empty.txt' is empty (0 bytes)"; } || bad="$bad|empty: rc=$rc $out"
+out=$(cd "$W" && timeout 10 "$SANDBX" tool read '{"path":"pipe"}' 2>"$TMP/err"); rc=$?
+{ [ $rc -eq 1 ] && has "'pipe' is a FIFO or a socket, not a regular file: the tools do not open those"; } ||
+	bad="$bad|fifo (124: it blocked): rc=$rc $out"
+tool read '{"path":"crlf.txt"}'
+{ [ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"     1\ta\n     2\tbb\n     3\tccc\n"}' ]; } ||
+	bad="$bad|crlf: rc=$rc $out"
+tool read '{"path":"crlf.txt","offset":2,"limit":1}'
+{ [ $rc -eq 0 ] && has '     2\tbb\n(showing lines 2-2' && has 'offset=3)' && ! has '\r'; } || bad="$bad|crlf page: rc=$rc $out"
+tool read '{"path":"crlf.txt","offset":4}'
+{ [ $rc -eq 1 ] && has "'crlf.txt' has 3 lines — offset 4 is past its end"; } || bad="$bad|crlf past end: rc=$rc $out"
+tool edit '{"path":"crlf.txt","old":"bb","new":"BB"}'
+[ $rc -eq 0 ] && [ "$(od -An -c "$W/crlf.txt" | tr -d ' \n')" = 'a\r\nBB\r\nccc\r\n' ] || bad="$bad|edit: rc=$rc $out $(od -c "$W/crlf.txt")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -f "$W/empty.txt" "$W/pipe" "$W/crlf.txt" "$W/single.txt"
+
 t_done
