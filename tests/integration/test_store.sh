@@ -623,4 +623,35 @@ for to in /dev/full closed; do
 done
 [ -z "$bad" ] && t_pass || t_fail "$bad"
 
+t_start st-xdg-relative-ignored "a relative XDG_CONFIG_HOME or XDG_STATE_HOME is ignored as the XDG spec says: the key and a new session go to HOME's defaults, named in what sandbx prints, and nothing is read from or created in the working directory (where a credential or session the agent planted there would be taken)"
+RH="$TMP/relhome"; RW="$TMP/relwork"; mkdir -p "$RH" "$RW/relcfg/sandbx" "$RW/relst/sandbx/sessions"
+printf 'api_key = "sk-ant-planted-0000"\n' > "$RW/relcfg/sandbx/credentials.toml"
+printf '{"type":"header","version":1,"id":"pppp0000","created":1700000000}\n' > "$RW/relst/sandbx/sessions/pppp0000.jsonl"
+chmod 700 "$RW/relcfg" "$RW/relcfg/sandbx" "$RW/relst" "$RW/relst/sandbx" "$RW/relst/sandbx/sessions"
+chmod 600 "$RW/relcfg/sandbx/credentials.toml" "$RW/relst/sandbx/sessions/pppp0000.jsonl"
+before=$(cd "$RW" && find . -exec stat -c '%n %s %Y' {} + | sort)
+rr() { out=$(cd "$RW" && env -u ANTHROPIC_API_KEY HOME="$RH" XDG_CONFIG_HOME=relcfg XDG_STATE_HOME=relst "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+bad=""
+rr "$SANDBX" auth status
+{ [ $rc -eq 1 ] && ! printf '%s%s' "$out" "$err" | grep -q "relcfg"; } || bad="$bad|status before login took the planted key: rc=$rc $out $err"
+out=$(cd "$RW" && printf 'sk-ant-rel-0000\n' | env -u ANTHROPIC_API_KEY HOME="$RH" XDG_CONFIG_HOME=relcfg XDG_STATE_HOME=relst \
+	"$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 0 ] && printf '%s%s' "$out" "$err" | grep -qF "'$RH/.config/sandbx/credentials.toml'" &&
+  grep -q 'sk-ant-rel-0000' "$RH/.config/sandbx/credentials.toml"; } || bad="$bad|login: rc=$rc $out $err"
+rr "$SANDBX" sessions
+{ [ $rc -eq 0 ] && printf '%s' "$err" | grep -qF "'$RH/.local/state/sandbx/sessions'" && ! printf '%s' "$out" | grep -q pppp0000; } ||
+	bad="$bad|sessions listed the planted one or another directory: rc=$rc $out $err"
+FX=$(cd "${FIXTURES:-$(dirname "$0")/../fixtures}/sse" && pwd)
+mock_start <<EOF
+sse $FX/text.sse
+EOF
+rr ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" --session -- hi
+mock_stop
+{ [ $rc -eq 0 ] && [ "$(find "$RH/.local/state/sandbx/sessions" -name '*.jsonl' | wc -l)" -eq 1 ]; } ||
+	bad="$bad|agent-run: rc=$rc $err $(find "$RH" -type f)"
+[ "$(cd "$RW" && find . -exec stat -c '%n %s %Y' {} + | sort)" = "$before" ] ||
+	bad="$bad|the working directory changed: $(cd "$RW" && find . | sort | tr '\n' ' ')"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$RH" "$RW"
+
 t_done
