@@ -600,4 +600,40 @@ tool edit '{"path":"crlf.txt","old":"bb","new":"BB"}'
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -f "$W/empty.txt" "$W/pipe" "$W/crlf.txt" "$W/single.txt"
 
+t_start tl-write-refusals "write onto a directory or a FIFO is refused naming it and what write replaces (a FIFO is not opened: no block), and into a directory its user may not write (run unprivileged) says why and to check its mode; nothing is left behind"
+WR="$TMP/wref"; mkdir -p "$WR/sub" "$WR/ro"; mkfifo "$WR/ff"; chmod 755 "$WR" "$WR/sub"; chmod 555 "$WR/ro"; chmod 666 "$WR/ff"
+asu=""; is_root && asu="setpriv --reuid=65534 --regid=65534 --clear-groups"
+wt() { out=$(cd "$WR" && timeout 10 $asu "$SANDBX" tool write "$1" 2>"$TMP/err"); rc=$?; }
+bad=""
+wt '{"path":"sub","content":"x"}'
+{ [ $rc -eq 1 ] && has "'sub' is a directory — name a file"; } || bad="$bad|dir: rc=$rc $out"
+wt '{"path":"ff","content":"x"}'
+{ [ $rc -eq 1 ] && has "'ff' is not a regular file — write replaces regular files only"; } || bad="$bad|fifo (124: it blocked): rc=$rc $out"
+wt '{"path":"ro/new.txt","content":"x"}'
+{ [ $rc -eq 1 ] && has "cannot create a temp file next to 'ro/new.txt': Permission denied" && has "ls -ld"; } ||
+	bad="$bad|unwritable dir: rc=$rc $out $(cat "$TMP/err")"
+[ "$(cd "$WR" && find . | sort | tr '\n' ' ')" = ". ./ff ./ro ./sub " ] || bad="$bad|left: $(cd "$WR" && find . | sort | tr '\n' ' ')"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+chmod 755 "$WR/ro"; rm -rf "$WR"
+
+t_start tl-write-pinned-file "a file granted by name (no directory to hold a temp file) is rewritten in place: a longer text, then a shorter one (no old tail left), an edit, and a file its user may write but not read (mode 0200, run unprivileged) each end as the exact new content"
+PF="$TMP/pinned"; mkdir -p "$PF"; chmod 755 "$PF"; printf 'short\n' > "$PF/p.txt"
+bad=""
+pw() { out=$(cd "$W" && $asu2 "$SANDBX" tool "$1" "$2" --allow-write "$PF/p.txt" 2>"$TMP/err"); rc=$?; }
+asu2=""
+pw write "{\"path\":\"$PF/p.txt\",\"content\":\"a much longer line than before\\n\"}"
+{ [ $rc -eq 0 ] && [ "$(cat "$PF/p.txt")" = "a much longer line than before" ]; } || bad="$bad|longer: rc=$rc $out"
+pw write "{\"path\":\"$PF/p.txt\",\"content\":\"tiny\\n\"}"
+{ [ $rc -eq 0 ] && [ "$(od -An -c "$PF/p.txt" | tr -d ' \n')" = 'tiny\n' ]; } || bad="$bad|shorter: rc=$rc $out $(od -c "$PF/p.txt")"
+pw edit "{\"path\":\"$PF/p.txt\",\"old\":\"tiny\",\"new\":\"edited\"}"
+{ [ $rc -eq 0 ] && [ "$(cat "$PF/p.txt")" = "edited" ]; } || bad="$bad|edit: rc=$rc $out"
+chmod 200 "$PF/p.txt"; is_root && { chown 65534 "$PF/p.txt"; asu2="setpriv --reuid=65534 --regid=65534 --clear-groups"; }
+pw write "{\"path\":\"$PF/p.txt\",\"content\":\"blind\\n\"}"
+chmod 600 "$PF/p.txt"
+{ [ $rc -eq 0 ] && has "replaced '$PF/p.txt' (6 bytes)" && [ "$(od -An -c "$PF/p.txt" | tr -d ' \n')" = 'blind\n' ]; } ||
+	bad="$bad|write-only: rc=$rc $out $(cat "$TMP/err") $(od -c "$PF/p.txt")"
+[ "$(ls -A "$PF")" = "p.txt" ] || bad="$bad|left: $(ls -A "$PF")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$PF"
+
 t_done
