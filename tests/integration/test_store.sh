@@ -654,4 +654,34 @@ mock_stop
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$RH" "$RW"
 
+t_start st-auth-edges "auth login given no key (empty or blank input) or not a key refuses saying nothing was stored, and makes no directory; with ANTHROPIC_API_KEY set, login and logout say the variable wins; a credential path that is a directory is refused by status, login and logout, which leave it as it was"
+AH="$TMP/ah"; AC="$TMP/acfg"; mkdir -p "$AH"
+ae() { out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$AH" XDG_CONFIG_HOME="$AC" XDG_STATE_HOME="$TMP/ast" "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+bad=""
+for input in '' '\n' '   \n'; do
+	out=$(printf "$input" | env -u ANTHROPIC_API_KEY HOME="$AH" XDG_CONFIG_HOME="$AC" "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+	{ [ $rc -eq 1 ] && [ "$err" = "sandbx: no key was given — nothing stored" ] && [ ! -e "$AC" ]; } || bad="$bad|input '$input': rc=$rc $err $(ls -A "$AC" 2>&1)"
+done
+out=$(printf 'sk-ant-with space\n' | env -u ANTHROPIC_API_KEY HOME="$AH" XDG_CONFIG_HOME="$AC" "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "that is not an API key .* — nothing stored" && [ ! -e "$AC" ] &&
+  ! printf '%s' "$err" | grep -q "with space"; } || bad="$bad|not a key: rc=$rc $err"
+out=$(printf 'sk-ant-stored-0000\n' | env HOME="$AH" XDG_CONFIG_HOME="$AC" ANTHROPIC_API_KEY=sk-ant-env-0000 "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 0 ] && printf '%s' "$err" | grep -q "ANTHROPIC_API_KEY is set in this environment and takes precedence over the stored key" &&
+  grep -q sk-ant-stored-0000 "$AC/sandbx/credentials.toml"; } || bad="$bad|login with env: rc=$rc $err"
+out=$(env HOME="$AH" XDG_CONFIG_HOME="$AC" ANTHROPIC_API_KEY=sk-ant-env-0000 "$SANDBX" auth logout 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 0 ] && printf '%s' "$err" | grep -q "ANTHROPIC_API_KEY is still set in this environment; sandbx will use it until you unset it" &&
+  [ ! -e "$AC/sandbx/credentials.toml" ]; } || bad="$bad|logout with env: rc=$rc $err"
+mkdir -p "$AC/sandbx/credentials.toml/inner"
+ae "$SANDBX" auth status
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$AC/sandbx/credentials.toml' is not a regular file"; } || bad="$bad|status on a dir: rc=$rc $err"
+ae "$SANDBX" auth logout
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$AC/sandbx/credentials.toml' is a directory" && printf '%s' "$err" | grep -q "nothing was changed"; } ||
+	bad="$bad|logout on a dir: rc=$rc $err"
+out=$(printf 'sk-ant-new-0000\n' | env -u ANTHROPIC_API_KEY HOME="$AH" XDG_CONFIG_HOME="$AC" "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$AC/sandbx/credentials.toml' is a directory" && printf '%s' "$err" | grep -q "no key can be stored there"; } ||
+	bad="$bad|login on a dir: rc=$rc $err"
+[ -d "$AC/sandbx/credentials.toml/inner" ] || bad="$bad|the directory was changed"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$AH" "$AC" "$TMP/ast"
+
 t_done
