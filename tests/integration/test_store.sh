@@ -684,4 +684,30 @@ out=$(printf 'sk-ant-new-0000\n' | env -u ANTHROPIC_API_KEY HOME="$AH" XDG_CONFI
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$AH" "$AC" "$TMP/ast"
 
+t_start st-own-dir-link "sandbx's own config and state directories made symbolic links (as a dotfiles manager does) are refused by auth login, auth status, sessions and a new session, naming the link and to move it away, and nothing is written through them; owned by another user (as root) they are refused naming the owner"
+LR="$TMP/lr"; mkdir -p "$LR/h" "$LR/cfg" "$LR/st" "$LR/real"; chmod 700 "$LR/real"
+ln -s "$LR/real" "$LR/cfg/sandbx"; ln -s "$LR/real" "$LR/st/sandbx"
+le() { out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$LR/h" XDG_CONFIG_HOME="$LR/cfg" XDG_STATE_HOME="$LR/st" "$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+LINKMSG="is a symbolic link or not a directory — sandbx keeps its state only in a real directory; move it away"
+bad=""
+out=$(printf 'sk-ant-link-0000\n' | env -u ANTHROPIC_API_KEY HOME="$LR/h" XDG_CONFIG_HOME="$LR/cfg" "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$LR/cfg/sandbx' $LINKMSG"; } || bad="$bad|login: rc=$rc $err"
+le "$SANDBX" auth status
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$LR/cfg/sandbx' $LINKMSG"; } || bad="$bad|status: rc=$rc $err"
+le "$SANDBX" sessions
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$LR/st/sandbx' $LINKMSG"; } || bad="$bad|sessions: rc=$rc $err"
+le ANTHROPIC_API_KEY=sk-ant-test-0000 "$SANDBX" agent-run --base-url http://127.0.0.1:9 --session -- hi
+{ [ $rc -ne 0 ] && printf '%s' "$err" | grep -qF "'$LR/st/sandbx' $LINKMSG" && ! printf '%s' "$err" | grep -q "connection failed"; } ||
+	bad="$bad|new session: rc=$rc $err"
+[ -z "$(ls -A "$LR/real")" ] || bad="$bad|written through the link: $(ls -A "$LR/real")"
+if is_root; then
+	rm "$LR/cfg/sandbx" "$LR/st/sandbx"; mkdir -m 700 "$LR/cfg/sandbx" "$LR/st/sandbx"; chown 65534 "$LR/cfg/sandbx" "$LR/st/sandbx"
+	le "$SANDBX" auth status
+	{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$LR/cfg/sandbx' is owned by uid 65534, not by you (uid 0)"; } || bad="$bad|status, other owner: rc=$rc $err"
+	le "$SANDBX" sessions
+	{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "'$LR/st/sandbx' is owned by uid 65534, not by you (uid 0)"; } || bad="$bad|sessions, other owner: rc=$rc $err"
+fi
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$LR"
+
 t_done
