@@ -710,4 +710,30 @@ fi
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$LR"
 
+t_start st-resume-missing "resuming a session that is not stored (no store yet, or a store without it), or with --continue and no session, fails before any connection naming where it looked and what to do, and creates nothing; an id that is not one (a path, capitals) is a usage error"
+MR="$TMP/mr"; mkdir -p "$MR/h"
+me() { out=$(cd "$TMP/work" && env HOME="$MR/h" XDG_CONFIG_HOME="$MR/cfg" XDG_STATE_HOME="$MR/st" ANTHROPIC_API_KEY=sk-ant-test-0000 \
+	"$SANDBX" agent-run --base-url http://127.0.0.1:9 "$@" -- hi 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
+bad=""
+me --session abcd1234
+{ [ $rc -eq 1 ] && [ "$err" = "sandbx: no session 'abcd1234': the store '$MR/st/sandbx/sessions' does not exist yet — start one with --session" ]; } ||
+	bad="$bad|no store: rc=$rc $err"
+me --continue
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "no stored session to continue in '$MR/st/sandbx/sessions' — start one with --session"; } ||
+	bad="$bad|continue, no store: rc=$rc $err"
+[ ! -e "$MR/st" ] || bad="$bad|created: $(find "$MR/st")"
+mkdir -p "$MR/st/sandbx/sessions"; chmod 700 "$MR/st/sandbx" "$MR/st/sandbx/sessions"
+me --session abcd1234
+{ [ $rc -eq 1 ] && [ "$err" = "sandbx: no session file '$MR/st/sandbx/sessions/abcd1234.jsonl' — 'sandbx sessions' lists the stored ones" ]; } ||
+	bad="$bad|not in store: rc=$rc $err"
+me --continue
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "no stored session to continue in '$MR/st/sandbx/sessions'"; } || bad="$bad|continue, empty store: rc=$rc $err"
+for id in ../etc ABCD1234; do
+	me --session "$id"
+	{ [ $rc -eq 64 ] && [ "$err" = "sandbx: --session: '$id' is not a session id — 'sandbx sessions' lists them" ]; } || bad="$bad|id $id: rc=$rc $err"
+done
+[ -z "$(ls -A "$MR/st/sandbx/sessions")" ] || bad="$bad|created: $(ls -A "$MR/st/sandbx/sessions")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$MR"
+
 t_done
