@@ -652,4 +652,21 @@ tool grep '{"path":"."}'
 { [ $rc -eq 1 ] && has "tool 'grep' needs the field 'pattern'"; } || bad="$bad|missing: rc=$rc $out"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start tl-guard-edges "a field given twice is refused (the approval could show one value and the tool use the other) and nothing is written; a read under a granted /proc is refused (it would be the host's) pointing to bash; a write naming a granted directory itself asks for a file inside it"
+GE="$TMP/gedge"; mkdir -p "$GE"; chmod 755 "$GE"
+bad=""
+tool read '{"path":"three.txt","path":"link_out"}'
+{ [ $rc -eq 1 ] && has "field 'path' of tool 'read' is given twice — give it once" && ! has one; } || bad="$bad|dup read: rc=$rc $out"
+tool write '{"path":"dup_a.txt","content":"x","path":"dup_b.txt"}'
+{ [ $rc -eq 1 ] && has "field 'path' of tool 'write' is given twice" && [ ! -e "$W/dup_a.txt" ] && [ ! -e "$W/dup_b.txt" ]; } ||
+	bad="$bad|dup write: rc=$rc $out"
+tool read '{"path":"/proc/self/environ"}' --allow-read /proc
+{ [ $rc -eq 1 ] && has "'/proc/self/environ' is in /proc, which this tool would read outside the sandbox, from the host — use the bash tool" &&
+  grep -qF 'sandbx audit denied path=/proc/self/environ access=read reason="the host'"'"'s /proc"' "$TMP/err"; } ||
+	bad="$bad|proc: rc=$rc $out $(cat "$TMP/err")"
+tool write "{\"path\":\"$GE\",\"content\":\"x\"}" --allow-write "$GE"
+{ [ $rc -eq 1 ] && has "'$GE' is a directory — name a file inside it" && [ -z "$(ls -A "$GE")" ]; } || bad="$bad|grant root: rc=$rc $out"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$GE"
+
 t_done
