@@ -555,8 +555,9 @@ static struct fsg_root *match(struct fsguard *g, const char *path, unsigned want
 int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want, char **abs_out, char **err)
 {
 	char *abs = NULL;
-	int fd;
+	int fd, try_only = !!(want & FSGUARD_TRY);
 
+	want &= ~FSGUARD_TRY;
 	if (abs_out)
 		*abs_out = NULL;
 	if (oflags & O_CREAT) {
@@ -572,6 +573,11 @@ int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want,
 		fd = dir_open(g, r, rel_of(r, abs), oflags);
 	else
 		fd = strcmp(abs, r->path) == 0 ? file_open(r, oflags) : -ENOTDIR;
+	if (fd < 0 && try_only && fd == -EACCES) {
+		*err = xasprintf("cannot open '%s': %s", path, strerror(-fd));
+		free(abs);
+		return fd;
+	}
 	if (fd < 0) {
 		fd = report_fail(path, abs, fd, want, err);
 		free(abs);

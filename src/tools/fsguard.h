@@ -78,7 +78,12 @@ int fsguard_is_hidden(const struct fsguard *g, int fd);
  * -EACCES (root lacks the right), another -errno; *err (malloc'd) then
  * holds a message for the model.  *abs_out (may be NULL) receives the
  * normalised absolute path on success (caller frees).
+ * FSGUARD_TRY in want: a refusal by the file's own mode (-EACCES from
+ * the open) is not audited, as the caller tries again another way and
+ * that open's outcome is the record (a denied write that then succeeded
+ * was one).
  */
+#define FSGUARD_TRY (1u << 16)
 int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want, char **abs_out, char **err);
 
 /*

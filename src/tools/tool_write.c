@@ -94,7 +94,7 @@ static char *write_error(const char *path, int e)
  */
 static int write_in_place(const struct tool_ctx *c, const char *path, const char *data, size_t n, char **err)
 {
-	int fd = fsguard_open(c->guard, path, O_RDWR | O_NOCTTY, POL_WRITE, NULL, err);
+	int fd = fsguard_open(c->guard, path, O_RDWR | O_NOCTTY, POL_WRITE | FSGUARD_TRY, NULL, err);
 	if (fd == -EACCES) {	/* a file its owner may write, not read */
 		free(*err);
 		*err = NULL;

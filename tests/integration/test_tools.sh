@@ -616,7 +616,7 @@ wt '{"path":"ro/new.txt","content":"x"}'
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 chmod 755 "$WR/ro"; rm -rf "$WR"
 
-t_start tl-write-pinned-file "a file granted by name (no directory to hold a temp file) is rewritten in place: a longer text, then a shorter one (no old tail left), an edit, and a file its user may write but not read (mode 0200, run unprivileged) each end as the exact new content"
+t_start tl-write-pinned-file "a file granted by name (no directory to hold a temp file) is rewritten in place: a longer text, then a shorter one (no old tail left), an edit, and a file its user may write but not read (mode 0200, run unprivileged) each end as the exact new content, and mode 000 is refused with one \"denied\" audit record; the 0200 write, which succeeds, leaves no \"denied\" audit record (before, the read-write open tried first was recorded as a denied write)"
 PF="$TMP/pinned"; mkdir -p "$PF"; chmod 755 "$PF"; printf 'short\n' > "$PF/p.txt"
 bad=""
 pw() { out=$(cd "$W" && $asu2 "$SANDBX" tool "$1" "$2" --allow-write "$PF/p.txt" 2>"$TMP/err"); rc=$?; }
@@ -628,9 +628,15 @@ pw write "{\"path\":\"$PF/p.txt\",\"content\":\"tiny\\n\"}"
 pw edit "{\"path\":\"$PF/p.txt\",\"old\":\"tiny\",\"new\":\"edited\"}"
 { [ $rc -eq 0 ] && [ "$(cat "$PF/p.txt")" = "edited" ]; } || bad="$bad|edit: rc=$rc $out"
 chmod 200 "$PF/p.txt"; is_root && { chown 65534 "$PF/p.txt"; asu2="setpriv --reuid=65534 --regid=65534 --clear-groups"; }
+chmod 000 "$PF/p.txt"
+pw write "{\"path\":\"$PF/p.txt\",\"content\":\"never\\n\"}"
+{ [ $rc -eq 1 ] && has "cannot open '$PF/p.txt': Permission denied" && [ "$(grep -c 'audit denied' "$TMP/err")" -eq 1 ]; } ||
+	bad="$bad|mode 000 (one denied record): rc=$rc $out $(cat "$TMP/err")"
+chmod 200 "$PF/p.txt"
 pw write "{\"path\":\"$PF/p.txt\",\"content\":\"blind\\n\"}"
 chmod 600 "$PF/p.txt"
-{ [ $rc -eq 0 ] && has "replaced '$PF/p.txt' (6 bytes)" && [ "$(od -An -c "$PF/p.txt" | tr -d ' \n')" = 'blind\n' ]; } ||
+{ [ $rc -eq 0 ] && has "replaced '$PF/p.txt' (6 bytes)" && [ "$(od -An -c "$PF/p.txt" | tr -d ' \n')" = 'blind\n' ] &&
+  ! grep -q 'audit denied' "$TMP/err"; } ||
 	bad="$bad|write-only: rc=$rc $out $(cat "$TMP/err") $(od -c "$PF/p.txt")"
 [ "$(ls -A "$PF")" = "p.txt" ] || bad="$bad|left: $(ls -A "$PF")"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
