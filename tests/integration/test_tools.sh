@@ -675,4 +675,12 @@ tool write "{\"path\":\"$GE\",\"content\":\"x\"}" --allow-write "$GE"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$GE"
 
+t_start tl-ls-unsearchable "ls of a directory its user may list but not search (mode 0444, run unprivileged) lists each entry with the type the listing gives and '?' for a size it cannot know, and says why and what to check"
+LS="$TMP/lsd"; mkdir -p "$LS/d/sub"; echo hi > "$LS/d/f"; ln -s f "$LS/d/l"; chmod 755 "$LS"; chmod 444 "$LS/d"
+asu=""; is_root && asu="setpriv --reuid=65534 --regid=65534 --clear-groups"
+out=$(cd "$LS" && $asu "$SANDBX" tool ls '{"path":"d"}' 2>"$TMP/err"); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"file             ?  f\nlink             ?  l\ndir              -  sub/\n(3 entries could not be looked at (Permission denied): their type is the directory listing'"'"'s, a size not known is '"'"'?'"'"' — check the directory'"'"'s mode with bash (ls -ld))\n"}' ]; then t_pass
+else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+chmod 755 "$LS/d"; rm -rf "$LS"
+
 t_done
