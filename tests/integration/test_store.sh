@@ -736,4 +736,19 @@ done
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$MR"
 
+t_start st-xdg-ancestor "XDG_CONFIG_HOME or XDG_STATE_HOME under a directory its user may not write, with directories on the way missing (run unprivileged), fails auth login and a new session naming the path, the variable and what to do, before any connection, and creates nothing"
+XA="$TMP/xa"; mkdir -p "$XA/h" "$XA/ro" "$XA/w"; chmod 755 "$XA" "$XA/h"; chmod 777 "$XA/w"; chmod 555 "$XA/ro"
+asu=""; is_root && asu="setpriv --reuid=65534 --regid=65534 --clear-groups"
+bad=""
+out=$(cd "$XA/w" && printf 'sk-ant-anc-0000\n' | $asu env -u ANTHROPIC_API_KEY HOME="$XA/h" XDG_CONFIG_HOME="$XA/ro/a/cfg" "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && [ "$err" = "sandbx: cannot create a directory on the way to '$XA/ro/a/cfg': Permission denied — XDG_CONFIG_HOME names it: point XDG_CONFIG_HOME at a directory you own and can write, or unset it" ]; } ||
+	bad="$bad|login: rc=$rc $err"
+out=$(cd "$XA/w" && $asu env HOME="$XA/h" XDG_CONFIG_HOME="$XA/h/cfg" XDG_STATE_HOME="$XA/ro/a/st" ANTHROPIC_API_KEY=sk-ant-test-0000 \
+	"$SANDBX" agent-run --base-url http://127.0.0.1:9 --session -- hi 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && [ "$err" = "sandbx: cannot create a directory on the way to '$XA/ro/a/st': Permission denied — XDG_STATE_HOME names it: point XDG_STATE_HOME at a directory you own and can write, or unset it" ]; } ||
+	bad="$bad|new session: rc=$rc $err"
+[ -z "$(ls -A "$XA/ro")" ] || bad="$bad|created: $(ls -A "$XA/ro")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+chmod 755 "$XA/ro"; rm -rf "$XA"
+
 t_done
