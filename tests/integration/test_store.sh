@@ -751,4 +751,24 @@ out=$(cd "$XA/w" && $asu env HOME="$XA/h" XDG_CONFIG_HOME="$XA/h/cfg" XDG_STATE_
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 chmod 755 "$XA/ro"; rm -rf "$XA"
 
+t_start st-login-tty-interrupt "auth login interrupted with ^C while it reads the key with echo off dies of SIGINT (exit 130), leaves the terminal echoing again and stores nothing"
+if ! command -v script >/dev/null 2>&1 || ! command -v bash >/dev/null 2>&1; then
+	t_skip "no script(1) or bash to make a terminal"
+else
+	IC="$TMP/icfg"
+	# the trap keeps the shell alive past its child's SIGINT to report
+	cat > "$TMP/login-int.sh" <<IN
+trap 'echo sh-int' INT
+"$SANDBX" auth login
+echo "int:\$?"
+stty -a | tr ' ;' '\n\n' | grep -x -- '-\{0,1\}echo'
+IN
+	tout=$( (sleep 1; printf '\003'; sleep 2) | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$IC" TERM=dumb \
+		timeout 30 script -qec "bash $TMP/login-int.sh" /dev/null 2>&1 | tr -d '\r')
+	if printf '%s' "$tout" | grep -q "input hidden" && printf '%s' "$tout" | grep -qx "int:130" &&
+		printf '%s' "$tout" | grep -qx "echo" && [ ! -e "$IC/sandbx/credentials.toml" ]; then t_pass
+	else t_fail "out=$tout stored=$(ls -A "$IC/sandbx" 2>&1)"; fi
+	rm -rf "$IC"
+fi
+
 t_done
