@@ -541,8 +541,9 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 	/* "no matches" above is only as true as the lines searched: name
 	 * where lines were given up */
 	if (g->limit_hit)
-		tout_note(o, "(the pattern hit PCRE2's match limit %llu time%s in %llu file%s, %s'%s': the rest of each "
-			     "such line was not searched, so matches there may be missing — simplify the pattern)\n",
+		tout_note(o, "(the pattern hit PCRE2's match limit %llu time%s in %llu file%s, %s'%s': "
+			     "the rest of each such line was not searched, so matches there may be "
+			     "missing — simplify the pattern)\n",
 			  (unsigned long long)g->limit_hit, g->limit_hit == 1 ? "" : "s",
 			  (unsigned long long)g->limited.n, g->limited.n == 1 ? "" : "s",
 			  g->limited.n == 1 ? "" : "the first ", g->limited.first ? g->limited.first : "");

@@ -123,8 +123,8 @@ void walk_notes(struct walk *w, struct tout *o)
 			     "narrower path)\n", (double)w->budget_ms / 1000);
 	if (w->deep_skipped)
 		tout_note(o, "(%llu %s deeper than %d levels not searched: search a deeper path)\n",
-			  (unsigned long long)w->deep_skipped, w->deep_skipped == 1 ? "directory" : "directories",
-			  TOOLS_MAX_DEPTH);
+			  (unsigned long long)w->deep_skipped,
+			  w->deep_skipped == 1 ? "directory" : "directories", TOOLS_MAX_DEPTH);
 	tskip_note(&w->unopened, o, "directory", "directories");
 	tskip_release(&w->unopened);
 	if (w->long_skipped)
