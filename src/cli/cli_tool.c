@@ -20,6 +20,9 @@
 #include "util/log.h"
 #include "util/utf8.h"
 
+/* How much of input that does not parse an error quotes. */
+#define TOOL_INPUT_QUOTED 200
+
 static volatile sig_atomic_t stop_flag;
 
 static void on_stop(int sig)
@@ -42,8 +45,13 @@ int cli_tool(struct cli_opts *o)
 	/* The whole text must be the object: nothing may follow it. */
 	cJSON *in = cJSON_ParseWithOpts(o->tool_json, NULL, 1);
 	if (!in) {
-		sbx_err("tool input '%s' is not valid JSON — give an object such as '{\"path\":\"README.md\"}'",
-			o->tool_json);
+		size_t n = strlen(o->tool_json);
+		if (n > TOOL_INPUT_QUOTED)	/* a line, not the whole argument back */
+			sbx_err("tool input '%.*s...' is not valid JSON (%zu bytes; its start shown) — give an object "
+				"such as '{\"path\":\"README.md\"}'", TOOL_INPUT_QUOTED, o->tool_json, n);
+		else
+			sbx_err("tool input '%s' is not valid JSON — give an object such as '{\"path\":\"README.md\"}'",
+				o->tool_json);
 		return EXIT_USAGE;
 	}
 	if (tools_json_has_nul(o->tool_json, strlen(o->tool_json))) {

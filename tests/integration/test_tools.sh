@@ -642,7 +642,7 @@ chmod 600 "$PF/p.txt"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$PF"
 
-t_start tl-input-refused "sandbx tool refuses input that is not one JSON object (text after it too) or holds a NUL (\\u0000), exit 64 before any file is opened, saying what to give; a non-object, a field of the wrong type or a missing one is the tool's error result (exit 1)"
+t_start tl-input-refused "sandbx tool refuses input that is not one JSON object (text after it too) or holds a NUL (\\u0000), exit 64 before any file is opened, saying what to give (a long input quoted by its start only); a non-object, a field of the wrong type or a missing one is the tool's error result (exit 1)"
 bad=""
 tool read '{"path":"three.txt"} trailing'
 { [ $rc -eq 64 ] && [ -z "$out" ] && grep -qF "is not valid JSON — give an object such as" "$TMP/err" && ! grep -q audit "$TMP/err"; } ||
@@ -650,6 +650,10 @@ tool read '{"path":"three.txt"} trailing'
 tool read "{\"path\":\"$O/secret\\u0000x\"}"	# cut at the NUL it would be a path outside, audited
 { [ $rc -eq 64 ] && [ -z "$out" ] && grep -qF 'tool input holds a NUL character (\u0000), which no tool argument may contain — remove it' "$TMP/err" &&
   ! grep -q audit "$TMP/err"; } || bad="$bad|nul: rc=$rc $out $(cat "$TMP/err")"
+long=$(head -c 100000 /dev/zero | tr '\0' x)
+tool read "{\"path\":\"$long"	# not closed: the message quotes its start only
+{ [ $rc -eq 64 ] && [ "$(wc -c < "$TMP/err")" -lt 600 ] && grep -qF "is not valid JSON (100009 bytes; its start shown)" "$TMP/err"; } ||
+	bad="$bad|long: rc=$rc $(head -c 300 "$TMP/err")"
 tool read '[1]'
 { [ $rc -eq 1 ] && has "input of tool 'read' must be a JSON object"; } || bad="$bad|array: rc=$rc $out"
 tool read '{"path":1}'
