@@ -372,29 +372,14 @@ static long addrinfo(void)
 
 /* A write lease on PATH, opened for reading only (a read-only grant), let
  * go at once if it was taken: while held, every other open of the file,
- * a host process's too, waits for the holder up to lease-break-time. */
-static long setlease(const char *path)
+ * a host process's too, waits for the holder up to lease-break-time.
+ * high: garbage for the command's high half, which the kernel drops. */
+static long setlease(const char *path, unsigned long high)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	long r = syscall(SYS_fcntl, fd, F_SETLEASE, F_WRLCK);
-	if (r == 0)
-		syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
-}
-
-/* The same with garbage in the high half of the command, which the kernel
- * drops (fcntl's cmd is an unsigned int). */
-static long setlease_high(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	long r = syscall(SYS_fcntl, fd, HIGH_GARBAGE | F_SETLEASE, F_WRLCK);
+	long r = syscall(SYS_fcntl, fd, high | F_SETLEASE, F_WRLCK);
 	if (r == 0)
 		syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK);
 	int e = errno;
@@ -684,9 +669,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(n, "write-file") && argc == 3)
 		r = write_file(argv[2]);
 	else if (!strcmp(n, "setlease") && argc == 3)
-		r = setlease(argv[2]);
+		r = setlease(argv[2], 0);
 	else if (!strcmp(n, "setlease-high") && argc == 3)
-		r = setlease_high(argv[2]);
+		r = setlease(argv[2], HIGH_GARBAGE);
 	else {
 		fprintf(stderr, "sys: unknown probe '%s'\n", n);
 		return 2;

@@ -830,6 +830,15 @@ static void tool_write_temp_private(void **state)
 	tfx_free(f);
 }
 
+static void assert_owned(const char *p, uid_t uid, gid_t gid, mode_t mode)
+{
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_uid, uid);
+	assert_int_equal(st.st_gid, gid);
+	assert_int_equal(st.st_mode & 07777, mode);
+}
+
 /* The new file keeps the replaced one's owner and group: a root caller
  * editing a user's file in their tree gave it to root, and the user could
  * no longer write it.  Needs root to give a file away (CI runs the unit
@@ -838,7 +847,6 @@ static void tool_write_keeps_owner(void **state)
 {
 	struct tfx *f = tfx_new();
 	struct tool_result r;
-	struct stat st;
 	(void)state;
 	tt_file(f->dir, "w/own.txt", "one\n");
 	char *p = tt_path(f->dir, "w/own.txt");
@@ -850,16 +858,10 @@ static void tool_write_keeps_owner(void **state)
 	assert_int_equal(chmod(p, 0640), 0);
 	assert_int_equal(run(f, "edit", "{\"path\":\"own.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
 	tool_result_release(&r);
-	assert_int_equal(stat(p, &st), 0);
-	assert_int_equal(st.st_uid, 1234);
-	assert_int_equal(st.st_gid, 1235);
-	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_owned(p, 1234, 1235, 0640);
 	assert_int_equal(run(f, "write", "{\"path\":\"own.txt\",\"content\":\"three\\n\"}", &r), 0);
 	tool_result_release(&r);
-	assert_int_equal(stat(p, &st), 0);
-	assert_int_equal(st.st_uid, 1234);
-	assert_int_equal(st.st_gid, 1235);
-	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_owned(p, 1234, 1235, 0640);
 	char *now = tt_slurp(f->dir, "w/own.txt");
 	assert_string_equal(now, "three\n");
 	free(now);
@@ -914,6 +916,14 @@ static const unsigned char acl_group_denied[] = {
 	0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,		/* ACL_OTHER --- */
 };
 
+static void assert_acl_group_denied(const char *p)
+{
+	unsigned char got[256];
+	ssize_t n = getxattr(p, "system.posix_acl_access", got, sizeof(got));
+	assert_int_equal(n, (ssize_t)sizeof(acl_group_denied));
+	assert_memory_equal(got, acl_group_denied, sizeof(acl_group_denied));
+}
+
 /* The file that takes an ACL'd file's place keeps its ACL: copying the
  * mode alone, whose group bits are the ACL's mask, gave the owning group
  * (denied by group::---) read and write of the file. */
@@ -922,7 +932,6 @@ static void tool_write_keeps_acl(void **state)
 	struct tfx *f = tfx_new();
 	struct tool_result r;
 	struct stat st;
-	unsigned char got[256];
 	(void)state;
 	tt_file(f->dir, "w/acl.txt", "secret one\n");
 	char *p = tt_path(f->dir, "w/acl.txt");
@@ -936,14 +945,10 @@ static void tool_write_keeps_acl(void **state)
 	assert_int_equal(st.st_mode & 07777, 0660);
 	assert_int_equal(run(f, "edit", "{\"path\":\"acl.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
 	tool_result_release(&r);
-	ssize_t n = getxattr(p, "system.posix_acl_access", got, sizeof(got));
-	assert_int_equal(n, (ssize_t)sizeof(acl_group_denied));
-	assert_memory_equal(got, acl_group_denied, sizeof(acl_group_denied));
+	assert_acl_group_denied(p);
 	assert_int_equal(run(f, "write", "{\"path\":\"acl.txt\",\"content\":\"secret three\\n\"}", &r), 0);
 	tool_result_release(&r);
-	n = getxattr(p, "system.posix_acl_access", got, sizeof(got));
-	assert_int_equal(n, (ssize_t)sizeof(acl_group_denied));
-	assert_memory_equal(got, acl_group_denied, sizeof(acl_group_denied));
+	assert_acl_group_denied(p);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0660);
 	char *now = tt_slurp(f->dir, "w/acl.txt");
