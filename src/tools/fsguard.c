@@ -412,6 +412,10 @@ static int file_open(const struct fsg_root *r, int oflags)
 		close(pfd);
 		return -ELOOP;	/* replaced since it was vetted: refused like a link */
 	}
+	/* Asked for a handle that opens nothing (ls describing it): the
+	 * vetted one itself */
+	if (oflags & O_PATH)
+		return pfd;
 	/* A grant may name a device (--allow-read /dev/ttyUSB0, which bash
 	 * cannot open either: its view mounts every grant nodev).  Never
 	 * opened here, as in a granted tree (dir_open). */

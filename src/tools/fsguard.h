@@ -78,6 +78,8 @@ int fsguard_is_hidden(const struct fsguard *g, int fd);
  * -EACCES (root lacks the right), another -errno; *err (malloc'd) then
  * holds a message for the model.  *abs_out (may be NULL) receives the
  * normalised absolute path on success (caller frees).
+ * O_PATH in oflags opens nothing (no device, FIFO or socket is refused
+ * then): for a file grant it is the handle compared with the pin.
  * FSGUARD_TRY in want: a refusal by the file's own mode (-EACCES from
  * the open) is not audited, as the caller tries again another way and
  * that open's outcome is the record (a denied write that then succeeded

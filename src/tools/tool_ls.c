@@ -89,7 +89,24 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 	const char *path = tin_str(in, "path");
 	char *err = NULL;
 	struct stat st;
-	int fd = fsguard_open(c->guard, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
+	/* Looked at first through a handle that opens nothing: a FIFO, a
+	 * socket or a device is described as its directory's listing shows
+	 * it, where opening it would act on it (a FIFO's waiting writer is
+	 * released) and read refuses it */
+	int fd = fsguard_open(c->guard, path, O_PATH, POL_READ, NULL, &err);
+	if (fd < 0)
+		return tool_fail_own(out, err);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return tool_fail(out, "cannot list '%s': %s", path, strerror(errno));
+	}
+	close(fd);
+	if (!S_ISDIR(st.st_mode))
+		return tool_ok_own(out, xasprintf("%-5s %12lld  %s\n", type_word(st.st_mode),
+						  (long long)st.st_size, path));
+	/* A directory is opened for what it holds; one swapped for a FIFO
+	 * or a device since is refused by that open */
+	fd = fsguard_open(c->guard, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
 	if (fd < 0)
 		return tool_fail_own(out, err);
 	if (fstat(fd, &st) < 0) {

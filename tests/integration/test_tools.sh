@@ -228,9 +228,9 @@ t_start tl-no-device "the in-process tools never open a device node, even in a g
 tool read '{"path":"/dev/null"}' --allow-read /dev --allow-read "$W"
 if [ $rc -eq 1 ] && has "'/dev/null' is a device: the tools do not open devices"; then t_pass; else t_fail "rc=$rc $out"; fi
 
-t_start tl-no-device-file-grant "a grant naming a device itself (--allow-read /dev/null, as a serial port or a watchdog would be) is not opened by read, ls, grep or find either"
+t_start tl-no-device-file-grant "a grant naming a device itself (--allow-read /dev/null, as a serial port or a watchdog would be) is not opened by read, grep or find either (ls describes it: tl-ls-fifo)"
 bad=""
-for c in 'read {"path":"/dev/null"}' 'ls {"path":"/dev/null"}' 'grep {"path":"/dev/null","pattern":"x"}' \
+for c in 'read {"path":"/dev/null"}' 'grep {"path":"/dev/null","pattern":"x"}' \
 	'find {"path":"/dev/null","name":"x"}'; do
 	tool ${c%% *} "${c#* }" --allow-read /dev/null --allow-read "$W"
 	[ $rc -eq 1 ] && has "'/dev/null' is a device: the tools do not open devices" || bad="$bad ${c%% *}: rc=$rc $out;"
@@ -579,6 +579,32 @@ printf 'hello\n' > "$W/single.txt"
 tool ls '{"path":"single.txt"}'
 if [ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"file             6  single.txt\n"}' ]; then t_pass
 else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
+t_start tl-ls-fifo "ls of a FIFO, a socket or a device describes it as its directory's listing does (type other, size) without opening it: a writer blocked in open(2) on the FIFO stays blocked; a device is described under a grant of its directory and under one naming it"
+LF="$TMP/lsfifo"; rm -rf "$LF"; mkdir -p "$LF"; chmod 755 "$LF"; mkfifo "$LF/pipe"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$LF/sock"
+sh -c 'echo data > "$1" && echo released > "$2"' sh "$LF/pipe" "$TMP/lsreleased" &
+wpid=$!
+sleep 0.3
+bad=""
+tool ls "{\"path\":\"$LF\"}" --allow-read "$LF"
+lp=$(printf '%s' "$out" | grep -o 'other *0  pipe') ls_=$(printf '%s' "$out" | grep -o 'other *0  sock')
+[ $rc -eq 0 ] && [ -n "$lp" ] && [ -n "$ls_" ] || bad="$bad|listing: rc=$rc $out"
+tool ls "{\"path\":\"$LF/pipe\"}" --allow-read "$LF"
+[ $rc -eq 0 ] && [ "$out" = "{\"is_error\":false,\"content\":\"other            0  $LF/pipe\\n\"}" ] || bad="$bad|fifo: rc=$rc $out"
+tool ls "{\"path\":\"$LF/sock\"}" --allow-read "$LF"
+[ $rc -eq 0 ] && [ "$out" = "{\"is_error\":false,\"content\":\"other            0  $LF/sock\\n\"}" ] || bad="$bad|socket: rc=$rc $out"
+for g in /dev /dev/null; do
+	tool ls '{"path":"/dev/null"}' --allow-read $g
+	[ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"other            0  /dev/null\n"}' ] || bad="$bad|device under $g: rc=$rc $out"
+done
+sleep 0.3
+if [ -e "$TMP/lsreleased" ]; then bad="$bad|the writer was released"; fi
+got=$(timeout 5 cat "$LF/pipe")	# releases the writer, whatever happened
+wait $wpid
+[ "$got" = data ] || bad="$bad|the FIFO's data: '$got'"
+rm -rf "$LF" "$TMP/lsreleased"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 t_start tl-read-edges "read of an empty file says it is empty (not an error, not 'offset past its end'); of a FIFO with no writer answers at once that the tools do not open FIFOs; of a CRLF file numbers lines as LF would, shows no carriage return, pages by offset, and edit keeps the CRLF"
 : > "$W/empty.txt"; mkfifo "$W/pipe"; printf 'a\r\nbb\r\nccc\r\n' > "$W/crlf.txt"
