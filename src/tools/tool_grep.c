@@ -40,6 +40,8 @@
  */
 static struct {
 	__typeof__(pcre2_compile_8) *compile;
+	__typeof__(pcre2_compile_context_create_8) *compile_context_create;
+	__typeof__(pcre2_compile_context_free_8) *compile_context_free;
 	__typeof__(pcre2_code_free_8) *code_free;
 	__typeof__(pcre2_get_error_message_8) *get_error_message;
 	__typeof__(pcre2_get_ovector_pointer_8) *get_ovector_pointer;
@@ -54,11 +56,14 @@ static struct {
 	__typeof__(pcre2_match_data_create_8) *match_data_create;
 	__typeof__(pcre2_match_data_free_8) *match_data_free;
 	__typeof__(pcre2_set_heap_limit_8) *set_heap_limit;
+	__typeof__(pcre2_set_newline_8) *set_newline;
 } pc;
 
 #define PC_SYM(n) DL_SYM(__typeof__(pc), n, "pcre2_" #n "_8")
 static const struct dl_sym pc_syms[] = {
 	PC_SYM(compile),
+	PC_SYM(compile_context_create),
+	PC_SYM(compile_context_free),
 	PC_SYM(code_free),
 	PC_SYM(get_error_message),
 	PC_SYM(get_ovector_pointer),
@@ -73,10 +78,15 @@ static const struct dl_sym pc_syms[] = {
 	PC_SYM(match_data_create),
 	PC_SYM(match_data_free),
 	PC_SYM(set_heap_limit),
+	PC_SYM(set_newline),
 };
 
 #undef pcre2_compile
 #define pcre2_compile pc.compile
+#undef pcre2_compile_context_create
+#define pcre2_compile_context_create pc.compile_context_create
+#undef pcre2_compile_context_free
+#define pcre2_compile_context_free pc.compile_context_free
 #undef pcre2_code_free
 #define pcre2_code_free pc.code_free
 #undef pcre2_get_error_message
@@ -105,6 +115,8 @@ static const struct dl_sym pc_syms[] = {
 #define pcre2_match_data_free pc.match_data_free
 #undef pcre2_set_heap_limit
 #define pcre2_set_heap_limit pc.set_heap_limit
+#undef pcre2_set_newline
+#define pcre2_set_newline pc.set_newline
 
 static struct dl_lib pc_lib = DL_LIB("libpcre2-8.so.0", "libpcre2-8-0", pc_syms, &pc);
 
@@ -184,8 +196,19 @@ static int grep_setup(struct grepst *g, const char *pattern, int icase, char **e
 	PCRE2_SIZE eo;
 	if (dl_load(&pc_lib, err) < 0)
 		return -1;
+	/* A CRLF line ends where its LF line would, as with ripgrep's --crlf:
+	 * read and grep show such lines without the CR, so 'foo$' failing on
+	 * "foo\r\n" had no cause the model could see.  (A lone CR ends a
+	 * line for ^ and $ too, and '.' takes no CR.) */
+	pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+	if (!cc || pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF) != 0) {
+		pcre2_compile_context_free(cc);
+		*err = xstrdup("out of memory compiling the pattern — try again");
+		return -1;
+	}
 	g->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-			      PCRE2_MULTILINE | PCRE2_NEVER_UTF | (icase ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
+			      PCRE2_MULTILINE | PCRE2_NEVER_UTF | (icase ? PCRE2_CASELESS : 0), &ec, &eo, cc);
+	pcre2_compile_context_free(cc);
 	if (!g->re) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof(msg));

@@ -59,7 +59,8 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"grep",
 		"Search file contents with a Perl-compatible regular expression, in one file or recursively "
 		"beneath a directory. Returns path:line:text for each matching line; a match lies within one "
-		"line (\\s and [^...] do not cross line breaks). glob keeps only files "
+		"line (\\s and [^...] do not cross line breaks); a line may end in LF or CRLF ($ matches "
+		"before either; a lone CR ends a line too, and . matches no CR). glob keeps only files "
 		"whose name matches (e.g. *.c); ignore_case makes the match case-insensitive. Binary files (a NUL "
 		"in the first 8 KiB) and files over 2 MiB are skipped; symlinks are not followed; .git, .hg and .svn are skipped. "
 		"In a path, a control character, a backslash, a ':', a byte that is not UTF-8 or a leading '(' is shown "

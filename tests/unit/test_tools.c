@@ -1670,6 +1670,40 @@ static void tool_grep_match_within_line(void **state)
 	tfx_free(f);
 }
 
+/* A CRLF line ends where its LF line would: read and grep show such lines
+ * without the CR, so the model cannot see the byte that kept 'foo$' from
+ * matching "foo\r\n".  As ripgrep's --crlf: CR, LF and CRLF end a line for
+ * ^ and $ (never between the CR and the LF), and '.' takes none of them. */
+static void tool_grep_crlf_line_end(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	(void)state;
+	tt_file(f->dir, "w/crlf.txt", "foo\r\nbar\r\nfoo x\r\n\r\nend\r\n");
+	tt_file(f->dir, "w/lf.txt", "foo\nbar\n");
+	const struct { const char *pat, *want; } c[] = {
+		{ "foo$", "crlf.txt:1:foo\n" },
+		{ "^bar$", "crlf.txt:2:bar\n" },
+		{ "x$", "crlf.txt:3:foo x\n" },
+		{ "^$", "crlf.txt:4:\n" },
+		{ "end\\\\s*$", "crlf.txt:5:end\n" },
+		{ "foo.$", "(no matches in 1 files searched)\n" },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
+		char *in = xasprintf("{\"path\":\"crlf.txt\",\"pattern\":\"%s\"}", c[i].pat);
+		assert_int_equal(run(f, "grep", in, &r), 0);
+		if (strcmp(r.content, c[i].want) != 0)
+			fail_msg("pattern %s: %s", c[i].pat, r.content);
+		tool_result_release(&r);
+		free(in);
+	}
+	/* LF files as before */
+	assert_int_equal(run(f, "grep", "{\"path\":\"lf.txt\",\"pattern\":\"^bar$\"}", &r), 0);
+	assert_string_equal(r.content, "lf.txt:2:bar\n");
+	tool_result_release(&r);
+	tfx_free(f);
+}
+
 /* After a match that crossed a line break and whose line alone held none,
  * each search from the next line ran on to the same far match: 'a[^b]*c'
  * over a line of 'a' each and one 'c' at the end was quadratic (80,000
@@ -1979,6 +2013,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_long_literal_linear),
 		cmocka_unit_test(tool_grep_no_line_past_end),
 		cmocka_unit_test(tool_grep_match_within_line),
+		cmocka_unit_test(tool_grep_crlf_line_end),
 		cmocka_unit_test(tool_grep_spanning_linear),
 		cmocka_unit_test(tool_grep_binary_as_read),
 		cmocka_unit_test(tool_edit_growth_capped),
