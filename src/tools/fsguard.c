@@ -671,22 +671,29 @@ static const struct fsg_root *weaker_at(const struct fsguard *g, const struct fs
 /* Open (creating when made is given) each directory of rel beneath root,
  * one component at a time.  A directory made here is noted in made with
  * the descriptor of the one it was made in, which stays open for that;
- * on failure what was made is removed again.  Each directory on the way
- * is checked not to be a root lacking a right of want (*weak then names
- * it, and -EROFS is returned) before anything is made in it. */
+ * on failure what was made is removed again, and *to_make says how many
+ * the path lacked from the first one made (0: none was).  Each directory
+ * on the way is checked not to be a root lacking a right of want (*weak
+ * then names it, and -EROFS is returned) before anything is made in it. */
 static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, struct fsguard_made *made,
-		     unsigned want, const struct fsg_root **weak)
+		     unsigned want, const struct fsg_root **weak, size_t *to_make)
 {
 	*weak = NULL;
+	*to_make = 0;
 	if (strcmp(rel, ".") == 0 || (!made && !has_weaker(g, r, want)))
 		return root_open(g, r, rel, O_PATH | O_DIRECTORY, 0);
 	int cur = r->fd, held = 1, fd = -ENOENT;	/* held: cur is r->fd, or made keeps it */
 	char *dup = xstrdup(rel), *save = NULL;
-	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	size_t ncomp = 1, idx = 0, first_made = (size_t)-1;
+	for (const char *q = rel; (q = strchr(q, '/')); q++)
+		ncomp++;
+	for (char *c = strtok_r(dup, "/", &save); c; c = strtok_r(NULL, "/", &save), idx++) {
 		fd = open_dir_at(g, cur, c);
 		if (fd == -ENOENT && made) {
 			struct stat st;
 			if (mkdirat(cur, c, 0777) == 0) {
+				if (first_made == (size_t)-1)
+					first_made = idx;
 				if (fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 					fd = -errno;
 					(void)unlinkat(cur, c, AT_REMOVEDIR);
@@ -720,6 +727,8 @@ static int open_dirs(struct fsguard *g, struct fsg_root *r, const char *rel, str
 			close(cur);
 		if (made)
 			fsguard_made_undo(made);
+		if (first_made != (size_t)-1)
+			*to_make = ncomp - first_made;
 	}
 	free(dup);
 	return fd;
@@ -753,8 +762,27 @@ int fsguard_open_parent(struct fsguard *g, const char *path, unsigned want, stru
 	const char *slash = strrchr(rel, '/');
 	char *dir = slash ? xstrndup(rel, (size_t)(slash - rel)) : xstrdup(".");
 	const struct fsg_root *weak;
-	fd = open_dirs(g, r, dir, made, want, &weak);
+	size_t to_make;
+	fd = open_dirs(g, r, dir, made, want, &weak, &to_make);
 	free(dir);
+	if (fd == -EMFILE && to_make) {
+		/* The limit was not reached by what sandbx held but by the
+		 * path: each directory made is held (its undo) until the file
+		 * is in place */
+		struct rlimit rl;
+		char lim[32] = "lower than that";
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), "%llu", (unsigned long long)rl.rlim_cur);
+		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason",
+		      "out of file descriptors", NULL);
+		*err = xasprintf("cannot make the directories of '%s': %s — the write holds a descriptor "
+				 "for each directory it makes (%zu here) and sandbx's open-files limit "
+				 "(ulimit -n) is %s: make them with bash first (mkdir -p), or raise the "
+				 "limit; those it made were removed again", path, strerror(EMFILE), to_make,
+				 lim);
+		free(abs);
+		return -EMFILE;
+	}
 	if (fd == -EROFS && weak) {
 		audit(LOG_INFO, "denied", "path", abs, "access", want_word(want), "reason",
 		      "a granted directory without the right, by another name", "root", weak->path, NULL);

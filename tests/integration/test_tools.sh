@@ -521,6 +521,20 @@ if [ -n "$bad" ]; then t_fail "$bad"
 elif [ $at_grant -eq 0 ] || [ $at_path -eq 0 ]; then t_fail "out of descriptors $at_grant times opening the grants, $at_path opening the path: expected both"
 else t_pass; fi
 
+t_start tl-write-deep-nofile "a write that must make more directories than its open-files limit allows descriptors (one each, held until the file is in place) says so, with the count and the limit, and leaves none of them; with them made by bash the same write succeeds under the same limit"
+DN="$TMP/deepnofile"; rm -rf "$DN"; mkdir -p "$DN"; chmod 755 "$DN"
+DP=$(python3 -c 'print("/".join(["d"] * 100) + "/f.txt")')
+bad=""
+out=$(cd "$DN" && ulimit -n 64 && "$SANDBX" tool write "{\"path\":\"$DP\",\"content\":\"x\"}" 2>"$TMP/err"); rc=$?
+{ [ $rc -eq 1 ] && has "cannot make the directories of '$DP': Too many open files — the write holds a descriptor for each directory it makes (100 here) and sandbx's open-files limit (ulimit -n) is 64: make them with bash first (mkdir -p), or raise the limit; those it made were removed again"; } ||
+	bad="$bad|deep: rc=$rc $out"
+[ -z "$(ls -A "$DN")" ] || bad="$bad|left: $(ls -A "$DN")"
+mkdir -p "$DN/${DP%/f.txt}"
+out=$(cd "$DN" && ulimit -n 64 && "$SANDBX" tool write "{\"path\":\"$DP\",\"content\":\"x\"}" 2>"$TMP/err"); rc=$?
+{ [ $rc -eq 0 ] && [ "$(cat "$DN/$DP")" = x ]; } || bad="$bad|made by bash: rc=$rc $out"
+rm -rf "$DN"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start tl-ldpath-planted "sandbx tool runs again without an LD_LIBRARY_PATH entry a call can write to (an empty one: the working directory), saying so: the PCRE2 an earlier call planted there is not what grep loads"
 LW="$TMP/ldwork"; LE="$TMP/ldevil"; mkdir -p "$LW" "$LE"; chmod 755 "$LW" "$LE"; echo xyz > "$LW/f.txt"
 printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$LE" > "$LE/evil.c"
