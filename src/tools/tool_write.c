@@ -1,9 +1,10 @@
 /*
  * tool_write.c — write, and the atomic replacement edit shares.
  *
- * The new content goes to a temp file created O_EXCL|O_NOFOLLOW in the
- * target's own directory (that directory opened beneath its root), then
- * renameat() puts it in place.  rename never follows a link at the
+ * The new content goes to an O_TMPFILE in the target's own directory
+ * (that directory opened beneath its root; a temp file created
+ * O_EXCL|O_NOFOLLOW where the filesystem has no O_TMPFILE), which is
+ * linked to a temp name once whole, then renameat() puts it in place.  rename never follows a link at the
  * destination: a symlink named like the target would be replaced, not
  * written through — and it is refused before that, so the model learns
  * nothing about where it pointed.
@@ -216,6 +217,34 @@ static int acl_get(int pfd, char *acl, size_t *n)
 	return 0;
 }
 
+/* A temp name next to name, random (the i-th try). */
+static char *temp_name(const char *name, int i)
+{
+	uint32_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
+	return xasprintf(".%.200s.sandbx-%08x", name, rnd);
+}
+
+/* Give the O_TMPFILE fd a temp name in dfd (*tmp), to be renamed over the
+ * target: a file cannot be linked over another.  Through /proc/self/fd,
+ * as linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH.  0, or -1 with
+ * errno. */
+static int link_temp(int fd, int dfd, const char *name, char **tmp)
+{
+	char via[32];
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < WRITE_TMP_TRIES; i++) {
+		free(*tmp);
+		*tmp = temp_name(name, i);
+		if (linkat(AT_FDCWD, via, dfd, *tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err)
 {
@@ -300,21 +329,32 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 			goto out;
 		}
 	}
+	/* The new content goes first to an O_TMPFILE, which has no name
+	 * until it is whole, with its owner, ACL and mode: a harness killed
+	 * meanwhile leaves nothing in the directory (the kernel frees it),
+	 * and no one can open it by name while it is written.  A filesystem
+	 * without O_TMPFILE gets a named temp file of a random name. */
+	mode_t cmode = exists ? st.st_mode & 0700 : 0666;
+	int anon = 0;
+	if (!c->no_tmpfile) {
+		fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, cmode);
+		anon = fd >= 0;
+		/* EISDIR: a kernel without O_TMPFILE */
+		if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+			goto no_temp;
+	}
 	for (int i = 0; i < WRITE_TMP_TRIES && fd < 0; i++) {
-		uint32_t rnd = 0;
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-			rnd = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
 		free(tmp);
-		tmp = xasprintf(".%.200s.sandbx-%08x", name, rnd);
+		tmp = temp_name(name, i);
 		/* its owner's alone while it is written: a 0600 file's new
 		 * text (an edit's keeps the rest of the old) is not for others
 		 * to open then, nor after through a handle they took then; nor
 		 * is any file's before its group and ACL are settled */
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    exists ? st.st_mode & 0700 : 0666);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, cmode);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
+no_temp:
 	if (fd < 0) {
 		int e = errno;
 		*err = e == EACCES || e == EPERM
@@ -334,8 +374,11 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	int we = errno;
 	xfsz_restore(&mask);
 	errno = we;
-	if (wr == 0)
-		tool_hook(c, "temp", tmp);
+	if (wr == 0) {
+		tool_hook(c, "filled", name);
+		if (!anon)
+			tool_hook(c, "temp", tmp);
+	}
 	mode_t mode = st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
 	if (wr == 0 && exists && !keep_owner(fd, &st))
 		mode &= ~(mode_t)S_IRWXG;
@@ -345,10 +388,19 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	    fsync(fd) < 0) {
 		*err = write_error(path, errno);
 		close(fd);
-		unlinkat(dfd, tmp, 0);
+		if (!anon)
+			unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	if (anon && link_temp(fd, dfd, name, &tmp) < 0) {
+		*err = xasprintf("cannot put '%s' in place: %s — the file is unchanged", path,
+				 strerror(errno));
+		close(fd);
 		goto out;
 	}
 	close(fd);
+	if (anon)
+		tool_hook(c, "temp", tmp);
 	if (renameat(dfd, tmp, dfd, name) < 0) {
 		*err = xasprintf("cannot put '%s' in place: %s", path, strerror(errno));
 		unlinkat(dfd, tmp, 0);

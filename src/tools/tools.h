@@ -66,8 +66,11 @@ struct tool_limits {
 /* Test hook: called at named points ("checked": a file's handle passed its
  * size check and is about to be read (grep); "sized": edit took the
  * file's size and is about to read it; "entry": a walk visits an entry;
+ * "filled": write's new content is in the file that is to take the
+ * target's place, path the target's name, before that file has its
+ * final mode or a name of its own when it is an O_TMPFILE;
  * "temp": write's temp file holds the new content, path its name in the
- * target's directory, before its mode is set). */
+ * target's directory, before it is renamed into place). */
 typedef void (*tool_hook_fn)(void *arg, const char *event, const char *path);
 
 /*
@@ -95,6 +98,7 @@ struct tool_ctx {
 	const struct tool_expect *expect;	/* write, edit: approved as this; NULL: unchecked */
 	tool_hook_fn hook;		/* tests only; NULL */
 	void *hook_arg;
+	int no_tmpfile;			/* tests: act as on a filesystem without O_TMPFILE */
 };
 
 struct tool_result {

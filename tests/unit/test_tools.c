@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <grp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -822,12 +823,86 @@ static void tool_write_temp_private(void **state)
 	tool_result_release(&r);
 	assert_int_equal(t.seen, 2);
 	assert_int_equal(t.mode & 077, 0);
+	/* the named temp file of a filesystem without O_TMPFILE, whose name
+	 * others could open while it is written */
+	f->ctx.no_tmpfile = 1;
+	assert_int_equal(run(f, "edit", "{\"path\":\"key.env\",\"old\":\"TOKEN=x\",\"new\":\"TOKEN=y\"}", &r),
+			 0);
+	tool_result_release(&r);
+	assert_int_equal(t.seen, 3);
+	assert_int_equal(t.mode & 077, 0);
 	struct stat st;
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	free(p);
 	free(t.dir);
 	tfx_free(f);
+}
+
+/* A harness killed while a write's new content is written leaves no file
+ * behind: the content goes to an O_TMPFILE, which has no name until it is
+ * whole, and the target keeps its old content.  Where the filesystem has
+ * no O_TMPFILE (no_tmpfile acts as on one) the named temp file is left:
+ * the fallback's known cost, checked so that this test can fail. */
+static void kill_hook(void *arg, const char *event, const char *path)
+{
+	(void)arg;
+	(void)path;
+	if (strcmp(event, "filled") == 0)
+		raise(SIGKILL);
+}
+
+static void tool_write_killed_leaves_nothing(void **state)
+{
+	(void)state;
+	for (int fallback = 0; fallback <= 1; fallback++) {
+		struct tfx *f = tfx_new();
+		tt_dir(f->dir, "w/k");
+		tt_file(f->dir, "w/k/keep.txt", "old\n");
+		char *d = tt_path(f->dir, "w/k");
+		int probe = open(d, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (probe < 0) {	/* the test directory's filesystem has none */
+			free(d);
+			tfx_free(f);
+			skip();
+		}
+		close(probe);
+		f->ctx.hook = kill_hook;
+		f->ctx.no_tmpfile = fallback;
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct tool_result r;
+			cJSON *in = cJSON_Parse("{\"path\":\"k/keep.txt\",\"content\":\"new\\n\"}");
+			(void)tools_run(&f->ctx, "write", in, &r);
+			_exit(3);	/* the hook kills it first */
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		DIR *dir = opendir(d);
+		assert_non_null(dir);
+		struct dirent *de;
+		int others = 0;
+		while ((de = readdir(dir)))
+			others += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+				  strcmp(de->d_name, "keep.txt");
+		closedir(dir);
+		char *p = tt_path(f->dir, "w/k/keep.txt");
+		char buf[16] = { 0 };
+		FILE *fp = fopen(p, "r");
+		assert_non_null(fp);
+		assert_true(fread(buf, 1, sizeof(buf) - 1, fp) > 0);
+		fclose(fp);
+		assert_string_equal(buf, "old\n");
+		if (fallback)
+			assert_int_equal(others, 1);
+		else if (others)
+			fail_msg("a killed write left %d file(s) next to keep.txt", others);
+		free(p);
+		free(d);
+		tfx_free(f);
+	}
 }
 
 static void assert_owned(const char *p, uid_t uid, gid_t gid, mode_t mode)
@@ -1992,6 +2067,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_grep_time_bound),
 		cmocka_unit_test(tool_write_atomic),
 		cmocka_unit_test(tool_write_temp_private),
+		cmocka_unit_test(tool_write_killed_leaves_nothing),
 		cmocka_unit_test(tool_write_keeps_owner),
 		cmocka_unit_test(tool_write_keeps_acl),
 		cmocka_unit_test(tool_write_group_not_kept),
