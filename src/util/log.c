@@ -155,12 +155,19 @@ char *audit_format(const char *event, const char *const *kv, size_t nkv)
 	return out;
 }
 
+static __thread int muted;
+
+void audit_mute(int on)
+{
+	muted = on;
+}
+
 void audit(enum log_level lvl, const char *event, ...)
 {
 	const char *kv[64];
 	size_t n = 0;
 	va_list ap;
-	if (lvl > level || level == LOG_OFF)
+	if (lvl > level || level == LOG_OFF || muted)
 		return;
 	va_start(ap, event);
 	for (;;) {

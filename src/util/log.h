@@ -36,6 +36,14 @@ void sbx_err(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
  */
 void audit(enum log_level lvl, const char *event, ...) __attribute__((sentinel));
 
+/*
+ * on: the calling thread's records are dropped until audit_mute(0): for
+ * what sandbx opens on its own account, not on a command's or a model's
+ * (the approval question's diff reads the current file; the write that
+ * follows is the access, and is recorded).
+ */
+void audit_mute(int on);
+
 /* Format one record into a malloc'd line without the newline (tests). */
 char *audit_format(const char *event, const char *const *kv, size_t nkv);
 

@@ -963,6 +963,34 @@ open(sys.argv[1], "w").write(out)
 PY
 }
 
+# The question's diff reads the file's current text through the guard:
+# that read is sandbx's, for the user, not the model's.  It was audited as
+# one: each write of a new file left "absent ... access=read", and a write
+# refused (outside the grants, a mode the user may not open) left two
+# "denied" records, a read's and the write's, for the one refusal.
+t_start ag-approve-diff-not-audited "the diff's read of the current file leaves no audit record: an approved write of a new file leaves none, and a write refused outside the grants leaves one \"denied\" record, the write's; a file the user may not read, in a directory it may write, is replaced with no record of a read; one granted by name that its mode refuses (written in place) leaves one \"denied\" record"
+mock_dir
+AO="$TMP/ag-outside"; mkdir -p "$AO"; chmod 755 "$AO"; rm -f "$W/fresh.txt"
+printf 'kept\n' > "$W/sealed.txt"; chmod 000 "$W/sealed.txt"
+printf 'kept\n' > "$AO/pinned.txt"; chmod 000 "$AO/pinned.txt"
+sse_calls "$D/r1.sse" msg_1 'toolu_a1:write:{"path":"fresh.txt","content":"new\n"}' \
+	"toolu_a2:write:{\"path\":\"$AO/out.txt\",\"content\":\"x\\n\"}" 'toolu_a3:write:{"path":"sealed.txt","content":"over\n"}' \
+	"toolu_a4:write:{\"path\":\"$AO/pinned.txt\",\"content\":\"over\\n\"}"
+sse_text "end" > "$D/r2.sse"
+mock_rounds 2
+args=$(ar_argv --allow-tool write --approve call --allow-write "$W" --allow-write "$AO/pinned.txt" -- go)
+rc=$(cd "$W" && pty_run "$args" '[["fresh.txt — allow?","y"],["out.txt — allow?","PAUSE"],["out.txt — allow?","y"],["sealed.txt — allow?","PAUSE"],["sealed.txt — allow?","y"],["pinned.txt — allow?","PAUSE"],["pinned.txt — allow?","y"]]' "" 2>"$D/pty")
+mock_stop
+# sealed.txt, in a directory the user may write, is replaced whole;
+# pinned.txt, granted by name, is written in place: refused unless root
+want=2; is_root && want=1
+if [ "$rc" = 0 ] && [ "$(cat "$W/fresh.txt")" = new ] && [ ! -e "$AO/out.txt" ] && ! grep -q "audit absent" "$D/pty" &&
+	[ "$(grep -c "audit denied" "$D/pty")" -eq $want ] && ! grep -q "audit denied.*access=read" "$D/pty" &&
+	grep -q "audit denied path=$AO/out.txt access=write" "$D/pty" &&
+	{ is_root || grep -q "audit denied path=$AO/pinned.txt access=write reason=\"Permission denied\"" "$D/pty"; }; then t_pass
+else t_fail "rc=$rc $(grep -a "audit\|error" "$D/pty")"; fi
+chmod 600 "$W/sealed.txt" "$AO/pinned.txt"; rm -f "$W/fresh.txt" "$W/sealed.txt" "$AO/pinned.txt"
+
 # The API refuses every request whose history names one tool_use id twice
 # ("tool_use ids must be unique"), or an id not of [A-Za-z0-9_-]: a call
 # the server sends so is not run, nor kept, or the conversation and its
