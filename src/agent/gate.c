@@ -448,6 +448,27 @@ static void ask_guard(int fd, const struct termios *saved, int on, struct sigact
 	sigprocmask(SIG_SETMASK, &was, NULL);
 }
 
+/* s with each line after its first led by sep's indent: a bash command
+ * may span lines, and none of them may stand at column 0, where the
+ * question's own lines start (and stderr's records, on one terminal). */
+static char *indented(const char *s, const char *sep)
+{
+	size_t n = 0, k = strlen(sep);
+	for (const char *p = s; (p = strchr(p, '\n')); p++)
+		n++;
+	char *out = xmalloc(strlen(s) + n * (k - 1) + 1), *w = out;
+	for (; *s; s++) {
+		if (*s == '\n') {
+			memcpy(w, sep, k);
+			w += k;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+	return out;
+}
+
 /* When the last key of a question was read (the answer, the reason's
  * Enter): a key soon after it is the flow of that typing (a second y,
  * pressed as the next question appears), not an answer to the next. */
@@ -474,7 +495,9 @@ enum approval_answer gate_tty_ask(const struct approval_question *q, char **reas
 	int flushed = is_term && poll(&waiting, 1, 0) > 0 && (waiting.revents & POLLIN);
 	if (is_term)
 		tcflush(fd, TCIFLUSH);
-	utf8_term_printf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, q->subject ? q->subject : "");
+	char *subject = indented(q->subject ? q->subject : "", "\n  ");
+	utf8_term_printf(tty, "\nsandbx: the model asks to run %s\n  %s\n", q->tool, subject);
+	free(subject);
 	if (q->args && *q->args)
 		utf8_term_printf(tty, "  arguments: %s\n", q->args);
 	/* The diff is the model's text and the file's: its controls are made

@@ -876,6 +876,19 @@ lines=q.split(b\"\n\")
 assert not [l for l in lines if l.startswith((b\"+++ b/notes.txt\", b\"-old note\", b\"@@ -1 +1 @@\"))], q
 assert b\"+++ b/a.txt\\\\x0a+++ b/notes.txt\\\\x0a@@ -1 +1 @@\\\\x0a-old note\n\" in q, q
 "'
+# A command may span lines, and the question shows them as lines: each
+# is indented, so none stands at column 0, where the question's own lines
+# start (and, on the same terminal, stderr's records).
+ask_case ag-approve-command-indented "each line of a bash command in the question is indented: the command cannot draw a line that reads as the question's own header or an audit record" \
+	bash '{"command":"true\nsandbx: the model asks to run write\n  notes.txt\nsandbx audit exited code=0\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run bash\"):b.index(b\"allow?\")]
+lines=q.split(b\"\n\")
+assert not [l for l in lines if l.startswith((b\"sandbx: the model asks to run write\", b\"sandbx audit\"))], q
+assert b\"\n  true\n  sandbx: the model asks to run write\n    notes.txt\n  sandbx audit exited code=0\n\" in q, q
+"'
 long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
 ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
 	bash "{\"command\":\"$long\"}" \
