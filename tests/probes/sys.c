@@ -9,6 +9,11 @@
  *   sys NAME                  one of the names in the table below
  *   sys socket FAM TYPE PROTO socket(2) with numeric arguments
  *   sys socketpair FAM TYPE   socketpair(2)
+ *   sys genl-family NAME      ask generic netlink's controller for the
+ *                             family NAME (CTRL_CMD_GETFAMILY): "ok" when
+ *                             it exists, the kernel's ENOENT when not (on
+ *                             a kernel with modules, after it asked
+ *                             modprobe for one), EPERM from socket()
  *   sys write-file PATH       open PATH O_WRONLY and write one line
  *   sys setlease PATH         a write lease on PATH opened read-only (let
  *                             go at once); setlease-high with garbage in
@@ -61,6 +66,8 @@
 #include <sys/wait.h>
 
 #include <linux/fscrypt.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
 
 #include "probe.h"
 #include "util/compat.h"
@@ -396,6 +403,57 @@ static long write_file(const char *path)
 	return write(fd, "pwned\n", 6);
 }
 
+/*
+ * A family lookup by name.  The kernel's controller, when it knows no
+ * such family, asks modprobe for "net-pf-16-proto-16-family-NAME" before
+ * it answers, whatever the caller's capabilities.
+ */
+static long genl_family(const char *name)
+{
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+		char attrs[64];
+	} req;
+	size_t len = strlen(name) + 1;
+	if (len > GENL_NAMSIZ) {
+		errno = EINVAL;
+		return -1;
+	}
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (s < 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	struct nlattr *a = (struct nlattr *)req.attrs;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = (unsigned short)(NLA_HDRLEN + len);
+	memcpy((char *)a + NLA_HDRLEN, name, len);
+	req.n.nlmsg_len = (unsigned)(NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(a->nla_len));
+	req.n.nlmsg_type = GENL_ID_CTRL;
+	req.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.n.nlmsg_seq = 1;
+	req.g.cmd = CTRL_CMD_GETFAMILY;
+	req.g.version = 1;
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
+	if (sendto(s, &req, req.n.nlmsg_len, 0, (struct sockaddr *)&k, sizeof(k)) < 0)
+		return -1;
+	union {
+		struct nlmsghdr n;
+		char buf[8192];
+	} ans;
+	ssize_t got = recv(s, ans.buf, sizeof(ans.buf), 0);
+	if (got < 0)
+		return -1;
+	close(s);
+	if (got < (ssize_t)NLMSG_LENGTH(sizeof(int)) || ans.n.nlmsg_type != NLMSG_ERROR)
+		return 0;	/* the family's description */
+	int e = ((struct nlmsgerr *)NLMSG_DATA(&ans.n))->error;
+	if (e == 0)
+		return 0;
+	errno = -e;
+	return -1;
+}
+
 static long num(const char *s)
 {
 	return strtol(s, NULL, 0);
@@ -657,7 +715,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(n, "socketpair") && argc == 4) {
 		int sv[2];
 		r = socketpair((int)num(argv[2]), (int)num(argv[3]) | SOCK_CLOEXEC, 0, sv);
-	} else if (!strcmp(n, "tcp_ulp"))
+	} else if (!strcmp(n, "genl-family") && argc == 3)
+		r = genl_family(argv[2]);
+	else if (!strcmp(n, "tcp_ulp"))
 		r = tcp_opt(TCP_ULP, "tls", 3);
 	else if (!strcmp(n, "tcp_fastopen_connect")) {
 		int one_i = 1;
