@@ -439,6 +439,15 @@ static int add_port_rules(scmp_filter_ctx ctx)
 	 * connect path the port rules were not written against. */
 	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_TCP), ARG32(2, TCP_ULP));
 	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_TCP), ARG32(2, TCP_FASTOPEN_CONNECT));
+	/* A SO_REUSEPORT group on a listed port may be a host listener's of
+	 * the same user, which the command can join: a program attached to
+	 * the group picks which socket gets each connection (a classic one
+	 * needs no privilege), so the command would take every connection
+	 * rather than the hash's share, and the program stays on the host's
+	 * group after the run; detaching takes the host's own away. */
+	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_SOCKET), ARG32(2, SO_ATTACH_REUSEPORT_CBPF));
+	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_SOCKET), ARG32(2, SO_ATTACH_REUSEPORT_EBPF));
+	RULE(ctx, DENY, SCMP_SYS(setsockopt), 2, ARG32(1, SOL_SOCKET), ARG32(2, SO_DETACH_REUSEPORT_BPF));
 	RULE(ctx, DENY, SCMP_SYS(sendto), 1, ARGBITS(3, MSG_FASTOPEN));
 	RULE(ctx, DENY, SCMP_SYS(sendmsg), 1, ARGBITS(2, MSG_FASTOPEN));
 	RULE(ctx, DENY, SCMP_SYS(sendmmsg), 1, ARGBITS(3, MSG_FASTOPEN));

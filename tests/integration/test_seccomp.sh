@@ -509,6 +509,18 @@ expect_out sc-ports-unix-denied "err EPERM" $P -- "$SYS" socket $AF_UNIX $STREAM
 expect_out sc-ports-socketpair-family-denied "err EPERM" $P -- "$SYS" socketpair $AF_TIPC $RDM
 # glibc's AI_ADDRCONFIG probe uses netlink; getaddrinfo falls back.
 expect_out sc-ports-getaddrinfo ok $P -- "$SYS" getaddrinfo
+# A program steering a SO_REUSEPORT group: joined to a host listener's
+# group on a listed port, the command's classic BPF would pick which
+# socket gets each connection (all of them its own), and stay on the
+# host's group after the run; detaching would take the host's own away.
+# The filter's EPERM; under bare --allow-network the kernel takes the
+# classic program unprivileged, and answers the other two itself.
+expect_out sc-ports-reuseport-cbpf-denied "err EPERM" $P -- "$SYS" reuseport-cbpf
+expect_out sc-ports-reuseport-ebpf-denied "err EPERM" $P -- "$SYS" reuseport-ebpf
+expect_out sc-ports-reuseport-detach-denied "err EPERM" $P -- "$SYS" reuseport-detach
+expect_out sc-any-reuseport-cbpf-allowed ok --allow-network -- "$SYS" reuseport-cbpf
+expect_out sc-any-reuseport-ebpf-kernel "err EBADF" --allow-network -- "$SYS" reuseport-ebpf
+expect_out sc-any-reuseport-detach-kernel "err ENOENT" --allow-network -- "$SYS" reuseport-detach
 
 # Any network: nothing network-related refused but AF_UNIX.
 expect_out sc-any-udp-allowed ok --allow-network -- "$SYS" socket $AF_INET $DGRAM 0

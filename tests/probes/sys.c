@@ -9,6 +9,12 @@
  *   sys NAME                  one of the names in the table below
  *   sys socket FAM TYPE PROTO socket(2) with numeric arguments
  *   sys socketpair FAM TYPE   socketpair(2)
+ *   sys reuseport-cbpf        a TCP socket with SO_REUSEPORT given a
+ *                             classic BPF program that picks the group's
+ *                             listener (SO_ATTACH_REUSEPORT_CBPF);
+ *                             reuseport-ebpf the same with program fd -1
+ *                             (the kernel's EBADF), reuseport-detach
+ *                             takes the group's away (ENOENT: none)
  *   sys genl-family NAME      ask generic netlink's controller for the
  *                             family NAME (CTRL_CMD_GETFAMILY): "ok" when
  *                             it exists, the kernel's ENOENT when not (on
@@ -66,6 +72,7 @@
 #include <sys/wait.h>
 
 #include <linux/fscrypt.h>
+#include <linux/filter.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
@@ -454,6 +461,20 @@ static long genl_family(const char *name)
 	return -1;
 }
 
+/* SO_ATTACH_REUSEPORT_CBPF, _EBPF or SO_DETACH_REUSEPORT_BPF on a TCP
+ * socket that joined no group yet (SO_REUSEPORT set, not bound). */
+static long reuseport_prog(int opt)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, none = -1;
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		return -1;
+	struct sock_filter first = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog prog = { .len = 1, .filter = &first };
+	if (opt == SO_ATTACH_REUSEPORT_CBPF)
+		return setsockopt(s, SOL_SOCKET, opt, &prog, sizeof(prog));
+	return setsockopt(s, SOL_SOCKET, opt, opt == SO_ATTACH_REUSEPORT_EBPF ? &none : &one, sizeof(int));
+}
+
 static long num(const char *s)
 {
 	return strtol(s, NULL, 0);
@@ -715,7 +736,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(n, "socketpair") && argc == 4) {
 		int sv[2];
 		r = socketpair((int)num(argv[2]), (int)num(argv[3]) | SOCK_CLOEXEC, 0, sv);
-	} else if (!strcmp(n, "genl-family") && argc == 3)
+	} else if (!strcmp(n, "reuseport-cbpf"))
+		r = reuseport_prog(SO_ATTACH_REUSEPORT_CBPF);
+	else if (!strcmp(n, "reuseport-ebpf"))
+		r = reuseport_prog(SO_ATTACH_REUSEPORT_EBPF);
+	else if (!strcmp(n, "reuseport-detach"))
+		r = reuseport_prog(SO_DETACH_REUSEPORT_BPF);
+	else if (!strcmp(n, "genl-family") && argc == 3)
 		r = genl_family(argv[2]);
 	else if (!strcmp(n, "tcp_ulp"))
 		r = tcp_opt(TCP_ULP, "tls", 3);

@@ -559,6 +559,27 @@ static void test_seccomp_ports_tcp_options(void **state)
 	ASSERT_RET(run(F_PORTS, SYS_sendmmsg, 3, 0, 1, 0), R_ALLOW, "sendmmsg");
 }
 
+/* The programs that steer a SO_REUSEPORT group, refused in port mode,
+ * where the group may be a host listener's; any other socket option of
+ * those numbers' neighbours stays allowed, and so does each elsewhere. */
+static void test_seccomp_ports_reuseport_prog(void **state)
+{
+	const int opts[] = { SO_ATTACH_REUSEPORT_CBPF, SO_ATTACH_REUSEPORT_EBPF, SO_DETACH_REUSEPORT_BPF };
+	char what[64];
+	for (size_t i = 0; i < SBX_ARRAY_LEN(opts); i++) {
+		snprintf(what, sizeof(what), "SOL_SOCKET %d", opts[i]);
+		ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_SOCKET, opts[i], 0), R_EPERM, what);
+		ASSERT_RET(run(F_PORTS_UNIX, SYS_setsockopt, 3, HIGH_GARBAGE | SOL_SOCKET, HIGH_GARBAGE | opts[i], 0),
+			   R_EPERM, what);
+		ASSERT_RET(run(F_ANY, SYS_setsockopt, 3, SOL_SOCKET, opts[i], 0), R_ALLOW, what);
+		ASSERT_RET(run(F_DEFAULT, SYS_setsockopt, 3, SOL_SOCKET, opts[i], 0), R_ALLOW, what);
+		ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_TCP, opts[i], 0), R_ALLOW, what);
+	}
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_SOCKET, SO_REUSEPORT, 0), R_ALLOW, "SO_REUSEPORT");
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_SOCKET, SO_ATTACH_FILTER, 0), R_ALLOW, "SO_ATTACH_FILTER");
+	ASSERT_RET(run(F_PORTS, SYS_setsockopt, 3, SOL_SOCKET, SO_DETACH_FILTER, 0), R_ALLOW, "SO_DETACH_FILTER");
+}
+
 static void test_seccomp_other_modes_no_port_rules(void **state)
 {
 	/* Any network: nothing network-related beyond AF_UNIX. */
@@ -925,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_ports_socket_rules),
 		cmocka_unit_test(test_seccomp_none_families),
 		cmocka_unit_test(test_seccomp_ports_tcp_options),
+		cmocka_unit_test(test_seccomp_ports_reuseport_prog),
 		cmocka_unit_test(test_seccomp_other_modes_no_port_rules),
 		cmocka_unit_test(test_seccomp_personality_allowed),
 		cmocka_unit_test(test_seccomp_foreign_arch_killed),
