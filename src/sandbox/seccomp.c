@@ -11,7 +11,8 @@
  * Denials answer EPERM so a program survives and reports them; clone3
  * and openat2 answer ENOSYS so libc and programs fall back to clone and
  * openat, whose flags and mode the filter can read (clone3 and openat2
- * pass them behind a pointer).  A foreign architecture kills the whole
+ * pass them behind a pointer), and io_setup so libaio's users fall back
+ * to threads.  A foreign architecture kills the whole
  * process (libseccomp's bad-arch action).
  *
  * Integer arguments: seccomp sees the full 64-bit register, the kernel
@@ -359,6 +360,13 @@ static int add_denylist(scmp_filter_ctx ctx)
 			RULE(ctx, DENY, nr, 1, ARGBITS(mode_args[i].arg, setid_bits[j]));
 	}
 	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+	/* Native AIO's events are counted for the whole machine together
+	 * (fs.aio-max-nr, 65536 by default), with no capability exempting
+	 * anyone: one io_setup asking for all of them left every other
+	 * process, root's too, EAGAIN until the run ended.  ENOSYS, as a
+	 * kernel built without AIO answers, has libaio's users fall back to
+	 * threads; with no context the other io_* calls reach nothing. */
+	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_setup), 0);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
 		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
 	/* A file lease needs only a descriptor, read-only will do, of a file

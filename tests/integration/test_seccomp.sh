@@ -136,6 +136,21 @@ expect_out sc-userns-clone "err EPERM" -- "$SYS" clone-newuser
 expect_out sc-userns-clone-highbits "err EPERM" -- "$SYS" clone-newuser-high
 expect_out sc-userns-clone3 "err ENOSYS" -- "$SYS" clone3-newuser
 expect_out sc-clone3-enosys "err ENOSYS" -- "$SYS" clone3
+# Native AIO: fs.aio-max-nr bounds the events of every context of the
+# machine together, no capability exempts a caller, and one io_setup
+# asking for all of them was granted in the sandbox.  io_setup answers
+# ENOSYS, as a kernel without AIO does, so libaio's users fall back to
+# threads.  The bad pointer has this kernel (which has AIO: the probe run
+# outside answers EFAULT) tell its own answer apart.
+expect_out sc-io-setup-enosys "err ENOSYS" -- "$SYS" io_setup
+t_start sc-io-setup-host-budget
+aio_max=$(cat /proc/sys/fs/aio-max-nr)
+host=$("$SYS" io_setup 2>&1)
+probe -- "$SYS" io_setup-all "$aio_max"
+case "$host $out" in
+"err EFAULT"*" err ENOSYS"*) t_pass ;;
+*) t_fail "outside: '$host', inside, io_setup of $aio_max events: '$out' (exit $rc)" ;;
+esac
 
 # The filter alone makes the difference: outside any sandbox the probe
 # creates a user namespace; under the filter (seccomp_try) it cannot.

@@ -46,6 +46,7 @@ static inline const char *probe_errname(int e)
 	case ENOSPC: return "ENOSPC";
 	case EBUSY: return "EBUSY";
 	case EMFILE: return "EMFILE";
+	case EFAULT: return "EFAULT";
 	case ENFILE: return "ENFILE";
 	default: return "E?";
 	}

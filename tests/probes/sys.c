@@ -15,6 +15,8 @@
  *                             reuseport-ebpf the same with program fd -1
  *                             (the kernel's EBADF), reuseport-detach
  *                             takes the group's away (ENOENT: none)
+ *   sys io_setup-all N        a native AIO context of N events (fs.aio-nr
+ *                             counts them for the whole machine)
  *   sys genl-family NAME      ask generic netlink's controller for the
  *                             family NAME (CTRL_CMD_GETFAMILY): "ok" when
  *                             it exists, the kernel's ENOENT when not (on
@@ -55,6 +57,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <linux/aio_abi.h>
 #include <linux/io_uring.h>
 #include <linux/openat2.h>
 #include <linux/vm_sockets.h>
@@ -625,6 +628,14 @@ int main(int argc, char **argv)
 		r = syscall(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0);
 	else if (!strcmp(n, "io_uring_register"))
 		r = syscall(SYS_io_uring_register, -1, 0, NULL, 0);
+	/* Native AIO: a bad pointer for the context, so the kernel's own
+	 * answer is EFAULT (ENOSYS only built without AIO). */
+	else if (!strcmp(n, "io_setup"))
+		r = syscall(SYS_io_setup, 1, NULL);
+	else if (!strcmp(n, "io_setup-all") && argc == 3) {
+		aio_context_t ctx = 0;
+		r = syscall(SYS_io_setup, (unsigned)num(argv[2]), &ctx);
+	}
 	else if (!strcmp(n, "memfd_create"))
 		r = syscall(SYS_memfd_create, "x", 0);
 	else if (!strcmp(n, "memfd-exec"))
