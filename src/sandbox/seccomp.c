@@ -35,6 +35,7 @@
 #include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -367,6 +368,16 @@ static int add_denylist(scmp_filter_ctx ctx)
 	 * kernel built without AIO answers, has libaio's users fall back to
 	 * threads; with no context the other io_* calls reach nothing. */
 	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_setup), 0);
+	/* The huge page pool (vm.nr_hugepages) is the machine's, reserved by
+	 * its admin (databases, VMs), and charged to no user, no memory
+	 * cgroup by default and no rlimit but the address space: a command
+	 * took every page of it while it ran, and the host's own mappings
+	 * failed.  ENOMEM is what an empty pool answers, as on most machines,
+	 * so users of MAP_HUGETLB already fall back to ordinary pages.  The
+	 * flag is one bit of mmap's flags and of shmget's shmflg, compared
+	 * whatever the other bits hold; memfd_create is denied outright. */
+	RULE(ctx, SCMP_ACT_ERRNO(ENOMEM), SCMP_SYS(mmap), 1, ARGBITS(3, MAP_HUGETLB));
+	RULE(ctx, SCMP_ACT_ERRNO(ENOMEM), SCMP_SYS(shmget), 1, ARGBITS(2, SHM_HUGETLB));
 	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
 		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
 	/* A file lease needs only a descriptor, read-only will do, of a file

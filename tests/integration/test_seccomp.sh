@@ -143,6 +143,18 @@ expect_out sc-clone3-enosys "err ENOSYS" -- "$SYS" clone3
 # threads.  The bad pointer has this kernel (which has AIO: the probe run
 # outside answers EFAULT) tell its own answer apart.
 expect_out sc-io-setup-enosys "err ENOSYS" -- "$SYS" io_setup
+# The huge page pool (vm.nr_hugepages) is the machine's, charged to no
+# user or memory limit: an anonymous MAP_HUGETLB mapping or a SHM_HUGETLB
+# segment answers ENOMEM, an empty pool's answer (the kernel's own here,
+# for a length of 0, is EINVAL).
+expect_out sc-hugetlb-mmap-enomem "err ENOMEM" -- "$SYS" mmap-hugetlb
+expect_out sc-hugetlb-shmget-enomem "err ENOMEM" -- "$SYS" shmget-hugetlb
+t_start sc-hugetlb-kernel-einval
+out=$("$SYS" mmap-hugetlb 2>&1)
+case $out in
+"err EINVAL"*) t_pass ;;
+*) t_fail "outside the sandbox, a MAP_HUGETLB mapping of length 0: '$out'" ;;
+esac
 t_start sc-io-setup-host-budget
 aio_max=$(cat /proc/sys/fs/aio-max-nr)
 host=$("$SYS" io_setup 2>&1)

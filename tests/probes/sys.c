@@ -15,6 +15,9 @@
  *                             reuseport-ebpf the same with program fd -1
  *                             (the kernel's EBADF), reuseport-detach
  *                             takes the group's away (ENOENT: none)
+ *   sys mmap-hugetlb          an anonymous MAP_HUGETLB mapping, and
+ *                             shmget-hugetlb a SHM_HUGETLB segment, both
+ *                             of length 0 (the kernel's EINVAL)
  *   sys io_setup-all N        a native AIO context of N events (fs.aio-nr
  *                             counts them for the whole machine)
  *   sys genl-family NAME      ask generic netlink's controller for the
@@ -62,6 +65,7 @@
 #include <linux/openat2.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <termios.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -628,6 +632,12 @@ int main(int argc, char **argv)
 		r = syscall(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0);
 	else if (!strcmp(n, "io_uring_register"))
 		r = syscall(SYS_io_uring_register, -1, 0, NULL, 0);
+	/* The machine's huge page pool.  A length of 0: the kernel's own
+	 * answer is EINVAL (ENOMEM would be an empty pool's). */
+	else if (!strcmp(n, "mmap-hugetlb"))
+		r = (long)mmap(NULL, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	else if (!strcmp(n, "shmget-hugetlb"))
+		r = shmget(IPC_PRIVATE, 0, IPC_CREAT | SHM_HUGETLB | 0600);
 	/* Native AIO: a bad pointer for the context, so the kernel's own
 	 * answer is EFAULT (ENOSYS only built without AIO). */
 	else if (!strcmp(n, "io_setup"))

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/wait.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
@@ -43,6 +44,7 @@
 #define R_EPERM (SECCOMP_RET_ERRNO | EPERM)
 #define R_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
 #define R_ENOSPC (SECCOMP_RET_ERRNO | ENOSPC)
+#define R_ENOMEM (SECCOMP_RET_ERRNO | ENOMEM)
 #define R_KILL SECCOMP_RET_KILL_PROCESS
 #define X32_BIT 0x40000000
 #define HIGH_GARBAGE 0xdead000100000000ULL
@@ -314,6 +316,24 @@ static void test_seccomp_clone3_enosys(void **state)
 {
 	for (int f = 0; f < F__COUNT; f++)
 		ASSERT_RET(run(f, __NR_clone3, 0, 88, 0, 0), R_ENOSYS, "clone3");
+}
+
+/* The huge page pool is the machine's: a MAP_HUGETLB mapping and a
+ * SHM_HUGETLB segment answer ENOMEM, as an empty pool does, whatever else
+ * their flags hold; other mappings and segments are untouched. */
+static void test_seccomp_hugetlb_enomem(void **state)
+{
+	const uint64_t map = MAP_PRIVATE | MAP_ANONYMOUS;
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_mmap, 0, 2 << 20, PROT_READ, map | MAP_HUGETLB), R_ENOMEM, "MAP_HUGETLB");
+		ASSERT_RET(run(f, SYS_mmap, 0, 2 << 20, PROT_READ, HIGH_GARBAGE | map | MAP_HUGETLB | (21U << 26)),
+			   R_ENOMEM, "MAP_HUGETLB 2MB, high bits");
+		ASSERT_RET(run(f, SYS_mmap, 0, 2 << 20, PROT_READ, map), R_ALLOW, "mmap");
+		ASSERT_RET(run(f, SYS_mmap, 0, 2 << 20, PROT_READ, map | MAP_POPULATE | MAP_NORESERVE), R_ALLOW,
+			   "mmap populate");
+		ASSERT_RET(run(f, SYS_shmget, 0, 2 << 20, IPC_CREAT | SHM_HUGETLB | 0600, 0), R_ENOMEM, "SHM_HUGETLB");
+		ASSERT_RET(run(f, SYS_shmget, 0, 4096, IPC_CREAT | 0600, 0), R_ALLOW, "shmget");
+	}
 }
 
 /* Native AIO's events are counted for the whole machine (fs.aio-max-nr):
@@ -960,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_none_families),
 		cmocka_unit_test(test_seccomp_ports_tcp_options),
 		cmocka_unit_test(test_seccomp_io_setup_enosys),
+		cmocka_unit_test(test_seccomp_hugetlb_enomem),
 		cmocka_unit_test(test_seccomp_ports_reuseport_prog),
 		cmocka_unit_test(test_seccomp_other_modes_no_port_rules),
 		cmocka_unit_test(test_seccomp_personality_allowed),
