@@ -146,7 +146,7 @@ static const struct sc_mask other_ip_protocols_offline[] = {
  * the iSCSI and RDMA ones), loaded at socket().  NETLINK_GENERIC (16) is
  * built in but refused too: its controller, asked for a family by a name
  * it does not know (CTRL_CMD_GETFAMILY), has the kernel load the module
- * of that name (l2tp, gtp, openvswitch, batman-adv, smc...) with no
+ * of that name (l2tp, gtp, wireguard, openvswitch, smc...) with no
  * capability asked, inside a message the filter cannot read. */
 static const struct sc_mask other_netlink_protocols_offline[] = {
 	{ 0x03, 0x02 }, { 0x06, 0x02 }, { 0x07, 0x05 }, { 0x09, 0x01 }, { 0x09, 0x08 }, { 0x10, 0x10 },

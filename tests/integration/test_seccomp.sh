@@ -505,7 +505,7 @@ expect_out sc-none-nfnetlink-denied "err EPERM" -- "$SYS" socket $AF_NETLINK $RA
 expect_out sc-none-netlink-crypto-denied "err EPERM" -- "$SYS" socket $AF_NETLINK $RAW 21
 # Generic netlink is built in, but its controller, asked for a family by
 # name it does not know, has the kernel load the module of that name
-# (net-pf-16-proto-16-family-NAME: l2tp, gtp, openvswitch, batman-adv,
+# (net-pf-16-proto-16-family-NAME: l2tp, gtp, wireguard, openvswitch,
 # smc...) with no capability asked, as socket() would for a protocol.
 # Refused without a network; the lookup itself reaches the kernel under
 # bare --allow-network (its ENOENT, not the filter's EPERM).
