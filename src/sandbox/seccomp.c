@@ -378,6 +378,13 @@ static int add_denylist(scmp_filter_ctx ctx)
 	 * whatever the other bits hold; memfd_create is denied outright. */
 	RULE(ctx, SCMP_ACT_ERRNO(ENOMEM), SCMP_SYS(mmap), 1, ARGBITS(3, MAP_HUGETLB));
 	RULE(ctx, SCMP_ACT_ERRNO(ENOMEM), SCMP_SYS(shmget), 1, ARGBITS(2, SHM_HUGETLB));
+	/* Kernel same-page merging, where the admin turned it on, merges a
+	 * page the command made with an identical one of any process that
+	 * opted in (a VM's guest memory): the time of a write to it then
+	 * tells the command what the host holds.  Opting in needs no
+	 * privilege; EINVAL is what a kernel without KSM answers. */
+	RULE(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(madvise), 1, ARG32(2, MADV_MERGEABLE));
+	RULE(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1, ARG32(0, PR_SET_MEMORY_MERGE));
 	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
 		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
 	/* A file lease needs only a descriptor, read-only will do, of a file

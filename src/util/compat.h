@@ -112,6 +112,11 @@ struct mount_attr {
 #define PIDFD_THREAD O_EXCL		/* 6.9 */
 #endif
 
+/* prctl: KSM merging of every page of the process (6.4). */
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67		/* 6.4 */
+#endif
+
 /* The flags word of /proc/PID/stat (field 9) is the task's PF_* flags,
  * which no uapi header defines: PF_EXITING has been 0x4 since 2.6. */
 #ifndef PF_EXITING

@@ -149,6 +149,20 @@ expect_out sc-io-setup-enosys "err ENOSYS" -- "$SYS" io_setup
 # for a length of 0, is EINVAL).
 expect_out sc-hugetlb-mmap-enomem "err ENOMEM" -- "$SYS" mmap-hugetlb
 expect_out sc-hugetlb-shmget-enomem "err ENOMEM" -- "$SYS" shmget-hugetlb
+# Kernel same-page merging: a page the command opts in is merged with
+# an identical one of any process that did (a VM's memory), and the time
+# of a write to it tells the command what the host holds.  Both ways in
+# answer EINVAL, a kernel without KSM's answer; this kernel, which has
+# KSM, answers ok outside (sc-ksm-kernel-ok).
+expect_out sc-ksm-madvise-einval "err EINVAL" -- "$SYS" ksm-madvise
+expect_out sc-ksm-prctl-einval "err EINVAL" -- "$SYS" ksm-prctl
+t_start sc-ksm-kernel-ok
+out=$("$SYS" ksm-madvise 2>&1; "$SYS" ksm-prctl 2>&1)
+case $out in
+"ok"*"ok"*) t_pass ;;
+*"err EINVAL"*) t_skip "this kernel has no KSM (CONFIG_KSM): '$out'" ;;
+*) t_fail "outside the sandbox: '$out'" ;;
+esac
 t_start sc-hugetlb-kernel-einval
 out=$("$SYS" mmap-hugetlb 2>&1)
 case $out in

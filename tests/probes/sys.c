@@ -18,6 +18,8 @@
  *   sys mmap-hugetlb          an anonymous MAP_HUGETLB mapping, and
  *                             shmget-hugetlb a SHM_HUGETLB segment, both
  *                             of length 0 (the kernel's EINVAL)
+ *   sys ksm-madvise           KSM merging of one anonymous page; ksm-prctl
+ *                             of every page (PR_SET_MEMORY_MERGE)
  *   sys io_setup-all N        a native AIO context of N events (fs.aio-nr
  *                             counts them for the whole machine)
  *   sys genl-family NAME      ask generic netlink's controller for the
@@ -66,6 +68,7 @@
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <termios.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -638,6 +641,15 @@ int main(int argc, char **argv)
 		r = (long)mmap(NULL, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 	else if (!strcmp(n, "shmget-hugetlb"))
 		r = shmget(IPC_PRIVATE, 0, IPC_CREAT | SHM_HUGETLB | 0600);
+	/* Kernel same-page merging asked for one page, or for the whole
+	 * process: the kernel's answer is "ok" where KSM is built in (if
+	 * off, nothing merges), EINVAL where it is not. */
+	else if (!strcmp(n, "ksm-madvise")) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		r = p == MAP_FAILED ? -1 : madvise(p, 4096, MADV_MERGEABLE);
+	}
+	else if (!strcmp(n, "ksm-prctl"))
+		r = prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0);
 	/* Native AIO: a bad pointer for the context, so the kernel's own
 	 * answer is EFAULT (ENOSYS only built without AIO). */
 	else if (!strcmp(n, "io_setup"))

@@ -45,6 +45,7 @@
 #define R_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
 #define R_ENOSPC (SECCOMP_RET_ERRNO | ENOSPC)
 #define R_ENOMEM (SECCOMP_RET_ERRNO | ENOMEM)
+#define R_EINVAL (SECCOMP_RET_ERRNO | EINVAL)
 #define R_KILL SECCOMP_RET_KILL_PROCESS
 #define X32_BIT 0x40000000
 #define HIGH_GARBAGE 0xdead000100000000ULL
@@ -333,6 +334,25 @@ static void test_seccomp_hugetlb_enomem(void **state)
 			   "mmap populate");
 		ASSERT_RET(run(f, SYS_shmget, 0, 2 << 20, IPC_CREAT | SHM_HUGETLB | 0600, 0), R_ENOMEM, "SHM_HUGETLB");
 		ASSERT_RET(run(f, SYS_shmget, 0, 4096, IPC_CREAT | 0600, 0), R_ALLOW, "shmget");
+	}
+}
+
+/* Kernel same-page merging: MADV_MERGEABLE and PR_SET_MEMORY_MERGE answer
+ * EINVAL, as without KSM, whatever the high bits; the other advice and
+ * options are untouched. */
+static void test_seccomp_ksm_einval(void **state)
+{
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_madvise, 0x7ffd0000, 4096, MADV_MERGEABLE, 0), R_EINVAL, "MADV_MERGEABLE");
+		ASSERT_RET(run(f, SYS_madvise, 0x7ffd0000, 4096, HIGH_GARBAGE | MADV_MERGEABLE, 0), R_EINVAL,
+			   "MADV_MERGEABLE high bits");
+		ASSERT_RET(run(f, SYS_madvise, 0x7ffd0000, 4096, MADV_UNMERGEABLE, 0), R_ALLOW, "MADV_UNMERGEABLE");
+		ASSERT_RET(run(f, SYS_madvise, 0x7ffd0000, 4096, MADV_DONTNEED, 0), R_ALLOW, "MADV_DONTNEED");
+		ASSERT_RET(run(f, SYS_prctl, PR_SET_MEMORY_MERGE, 1, 0, 0), R_EINVAL, "PR_SET_MEMORY_MERGE");
+		ASSERT_RET(run(f, SYS_prctl, HIGH_GARBAGE | PR_SET_MEMORY_MERGE, 1, 0, 0), R_EINVAL,
+			   "PR_SET_MEMORY_MERGE high bits");
+		ASSERT_RET(run(f, SYS_prctl, PR_SET_MEMORY_MERGE + 1, 0, 0, 0), R_ALLOW, "PR_GET_MEMORY_MERGE");
+		ASSERT_RET(run(f, SYS_prctl, PR_SET_NAME, 0x7ffd0000, 0, 0), R_ALLOW, "PR_SET_NAME");
 	}
 }
 
@@ -980,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_none_families),
 		cmocka_unit_test(test_seccomp_ports_tcp_options),
 		cmocka_unit_test(test_seccomp_io_setup_enosys),
+		cmocka_unit_test(test_seccomp_ksm_einval),
 		cmocka_unit_test(test_seccomp_hugetlb_enomem),
 		cmocka_unit_test(test_seccomp_ports_reuseport_prog),
 		cmocka_unit_test(test_seccomp_other_modes_no_port_rules),
