@@ -45,13 +45,13 @@ int cli_tool(struct cli_opts *o)
 	/* The whole text must be the object: nothing may follow it. */
 	cJSON *in = cJSON_ParseWithOpts(o->tool_json, NULL, 1);
 	if (!in) {
+		/* a line, not the whole argument back */
 		size_t n = strlen(o->tool_json);
-		if (n > TOOL_INPUT_QUOTED)	/* a line, not the whole argument back */
-			sbx_err("tool input '%.*s...' is not valid JSON (%zu bytes; its start shown) — give an object "
-				"such as '{\"path\":\"README.md\"}'", TOOL_INPUT_QUOTED, o->tool_json, n);
-		else
-			sbx_err("tool input '%s' is not valid JSON — give an object such as '{\"path\":\"README.md\"}'",
-				o->tool_json);
+		char size[64] = "";
+		if (n > TOOL_INPUT_QUOTED)
+			snprintf(size, sizeof(size), " (%zu bytes; its start shown)", n);
+		sbx_err("tool input '%.*s%s' is not valid JSON%s — give an object such as '{\"path\":\"README.md\"}'",
+			TOOL_INPUT_QUOTED, o->tool_json, *size ? "..." : "", size);
 		return EXIT_USAGE;
 	}
 	if (tools_json_has_nul(o->tool_json, strlen(o->tool_json))) {

@@ -284,17 +284,11 @@ static const uint64_t clone_new_flags[] = {
  * locking the user's encrypted directories there after the run, or add
  * keys that stay in the filesystem's keyring, charged to the user's key
  * quota, until it is unmounted (keyctl is denied for the same keys). */
-static const unsigned long tty_ioctls[] = { TIOCSTI,
-					    TIOCLINUX,
-					    TIOCSETD,
-					    TIOCEXCL,
-					    TIOCSWINSZ,
-					    TCXONC,
-					    TIOCSCTTY,
-					    FS_IOC_ENABLE_VERITY,
-					    FS_IOC_ADD_ENCRYPTION_KEY,
-					    FS_IOC_REMOVE_ENCRYPTION_KEY,
-					    FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS };
+static const unsigned long denied_ioctls[] = {
+	TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, TIOCSWINSZ, TCXONC, TIOCSCTTY,
+	FS_IOC_ENABLE_VERITY,
+	FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS,
+};
 
 /*
  * Syscalls that take a file mode, and the argument holding it.  A mode
@@ -385,8 +379,8 @@ static int add_denylist(scmp_filter_ctx ctx)
 	 * privilege; EINVAL is what a kernel without KSM answers. */
 	RULE(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(madvise), 1, ARG32(2, MADV_MERGEABLE));
 	RULE(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1, ARG32(0, PR_SET_MEMORY_MERGE));
-	for (size_t i = 0; i < SBX_ARRAY_LEN(tty_ioctls); i++)
-		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, tty_ioctls[i]));
+	for (size_t i = 0; i < SBX_ARRAY_LEN(denied_ioctls); i++)
+		RULE(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, denied_ioctls[i]));
 	/* A file lease needs only a descriptor, read-only will do, of a file
 	 * the caller owns (a root caller owns /usr and /etc): while it is
 	 * held, every other open of the file (a write open for a read lease,

@@ -340,6 +340,22 @@ static int root_open(struct fsguard *g, struct fsg_root *r, const char *rel, int
 }
 
 /*
+ * Open the very inode the O_PATH handle pfd holds, through /proc/self/fd,
+ * with oflags (never creating), and close pfd.  The descriptor, or
+ * -errno: the name was there (pfd), so ENOENT now is a /proc missing, not
+ * a file gone, and must not pass for one (EIO).
+ */
+static int reopen(int pfd, int oflags)
+{
+	char via[32];
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
+	int e = errno == ENOENT ? EIO : errno;
+	close(pfd);
+	return fd < 0 ? -e : fd;
+}
+
+/*
  * Open rel beneath a directory root without opening a device: opening one
  * can act (a watchdog starts its countdown, a tape rewinds, a serial line
  * resets a board), and a granted tree (--allow-read /dev) may hold any.
@@ -349,7 +365,6 @@ static int root_open(struct fsguard *g, struct fsg_root *r, const char *rel, int
 static int dir_open(struct fsguard *g, struct fsg_root *r, const char *rel, int oflags)
 {
 	struct stat st;
-	char via[32];
 	if (oflags & O_PATH)
 		return root_open(g, r, rel, oflags, 0);
 	int pfd = root_open(g, r, rel, O_PATH, 0);
@@ -366,17 +381,12 @@ static int dir_open(struct fsguard *g, struct fsg_root *r, const char *rel, int 
 		close(pfd);
 		return -ENXIO;
 	}
-	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
-	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
-	int e = errno;
-	close(pfd);
-	return fd < 0 ? -e : fd;
+	return reopen(pfd, oflags);
 }
 
 int fsguard_open_reg_at(int dfd, const char *name, int oflags)
 {
 	struct stat st;
-	char via[32];
 	int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
@@ -385,13 +395,7 @@ int fsguard_open_reg_at(int dfd, const char *name, int oflags)
 		close(pfd);
 		return -e;
 	}
-	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
-	int fd = open(via, (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC | O_NOCTTY);
-	/* the name was there (pfd): ENOENT now is a /proc missing, not a
-	 * file gone, and must not pass for one */
-	int e = errno == ENOENT ? EIO : errno;
-	close(pfd);
-	return fd < 0 ? -e : fd;
+	return reopen(pfd, oflags & ~O_TRUNC);
 }
 
 /* A file grant: open the path itself, then compare the handle with the pin. */
@@ -404,7 +408,6 @@ static int file_open(const struct fsg_root *r, int oflags)
 	 * pin, and only then open that very inode (through /proc/self/fd)
 	 * and truncate it if asked. */
 	struct stat st;
-	char via[32];
 	int pfd = open(r->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
 	if (pfd < 0)
 		return -errno;
@@ -423,12 +426,9 @@ static int file_open(const struct fsg_root *r, int oflags)
 		close(pfd);
 		return -ENODEV;
 	}
-	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
-	int fd = open(via, (oflags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_CLOEXEC | O_NOCTTY);
-	int e = errno;
-	close(pfd);
+	int fd = reopen(pfd, oflags & ~O_TRUNC), e;
 	if (fd < 0)
-		return -e;
+		return fd;
 	if ((oflags & O_TRUNC) && ftruncate(fd, 0) < 0) {
 		e = errno;
 		close(fd);

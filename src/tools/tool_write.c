@@ -4,10 +4,10 @@
  * The new content goes to an O_TMPFILE in the target's own directory
  * (that directory opened beneath its root; a temp file created
  * O_EXCL|O_NOFOLLOW where the filesystem has no O_TMPFILE), which is
- * linked to a temp name once whole, then renameat() puts it in place.  rename never follows a link at the
- * destination: a symlink named like the target would be replaced, not
- * written through — and it is refused before that, so the model learns
- * nothing about where it pointed.
+ * linked to a temp name once whole, then renameat() puts it in place.
+ * rename never follows a link at the destination: a symlink named like
+ * the target would be replaced, not written through — and it is refused
+ * before that, so the model learns nothing about where it pointed.
  */
 #include <errno.h>
 #include <fcntl.h>
