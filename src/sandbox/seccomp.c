@@ -13,7 +13,10 @@
  * openat, whose flags and mode the filter can read (clone3 and openat2
  * pass them behind a pointer), and io_setup so libaio's users fall back
  * to threads.  A foreign architecture kills the whole
- * process (libseccomp's bad-arch action).
+ * process (libseccomp's bad-arch action).  A syscall newer than the
+ * tables below were reviewed against (SBX_SYSCALL_NEWEST) answers ENOSYS,
+ * as on a kernel without it: a denylist would otherwise allow whatever a
+ * later kernel adds (enosys_stub).
  *
  * Integer arguments: seccomp sees the full 64-bit register, the kernel
  * uses only the low 32 bits of an int.  Every comparison of an int
@@ -25,7 +28,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -35,6 +40,7 @@
 #include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,6 +58,7 @@
  * Each seccomp_* name used below is a pointer in this table.
  */
 static struct {
+	__typeof__(seccomp_arch_native) *arch_native;
 	__typeof__(seccomp_attr_set) *attr_set;
 	__typeof__(seccomp_export_bpf) *export_bpf;
 	__typeof__(seccomp_init) *init;
@@ -63,6 +70,7 @@ static struct {
 
 #define SC_SYM(n) DL_SYM(__typeof__(sc), n, "seccomp_" #n)
 static const struct dl_sym sc_syms[] = {
+	SC_SYM(arch_native),
 	SC_SYM(attr_set),
 	SC_SYM(export_bpf),
 	SC_SYM(init),
@@ -72,6 +80,8 @@ static const struct dl_sym sc_syms[] = {
 	SC_SYM(syscall_resolve_name),
 };
 
+#undef seccomp_arch_native
+#define seccomp_arch_native sc.arch_native
 #undef seccomp_attr_set
 #define seccomp_attr_set sc.attr_set
 #undef seccomp_export_bpf
@@ -607,12 +617,15 @@ int seccomp_sysv_install(void)
 
 int seccomp_filter_install(const struct policy *p)
 {
-	scmp_filter_ctx ctx;
-	int r = seccomp_filter_build(p, &ctx);
-	if (r < 0)
-		return r;
-	r = seccomp_load(ctx);
-	seccomp_release(ctx);
+	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
+	int r = seccomp_filter_compile(p, SBX_SYSCALL_NEWEST, bpf);
+	/* no_new_privs first, as seccomp_load does by default: without
+	 * CAP_SYS_ADMIN the kernel takes no filter otherwise */
+	if (r == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		r = -errno;
+	if (r == 0)
+		r = seccomp_filter_load_bpf(bpf, NULL);
+	free(bpf);
 	return r;
 }
 
@@ -638,14 +651,37 @@ static ssize_t read_to_eof(int fd, char *buf, size_t cap)
 }
 
 /*
- * The stream is a 32-bit instruction count, then the instructions.  The
- * program is compiled into a private memfd first and written in one go,
- * so a failure half-way leaves a count the reader finds unmatched rather
- * than a shorter program that might still load.
+ * What libseccomp cannot say: "every number above this one".  It matches
+ * syscalls one number at a time (libseccomp issue 286; runc prepends a
+ * stub of its own for the same reason), so the denylist it compiles lets
+ * through any syscall a later kernel adds.  These six instructions run
+ * ahead of its program:
+ *   - a foreign arch, and x32's numbers (bit 30) on x86_64, go on to that
+ *     program, which kills them;
+ *   - a native number above newest returns ENOSYS, what a kernel without
+ *     the syscall answers, so libc and programs take their fallback;
+ *   - everything else goes on to the program, which loads what it
+ *     compares itself.
  */
-int seccomp_filter_export(const struct policy *p, int fd)
+#define STUB_LEN 6
+#define STUB_X32_BIT 0x40000000U
+
+static void enosys_stub(uint32_t arch, uint32_t newest, struct sock_filter *out)
 {
-	struct seccomp_bpf *bpf = NULL;
+	const struct sock_filter stub[STUB_LEN] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, STUB_X32_BIT, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, newest, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	memcpy(out, stub, sizeof(stub));
+}
+
+int seccomp_filter_compile(const struct policy *p, uint32_t newest, struct seccomp_bpf *out)
+{
+	const size_t insn = sizeof(struct sock_filter);
 	scmp_filter_ctx ctx;
 	int tmp = -1, r;
 
@@ -662,23 +698,43 @@ int seccomp_filter_export(const struct policy *p, int fd)
 		r = -errno;
 		goto out;
 	}
-	bpf = xmalloc(sizeof(*bpf));
-	ssize_t n = read_to_eof(tmp, (char *)bpf->insns, sizeof(bpf->insns));
+	ssize_t n = read_to_eof(tmp, (char *)(out->insns + STUB_LEN), sizeof(out->insns) - STUB_LEN * insn);
 	if (n < 0) {
 		r = (int)n;
 		goto out;
 	}
-	if (n == 0 || n % (ssize_t)sizeof(struct sock_filter) != 0) {
+	if (n == 0 || (size_t)n % insn != 0) {
 		r = -EINVAL;
 		goto out;
 	}
-	uint32_t count = (uint32_t)((size_t)n / sizeof(struct sock_filter));
-	r = write_all_nosignal(fd, &count, sizeof(count)) < 0 || write_all_nosignal(fd, bpf->insns, (size_t)n) < 0 ? -errno : 0;
+	enosys_stub(seccomp_arch_native(), newest, out->insns);
+	out->len = (unsigned short)(STUB_LEN + (size_t)n / insn);
+	r = 0;
 out:
-	free(bpf);
 	if (tmp >= 0)
 		close(tmp);
 	seccomp_release(ctx);
+	return r;
+}
+
+/*
+ * The stream is a 32-bit instruction count, then the instructions.  The
+ * program is compiled whole first and written in one go, so a failure
+ * half-way leaves a count the reader finds unmatched rather than a
+ * shorter program that might still load.
+ */
+int seccomp_filter_export(const struct policy *p, int fd)
+{
+	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
+	int r = seccomp_filter_compile(p, SBX_SYSCALL_NEWEST, bpf);
+	if (r == 0) {
+		uint32_t count = bpf->len;
+		r = write_all_nosignal(fd, &count, sizeof(count)) < 0 ||
+				    write_all_nosignal(fd, bpf->insns, count * sizeof(struct sock_filter)) < 0
+			    ? -errno
+			    : 0;
+	}
+	free(bpf);
 	return r;
 }
 

@@ -3,8 +3,9 @@
  *
  * A denylist: everything Landlock cannot see that would reshape the view or
  * the host (mounts, namespaces, io_uring, ptrace, memfd, keyrings, module
- * and kexec loading, TIOCSTI...), foreign ABIs (x32 included) killed, and the
- * socket rules of the policy's network mode.  Installed after no_new_privs
+ * and kexec loading, TIOCSTI...), foreign ABIs (x32 included) killed, the
+ * socket rules of the policy's network mode, and ENOSYS for any syscall
+ * newer than the tables were reviewed against.  Installed after no_new_privs
  * and before Landlock.
  *
  * seccomp_filter_build() is separate from loading so the unit suite can
@@ -38,7 +39,8 @@ int seccomp_filter_build(const struct policy *p, scmp_filter_ctx *out);
  * 0, or -1 with *err. */
 int seccomp_preload(char **err);
 
-/* Build and load into the calling thread; 0 or -errno. */
+/* Build, compile and load into the calling thread, after setting
+ * no_new_privs; 0 or -errno. */
 int seccomp_filter_install(const struct policy *p);
 
 /*
@@ -63,6 +65,14 @@ struct seccomp_bpf {
 	struct sock_filter insns[SECCOMP_BPF_MAX_INSNS];
 	unsigned short len;
 };
+
+/*
+ * Build and compile p's filter into out: libseccomp's program behind a
+ * prefix that answers ENOSYS for every native syscall number above newest
+ * (SBX_SYSCALL_NEWEST, util/compat.h; the unit suite passes a lower one
+ * to show the prefix at work on a syscall this kernel has).  0 or -errno.
+ */
+int seccomp_filter_compile(const struct policy *p, uint32_t newest, struct seccomp_bpf *out);
 
 /*
  * Build p's filter and write the compiled program to fd, only once it is

@@ -41,6 +41,9 @@
  *   sys fchmod-stdout-suid    fchmod(1, 04755): the inherited stdout;
  *                             reported on stderr
  *   sys shmget|msgget|semget  make one System V object (removed at once)
+ *   sys nr N                  syscall number N with fd -1 and NULL
+ *                             pointers (used above the newest number
+ *                             the filter was reviewed against)
  *   sys prlimit-init          set pid 1's open-files limit to its value;
  *                             prlimit-init-read only reads it,
  *                             prlimit-self sets this process's own
@@ -658,6 +661,8 @@ int main(int argc, char **argv)
 		aio_context_t ctx = 0;
 		r = syscall(SYS_io_setup, (unsigned)num(argv[2]), &ctx);
 	}
+	else if (!strcmp(n, "nr") && argc == 3)
+		r = syscall((long)num(argv[2]), -1L, 0L, 0L, 0L, 0L, 0L);
 	else if (!strcmp(n, "memfd_create"))
 		r = syscall(SYS_memfd_create, "x", 0);
 	else if (!strcmp(n, "memfd-exec"))

@@ -65,11 +65,21 @@ static void export_ctx(scmp_filter_ctx ctx, struct bpf_prog *out)
 	close(fd);
 }
 
+/* p's whole program, as the command stage loads it, with the ENOSYS
+ * prefix cut at newest. */
+static void compile_upto(struct policy *p, uint32_t newest, struct bpf_prog *out)
+{
+	static struct seccomp_bpf bpf;
+	assert_int_equal(seccomp_filter_compile(p, newest, &bpf), 0);
+	out->len = bpf.len;
+	out->insns = malloc(bpf.len * sizeof(struct sock_filter));
+	assert_non_null(out->insns);
+	memcpy(out->insns, bpf.insns, bpf.len * sizeof(struct sock_filter));
+}
+
 static void compile(struct policy *p, struct bpf_prog *out)
 {
-	scmp_filter_ctx ctx;
-	assert_int_equal(seccomp_filter_build(p, &ctx), 0);
-	export_ctx(ctx, out);
+	compile_upto(p, SBX_SYSCALL_NEWEST, out);
 }
 
 static int setup(void **state)
@@ -231,7 +241,8 @@ static void test_seccomp_denylist_eperm(void **state)
 }
 
 /* No syscall beyond the table is refused: with all-zero arguments every
- * number up to past the current table answers as the table says. */
+ * number up to past the current table answers as the table says, and
+ * every number above the newest reviewed ENOSYS. */
 static void test_seccomp_nothing_else_denied(void **state)
 {
 	const int fs[] = { F_DEFAULT, F_UNIX, F_ANY };
@@ -244,12 +255,108 @@ static void test_seccomp_nothing_else_denied(void **state)
 					want = R_EPERM;
 			if (nr == __NR_clone3 || nr == SYS_openat2 || nr == SYS_io_setup)
 				want = R_ENOSYS;
+			if (nr > SBX_SYSCALL_NEWEST)
+				want = R_ENOSYS;	/* test_seccomp_newer_enosys */
 			/* family 0 (AF_UNSPEC) is no family of an offline sandbox */
 			if ((nr == SYS_socket || nr == SYS_socketpair) && fs[k] != F_ANY)
 				want = R_EPERM;
 			snprintf(what, sizeof(what), "syscall %d (filter %d)", nr, fs[k]);
 			ASSERT_RET(run(fs[k], nr, 0, 0, 0, 0), want, what);
 		}
+}
+
+/*
+ * The prefix: every native number above SBX_SYSCALL_NEWEST answers ENOSYS
+ * under every policy, up to the x32 bit; the newest itself and x32's and
+ * foreign arches' numbers go on to libseccomp's program, which allows the
+ * first and kills the others.  A lower cut moves the boundary with it.
+ */
+static void test_seccomp_newer_enosys(void **state)
+{
+	char what[96];
+	const uint32_t above[] = { SBX_SYSCALL_NEWEST + 1, SBX_SYSCALL_NEWEST + 2, 1000, 65535, 0x10000000,
+				   X32_BIT - 1 };
+	for (int f = 0; f < F__COUNT; f++) {
+		snprintf(what, sizeof(what), "the newest reviewed (filter %d)", f);
+		ASSERT_RET(run(f, SBX_SYSCALL_NEWEST, 0, 0, 0, 0), R_ALLOW, what);
+		for (size_t i = 0; i < SBX_ARRAY_LEN(above); i++) {
+			snprintf(what, sizeof(what), "syscall %u (filter %d)", above[i], f);
+			ASSERT_RET(run(f, (int)above[i], 0, 0, 0, 0), R_ENOSYS, what);
+		}
+	}
+#ifdef __x86_64__
+	/* x32's read and x32 numbers above the cut: killed, as before */
+	ASSERT_RET(run(F_DEFAULT, X32_BIT | 0, 0, 0, 0, 0), R_KILL, "x32 read");
+	ASSERT_RET(run(F_DEFAULT, X32_BIT | 600, 0, 0, 0, 0), R_KILL, "x32 600");
+	/* i386 through int $0x80, a number above the cut: killed, not ENOSYS */
+	ASSERT_RET(run_arch(F_DEFAULT, AUDIT_ARCH_I386, 600, 0, 0, 0, 0), R_KILL, "i386 600");
+#endif
+	struct policy p;
+	struct bpf_prog low;
+	policy_init(&p);
+	compile_upto(&p, 300, &low);
+	policy_release(&p);
+	struct seccomp_data d = { .nr = 300, .arch = seccomp_arch_native() };
+	ASSERT_RET(bpf_run(&low, &d), R_ALLOW, "300 under a cut at 300");
+	d.nr = 301;
+	ASSERT_RET(bpf_run(&low, &d), R_ENOSYS, "301 under a cut at 300");
+	d.nr = (int)SYS_unshare;	/* still denied below the cut */
+	ASSERT_RET(bpf_run(&low, &d), R_EPERM, "unshare under a cut at 300");
+	bpf_prog_free(&low);
+}
+
+/*
+ * The same prefix loaded into a real kernel (in a child): the newest
+ * syscall this kernel implements, at most SBX_SYSCALL_NEWEST, answers its
+ * own error without a filter and under the real cut, and ENOSYS under a
+ * cut one below it.  Calls are made with fd -1 and NULL pointers (the
+ * syscalls probed, mseal to file_setattr, only fail on those).
+ */
+static long try_nr(long nr)
+{
+	errno = 0;
+	long r = syscall(nr, -1L, 0L, 0L, 0L, 0L, 0L);
+	return r < 0 ? errno : 0;
+}
+
+static int child_answer(uint32_t cut, long nr)
+{
+	static struct seccomp_bpf bpf;
+	struct policy p;
+	policy_init(&p);
+	assert_int_equal(seccomp_filter_compile(&p, cut, &bpf), 0);
+	policy_release(&p);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_filter_load_bpf(&bpf, NULL) < 0)
+			_exit(255);
+		_exit((int)try_nr(nr));
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_not_equal(WEXITSTATUS(st), 255);
+	return WEXITSTATUS(st);
+}
+
+static void test_seccomp_newer_enosys_kernel(void **state)
+{
+	long nr;
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+		skip();
+	for (nr = SBX_SYSCALL_NEWEST; nr >= __NR_mseal; nr--)
+		if (try_nr(nr) != ENOSYS)
+			break;
+	if (nr < __NR_mseal) {
+		print_message("no syscall from mseal (6.10) up answers here: nothing to cut\n");
+		skip();
+	}
+	int own = (int)try_nr(nr);
+	print_message("syscall %ld answers %s here\n", nr, strerror(own));
+	assert_int_equal(child_answer(SBX_SYSCALL_NEWEST, nr), own);
+	assert_int_equal(child_answer((uint32_t)nr - 1, nr), ENOSYS);
+	assert_int_equal(child_answer((uint32_t)nr - 1, nr - 1), (int)try_nr(nr - 1));
 }
 
 static void test_seccomp_ordinary_allowed(void **state)
@@ -931,7 +1038,7 @@ static void test_seccomp_sysv_under_memory_limit(void **state)
 			ASSERT_RET(run(f, sysv[i].nr, 0, 4096, 01600, 0), R_ALLOW, what);
 		}
 	scmp_filter_ctx ctx;
-	struct bpf_prog sv;
+	struct bpf_prog sv = { 0 };
 	assert_int_equal(seccomp_sysv_build(&ctx), 0);
 	export_ctx(ctx, &sv);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(sysv); i++) {
@@ -986,6 +1093,8 @@ int main(void)
 		cmocka_unit_test(test_bpf_interp_basics),
 		cmocka_unit_test(test_seccomp_denylist_eperm),
 		cmocka_unit_test(test_seccomp_nothing_else_denied),
+		cmocka_unit_test(test_seccomp_newer_enosys),
+		cmocka_unit_test(test_seccomp_newer_enosys_kernel),
 		cmocka_unit_test(test_seccomp_ordinary_allowed),
 		cmocka_unit_test(test_seccomp_clone_namespaces),
 		cmocka_unit_test(test_seccomp_clone_plain_allowed),
