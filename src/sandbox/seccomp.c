@@ -40,6 +40,8 @@
 #include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <sys/mman.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
@@ -329,6 +331,24 @@ static const struct sc_mode_arg {
 };
 static const uint32_t setid_bits[] = { S_ISUID, S_ISGID };
 
+/*
+ * Read events of a watch: a directory of a read-only grant (/usr/bin, a
+ * project's node_modules) is the host's own inode, so a watch on it sees
+ * every host process that opens, reads or executes a file there, as it
+ * happens: the host's activity, told to the command.  A watch asking for
+ * any of these is refused, one rule per bit (IN_ALL_EVENTS holds all
+ * three); a watch for changes (IN_MODIFY, IN_CREATE, IN_DELETE, what
+ * file watchers ask for) is not.  fanotify's mask is a 64-bit argument
+ * on 64-bit ABIs; the permission events need a group of
+ * FAN_CLASS_CONTENT or above, which the kernel gives only to
+ * CAP_SYS_ADMIN, and are refused here as well.
+ */
+static const uint32_t inotify_read_events[] = { IN_ACCESS, IN_OPEN, IN_CLOSE_NOWRITE };
+static const uint64_t fanotify_read_events[] = {
+	FAN_ACCESS, FAN_OPEN, FAN_OPEN_EXEC, FAN_CLOSE_NOWRITE,
+	FAN_ACCESS_PERM, FAN_OPEN_PERM, FAN_OPEN_EXEC_PERM, FAN_PRE_ACCESS,
+};
+
 
 static int resolve(const struct sc_deny *d)
 {
@@ -346,8 +366,23 @@ static int resolve(const struct sc_deny *d)
 			return r_; \
 	} while (0)
 
+/* Watches that would report the host's reads (inotify_read_events). */
+static int add_read_watch_rules(scmp_filter_ctx ctx)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(inotify_read_events); i++)
+		RULE(ctx, DENY, SCMP_SYS(inotify_add_watch), 1, ARGBITS(2, inotify_read_events[i]));
+	for (size_t i = 0; i < SBX_ARRAY_LEN(fanotify_read_events); i++)
+		RULE(ctx, DENY, SCMP_SYS(fanotify_mark), 1, ARGBITS(2, fanotify_read_events[i]));
+	/* dnotify's DN_ACCESS is the same event; its argument is read as an
+	 * unsigned int, so only the bit is compared. */
+	RULE(ctx, DENY, SCMP_SYS(fcntl), 2, ARG32(1, F_NOTIFY), ARGBITS(2, DN_ACCESS));
+	return 0;
+}
+
 static int add_denylist(scmp_filter_ctx ctx)
 {
+	int r;
+
 	for (size_t i = 0; i < SBX_ARRAY_LEN(deny_always); i++) {
 		int nr = resolve(&deny_always[i]);
 		if (nr < 0)
@@ -398,6 +433,8 @@ static int add_denylist(scmp_filter_ctx ctx)
 	 * holder, up to lease-break-time (45 s) each.  Landlock does not see
 	 * it.  fcntl's cmd is an unsigned int: the low 32 bits are compared. */
 	RULE(ctx, DENY, SCMP_SYS(fcntl), 1, ARG32(1, F_SETLEASE));
+	if ((r = add_read_watch_rules(ctx)) < 0)
+		return r;
 	/* personality(2) is not filtered: its flags change only the
 	 * command's own processes, READ_IMPLIES_EXEC does not lift a noexec
 	 * mount, and MMAP_PAGE_ZERO is still bound by vm.mmap_min_addr. */

@@ -115,9 +115,18 @@ struct mount_attr {
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452		/* 6.6 */
 #endif
+#ifndef __NR_cachestat
+#define __NR_cachestat 451		/* 6.5 */
+#endif
 /* pidfd_open(2) of a thread, not only of a thread-group leader. */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL		/* 6.9 */
+#endif
+
+/* fanotify: the pre-content access event (6.14), a permission event
+ * asked before a file's content is read. */
+#ifndef FAN_PRE_ACCESS
+#define FAN_PRE_ACCESS 0x00100000	/* 6.14 */
 #endif
 
 /* prctl: KSM merging of every page of the process (6.4). */

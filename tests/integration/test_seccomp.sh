@@ -220,6 +220,90 @@ else
 	esac
 fi
 
+# --- read watches: the host's reads are not reported ----------------------------
+# A granted directory is the host's own inode: a watch on it sees every
+# host process that opens, reads or executes a file there.  $WD stands
+# for /usr/bin: while the probe watches it for 1.5 s, the host executes
+# $WD/true and reads $WD/f every 10 ms (act read), or appends to $WD/f
+# (act write).  A watch for read events is refused (EPERM); a watch for
+# changes still reports the host's writes.
+NOTIFY="$PROBES/notify"
+WD=$TMP/watched
+mkdir -p "$WD"
+cp /bin/true "$WD/true"
+echo x >"$WD/f"
+chmod -R a+rX "$WD"
+# host_act ACT: ACT on $WD every 10 ms until $TMP/stop exists (10 s at most).
+host_act() {
+	i=0
+	while [ ! -e "$TMP/stop" ] && [ $i -lt 1000 ]; do
+		case $1 in
+		read) "$WD/true"; cat "$WD/f" >/dev/null ;;
+		write) echo x >>"$WD/f" ;;
+		esac
+		i=$((i + 1))
+		sleep 0.01
+	done
+}
+# watched ACT RUNNER... -- KIND MASK: RUNNER runs the probe watching $WD
+# for 1.5 s while the host acts; its line in $out.
+watched() {
+	act=$1
+	shift
+	rm -f "$TMP/stop"
+	host_act "$act" &
+	hp=$!
+	out=$("$@" 2>/dev/null)
+	rc=$?
+	touch "$TMP/stop"
+	wait $hp
+}
+# watch_confined ID WANT ACT KIND MASK: the probe confined with $WD granted
+# read-only; WANT is "err EPERM" or "events" (ok with at least one event).
+watch_confined() {
+	t_start "$1"
+	want=$2 act=$3
+	watched "$act" sbx sandbox-run --allow-exec "$PROBES" --allow-read "$WD" -- "$NOTIFY" "$4" "$WD" "$5" 1.5
+	case "$want:$out" in
+	"err EPERM:err EPERM"*) t_pass ;;
+	"events:ok "[1-9]*) t_pass ;;
+	*) t_fail "wanted $want, got '$out' (exit $rc): $(head -c 300 "$TMP/err")" ;;
+	esac
+}
+IN_ACCESS=0x1 IN_MODIFY=0x2 IN_CLOSE_NOWRITE=0x10 IN_OPEN=0x20 IN_CREATE=0x100 IN_ALL_EVENTS=0xfff
+FAN_ACCESS=0x1 FAN_MODIFY=0x2 FAN_OPEN=0x20 FAN_OPEN_EXEC=0x1000
+DN_ACCESS=0x1 DN_MODIFY=0x2
+watch_confined sc-watch-inotify-open-denied "err EPERM" read inotify $IN_OPEN
+watch_confined sc-watch-inotify-access-denied "err EPERM" read inotify $IN_ACCESS
+watch_confined sc-watch-inotify-close-nowrite-denied "err EPERM" read inotify $IN_CLOSE_NOWRITE
+watch_confined sc-watch-inotify-all-denied "err EPERM" read inotify $IN_ALL_EVENTS
+watch_confined sc-watch-inotify-changes-allowed events write inotify $((IN_MODIFY | IN_CREATE))
+watch_confined sc-watch-fanotify-open-denied "err EPERM" read fanotify $FAN_OPEN
+watch_confined sc-watch-fanotify-open-exec-denied "err EPERM" read fanotify $FAN_OPEN_EXEC
+watch_confined sc-watch-fanotify-access-denied "err EPERM" read fanotify $FAN_ACCESS
+watch_confined sc-watch-fanotify-modify-allowed events write fanotify $FAN_MODIFY
+watch_confined sc-watch-dnotify-access-denied "err EPERM" read dnotify $DN_ACCESS
+watch_confined sc-watch-dnotify-modify-allowed events write dnotify $DN_MODIFY
+# The refusal is the filter's: unconfined, each kind of read watch sees
+# the host's reads (the leak the rules close); under the filter alone
+# each answers EPERM.
+t_start sc-watch-filter-only
+if [ ! -x "$TRY" ]; then
+	t_skip "no $TRY (build with make)"
+else
+	bad=
+	for kw in inotify:$IN_OPEN fanotify:$FAN_OPEN_EXEC dnotify:$DN_ACCESS; do
+		watched read "$NOTIFY" "${kw%%:*}" "$WD" "${kw#*:}" 1.5
+		free=$out
+		watched read "$TRY" -- "$NOTIFY" "${kw%%:*}" "$WD" "${kw#*:}" 1.5
+		case "$free|$out" in
+		"ok "[1-9]*"|err EPERM"*) ;;
+		*) bad="$bad $kw: unconfined '$free', under the filter '$out';" ;;
+		esac
+	done
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
 # --- code no path names ---------------------------------------------------------
 expect_out sc-memfd-exec "err EPERM" -- "$SYS" memfd-exec
 

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -489,6 +491,63 @@ static void test_seccomp_setlease(void **state)
 		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETFL, 0, 0), R_ALLOW, "F_SETFL");
 		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETLK, 0, 0), R_ALLOW, "F_SETLK");
 		ASSERT_RET(run(f, SYS_fcntl, 3, F_DUPFD_CLOEXEC, 0, 0), R_ALLOW, "F_DUPFD_CLOEXEC");
+	}
+}
+
+/*
+ * Read watches: an inotify watch, a fanotify mark or a dnotify request
+ * that asks for any access, open or close-without-write event (or a
+ * fanotify permission event) is refused, alone or among other bits,
+ * whatever the high bits hold; watches for changes stay allowed.
+ */
+static void test_seccomp_read_watches(void **state)
+{
+	static const uint32_t in_read[] = { IN_ACCESS, IN_OPEN, IN_CLOSE_NOWRITE };
+	static const uint64_t fan_read[] = {
+		FAN_ACCESS, FAN_OPEN, FAN_OPEN_EXEC, FAN_CLOSE_NOWRITE,
+		FAN_ACCESS_PERM, FAN_OPEN_PERM, FAN_OPEN_EXEC_PERM, 0x00100000 /* FAN_PRE_ACCESS, 6.14 */,
+	};
+	const uint32_t in_change = IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+				   IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+	const uint64_t fan_change = FAN_MODIFY | FAN_CLOSE_WRITE | FAN_CREATE | FAN_DELETE | FAN_MOVE |
+				    FAN_ATTRIB | FAN_ONDIR | FAN_EVENT_ON_CHILD;
+	const uint64_t path = 0x7ffd0000;
+	char what[96];
+	for (int f = 0; f < F__COUNT; f++) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(in_read); i++) {
+			snprintf(what, sizeof(what), "inotify 0x%x (filter %d)", in_read[i], f);
+			ASSERT_RET(run(f, SYS_inotify_add_watch, 3, path, in_read[i], 0), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_inotify_add_watch, 3, path, in_read[i] | in_change | IN_ONLYDIR, 0),
+				   R_EPERM, what);
+			ASSERT_RET(run(f, SYS_inotify_add_watch, 3, path, HIGH_GARBAGE | in_read[i], 0), R_EPERM, what);
+		}
+		ASSERT_RET(run(f, SYS_inotify_add_watch, 3, path, IN_ALL_EVENTS, 0), R_EPERM, "IN_ALL_EVENTS");
+		ASSERT_RET(run(f, SYS_inotify_add_watch, 3, path, in_change | IN_MASK_ADD | IN_ONLYDIR, 0), R_ALLOW,
+			   "inotify changes");
+		ASSERT_RET(run(f, SYS_inotify_add_watch, 3, path, HIGH_GARBAGE | IN_MODIFY, 0), R_ALLOW,
+			   "inotify IN_MODIFY high bits");
+		for (size_t i = 0; i < SBX_ARRAY_LEN(fan_read); i++) {
+			snprintf(what, sizeof(what), "fanotify 0x%llx (filter %d)", (unsigned long long)fan_read[i], f);
+			ASSERT_RET(run(f, SYS_fanotify_mark, 3, FAN_MARK_ADD, fan_read[i], AT_FDCWD), R_EPERM, what);
+			ASSERT_RET(run(f, SYS_fanotify_mark, 3, FAN_MARK_ADD, fan_read[i] | fan_change, AT_FDCWD),
+				   R_EPERM, what);
+			ASSERT_RET(run(f, SYS_fanotify_mark, 3, FAN_MARK_ADD, HIGH_GARBAGE | fan_read[i], AT_FDCWD),
+				   R_EPERM, what);
+		}
+		ASSERT_RET(run(f, SYS_fanotify_mark, 3, FAN_MARK_ADD, fan_change, AT_FDCWD), R_ALLOW,
+			   "fanotify changes");
+		ASSERT_RET(run(f, SYS_fanotify_mark, 3, FAN_MARK_ADD, HIGH_GARBAGE | FAN_MODIFY, AT_FDCWD), R_ALLOW,
+			   "fanotify FAN_MODIFY high bits (the kernel's EINVAL)");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_NOTIFY, DN_ACCESS, 0), R_EPERM, "DN_ACCESS");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_NOTIFY, DN_ACCESS | DN_MODIFY | DN_CREATE | DN_MULTISHOT, 0),
+			   R_EPERM, "DN_ACCESS among others");
+		ASSERT_RET(run(f, SYS_fcntl, 3, HIGH_GARBAGE | F_NOTIFY, HIGH_GARBAGE | DN_ACCESS, 0), R_EPERM,
+			   "DN_ACCESS high bits");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_NOTIFY, DN_MODIFY | DN_CREATE | DN_DELETE | DN_RENAME | DN_ATTRIB |
+								DN_MULTISHOT, 0),
+			   R_ALLOW, "dnotify changes");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETSIG, DN_ACCESS, 0), R_ALLOW, "F_SETSIG 1");
+		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETFL, DN_ACCESS, 0), R_ALLOW, "F_SETFL 1");
 	}
 }
 
@@ -1101,6 +1160,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_clone3_enosys),
 		cmocka_unit_test(test_seccomp_tty_ioctls),
 		cmocka_unit_test(test_seccomp_setlease),
+		cmocka_unit_test(test_seccomp_read_watches),
 		cmocka_unit_test(test_seccomp_setid_modes),
 		cmocka_unit_test(test_seccomp_openat2_enosys),
 		cmocka_unit_test(test_seccomp_unix_denied_by_default),
