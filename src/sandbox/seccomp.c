@@ -12,7 +12,8 @@
  * and openat2 answer ENOSYS so libc and programs fall back to clone and
  * openat, whose flags and mode the filter can read (clone3 and openat2
  * pass them behind a pointer), and io_setup so libaio's users fall back
- * to threads.  A foreign architecture kills the whole
+ * to threads; advice to evict cached pages returns 0 and does nothing
+ * (add_page_cache_rules).  A foreign architecture kills the whole
  * process (libseccomp's bad-arch action).  A syscall newer than the
  * tables below were reviewed against (SBX_SYSCALL_NEWEST) answers ENOSYS,
  * as on a kernel without it: a denylist would otherwise allow whatever a
@@ -34,6 +35,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
@@ -366,6 +368,41 @@ static int resolve(const struct sc_deny *d)
 			return r_; \
 	} while (0)
 
+/*
+ * The page cache of a granted file is the host's: one copy, shared by
+ * every process that reads the file.  Evicting its pages needs only a
+ * descriptor open for reading (fadvise) or a mapping of a file the
+ * caller owns, a root caller owning /usr (MADV_PAGEOUT): the host's next
+ * read of them then goes to the disk, slower, and the command can tell
+ * by timing when the host reads them again.  Both are advice, which a
+ * kernel may ignore: they return 0 and do nothing (ERRNO(0) answers
+ * without running the call).  MADV_COLD only ages the pages, towards the
+ * same end.  cachestat reports residency outright, the answer ENOSYS
+ * (a kernel before 6.5); a read or write with RWF_NOWAIT fails with
+ * EAGAIN when the data is not cached, and answers EOPNOTSUPP here, as on
+ * a filesystem without nowait support.  process_madvise on the caller
+ * itself (PIDFD_SELF, 6.15; another process needs CAP_SYS_NICE) is
+ * madvise by another number, any advice included, KSM's too: ENOSYS (a
+ * kernel before 5.10), and programs fall back to madvise, which the
+ * filter reads.  mincore is left alone: the kernel itself reports
+ * residency only of a file the caller owns or may write (a root caller:
+ * /usr), and timing a read tells as much.
+ */
+static int add_page_cache_rules(scmp_filter_ctx ctx)
+{
+	const struct sc_deny cachestat = { "cachestat", __NR_cachestat };
+	int nr = resolve(&cachestat);
+
+	RULE(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(fadvise64), 1, ARG32(3, POSIX_FADV_DONTNEED));
+	RULE(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(madvise), 1, ARG32(2, MADV_PAGEOUT));
+	RULE(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(madvise), 1, ARG32(2, MADV_COLD));
+	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(process_madvise), 0);
+	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(preadv2), 1, ARGBITS(5, RWF_NOWAIT));
+	RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(pwritev2), 1, ARGBITS(5, RWF_NOWAIT));
+	return 0;
+}
+
 /* Watches that would report the host's reads (inotify_read_events). */
 static int add_read_watch_rules(scmp_filter_ctx ctx)
 {
@@ -433,7 +470,7 @@ static int add_denylist(scmp_filter_ctx ctx)
 	 * holder, up to lease-break-time (45 s) each.  Landlock does not see
 	 * it.  fcntl's cmd is an unsigned int: the low 32 bits are compared. */
 	RULE(ctx, DENY, SCMP_SYS(fcntl), 1, ARG32(1, F_SETLEASE));
-	if ((r = add_read_watch_rules(ctx)) < 0)
+	if ((r = add_read_watch_rules(ctx)) < 0 || (r = add_page_cache_rules(ctx)) < 0)
 		return r;
 	/* personality(2) is not filtered: its flags change only the
 	 * command's own processes, READ_IMPLIES_EXEC does not lift a noexec

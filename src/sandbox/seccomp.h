@@ -3,8 +3,10 @@
  *
  * A denylist: everything Landlock cannot see that would reshape the view or
  * the host (mounts, namespaces, io_uring, ptrace, memfd, keyrings, module
- * and kexec loading, TIOCSTI...), foreign ABIs (x32 included) killed, the
- * socket rules of the policy's network mode, and ENOSYS for any syscall
+ * and kexec loading, TIOCSTI...), what tells the command of the host's
+ * reads (read watches, page-cache eviction and residency calls), foreign
+ * ABIs (x32 included) killed, the socket rules of the policy's network
+ * mode, and ENOSYS for any syscall
  * newer than the tables were reviewed against.  Installed after no_new_privs
  * and before Landlock.
  *

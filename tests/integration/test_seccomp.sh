@@ -156,10 +156,13 @@ expect_out sc-hugetlb-shmget-enomem "err ENOMEM" -- "$SYS" shmget-hugetlb
 # KSM, answers ok outside (sc-ksm-kernel-ok).
 expect_out sc-ksm-madvise-einval "err EINVAL" -- "$SYS" ksm-madvise
 expect_out sc-ksm-prctl-einval "err EINVAL" -- "$SYS" ksm-prctl
+# process_madvise on the caller itself (PIDFD_SELF, 6.15) is madvise by
+# another number, MADV_MERGEABLE included: ENOSYS, a kernel before 5.10.
+expect_out sc-ksm-process-madvise-enosys "err ENOSYS" -- "$SYS" ksm-process-madvise
 t_start sc-ksm-kernel-ok
-out=$("$SYS" ksm-madvise 2>&1; "$SYS" ksm-prctl 2>&1)
+out=$("$SYS" ksm-madvise 2>&1; "$SYS" ksm-prctl 2>&1; "$SYS" ksm-process-madvise 2>&1)
 case $out in
-"ok"*"ok"*) t_pass ;;
+"ok"*"ok"*"ok"*) t_pass ;;
 *"err EINVAL"*) t_skip "this kernel has no KSM (CONFIG_KSM): '$out'" ;;
 *) t_fail "outside the sandbox: '$out'" ;;
 esac
@@ -303,6 +306,74 @@ else
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
+
+# --- the host's page cache ------------------------------------------------------
+# A granted file's cached pages are the host's.  $PC/data (4 MiB, on
+# the disk, written back) stands for a shared read-only file; the host
+# reads it whole, and the probe, outside, counts its resident pages
+# with mincore (the caller owns the file, so the kernel answers
+# truly).  An eviction attempt from the sandbox must leave them all.
+PCACHE="$PROBES/pcache"
+PC=$TMP/pc
+mkdir -p "$PC"
+head -c 4194304 /dev/urandom >"$PC/data"
+chmod -R a+rX "$PC"
+sync "$PC/data"
+# cached: the host reads $PC/data whole; "RESIDENT PAGES" in $res.
+cached() {
+	cat "$PC/data" >/dev/null
+	res=$("$PCACHE" resident "$PC/data")
+	res=${res#ok }
+}
+# evict_kept ID WANT ARGS...: the probe confined with $PC granted
+# read-only answers WANT, and the host's pages stay resident.
+evict_kept() {
+	t_start "$1"
+	want=$2
+	shift 2
+	cached
+	before=$res
+	probe --allow-read "$PC" -- "$PCACHE" "$@"
+	after=$("$PCACHE" resident "$PC/data")
+	case "$before|$out|$after" in
+	*"|$want"*"|ok $before") t_pass ;;
+	*) t_fail "host resident before '$before', the probe '$out' (exit $rc), host after '$after'" ;;
+	esac
+}
+POSIX_FADV_DONTNEED=4 MADV_PAGEOUT=21
+t_start sc-pagecache-host-cached
+cached
+case $res in
+"1024 1024") t_pass ;;
+*) t_fail "the host's read of $PC/data left '$res' pages resident, not 1024 1024" ;;
+esac
+evict_kept sc-pagecache-fadvise-kept ok fadvise "$PC/data" $POSIX_FADV_DONTNEED
+evict_kept sc-pagecache-pageout-kept ok madvise "$PC/data" $MADV_PAGEOUT
+evict_kept sc-pagecache-process-madvise-enosys "err ENOSYS" process-madvise "$PC/data" $MADV_PAGEOUT
+# The same eviction outside the sandbox does evict: the test can see one.
+t_start sc-pagecache-kernel-evicts
+cached
+out=$("$PCACHE" fadvise "$PC/data" $POSIX_FADV_DONTNEED)
+after=$("$PCACHE" resident "$PC/data")
+case "$res|$out|$after" in
+"1024 1024|ok|ok 0 1024") t_pass ;;
+*) t_fail "unconfined: host resident before '$res', fadvise '$out', after '$after'" ;;
+esac
+# Residency, asked outright: cachestat answers ENOSYS (a kernel before
+# 6.5), a read or write with RWF_NOWAIT EOPNOTSUPP (a filesystem without
+# nowait support), where this kernel answers them itself (ok).
+cached
+expect_out sc-pagecache-cachestat-enosys "err ENOSYS" --allow-read "$PC" -- "$PCACHE" cachestat "$PC/data"
+expect_out sc-pagecache-preadv2-nowait-eopnotsupp "err EOPNOTSUPP" --allow-read "$PC" -- \
+	"$PCACHE" preadv2-nowait "$PC/data"
+expect_out sc-pagecache-pwritev2-nowait-eopnotsupp "err EOPNOTSUPP" -- "$PCACHE" pwritev2-nowait-pipe
+t_start sc-pagecache-kernel-answers
+cached
+got="$("$PCACHE" cachestat "$PC/data")|$("$PCACHE" preadv2-nowait "$PC/data")|$("$PCACHE" pwritev2-nowait-pipe)"
+case $got in
+"ok "*"|ok|ok") t_pass ;;
+*) t_fail "unconfined: cachestat, preadv2 and pwritev2 with RWF_NOWAIT answered '$got'" ;;
+esac
 
 # --- code no path names ---------------------------------------------------------
 expect_out sc-memfd-exec "err EPERM" -- "$SYS" memfd-exec

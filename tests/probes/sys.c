@@ -19,7 +19,9 @@
  *                             shmget-hugetlb a SHM_HUGETLB segment, both
  *                             of length 0 (the kernel's EINVAL)
  *   sys ksm-madvise           KSM merging of one anonymous page; ksm-prctl
- *                             of every page (PR_SET_MEMORY_MERGE)
+ *                             of every page (PR_SET_MEMORY_MERGE);
+ *                             ksm-process-madvise the page's through
+ *                             process_madvise on itself (PIDFD_SELF, 6.15)
  *   sys io_setup-all N        a native AIO context of N events (fs.aio-nr
  *                             counts them for the whole machine)
  *   sys genl-family NAME      ask generic netlink's controller for the
@@ -653,6 +655,12 @@ int main(int argc, char **argv)
 	}
 	else if (!strcmp(n, "ksm-prctl"))
 		r = prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0);
+	else if (!strcmp(n, "ksm-process-madvise")) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct iovec iov = { p, 4096 };
+		/* PIDFD_SELF_THREAD_GROUP: -10001 since 6.17 */
+		r = p == MAP_FAILED ? -1 : syscall(SYS_process_madvise, -10001, &iov, 1UL, MADV_MERGEABLE, 0U);
+	}
 	/* Native AIO: a bad pointer for the context, so the kernel's own
 	 * answer is EFAULT (ENOSYS only built without AIO). */
 	else if (!strcmp(n, "io_setup"))

@@ -33,6 +33,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/audit.h>
+#include <linux/fs.h>
 #include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <linux/vm_sockets.h>
@@ -48,6 +49,8 @@
 #define R_ENOSPC (SECCOMP_RET_ERRNO | ENOSPC)
 #define R_ENOMEM (SECCOMP_RET_ERRNO | ENOMEM)
 #define R_EINVAL (SECCOMP_RET_ERRNO | EINVAL)
+#define R_EOPNOTSUPP (SECCOMP_RET_ERRNO | EOPNOTSUPP)
+#define R_ZERO SECCOMP_RET_ERRNO	/* returns 0, the call not run */
 #define R_KILL SECCOMP_RET_KILL_PROCESS
 #define X32_BIT 0x40000000
 #define HIGH_GARBAGE 0xdead000100000000ULL
@@ -127,6 +130,13 @@ static uint32_t run_arch(int f, uint32_t arch, int nr, uint64_t a0, uint64_t a1,
 static uint32_t run(int f, int nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	return run_arch(f, seccomp_arch_native(), nr, a0, a1, a2, a3);
+}
+
+/* The same with the last two arguments (preadv2's flags are the sixth). */
+static uint32_t run6(int f, int nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct seccomp_data d = { .nr = nr, .arch = seccomp_arch_native(), .args = { a0, a1, a2, a3, a4, a5 } };
+	return bpf_run(&progs[f], &d);
 }
 
 #define ASSERT_RET(got, want, what) \
@@ -255,7 +265,8 @@ static void test_seccomp_nothing_else_denied(void **state)
 			for (size_t i = 0; i < SBX_ARRAY_LEN(denied); i++)
 				if (denied[i].nr == nr)
 					want = R_EPERM;
-			if (nr == __NR_clone3 || nr == SYS_openat2 || nr == SYS_io_setup)
+			if (nr == __NR_clone3 || nr == SYS_openat2 || nr == SYS_io_setup ||
+			    nr == SYS_process_madvise || nr == __NR_cachestat)
 				want = R_ENOSYS;
 			if (nr > SBX_SYSCALL_NEWEST)
 				want = R_ENOSYS;	/* test_seccomp_newer_enosys */
@@ -462,6 +473,47 @@ static void test_seccomp_ksm_einval(void **state)
 			   "PR_SET_MEMORY_MERGE high bits");
 		ASSERT_RET(run(f, SYS_prctl, PR_SET_MEMORY_MERGE + 1, 0, 0, 0), R_ALLOW, "PR_GET_MEMORY_MERGE");
 		ASSERT_RET(run(f, SYS_prctl, PR_SET_NAME, 0x7ffd0000, 0, 0), R_ALLOW, "PR_SET_NAME");
+	}
+}
+
+/*
+ * The host's page cache: eviction advice (POSIX_FADV_DONTNEED,
+ * MADV_PAGEOUT, MADV_COLD) returns 0 without running, whatever the high
+ * bits; cachestat and process_madvise answer ENOSYS; RWF_NOWAIT in
+ * preadv2's and pwritev2's flags EOPNOTSUPP.  The other advice and
+ * flags are untouched.
+ */
+static void test_seccomp_page_cache(void **state)
+{
+	const uint64_t addr = 0x7ffd0000;
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_fadvise64, 3, 0, 0, POSIX_FADV_DONTNEED), R_ZERO, "FADV_DONTNEED");
+		ASSERT_RET(run(f, SYS_fadvise64, 3, 4096, 1 << 20, HIGH_GARBAGE | POSIX_FADV_DONTNEED), R_ZERO,
+			   "FADV_DONTNEED high bits");
+		ASSERT_RET(run(f, SYS_fadvise64, 3, 0, 0, POSIX_FADV_WILLNEED), R_ALLOW, "FADV_WILLNEED");
+		ASSERT_RET(run(f, SYS_fadvise64, 3, 0, 0, POSIX_FADV_SEQUENTIAL), R_ALLOW, "FADV_SEQUENTIAL");
+		ASSERT_RET(run(f, SYS_fadvise64, 3, 0, 0, POSIX_FADV_NOREUSE), R_ALLOW, "FADV_NOREUSE");
+		ASSERT_RET(run(f, SYS_madvise, addr, 4096, MADV_PAGEOUT, 0), R_ZERO, "MADV_PAGEOUT");
+		ASSERT_RET(run(f, SYS_madvise, addr, 4096, HIGH_GARBAGE | MADV_PAGEOUT, 0), R_ZERO,
+			   "MADV_PAGEOUT high bits");
+		ASSERT_RET(run(f, SYS_madvise, addr, 4096, MADV_COLD, 0), R_ZERO, "MADV_COLD");
+		ASSERT_RET(run(f, SYS_madvise, addr, 4096, MADV_WILLNEED, 0), R_ALLOW, "MADV_WILLNEED");
+		ASSERT_RET(run(f, SYS_madvise, addr, 4096, MADV_DONTNEED, 0), R_ALLOW, "MADV_DONTNEED");
+		ASSERT_RET(run(f, SYS_madvise, addr, 4096, MADV_FREE, 0), R_ALLOW, "MADV_FREE");
+		ASSERT_RET(run(f, SYS_process_madvise, (uint64_t)-10001, addr, 1, MADV_PAGEOUT), R_ENOSYS,
+			   "process_madvise");
+		ASSERT_RET(run(f, SYS_process_madvise, 3, addr, 1, MADV_WILLNEED), R_ENOSYS, "process_madvise 3");
+		ASSERT_RET(run(f, __NR_cachestat, 3, addr, addr, 0), R_ENOSYS, "cachestat");
+		ASSERT_RET(run6(f, SYS_preadv2, 3, addr, 1, 0, 0, RWF_NOWAIT), R_EOPNOTSUPP, "preadv2 RWF_NOWAIT");
+		ASSERT_RET(run6(f, SYS_preadv2, 3, addr, 1, 0, 0, HIGH_GARBAGE | RWF_NOWAIT | RWF_HIPRI),
+			   R_EOPNOTSUPP, "preadv2 RWF_NOWAIT high bits");
+		ASSERT_RET(run6(f, SYS_pwritev2, 3, addr, 1, 0, 0, RWF_NOWAIT | RWF_DSYNC), R_EOPNOTSUPP,
+			   "pwritev2 RWF_NOWAIT");
+		ASSERT_RET(run6(f, SYS_preadv2, 3, addr, 1, 0, 0, RWF_HIPRI), R_ALLOW, "preadv2 RWF_HIPRI");
+		ASSERT_RET(run6(f, SYS_pwritev2, 3, addr, 1, 0, 0, RWF_DSYNC | RWF_APPEND), R_ALLOW, "pwritev2 DSYNC");
+		/* RWF_NOWAIT's bit in another argument is no flag */
+		ASSERT_RET(run6(f, SYS_preadv2, 3, addr, RWF_NOWAIT, RWF_NOWAIT, RWF_NOWAIT, 0), R_ALLOW,
+			   "preadv2 8 elsewhere");
 	}
 }
 
@@ -1161,6 +1213,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_tty_ioctls),
 		cmocka_unit_test(test_seccomp_setlease),
 		cmocka_unit_test(test_seccomp_read_watches),
+		cmocka_unit_test(test_seccomp_page_cache),
 		cmocka_unit_test(test_seccomp_setid_modes),
 		cmocka_unit_test(test_seccomp_openat2_enosys),
 		cmocka_unit_test(test_seccomp_unix_denied_by_default),
