@@ -293,4 +293,25 @@ no-binfmt-userns*|"") t_skip "no binfmt_misc of a user namespace's own here (Lin
 	else t_fail "$(printf '%s' "$out" | tr '\n' ';') $(grep -v '^sandbx audit' "$TMP/err" | head -c 300)"; fi ;;
 esac
 
+# atime: a read-only grant is a read-only mount, where reads write no
+# atime; reads in a writable grant update it as the host's mount says
+# (relatime here: when it is older than the file's mtime or a day old).
+# F's atime is set to 2020 first, so a read under relatime updates it.
+AT="$TMP/atime"
+mkdir -p "$AT"; echo data >"$AT/f"; chmod -R a+rX "$AT"
+t_start mv-atime-readonly-kept "a read through a read-only grant leaves the file's atime as it was"
+touch -a -d 2020-01-01 "$AT/f"
+out=$( ( cd "$W" && "$SANDBX" sandbox-run --allow-read "$AT" -- /bin/cat "$AT/f" ) 2>"$TMP/err")
+got=$(stat -c %X "$AT/f")
+if [ "$out" = data ] && [ "$got" = "$(date -d 2020-01-01 +%s)" ]; then t_pass
+else t_fail "read '$out', atime now $(stat -c %x "$AT/f")"; fi
+t_start mv-atime-writable-updated "a read through a writable grant updates the atime as the host's mount does"
+touch -a -d 2020-01-01 "$AT/f"
+out=$( ( cd "$W" && "$SANDBX" sandbox-run --allow-write "$AT" -- /bin/cat "$AT/f" ) 2>"$TMP/err")
+case $(findmnt -no OPTIONS -T "$AT") in
+*noatime*) t_skip "the host mounts $AT noatime" ;;
+*) if [ "$out" = data ] && [ "$(stat -c %X "$AT/f")" -gt "$(date -d 2021-01-01 +%s)" ]; then t_pass
+   else t_fail "read '$out', atime now $(stat -c %x "$AT/f")"; fi ;;
+esac
+
 t_done
