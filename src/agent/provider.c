@@ -24,6 +24,7 @@
 #include "agent/curl.h"
 #include "agent/provider.h"
 #include "agent/sse.h"
+#include "store/credentials.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/utf8.h"
@@ -1131,8 +1132,11 @@ int prov_new(const struct prov_opts *o, struct prov **out, char **err)
 		*err = xstrdup("no API key — set ANTHROPIC_API_KEY or run 'sandbx auth login'");
 		return -1;
 	}
-	if (strpbrk(o->api_key, "\r\n")) {
-		*err = xstrdup("the API key holds a line break — check ANTHROPIC_API_KEY");
+	/* The callers checked it where it came in (credentials.h); this is
+	 * the last door before it goes into a header. */
+	const char *why = cred_key_problem(o->api_key);
+	if (why) {
+		*err = xasprintf("the API key is not one: %s — check ANTHROPIC_API_KEY, or run 'sandbx auth login'", why);
 		return -1;
 	}
 	const struct dlcurl *c = dlcurl_load(err);

@@ -224,9 +224,9 @@ static int auth_status(const struct xdg_paths *x)
 	int fr = cred_load_file(x, &key, &err);
 	cred_key_free(key);
 	if (env_set()) {
-		if (!cred_key_valid(getenv(CRED_ENV))) {
-			sbx_err(CRED_ENV " does not hold an API key (printable ASCII without spaces, at most %d bytes) — "
-				"fix or unset it", CRED_MAX_KEY);
+		const char *why = cred_key_problem(getenv(CRED_ENV));
+		if (why) {
+			sbx_err(CRED_ENV " does not hold an API key: %s — " CRED_ENV_FIX, why);
 			free(err);
 			return EXIT_ERROR;
 		}

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -16,15 +17,50 @@
 
 #define CRED_FILE "credentials.toml"
 
-int cred_key_valid(const char *key)
+#define CRED_STR_(x) #x
+#define CRED_STR(x) CRED_STR_(x)
+
+/* What people paste along with a key: the header it goes in, or its
+ * scheme.  Matched in any case; the reason names the usual spelling. */
+static const struct {
+	const char *prefix;
+	const char *why;
+} pasted[] = {
+	{ "bearer ", "it begins with 'Bearer ', which belongs to an Authorization header, not to the key" },
+	{ "bearer\t", "it begins with 'Bearer ', which belongs to an Authorization header, not to the key" },
+	{ "x-api-key:", "it begins with 'x-api-key:', the header's name, not part of the key" },
+	{ "authorization:", "it begins with 'Authorization:', a header's name, not part of the key" },
+};
+
+const char *cred_key_problem(const char *key)
 {
 	size_t n = key ? strlen(key) : 0;
-	if (n == 0 || n > CRED_MAX_KEY)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)key[i] <= 0x20 || (unsigned char)key[i] >= 0x7f)
-			return 0;
-	return 1;
+	if (n == 0)
+		return "it is empty";
+	if (n > CRED_MAX_KEY)
+		return "it is longer than " CRED_STR(CRED_MAX_KEY) " bytes";
+	for (size_t i = 0; i < SBX_ARRAY_LEN(pasted); i++)
+		if (strncasecmp(key, pasted[i].prefix, strlen(pasted[i].prefix)) == 0)
+			return pasted[i].why;
+	if (key[0] == '"' || key[0] == '\'' || key[n - 1] == '"' || key[n - 1] == '\'')
+		return "it begins or ends with a quote mark, which no key has";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)key[i];
+		if (c == ' ' || c == '\t')
+			return "it holds a space or tab";
+		if (c < 0x20 || c == 0x7f)
+			return "it holds a control byte (a line break, say)";
+		if (c >= 0x80)
+			return "it holds a byte that is not ASCII (a typographic dash or quote from a document, say)";
+	}
+	if (n < CRED_MIN_KEY)
+		return "it is shorter than " CRED_STR(CRED_MIN_KEY) " bytes";
+	return NULL;
+}
+
+int cred_key_valid(const char *key)
+{
+	return cred_key_problem(key) == NULL;
 }
 
 void cred_key_free(char *key)
@@ -134,8 +170,11 @@ static int cred_line(struct cred_parser *p, char *s, size_t n)
 		r = cred_fail(p, "api_key is given a second time");
 		goto out;
 	}
-	if (!cred_key_valid(val)) {
-		r = cred_fail(p, "the value is not an API key (printable ASCII without spaces, at most 1024 bytes)");
+	const char *why = cred_key_problem(val);
+	if (why) {
+		char *what = xasprintf("the value is not an API key: %s — give the key alone between the quotes", why);
+		r = cred_fail(p, what);
+		free(what);
 		goto out;
 	}
 	p->key = xstrdup(val);
@@ -295,9 +334,9 @@ int cred_load_api_key(char **key, char **source, char **err)
 	*source = NULL;
 	const char *env = getenv(CRED_ENV);
 	if (env && *env) {
-		if (!cred_key_valid(env)) {
-			*err = xstrdup(CRED_ENV " does not hold an API key (printable ASCII without spaces, at most 1024 "
-					"bytes) — fix or unset it");
+		const char *why = cred_key_problem(env);
+		if (why) {
+			*err = xasprintf(CRED_ENV " does not hold an API key: %s — " CRED_ENV_FIX, why);
 			return -EINVAL;
 		}
 		*key = xstrdup(env);
@@ -383,8 +422,10 @@ static int cred_dir_in_place(int dir, const struct xdg_paths *x, const char *doi
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
 {
 	struct stat st;
-	if (!cred_key_valid(key)) {
-		*err = xstrdup("that is not an API key (printable ASCII without spaces, at most 1024 bytes) — nothing stored");
+	const char *why = cred_key_problem(key);
+	if (why) {
+		*err = xasprintf("that is not an API key: %s — nothing stored (a key stored before is kept); give the "
+				 "key alone, as the console showed it", why);
 		return -1;
 	}
 	int base = fsu_open_base(x->config_home, FSU_CREATE, err);

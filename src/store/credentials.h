@@ -17,7 +17,10 @@
  * key there).  A parse error names the line, never its content.
  *
  * A key is printable ASCII without spaces (it goes into an HTTP header: no
- * CR/LF can smuggle a second header), at most CRED_MAX_KEY bytes.
+ * CR/LF can smuggle a second header), CRED_MIN_KEY to CRED_MAX_KEY bytes,
+ * and not something pasted along with it: a header's name or "Bearer ",
+ * quotes around it (cred_key_problem).  Every way a key comes in (auth
+ * login, the file, the environment) and prov_new ask the same question.
  *
  * Ownership: every char * handed out is malloc'd; free a key with
  * cred_key_free (it wipes the memory first).
@@ -40,7 +43,13 @@
 #define CRED_ENV "ANTHROPIC_API_KEY"
 #define CRED_MAX_LINE 4096		/* one line of credentials.toml */
 #define CRED_MAX_KEY 1024		/* an API key, bytes */
+/* Anthropic's keys are about 100 bytes; a shorter value is a slip (one
+ * letter pasted, a placeholder).  A local proxy that takes any key needs
+ * one of at least this many bytes too. */
+#define CRED_MIN_KEY 6
 #define CRED_MAX_FILE 65536		/* credentials.toml */
+/* What to do about a refused ANTHROPIC_API_KEY (after " — "). */
+#define CRED_ENV_FIX "set it to the key alone, or unset it to use the key 'sandbx auth login' stored"
 
 struct cred_parser {
 	char line[CRED_MAX_LINE + 1];
@@ -60,7 +69,17 @@ int cred_parser_finish(struct cred_parser *p);
 char *cred_parser_take_key(struct cred_parser *p);
 void cred_parser_release(struct cred_parser *p);
 
-/* 1 if key has the shape of an API key (printable ASCII, no space, size). */
+/*
+ * NULL when key has the shape of an API key, else why not, as a fixed
+ * phrase that never quotes the key ("it is shorter than 6 bytes", "it
+ * begins with 'Bearer '..."): the caller says whose value it was and what
+ * to do.  Refused: empty, under CRED_MIN_KEY or over CRED_MAX_KEY bytes, a
+ * space or control byte anywhere, a byte that is not ASCII, a leading
+ * "Bearer ", "x-api-key:" or "Authorization:" (any case), a quote mark at
+ * either end.
+ */
+const char *cred_key_problem(const char *key);
+/* 1 when cred_key_problem(key) is NULL. */
 int cred_key_valid(const char *key);
 /* Wipe and free. */
 void cred_key_free(char *key);

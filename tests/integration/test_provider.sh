@@ -340,10 +340,31 @@ t_start prov-url-policy "plain http to a host that is not loopback is refused be
 mock_start <<EOF2
 sse $FX/text.sse
 EOF2
-ANTHROPIC_API_KEY=k "$PC" --base-url "http://example.invalid:$PORT" --prompt hi >"$D/out" 2>"$D/err"
+ANTHROPIC_API_KEY=sk-test-key "$PC" --base-url "http://example.invalid:$PORT" --prompt hi >"$D/out" 2>"$D/err"
 r=$?
 mock_stop
 if [ "$r" = 1 ] && err_has 'is plain http to a host that is not loopback' && [ "$(nreq)" = 0 ]; then t_pass; else t_fail "rc=$r err=$(cat "$D/err")"; fi
+
+t_start prov-short-key-refused "a key that is not one (a letter, a 'Bearer ' prefix pasted with it) is refused before any connection, by the provider and by agent-run, saying why and what to do; nothing reaches the server (before, a 1-byte key was sent)"
+mock_start <<EOF2
+sse $FX/text.sse
+sse $FX/text.sse
+EOF2
+bad=""
+KEY=k pc --retries 0
+{ [ "$(rc)" = 1 ] && err_has "the API key is not one: it is shorter than 6 bytes — check ANTHROPIC_API_KEY, or run 'sandbx auth login'"; } ||
+	bad="$bad|provcat k: rc=$(rc) $(cat "$D/err")"
+KEY="Bearer sk-test-key" pc --retries 0
+{ [ "$(rc)" = 1 ] && err_has "it begins with 'Bearer '" && ! grep -q sk-test-key "$D/out" "$D/err"; } ||
+	bad="$bad|provcat Bearer: rc=$(rc) $(cat "$D/err")"
+mkdir -p "$TMP/w"
+( cd "$TMP/w" && ANTHROPIC_API_KEY=k "$SANDBX" agent-run --base-url "http://127.0.0.1:$PORT" -- hi ) >"$D/out" 2>"$D/err" </dev/null
+r=$?
+{ [ $r = 1 ] && err_has "ANTHROPIC_API_KEY does not hold an API key: it is shorter than 6 bytes — set it to the key alone"; } ||
+	bad="$bad|agent-run: rc=$r $(cat "$D/err")"
+[ "$(nreq)" = 0 ] || bad="$bad|$(nreq) requests reached the server"
+mock_stop
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 t_start prov-no-redirect "a redirect is not followed (the key would go along)"
 mock_start <<EOF2
@@ -659,13 +680,13 @@ else
 	t_fail "rc=$(rc) n=$(nreq) n1=$n1 err=$(cat "$D/err")"
 fi
 
-t_start prov-short-key "a key that is part of 'text/event-stream' (a placeholder such as 'text' or 'e' for a local proxy) does not turn the answer's content type into a refusal: the type is judged as sent, the key masked only where it is shown (before: 'not an event stream')"
+t_start prov-short-key "a key that is part of 'text/event-stream' (a placeholder such as 'stream' for a local proxy; keys under 6 bytes are refused since prov-short-key-refused) does not turn the answer's content type into a refusal: the type is judged as sent, the key masked only where it is shown (before: 'not an event stream')"
 mock_start <<EOF2
 sse $FX/text.sse
 sse $FX/text.sse
 EOF2
 bad=""
-for KEY in text e; do
+for KEY in stream text/event; do
 	pc
 	[ "$(rc)" = 0 ] && out_has '"streamed":"Hello, world' || bad="$bad [$KEY: rc=$(rc) $(cat "$D/err")]"
 done

@@ -42,6 +42,31 @@ if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "holds a NUL byte, which no API
 	cmp -s "$CRED" "$CRED.nul" && ! grep -q "sk-ant-REAL" "$CRED"; then t_pass; else t_fail "rc=$rc $err $(cat "$CRED")"; fi
 rm -f "$CRED.nul"
 
+t_start st-login-bad-key "auth login refuses what is not an API key (one letter, a 'Bearer ' or header name pasted with it, quotes around it, a space, a byte that is not ASCII, over 1024 bytes) saying why and that the key stored before is kept, which it is, byte for byte; auth status refuses such a key in ANTHROPIC_API_KEY or in the file the same way; none is ever printed (before, a 1-byte key was stored and sent)"
+cp "$CRED" "$CRED.before"
+bad=""
+long=$(head -c 1025 /dev/zero | tr '\0' a)
+for c in "k|shorter than 6 bytes" "Bearer sk-ant-REAL-0123|begins with 'Bearer '" "x-api-key: sk-ant-REAL-0123|begins with 'x-api-key:'" \
+	"authorization:sk-ant-REAL-0123|begins with 'Authorization:'" "\"sk-ant-REAL-0123\"|quote mark" "'sk-ant-REAL-0123'|quote mark" \
+	"sk-ant-REAL-0123 and more|space or tab" "sk-ant-REAL–0123|not ASCII" "$long|longer than 1024 bytes"; do
+	in=${c%%|*} why=${c#*|}
+	out=$(printf '%s\n' "$in" | env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+		"$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+	{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "that is not an API key: it" && printf '%s' "$err" | grep -qF "$why" &&
+	  printf '%s' "$err" | grep -qF " — nothing stored (a key stored before is kept); give the key alone" &&
+	  cmp -s "$CRED" "$CRED.before" && ! both | grep -q "REAL\|aaaaaaaa"; } || bad="$bad|login '$in': rc=$rc $err"
+done
+out=$(cd "$TMP/work" && ANTHROPIC_API_KEY=k HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+	"$SANDBX" auth status 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+{ [ $rc -eq 1 ] && [ "$err" = "sandbx: ANTHROPIC_API_KEY does not hold an API key: it is shorter than 6 bytes — set it to the key alone, or unset it to use the key 'sandbx auth login' stored" ]; } ||
+	bad="$bad|status with ANTHROPIC_API_KEY=k: rc=$rc $err"
+printf '# pasted by hand\napi_key = "Bearer sk-ant-REAL-0123"\n' > "$CRED"
+st auth status
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -qF "cannot read the key from '$CRED': line 2: the value is not an API key: it begins with 'Bearer '" &&
+  ! both | grep -q REAL; } || bad="$bad|status with a file: rc=$rc $err"
+cp "$CRED.before" "$CRED"; rm -f "$CRED.before"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start st-status-file "auth status names the file as the source and never prints the key"
 st auth status
 if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "from the file '$CRED'" && ! both | grep -qF "$KEY"; then t_pass
@@ -548,8 +573,8 @@ else
 		mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99
 		echo sk-ant-other-KEY0123456789 | "$2" auth login 2>"$1/../e1"; echo "login $?"
 		"$2" auth logout 2>"$1/../e2"; echo "logout $?"
-		ANTHROPIC_API_KEY=k "$2" agent-run --base-url http://127.0.0.1:1 --session -- x </dev/null 2>"$1/../e3"; echo "new $?"
-		ANTHROPIC_API_KEY=k "$2" agent-run --base-url http://127.0.0.1:1 --session roaaaaaa -- x </dev/null 2>"$1/../e4"; echo "resume $?"
+		ANTHROPIC_API_KEY=sk-ant-test-0000 "$2" agent-run --base-url http://127.0.0.1:1 --session -- x </dev/null 2>"$1/../e3"; echo "new $?"
+		ANTHROPIC_API_KEY=sk-ant-test-0000 "$2" agent-run --base-url http://127.0.0.1:1 --session roaaaaaa -- x </dev/null 2>"$1/../e4"; echo "resume $?"
 	' sh "$ROH" "$SANDBX" ) > "$TMP/rc" 2>&1
 	bad=""
 	for i in 1 2 3 4; do
@@ -583,8 +608,8 @@ else
 		dd if=/dev/zero of="$1/r/fill" bs=1k 2>/dev/null
 		cat "$1/r/cfg/sandbx/credentials.toml" "$1/r/state/sandbx/sessions/fdaaaaaa.jsonl" | cksum > "$1/sum0"
 		echo sk-ant-second-KEY0123456789 | "$2" auth login 2>"$1/e1"; echo "login $?"
-		ANTHROPIC_API_KEY=k "$2" agent-run --base-url "http://127.0.0.1:$3" --session -- x </dev/null >/dev/null 2>"$1/e2"; echo "new $?"
-		ANTHROPIC_API_KEY=k "$2" agent-run --base-url "http://127.0.0.1:$3" --session fdaaaaaa -- x </dev/null >/dev/null 2>"$1/e3"; echo "resume $?"
+		ANTHROPIC_API_KEY=sk-ant-test-0000 "$2" agent-run --base-url "http://127.0.0.1:$3" --session -- x </dev/null >/dev/null 2>"$1/e2"; echo "new $?"
+		ANTHROPIC_API_KEY=sk-ant-test-0000 "$2" agent-run --base-url "http://127.0.0.1:$3" --session fdaaaaaa -- x </dev/null >/dev/null 2>"$1/e3"; echo "resume $?"
 		cat "$1/r/cfg/sandbx/credentials.toml" "$1/r/state/sandbx/sessions/fdaaaaaa.jsonl" | cksum > "$1/sum1"
 		ls -A "$1/r/cfg/sandbx" "$1/r/state/sandbx/sessions" > "$1/ls"
 	' sh "$FD" "$SANDBX" "$PORT" "$pad" ) > "$TMP/rc" 2>&1
@@ -610,10 +635,10 @@ bad=""
 for to in /dev/full closed; do
 	for c in "hash sf.txt" "tool read {\"path\":\"sf.txt\"}" "sessions" "auth status" "--version"; do
 		if [ $to = closed ]; then
-			( cd "$TMP/work" && env ANTHROPIC_API_KEY=sk-k XDG_STATE_HOME="$TMP/sf/state" XDG_CONFIG_HOME="$TMP/sf/cfg" \
+			( cd "$TMP/work" && env ANTHROPIC_API_KEY=sk-ant-test-0000 XDG_STATE_HOME="$TMP/sf/state" XDG_CONFIG_HOME="$TMP/sf/cfg" \
 				"$SANDBX" $c >&- 2>"$TMP/err" ); rc=$?
 		else
-			( cd "$TMP/work" && env ANTHROPIC_API_KEY=sk-k XDG_STATE_HOME="$TMP/sf/state" XDG_CONFIG_HOME="$TMP/sf/cfg" \
+			( cd "$TMP/work" && env ANTHROPIC_API_KEY=sk-ant-test-0000 XDG_STATE_HOME="$TMP/sf/state" XDG_CONFIG_HOME="$TMP/sf/cfg" \
 				"$SANDBX" $c >/dev/full 2>"$TMP/err" ); rc=$?
 		fi
 		if [ $rc -ne 1 ] || ! grep -q '^sandbx: cannot write to standard output.* — ' "$TMP/err"; then
@@ -663,7 +688,7 @@ for input in '' '\n' '   \n'; do
 	{ [ $rc -eq 1 ] && [ "$err" = "sandbx: no key was given — nothing stored" ] && [ ! -e "$AC" ]; } || bad="$bad|input '$input': rc=$rc $err $(ls -A "$AC" 2>&1)"
 done
 out=$(printf 'sk-ant-with space\n' | env -u ANTHROPIC_API_KEY HOME="$AH" XDG_CONFIG_HOME="$AC" "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
-{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "that is not an API key .* — nothing stored" && [ ! -e "$AC" ] &&
+{ [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "that is not an API key: .* — nothing stored" && [ ! -e "$AC" ] &&
   ! printf '%s' "$err" | grep -q "with space"; } || bad="$bad|not a key: rc=$rc $err"
 out=$(printf 'sk-ant-stored-0000\n' | env HOME="$AH" XDG_CONFIG_HOME="$AC" ANTHROPIC_API_KEY=sk-ant-env-0000 "$SANDBX" auth login 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
 { [ $rc -eq 0 ] && printf '%s' "$err" | grep -q "ANTHROPIC_API_KEY is set in this environment and takes precedence over the stored key" &&

@@ -58,7 +58,7 @@ static void test_cred_parse_any_split(void **state)
 	expect_key("api_key = \"sk-ant-abc\"\n", "sk-ant-abc");
 	expect_key("# comment\n\n  api_key=\"sk-ant-abc\"   # trailing\n", "sk-ant-abc");
 	expect_key("api_key = 'sk-ant-x\\y'\r\n", "sk-ant-x\\y");	/* literal string: no escapes */
-	expect_key("api_key = \"a\\\"b\\\\c\"", "a\"b\\c");		/* no final newline */
+	expect_key("api_key = \"ab\\\"cd\\\\ef\"", "ab\"cd\\ef");	/* no final newline */
 }
 
 /* A parse error names the line and never repeats the file's bytes. */
@@ -88,7 +88,7 @@ static void test_cred_parse_errors_never_echo(void **state)
 	expect_error("api_key = \"sk-ant-SECRET\\nVALUE\"\n", "line 1: an escape", "SECRET");
 	expect_error("api_key = \"sk-ant-SECRETVALUE\" junk\n", "line 1: unexpected text", "SECRET");
 	expect_error("[auth]\napi_key = \"sk-ant-SECRETVALUE\"\n", "line 1: a [table]", "SECRET");
-	expect_error("api_key = \"a\"\napi_key = \"b\"\n", "line 2: api_key is given a second time", NULL);
+	expect_error("api_key = \"sk-aaa\"\napi_key = \"sk-bbb\"\n", "line 2: api_key is given a second time", NULL);
 	expect_error("# only a comment\n", "no api_key", NULL);
 	expect_error("", "no api_key", NULL);
 	static const char nul[] = "api_key = \"sk\0SECRET\"\n";
@@ -101,6 +101,84 @@ static void test_cred_parse_errors_never_echo(void **state)
 	big[CRED_MAX_LINE + 99] = '\0';
 	expect_error(big, "line 1: longer than", "SSSS");
 	free(big);
+}
+
+/* What is not an API key, and why: each case as the reason it gets, the
+ * same from the parser of the file (never quoting it). */
+static const struct {
+	const char *key;
+	const char *why;	/* a piece of the reason; NULL: a key */
+} key_cases[] = {
+	{ "", "empty" },
+	{ "k", "shorter than 6 bytes" },
+	{ "sk-ab", "shorter than 6 bytes" },
+	{ "sk-abc", NULL },
+	{ "sk-ant-api03-AbCd_0123456789-xyzXYZ", NULL },
+	{ "sk-bearer-x", NULL },
+	{ "ab\"cd'ef", NULL },
+	{ "Bearer sk-ant-secret", "'Bearer '" },
+	{ "bearer sk-ant-secret", "'Bearer '" },
+	{ "BEARER\tsk-ant-secret", "'Bearer '" },
+	{ "x-api-key: sk-ant-secret", "'x-api-key:'" },
+	{ "X-Api-Key:sk-ant-secret", "'x-api-key:'" },
+	{ "Authorization: Bearer sk-ant-secret", "'Authorization:'" },
+	{ "authorization:sk-ant-secret", "'Authorization:'" },
+	{ "\"sk-ant-secret\"", "quote mark" },
+	{ "'sk-ant-secret'", "quote mark" },
+	{ "sk-ant-secret\"", "quote mark" },
+	{ "\"k\"", "quote mark" },
+	{ "sk-ant secret", "space or tab" },
+	{ "sk-ant\tsecret", "space or tab" },
+	{ "sk-ant\rsecret", "control byte" },
+	{ "sk-ant\nX-Evil: 1", "control byte" },
+	{ "sk-ant\x7fsecret", "control byte" },
+	{ "sk-ant\x01", "control byte" },
+	{ "sk\xe2\x80\x93" "ant-secret", "not ASCII" },
+	{ "sk-ant-caf\xc3\xa9", "not ASCII" },
+};
+
+static void test_cred_key_problems(void **state)
+{
+	char *big = xmalloc(CRED_MAX_KEY + 2);
+	memset(big, 'a', CRED_MAX_KEY + 1);
+	big[CRED_MAX_KEY + 1] = '\0';
+	assert_non_null(strstr(cred_key_problem(big), "longer than 1024 bytes"));
+	big[CRED_MAX_KEY] = '\0';
+	assert_null(cred_key_problem(big));
+	free(big);
+	assert_non_null(strstr(cred_key_problem(NULL), "empty"));
+	for (size_t i = 0; i < SBX_ARRAY_LEN(key_cases); i++) {
+		const char *k = key_cases[i].key, *want = key_cases[i].why, *got = cred_key_problem(k);
+		if (!want && got)
+			fail_msg("case %zu refused: %s", i, got);
+		if (want && (!got || !strstr(got, want)))
+			fail_msg("case %zu: got '%s', want '%s'", i, got ? got : "(accepted)", want);
+		assert_int_equal(cred_key_valid(k), !want);
+		/* the file: the same verdict, the line named, the key never
+		 * quoted (control bytes other than CR/LF cannot be in a
+		 * quoted value; a quote would end it) */
+		if (!*k || strpbrk(k, "\n\"\\"))
+			continue;
+		char *text = xasprintf("# a comment\napi_key = '%s'\n", k), *key = NULL, *err = NULL;
+		if (strchr(k, '\'')) {
+			free(text);
+			continue;
+		}
+		int r = parse_split(text, strlen(text), 0, 0, &key, &err);
+		if (want) {
+			assert_int_equal(r, -1);
+			if (!strstr(err, "line 2: the value is not an API key: ") || !strstr(err, want))
+				fail_msg("case %zu: file error '%s'", i, err);
+			if (strlen(k) > 2 && strstr(err, k))
+				fail_msg("case %zu: the error quotes the key", i);
+		} else {
+			assert_int_equal(r, 0);
+			assert_string_equal(key, k);
+		}
+		cred_key_free(key);
+		free(err);
+		free(text);
+	}
 }
 
 /* ---- the file ---- */
@@ -497,11 +575,64 @@ static void test_cred_file_parse_error_never_echoes(void **state)
 	free(err);
 }
 
+static char *file_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	assert_non_null(f);
+	char *b = xcalloc(1, 4096);
+	size_t n = fread(b, 1, 4095, f);
+	b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+/* Login, the file and the environment each refuse what is not a key,
+ * saying whose value it was and why; a refused login leaves the key
+ * stored before as it was. */
+static void test_cred_key_refused_where_it_enters(void **state)
+{
+	static const char *const bad[] = { "k", "Bearer sk-ant-new-0123", "\"sk-ant-new-0123\"", "x-api-key:sk-ant-new" };
+	char *key = NULL, *src = NULL, *err = NULL;
+	store_key("sk-ant-kept-0123");
+	char *before = file_text(T.x.credentials);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
+		struct strv notes = { 0 };
+		assert_int_equal(cred_store_key(&T.x, bad[i], &notes, &err), -1);
+		if (!strstr(err, "that is not an API key: ") || !strstr(err, cred_key_problem(bad[i])) ||
+		    !strstr(err, "nothing stored (a key stored before is kept)"))
+			fail_msg("login of case %zu: %s", i, err);
+		free(err);
+		err = NULL;
+		char *after = file_text(T.x.credentials);
+		assert_string_equal(after, before);
+		free(after);
+		strv_free(&notes);
+
+		setenv(CRED_ENV, bad[i], 1);
+		assert_int_equal(cred_load_api_key(&key, &src, &err), -EINVAL);
+		assert_null(key);
+		if (!strstr(err, CRED_ENV " does not hold an API key: ") || !strstr(err, cred_key_problem(bad[i])) ||
+		    strstr(err, "sk-ant-new"))
+			fail_msg("environment of case %zu: %s", i, err);
+		free(err);
+		err = NULL;
+		unsetenv(CRED_ENV);
+	}
+	write_file(T.x.credentials, "# pasted\napi_key = \"k\"\n", 0600);
+	assert_int_equal(cred_load_file(&T.x, &key, &err), -EINVAL);
+	assert_non_null(strstr(err, T.x.credentials));
+	assert_non_null(strstr(err, "line 2: the value is not an API key: it is shorter than 6 bytes"));
+	free(err);
+	free(before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cred_parse_any_split),
 		cmocka_unit_test(test_cred_parse_errors_never_echo),
+		cmocka_unit_test(test_cred_key_problems),
+		cmocka_unit_test_setup_teardown(test_cred_key_refused_where_it_enters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_store_narrows_own_dir_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_store_any_umask, setup, teardown),

@@ -239,7 +239,7 @@ static void test_prov_new_checks(void **state)
 {
 	struct prov *p = NULL;
 	char *err = NULL;
-	struct prov_opts o = { .base_url = "http://example.com", .api_key = "k" };
+	struct prov_opts o = { .base_url = "http://example.com", .api_key = "sk-test-key" };
 	assert_int_equal(prov_new(&o, &p, &err), -1);
 	assert_non_null(strstr(err, "not loopback"));
 	free(err);
@@ -255,7 +255,12 @@ static void test_prov_new_checks(void **state)
 	assert_non_null(strstr(err, "line break"));
 	free(err);
 	err = NULL;
-	o.api_key = "k";
+	o.api_key = "k";		/* one letter: a slip, never sent */
+	assert_int_equal(prov_new(&o, &p, &err), -1);
+	assert_non_null(strstr(err, "shorter than 6 bytes"));
+	free(err);
+	err = NULL;
+	o.api_key = "sk-test-key";
 	assert_int_equal(prov_new(&o, &p, &err), 0);
 	prov_free(p);
 }
