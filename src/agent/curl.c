@@ -10,7 +10,7 @@
 #include "util/util.h"
 
 static struct dlcurl fns;
-static int global_ok;
+static CURLcode global_rc;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static const struct dl_sym syms[] = {
@@ -45,7 +45,7 @@ static struct dl_lib lib = DL_LIB_ENV("libcurl.so.4", "libcurl4 (7.62 or later)"
 /* curl_global_init, once, after the table is bound. */
 static void global_init(void)
 {
-	global_ok = fns.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+	global_rc = fns.global_init(CURL_GLOBAL_DEFAULT);
 }
 
 const struct dlcurl *dlcurl_load(char **err)
@@ -53,9 +53,12 @@ const struct dlcurl *dlcurl_load(char **err)
 	if (dl_load(&lib, err) < 0)
 		return NULL;
 	pthread_once(&once, global_init);
-	if (!global_ok) {
+	if (global_rc != CURLE_OK) {
+		/* It fails when an allocation does (libcurl's own, or its TLS
+		 * library's): say so, not only that it failed. */
 		if (err)
-			*err = xstrdup("libcurl could not initialise (curl_global_init failed)");
+			*err = xasprintf("libcurl could not initialise (curl_global_init: %s) — " DLCURL_OOM_ADVICE,
+					 fns.easy_strerror(global_rc));
 		return NULL;
 	}
 	return &fns;

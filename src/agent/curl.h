@@ -37,6 +37,15 @@ struct dlcurl {
 	CURLcode (*global_init)(long);	/* run once by dlcurl_load */
 };
 
+/*
+ * What to do when curl_global_init or curl_easy_init fails: both fail
+ * when memory does (curl_easy_init returns NULL for nothing else), so the
+ * message says so instead of only naming the call.
+ */
+#define DLCURL_OOM_ADVICE                                                                                      \
+	"most likely the process is out of memory: close other programs, or raise its memory limit (ulimit -v, a " \
+	"cgroup's memory.max), and try again"
+
 /* The table, or NULL with *err (malloc'd) when libcurl cannot be used. */
 const struct dlcurl *dlcurl_load(char **err);
 

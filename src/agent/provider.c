@@ -1148,7 +1148,7 @@ int prov_new(const struct prov_opts *o, struct prov **out, char **err)
 	CURL *h = c->easy_init();
 	if (!h) {
 		free(url);
-		*err = xstrdup("libcurl could not start a transfer (curl_easy_init failed)");
+		*err = xstrdup("libcurl could not start a transfer (curl_easy_init failed) — " DLCURL_OOM_ADVICE);
 		return -1;
 	}
 	struct prov *p = xcalloc(1, sizeof(*p));

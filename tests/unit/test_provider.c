@@ -9,6 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
+
+#include "agent/curl.h"
 #include "agent/provider.h"
 #include "util/util.h"
 
@@ -265,6 +268,89 @@ static void test_prov_new_checks(void **state)
 	prov_free(p);
 }
 
+/*
+ * libcurl's allocations, through curl_global_init_mem (its own hook, as
+ * its torture tests use): passed to the C library, except that while
+ * oom_from is non-zero every request of that many bytes or more fails.
+ * The handle curl_easy_init makes is one such (5,360 bytes in 7.88); the
+ * pieces of a short URL are under 100.  Installed before anything else
+ * initialises libcurl in this process (group setup); works the same under
+ * ASan and valgrind, where no RLIMIT_AS can be set.
+ */
+static size_t oom_from;
+static unsigned oom_refused;
+
+static int oom_hit(size_t n)
+{
+	if (oom_from && n >= oom_from) {
+		oom_refused++;
+		return 1;
+	}
+	return 0;
+}
+static void *oom_malloc(size_t n)
+{
+	return oom_hit(n) ? NULL : malloc(n);
+}
+
+static void *oom_realloc(void *p, size_t n)
+{
+	return oom_hit(n) ? NULL : realloc(p, n);
+}
+
+static void *oom_calloc(size_t k, size_t n)
+{
+	return oom_hit(k * n) ? NULL : calloc(k, n);
+}
+
+static char *oom_strdup(const char *s)
+{
+	return oom_hit(strlen(s) + 1) ? NULL : strdup(s);
+}
+
+static int install_curl_allocator(void **state)
+{
+	typedef CURLcode (*init_mem_fn)(long, curl_malloc_callback, curl_free_callback, curl_realloc_callback,
+					curl_strdup_callback, curl_calloc_callback);
+	/* as dlcurl_load opens it (curl.c: GnuTLS not initialised on load) */
+	int set = !getenv("GNUTLS_NO_IMPLICIT_INIT");
+	if (set)
+		setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 1);
+	void *h = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
+	if (set)
+		unsetenv("GNUTLS_NO_IMPLICIT_INIT");
+	init_mem_fn init = h ? (init_mem_fn)dlsym(h, "curl_global_init_mem") : NULL;
+	if (!init || init(CURL_GLOBAL_DEFAULT, oom_malloc, free, oom_realloc, oom_strdup, oom_calloc) != CURLE_OK) {
+		fprintf(stderr, "cannot install libcurl's allocator: %s\n", dlerror());
+		return -1;
+	}
+	return 0;		/* the library stays loaded, as dlcurl_load keeps it */
+}
+
+/* curl_easy_init failing (it fails only when an allocation does): the
+ * message says the process is most likely out of memory and what to do,
+ * not only that the call failed; with memory back, the same call works. */
+static void test_prov_easy_init_out_of_memory(void **state)
+{
+	struct prov *p = NULL;
+	char *err = NULL;
+	struct prov_opts o = { .base_url = "http://127.0.0.1:1", .api_key = "sk-test-key" };
+	oom_from = 1024;
+	oom_refused = 0;
+	int r = prov_new(&o, &p, &err);
+	oom_from = 0;
+	assert_int_equal(r, -1);
+	assert_null(p);
+	assert_true(oom_refused > 0);
+	if (!strstr(err, "libcurl could not start a transfer (curl_easy_init failed) — most likely the process is out "
+			 "of memory: close other programs, or raise its memory limit"))
+		fail_msg("message: %s", err);
+	free(err);
+	err = NULL;
+	assert_int_equal(prov_new(&o, &p, &err), 0);
+	prov_free(p);
+}
+
 static void test_prov_judge_attempts(void **state)
 {
 	struct {
@@ -338,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_prov_backoff),
 		cmocka_unit_test(test_prov_retry_text),
 		cmocka_unit_test(test_prov_new_checks),
+		cmocka_unit_test(test_prov_easy_init_out_of_memory),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, install_curl_allocator, NULL);
 }
