@@ -223,6 +223,9 @@ enum prov_verdict prov_judge(const struct prov_outcome *o)
 	}
 	if (o->proxy_status >= 300)	/* nothing reached the provider */
 		return prov_status_retryable(o->proxy_status, NULL) ? PROV_V_RETRY : PROV_V_FAIL;
+	/* Not transient: the same server sends the same headers again. */
+	if (o->header_cap || o->unasked_encoding)
+		return PROV_V_FAIL;
 	if (o->bad_type)
 		return PROV_V_FAIL;
 	if (o->stream_failed) {
@@ -529,7 +532,10 @@ struct attempt {
 	long proxy_status;	/* CURLINFO_HTTP_CONNECTCODE when >= 300 */
 	char retry_after[HDR_CAP], retry_after_ms[HDR_CAP], should_retry[HDR_CAP];
 	char request_id[HDR_CAP], content_type[HDR_CAP], location[HDR_CAP];
+	char content_encoding[HDR_CAP];	/* as sent; "" when absent */
 	int have_retry_after, have_retry_after_ms, have_should_retry;
+	int unasked_encoding;	/* a 2xx in a Content-Encoding never asked for */
+	int header_cap;		/* libcurl refused a header line over its cap */
 	char *body;		/* an error response's body, up to PROV_MAX_ERROR_BODY */
 	size_t body_len;
 	int type_checked, bad_type;
@@ -565,6 +571,25 @@ static void copy_hdr(char dst[HDR_CAP], const char *v, size_t n)
 
 static char *redact_key(const struct prov *p, char *s);
 
+/* A Content-Encoding other than identity: none was asked for. */
+static int encoding_unasked(const char *v)
+{
+	return *v && strcasecmp(v, "identity") != 0;
+}
+
+/*
+ * Whether a failed allocation of libcurl's could have been memory running
+ * out: libcurl 7.x reports a header line over CURL_MAX_HTTP_HEADER as
+ * CURLE_OUT_OF_MEMORY, with nothing in the error buffer.  If twice that
+ * much can be had now, the refusal was the cap.
+ */
+static int memory_to_spare(void)
+{
+	void *q = malloc(2 * (size_t)CURL_MAX_HTTP_HEADER);
+	free(q);
+	return q != NULL;
+}
+
 static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 {
 	struct attempt *a = ud;
@@ -597,12 +622,21 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 		a->status = sp ? strtol(sp + 1, NULL, 10) : 0;
 		a->headers_done = 0;
 		a->have_retry_after = a->have_retry_after_ms = a->have_should_retry = 0;
-		a->request_id[0] = a->content_type[0] = a->location[0] = '\0';
+		a->request_id[0] = a->content_type[0] = a->location[0] = a->content_encoding[0] = '\0';
 		a->type_sse = 0;
 		return n;
 	}
-	if (l == 0 && a->status >= 200)
+	if (l == 0 && a->status >= 200) {
 		a->headers_done = 1;	/* the blank line after a final response's headers */
+		/* sandbx sends no Accept-Encoding, so libcurl decodes nothing:
+		 * a compressed stream would reach the SSE parser as noise, read
+		 * as a stream that ended before its answer, and be asked for
+		 * again and again.  Stop here and say what it is. */
+		if (a->status / 100 == 2 && encoding_unasked(a->content_encoding)) {
+			a->unasked_encoding = 1;
+			return 0;
+		}
+	}
 	const char *colon = memchr(buf, ':', l);
 	if (!colon)
 		return n;
@@ -623,6 +657,8 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 	} else if (IS("x-should-retry")) {
 		copy_hdr(a->should_retry, v, vl);
 		a->have_should_retry = 1;
+	} else if (IS("content-encoding")) {
+		copy_hdr(a->content_encoding, v, vl);
 	} else if (IS("request-id") || IS("content-type") || IS("location")) {
 		/* judged as sent: the masked copy of a short key ('e', 'text')
 		 * would no longer read text/event-stream */
@@ -757,6 +793,12 @@ static CURLcode perform(struct prov *p, struct attempt *a, const char *body, siz
 	c->easy_setopt(h, CURLOPT_XFERINFODATA, a);
 	c->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	CURLcode rc = c->easy_perform(h);
+	/* A status line came, its header block did not end: libcurl stopped
+	 * inside the headers.  Out of memory there (7.x) or too large (8.x)
+	 * is a header line over its cap (CURLE_TOO_LARGE, 8.6, is 100). */
+	if (a->status > 0 && !a->headers_done && !a->in_body &&
+	    ((rc == CURLE_OUT_OF_MEMORY && memory_to_spare()) || (int)rc == 100))
+		a->header_cap = 1;
 	if (a->status == 0) {
 		long st = 0;
 		c->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &st);
@@ -903,6 +945,15 @@ static char *error_body_text(const struct prov *p, const char *body, size_t len)
 	return r;
 }
 
+/* The detail of an error status: its body's text, or what it is when it
+ * came compressed (never asked for, so libcurl left it so). */
+static char *attempt_body_text(const struct attempt *a)
+{
+	if (a->body_len && encoding_unasked(a->content_encoding))
+		return xasprintf("(a body in Content-Encoding %s, which sandbx did not ask for)", a->content_encoding);
+	return error_body_text(a->p, a->body, a->body_len);
+}
+
 static void attempt_release(struct attempt *a)
 {
 	if (a->dbg.len)
@@ -986,6 +1037,8 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			.idle = a.abort == AB_IDLE,
 			.over_total = a.abort == AB_TOTAL,
 			.bad_type = a.bad_type,
+			.header_cap = a.header_cap,
+			.unasked_encoding = a.unasked_encoding,
 			.stream_failed = a.stream_failed,
 			.error_event = m->error_type,
 			.content = m->content,
@@ -1031,7 +1084,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 				detail = xstrdup(cerr);
 			} else {
 				what = status_what(o.status, whatbuf);
-				detail = error_body_text(p, a.body, a.body_len);
+				detail = attempt_body_text(&a);
 			}
 			break;
 		case PROV_V_FAIL:
@@ -1040,6 +1093,18 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 				*err = xasprintf("the proxy refused the tunnel to the model provider: HTTP %ld — the request "
 						 "never reached '%s'; check https_proxy, HTTPS_PROXY, ALL_PROXY and no_proxy",
 						 o.proxy_status, p->url);
+			} else if (o.header_cap) {
+				*err = xasprintf("the model provider sent a response header line longer than libcurl's %d KiB "
+						 "cap (CURL_MAX_HTTP_HEADER) in its HTTP %ld answer%s%s%s — the round failed, not "
+						 "retried (the same answer would come again); check --base-url: the API sends no "
+						 "such header, a proxy or gateway in between may",
+						 CURL_MAX_HTTP_HEADER >> 10, o.status, errbuf[0] ? " (" : "", errbuf,
+						 errbuf[0] ? ")" : "");
+			} else if (o.unasked_encoding) {
+				*err = xasprintf("the model provider sent its answer compressed (Content-Encoding: %s), which "
+						 "sandbx did not ask for and does not decode — the round failed, not retried; "
+						 "check --base-url: a proxy or gateway in between may be compressing",
+						 a.content_encoding);
 			} else if (o.bad_type) {
 				*err = xasprintf("the model provider answered with '%s', not an event stream — check --base-url",
 						 a.content_type[0] ? a.content_type : "no content type");
@@ -1057,7 +1122,7 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 						 "not followed (the API key would go along); check --base-url", o.status,
 						 a.location[0] ? " to '" : "", a.location, a.location[0] ? "'" : "");
 			} else {
-				char *body_text = error_body_text(p, a.body, a.body_len);
+				char *body_text = attempt_body_text(&a);
 				*err = xasprintf("the model provider refused the request: HTTP %ld%s%s%s%s%s — %s", o.status,
 						 *body_text ? " " : "", body_text, a.request_id[0] ? " (request-id " : "", a.request_id,
 						 a.request_id[0] ? ")" : "", status_advice(o.status));

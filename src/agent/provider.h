@@ -174,6 +174,10 @@ struct prov_outcome {
 	int idle;		/* the idle limit ended it */
 	int over_total;		/* the round's total cap ended it */
 	int bad_type;		/* a 2xx that is not text/event-stream */
+	int header_cap;		/* a header line over libcurl's cap
+				 * (CURL_MAX_HTTP_HEADER) stopped it */
+	int unasked_encoding;	/* a 2xx sent with a Content-Encoding,
+				 * though none was asked for */
 	int stream_failed;	/* the SSE parser or the fold failed */
 	const char *error_event;	/* an error event's type, or NULL */
 	int content;		/* a content block had arrived */

@@ -694,6 +694,71 @@ KEY=
 mock_stop
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+# raw_answer STATUS EXTRA-HEADER BODY-FILE: a whole HTTP response, for the
+# mock's raw step, with EXTRA-HEADER (one "Name: value" line, or "") and
+# BODY-FILE's bytes as its body (Content-Length)
+raw_answer() {
+	printf 'HTTP/1.1 %s\r\nContent-Type: %s\r\n' "$1" "$(case $1 in 2*) echo text/event-stream;; *) echo application/json;; esac)"
+	[ -n "$2" ] && printf '%s\r\n' "$2"
+	printf 'Content-Length: %s\r\nConnection: close\r\n\r\n' "$(wc -c < "$3")"
+	cat "$3"
+}
+
+t_start prov-unasked-encoding "an answer compressed (Content-Encoding: gzip) though sandbx sent no Accept-Encoding is named as such and not retried; an error body so compressed is named, not shown as noise; Content-Encoding: identity is read as usual (before: 'connection lost: the stream ended before the answer began', asked again up to 4 times)"
+gzip -c < "$FX/text.sse" > "$TMP/text.sse.gz"
+raw_answer "200 OK" "Content-Encoding: gzip" "$TMP/text.sse.gz" > "$TMP/gz200.raw"
+gzip -c < "$TMP/e400.json" > "$TMP/e400.json.gz"
+raw_answer "400 Bad Request" "Content-Encoding: gzip" "$TMP/e400.json.gz" > "$TMP/gz400.raw"
+raw_answer "200 OK" "Content-Encoding: identity" "$FX/text.sse" > "$TMP/id200.raw"
+bad=""
+mock_start <<EOF2
+raw $TMP/gz200.raw 0 0 0
+raw $TMP/gz200.raw 0 0 0
+EOF2
+pc --retries 1 --backoff-ms 20
+mock_stop
+{ [ "$(rc)" = 1 ] && err_has "the model provider sent its answer compressed (Content-Encoding: gzip), which sandbx did not ask for and does not decode — the round failed, not retried; check --base-url" &&
+  [ "$(nreq)" = 1 ] && ! err_has "retry" && ! grep -qi '^accept-encoding' "$D/req-1.head"; } ||
+	bad="$bad|gzip 200: rc=$(rc) requests=$(nreq) $(cat "$D/err")"
+mock_start <<EOF2
+raw $TMP/gz400.raw 0 0 0
+EOF2
+pc --retries 1 --backoff-ms 20
+mock_stop
+{ [ "$(rc)" = 1 ] && err_has "refused the request: HTTP 400 (a body in Content-Encoding gzip, which sandbx did not ask for)" &&
+  [ "$(nreq)" = 1 ]; } || bad="$bad|gzip 400: rc=$(rc) requests=$(nreq) $(cat "$D/err")"
+mock_start <<EOF2
+raw $TMP/id200.raw 0 0 0
+EOF2
+pc --retries 0
+mock_stop
+{ [ "$(rc)" = 0 ] && out_has '"streamed":"Hello, world'; } || bad="$bad|identity: rc=$(rc) $(cat "$D/err")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start prov-header-line-cap "a response header line over libcurl's 100 KiB cap (CURL_MAX_HTTP_HEADER) is named as that cap, on a 200 or a 503, and not retried; a 90 KiB line is read as usual (before: 'connection lost: Out of memory', asked again up to 4 times)"
+big() { head -c "$1" /dev/zero | tr '\0' x; }
+raw_answer "200 OK" "X-Padding: $(big 112640)" "$FX/text.sse" > "$TMP/cap200.raw"
+raw_answer "503 Service Unavailable" "X-Padding: $(big 112640)" "$TMP/e503.json" > "$TMP/cap503.raw"
+raw_answer "200 OK" "X-Padding: $(big 92160)" "$FX/text.sse" > "$TMP/under.raw"
+bad=""
+for st in 200 503; do
+	mock_start <<EOF2
+raw $TMP/cap$st.raw 0 0 0
+raw $TMP/cap$st.raw 0 0 0
+EOF2
+	pc --retries 1 --backoff-ms 20
+	mock_stop
+	{ [ "$(rc)" = 1 ] && err_has "sent a response header line longer than libcurl's 100 KiB cap (CURL_MAX_HTTP_HEADER) in its HTTP $st answer — the round failed, not retried" &&
+	  [ "$(nreq)" = 1 ] && ! err_has "Out of memory" && ! err_has "retry"; } || bad="$bad|$st: rc=$(rc) requests=$(nreq) $(cat "$D/err")"
+done
+mock_start <<EOF2
+raw $TMP/under.raw 0 0 0
+EOF2
+pc --retries 0
+mock_stop
+{ [ "$(rc)" = 0 ] && out_has '"streamed":"Hello, world'; } || bad="$bad|90 KiB: rc=$(rc) $(cat "$D/err")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start prov-tls-plain "https to a loopback server that speaks plain http: the round fails saying to check that the server speaks TLS (http:// for one without it), not that the provider has trouble"
 python3 - "$TMP/plain.port" <<'PY' &
 import os, socket, sys

@@ -383,6 +383,10 @@ static void test_prov_judge_attempts(void **state)
 		{ { .status = 200, .transfer_ok = 0, .transfer_retryable = 1, .content = 1 }, PROV_V_FAIL },
 		{ { .status = 200, .transfer_ok = 1, .done = 0, .content = 1 }, PROV_V_FAIL },
 		{ { .status = 200, .bad_type = 1 }, PROV_V_FAIL },
+		/* what the same server would send again: not retried */
+		{ { .status = 200, .header_cap = 1, .transfer_retryable = 0 }, PROV_V_FAIL },
+		{ { .status = 503, .header_cap = 1 }, PROV_V_FAIL },
+		{ { .status = 200, .unasked_encoding = 1, .transfer_ok = 0 }, PROV_V_FAIL },
 		/* cut after message_stop: the message is whole all the same */
 		{ { .status = 200, .transfer_ok = 0, .transfer_retryable = 1, .done = 1, .content = 1 }, PROV_V_DONE },
 		/* no response at all */
