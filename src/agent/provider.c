@@ -660,8 +660,9 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 	} else if (IS("content-encoding")) {
 		copy_hdr(a->content_encoding, v, vl);
 	} else if (IS("request-id") || IS("content-type") || IS("location")) {
-		/* judged as sent: the masked copy of a short key ('e', 'text')
-		 * would no longer read text/event-stream */
+		/* judged as sent: the masked copy of a key that is part of
+		 * it ('stream', 'text/event') would no longer read
+		 * text/event-stream */
 		if (IS("content-type"))
 			a->type_sse = vl >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
 		/* shown in messages: the key masked before the value is cut */

@@ -5,9 +5,9 @@
  * answer has arrived yet.
  *
  * Life cycle and ownership:
- *   1. prov_new(&opts, &p, &err) — checks the base URL (https, or http to
- *      a loopback host only), loads libcurl (curl.h), copies the URL and
- *      the key; opts.on_retry/on_flush/ctx/stop are kept as given (the
+ *   1. prov_new(&opts, &p, &err) — checks the key (cred_key_problem) and
+ *      the base URL (https, or http to a loopback host only), loads
+ *      libcurl (curl.h), copies the URL and the key; opts.on_retry/on_flush/ctx/stop are kept as given (the
  *      caller keeps them alive until prov_free).
  *   2. For each round:
  *        struct fold_msg m;
@@ -45,6 +45,9 @@
  * retry-after-ms or retry-after (seconds or an HTTP date) when in (0, 60 s],
  * else exponential backoff (backoff_ms doubling up to backoff_max_ms) with
  * up to 25 % jitter taken off.  Each retry is reported to on_retry first.
+ * Never retried, as the same server would send them again: a header line
+ * over libcurl's CURL_MAX_HTTP_HEADER, and a 2xx with a Content-Encoding
+ * (none is asked for, so libcurl decodes nothing); both are named.
  * Once content arrived any failure fails the round.  Redirects are never
  * followed (the key would go along).  Plain http (loopback only) never
  * goes through a proxy from http_proxy/ALL_PROXY; https may (a CONNECT
