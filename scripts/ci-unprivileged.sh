@@ -7,7 +7,7 @@ user=${SANDBX_TEST_USER:-sbxci}
 [ "$(id -u)" -eq 0 ] || { echo "ci-unprivileged: needs root to create '$user'"; exit 1; }
 id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
 dir=$(mktemp -d /tmp/sandbx-ci.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+trap 'umount "$dir/dev/hugepages" 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/tests"
 cp "$B/sandbx" "$dir/sandbx"
 cp -r "$B/probes" "$dir/probes"
@@ -15,6 +15,14 @@ cp -r "$B/probes" "$dir/probes"
 cp -r tests/integration tests/fixtures "$dir/tests/" 2>/dev/null || cp -r tests/integration "$dir/tests/"
 chmod -R a+rX "$dir"
 chmod 755 "$dir"
+# The user cannot mount a hugetlbfs, not even in a user namespace: this one
+# stands for the host's (systemd's /dev/hugepages), with a file of holes of
+# root's, for the tests that grant a tree holding one (lib.sh, huge_mount).
+mkdir -m 755 "$dir/dev" "$dir/dev/hugepages"
+if mount -t hugetlbfs -o pagesize=2M,mode=0755 sbx-ci "$dir/dev/hugepages"; then
+	truncate -s 8M "$dir/dev/hugepages/holes"
+	chmod 644 "$dir/dev/hugepages/holes"
+fi
 home=$(getent passwd "$user" | cut -d: -f6)
 cd "$dir"
 runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" TERM="${TERM:-dumb}" \

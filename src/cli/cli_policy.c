@@ -304,41 +304,84 @@ int cli_write_tree_check(const char *real, unsigned access, char **err)
 	return 0;
 }
 
-int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_cwd, char **err)
+/* The kernel's interfaces a read or execute grant may not reach: a proc
+ * shows the host's processes, held or named; a hugetlbfs named (or a path
+ * in it) hands out the machine's huge pages, while one a grant only holds
+ * is given an empty directory in its place (cli_hugetlbfs_masks). */
+static const struct {
+	const char *type;
+	int held;		/* holding one is refused too */
+	const char *why, *fix;
+} read_refused[] = {
+	{ "proc", 1, "the host's processes would be in the view",
+	  "grant /proc itself (the sandbox's own) or a tree without it" },
+	{ "hugetlbfs", 0, "a command mapping a file there would take pages of the machine's huge-page pool, "
+	  "which stay taken after the run",
+	  "grant a tree without it (a directory above the mount, such as /dev, is given an empty one in its place)" },
+};
+
+static int mounts_unread(const char *what, const char *real, char **err)
 {
-	/* The view copies a grant with what is mounted beneath it.  Written,
-	 * any kernel interface reaches past the sandbox; read, a proc shows
-	 * the host's processes (/proc itself is the sandbox's own, apart). */
-	const char *what = is_cwd ? "the working directory" : (access & POL_WRITE) ? "--allow-write" : "--allow-read";
-	const char *only = (access & POL_WRITE) ? NULL : "proc";
-	char mnt[LIMITS_MAX_PATH], type[64];
-	int r = mi ? limits_kernel_mount_near(mi, real, only, mnt, sizeof(mnt), type, sizeof(type)) : -1;
-	if (r == 0)
-		return 0;
-	if (r < 0)
-		*err = xasprintf("%s '%s': the mount table could not be read to check it holds none of the "
-				 "kernel's interfaces (cgroups, devices, process files) — nothing was run", what, real);
-	else if (only)
-		*err = xasprintf("%s '%s' %s a proc mount at '%s': the host's processes would be in the view — "
-				 "grant /proc itself (the sandbox's own) or a tree without it", what, real,
-				 path_within(real, mnt) ? "lies in" : "holds", mnt);
-	else
-		*err = xasprintf("%s '%s' %s a %s mount at '%s', the kernel's own interface: a command "
-				 "writing there could undo its limits or reach the host — grant write on a tree "
-				 "without it", what, real, path_within(real, mnt) ? "lies in" : "holds", type, mnt);
+	*err = xasprintf("%s '%s': the mount table could not be read to check it holds none of the "
+			 "kernel's interfaces (cgroups, devices, process files) — nothing was run", what, real);
 	return -1;
 }
 
-static int mqueue_one(void *ctx, const char *m)
+int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_cwd, char **err)
 {
-	struct policy *p = ctx;
+	/* The view copies a grant with what is mounted beneath it.  Written,
+	 * any kernel interface reaches past the sandbox; read, read_refused
+	 * (/proc itself is the sandbox's own, apart). */
+	const char *what = is_cwd ? "the working directory" : flag_name(access);
+	char mnt[LIMITS_MAX_PATH], type[64];
+	int r;
+	if (!mi)
+		return mounts_unread(what, real, err);
+	if (!(access & POL_WRITE)) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(read_refused); i++) {
+			r = limits_kernel_mount_near(mi, real, read_refused[i].type, read_refused[i].held, mnt,
+						     sizeof(mnt), type, sizeof(type));
+			if (r < 0)
+				return mounts_unread(what, real, err);
+			if (r == 0)
+				continue;
+			*err = xasprintf("%s '%s' %s a %s mount at '%s': %s — %s", what, real,
+					 path_within(real, mnt) ? "lies in" : "holds", type, mnt, read_refused[i].why,
+					 read_refused[i].fix);
+			return -1;
+		}
+		return 0;
+	}
+	r = limits_kernel_mount_near(mi, real, NULL, 1, mnt, sizeof(mnt), type, sizeof(type));
+	if (r < 0)
+		return mounts_unread(what, real, err);
+	if (r == 0)
+		return 0;
+	*err = xasprintf("%s '%s' %s a %s mount at '%s', the kernel's own interface: a command "
+			 "writing there could undo its limits or reach the host — grant write on a tree "
+			 "without it", what, real, path_within(real, mnt) ? "lies in" : "holds", type, mnt);
+	return -1;
+}
+
+struct masks_ctx {
+	struct policy *p;
+	struct strv *out;
+};
+
+/* Mount point m of a masked type: into out when a directory grant holds it
+ * strictly beneath it and no grant names it or a path in it. */
+static int mask_one(void *ctx, const char *m)
+{
+	struct masks_ctx *c = ctx;
+	struct policy *p = c->p;
 	int held = 0;
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
 		if (g->link || g->is_proc)
 			continue;
 		if (path_within(g->path, m))
-			return 0;	/* named: shared, with the granted rights */
+			return 0;	/* named: mqueue shared with the granted rights,
+					   hugetlbfs refused (cli_mounts_check) */
 		if (g->is_dir && strcmp(g->path, m) != 0 && path_within(m, g->path))
 			held = 1;
 	}
@@ -346,17 +389,28 @@ static int mqueue_one(void *ctx, const char *m)
 	for (size_t k = 0; k < POLICY_NSCRATCH; k++)
 		if (policy_scratch_private(p, k) && path_within(m, policy_scratch_dirs[k]))
 			return 0;
-	if (held && !strv_has(&p->mqueue, m))
-		strv_push(&p->mqueue, m);
+	if (held && !strv_has(c->out, m))
+		strv_push(c->out, m);
 	return 0;
 }
 
 int cli_mqueue_masks(const char *mi, struct policy *p, char **err)
 {
-	if (mi && limits_each_mount_of(mi, "mqueue", mqueue_one, p) == 0)
+	struct masks_ctx c = { p, &p->mqueue };
+	if (mi && limits_each_mount_of(mi, "mqueue", mask_one, &c) == 0)
 		return 0;
 	*err = xstrdup("the mount table could not be read to find the host's message-queue (mqueue) mounts in "
 		       "the granted trees, which the sandbox must replace with its own — nothing was run");
+	return -1;
+}
+
+int cli_hugetlbfs_masks(const char *mi, struct policy *p, char **err)
+{
+	struct masks_ctx c = { p, &p->hugetlbfs };
+	if (mi && limits_each_mount_of(mi, "hugetlbfs", mask_one, &c) == 0)
+		return 0;
+	*err = xstrdup("the mount table could not be read to find the host's huge-page (hugetlbfs) mounts in "
+		       "the granted trees, which the sandbox must hide — nothing was run");
 	return -1;
 }
 
@@ -823,6 +877,13 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	 * (systemd's /dev/mqueue under --allow-read /dev) is the host's ipc
 	 * namespace's; the view puts the sandbox's own there. */
 	if (cli_mqueue_masks(mi, p, err) < 0) {
+		free(mi);
+		goto out;
+	}
+	/* The machine's huge pages: a hugetlbfs mount a grant holds (systemd's
+	 * /dev/hugepages under --allow-read /dev), where mapping a file takes
+	 * pages of the pool; the view puts an empty directory there. */
+	if (cli_hugetlbfs_masks(mi, p, err) < 0) {
 		free(mi);
 		goto out;
 	}

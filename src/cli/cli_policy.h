@@ -34,7 +34,9 @@ int cli_write_tree_check(const char *real, unsigned access, char **err);
 /* -1 with *err when a grant (resolved: real; access its rights) holds, or
  * lies in, a mount the view must not copy, per mountinfo text mi: with
  * write, any of the kernel's interface filesystems (a cgroup tree mounted
- * under /mnt, say); without, a proc (the host's processes).  Also -1 when
+ * under /mnt, say); without, a proc it holds or lies in (the host's
+ * processes) or a hugetlbfs it lies in or names (the machine's huge
+ * pages; one it holds is masked, cli_hugetlbfs_masks).  Also -1 when
  * mi is NULL or cannot be read through.  is_cwd: the working-directory
  * default (its message). */
 int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_cwd, char **err);
@@ -106,6 +108,14 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p,
  * hide it: the host's queues are not the command's to see or take.
  * -1 with *err when the table cannot be read. */
 int cli_mqueue_masks(const char *mi, struct policy *p, char **err);
+
+/* Fill p->hugetlbfs the same way with the hugetlbfs mount points a
+ * directory grant holds strictly beneath it (a grant naming one or a path
+ * in it is refused by cli_mounts_check): the view puts an empty read-only
+ * directory at each and the tools hide it, since mapping a file there
+ * takes pages of the machine's huge-page pool that outlast the run.
+ * -1 with *err when the table cannot be read. */
+int cli_hugetlbfs_masks(const char *mi, struct policy *p, char **err);
 
 /* Network mode, ports, DNS names and their refused combinations. */
 int cli_policy_network(const struct cli_opts *o, struct policy *p, char **err);

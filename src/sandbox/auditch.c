@@ -35,6 +35,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_JOBCTL] = "job-control",
 	[ACH_REF_STDIO_TTY] = "stdio-tty",
 	[ACH_REF_MQUEUE] = "mqueue",
+	[ACH_REF_HUGETLBFS] = "hugetlbfs",
 	[ACH_REF_PIN] = "pin",
 	[ACH_REF_USER_LIMIT] = "user-limit",
 	[ACH_DEG_PROC] = "proc-mount",

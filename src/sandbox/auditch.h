@@ -44,6 +44,9 @@ enum auditch_label {
 	ACH_REF_MQUEUE,		/* the host's mqueue mount in a grant could not be
 				   replaced with the sandbox's own; arg its index
 				   in policy.mqueue */
+	ACH_REF_HUGETLBFS,	/* the host's hugetlbfs mount in a grant could not
+				   be hidden behind an empty directory; arg its
+				   index in policy.hugetlbfs */
 	ACH_REF_PIN,		/* the pinned program is not the same file at its
 				   path in the view; arg errno (ESTALE: another
 				   file is there) */

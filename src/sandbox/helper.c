@@ -462,6 +462,28 @@ static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 }
 
 /*
+ * Over each mount point in pts, beneath root: a mount of fstype (NULL:
+ * none) or, should the kernel refuse that, an empty read-only tmpfs;
+ * read-only, nodev, nosuid, noexec.  Neither: the run is refused with
+ * label why and the point's index.
+ */
+static void mask_mounts(const struct strv *pts, const char *fstype, enum auditch_label why, int root)
+{
+	for (size_t i = 0; i < pts->n; i++) {
+		const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
+		char dst[64];
+		int fd = open_beneath(root, pts->v[i] + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			refuse(why, (int)i);
+		fd_path(dst, sizeof(dst), fd);
+		if ((!fstype || mount(fstype, dst, fstype, fl, NULL) < 0) &&
+		    mount("tmpfs", dst, "tmpfs", fl, "mode=0755,size=4k,nr_inodes=1") < 0)
+			refuse(why, (int)i);
+		close(fd);
+	}
+}
+
+/*
  * The host's POSIX message queues: an mqueue mount that a grant holds
  * (systemd's /dev/mqueue under --allow-read /dev) is the host ipc
  * namespace's, and a file of it opened here takes the host's messages
@@ -471,21 +493,17 @@ static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
  * its namespace capabilities; read-only (mq_open does not go through it),
  * or, should the kernel refuse that, an empty read-only tmpfs.  Neither:
  * the run is refused.
+ *
+ * The machine's huge pages: a hugetlbfs mount that a grant holds
+ * (systemd's /dev/hugepages under --allow-read /dev) hands out pages of
+ * the pool to whoever maps a readable file of holes there, and they stay
+ * with the file after the run.  Over each (policy.hugetlbfs) goes an
+ * empty read-only tmpfs, or the run is refused.
  */
-static void mount_mqueue(const struct policy *p, int root)
+static void mount_masks(const struct policy *p, int root)
 {
-	for (size_t i = 0; i < p->mqueue.n; i++) {
-		const unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
-		char dst[64];
-		int fd = open_beneath(root, p->mqueue.v[i] + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW);
-		if (fd < 0)
-			refuse(ACH_REF_MQUEUE, (int)i);
-		fd_path(dst, sizeof(dst), fd);
-		if (mount("mqueue", dst, "mqueue", fl, NULL) < 0 &&
-		    mount("tmpfs", dst, "tmpfs", fl, "mode=0755,size=4k,nr_inodes=1") < 0)
-			refuse(ACH_REF_MQUEUE, (int)i);
-		close(fd);
-	}
+	mask_mounts(&p->mqueue, "mqueue", ACH_REF_MQUEUE, root);
+	mask_mounts(&p->hugetlbfs, NULL, ACH_REF_HUGETLBFS, root);
 }
 
 /*
@@ -633,7 +651,7 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 	}
 
 	mount_private(p, root, tmpfs_dev);
-	mount_mqueue(p, root);
+	mount_masks(p, root);
 
 	/* The sandbox's own /proc, read-only: it lists this pid namespace only,
 	 * never the harness or the supervisor. */

@@ -296,8 +296,8 @@ static const char *const kernel_fs[] = { "proc", "sysfs", "cgroup", "cgroup2", "
 					 "securityfs", "debugfs", "tracefs", "bpf", "configfs", "efivarfs",
 					 "pstore", "fusectl", "binfmt_misc", "mqueue", "hugetlbfs" };
 
-int limits_kernel_mount_near(const char *text, const char *path, const char *only, char *mnt, size_t nmnt,
-			     char *type, size_t ntype)
+int limits_kernel_mount_near(const char *text, const char *path, const char *only, int beneath, char *mnt,
+			     size_t nmnt, char *type, size_t ntype)
 {
 	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH];
 	int toolong;
@@ -313,7 +313,7 @@ int limits_kernel_mount_near(const char *text, const char *path, const char *onl
 		int kernel = 0;
 		for (size_t i = 0; i < sizeof(kernel_fs) / sizeof(kernel_fs[0]) && !kernel; i++)
 			kernel = strcmp(fstype, kernel_fs[i]) == 0 && (!only || strcmp(fstype, only) == 0);
-		if (!kernel || (!path_within(m, path) && !path_within(path, m)))
+		if (!kernel || (!path_within(path, m) && !(beneath && path_within(m, path))))
 			continue;
 		if (copy_out(mnt, nmnt, m) < 0 || copy_out(type, ntype, fstype) < 0)
 			return -1;

@@ -228,13 +228,13 @@ int limits_find_mount(const char *text, const char *controller, char *mnt, size_
  * filesystems (proc, sysfs, cgroup, cgroup2, devtmpfs, devpts, securityfs,
  * debugfs, tracefs, bpf, configfs, efivarfs, pstore, fusectl, binfmt_misc,
  * mqueue: the host's POSIX message queues, hugetlbfs: its huge pages)
- * whose mount point is at or beneath path, or holds it; only non-NULL:
- * that type alone.  1 with its mount point and type in mnt and type; 0 when
- * there is none; -1 when a line cannot be read (the caller refuses: it
- * cannot tell).
+ * whose mount point holds path or is path, or (beneath non-zero) lies
+ * beneath it; only non-NULL: that type alone.  1 with its mount point and
+ * type in mnt and type; 0 when there is none; -1 when a line cannot be
+ * read (the caller refuses: it cannot tell).
  */
-int limits_kernel_mount_near(const char *text, const char *path, const char *only, char *mnt, size_t nmnt,
-			     char *type, size_t ntype);
+int limits_kernel_mount_near(const char *text, const char *path, const char *only, int beneath, char *mnt,
+			     size_t nmnt, char *type, size_t ntype);
 
 /*
  * From /proc/self/mountinfo text: a mount of the filesystem major:minor

@@ -22,6 +22,7 @@ void policy_release(struct policy *p)
 	strv_free(&p->env);
 	strv_free(&p->dns);
 	strv_free(&p->mqueue);
+	strv_free(&p->hugetlbfs);
 	free(p->cwd);
 	memset(p, 0, sizeof(*p));
 }
@@ -297,6 +298,10 @@ void policy_to_argv(const struct policy *p, struct strv *out)
 		strv_push(out, "--mqueue");
 		strv_push(out, p->mqueue.v[i]);
 	}
+	for (size_t i = 0; i < p->hugetlbfs.n; i++) {
+		strv_push(out, "--hugetlbfs");
+		strv_push(out, p->hugetlbfs.v[i]);
+	}
 }
 
 static int need(int i, int k, int argc, const char *opt, char **err)
@@ -408,6 +413,15 @@ int policy_from_argv(struct policy *p, char **argv, int argc, char **err)
 				return -1;
 			}
 			strv_push(&p->mqueue, argv[i + 1]);
+			i += 2;
+		} else if (strcmp(o, "--hugetlbfs") == 0) {
+			if (need(i, 1, argc, o, err) < 0)
+				return -1;
+			if (argv[i + 1][0] != '/') {
+				*err = xasprintf("helper: bad hugetlbfs mount point '%s'", argv[i + 1]);
+				return -1;
+			}
+			strv_push(&p->hugetlbfs, argv[i + 1]);
 			i += 2;
 		} else if (strcmp(o, "--cwd") == 0) {
 			if (need(i, 1, argc, o, err) < 0)

@@ -74,6 +74,10 @@ struct policy {
 				   naming it or a path in it: the view mounts
 				   the sandbox's own at each, the tools hide
 				   them (cli_mqueue_masks; "--mqueue PATH") */
+	struct strv hugetlbfs;	/* hugetlbfs mount points a grant holds: the
+				   view puts an empty read-only tmpfs at each,
+				   the tools hide them (cli_hugetlbfs_masks;
+				   "--hugetlbfs PATH") */
 };
 
 void policy_init(struct policy *p);

@@ -516,6 +516,12 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "take their messages — grant a tree without it, or grant the mount itself to share "
 				 "the host's queues; nothing was run",
 				 (size_t)arg < p->mqueue.n ? p->mqueue.v[arg] : "?");
+	case ACH_REF_HUGETLBFS:
+		return xasprintf("the granted tree holds a hugetlbfs mount at '%s' (the machine's huge pages), which "
+				 "the sandbox could not hide behind an empty directory: a command mapping a file there "
+				 "would take pages of the huge-page pool, and they would stay taken after the run — "
+				 "grant a tree without it; nothing was run",
+				 (size_t)arg < p->hugetlbfs.n ? p->hugetlbfs.v[arg] : "?");
 	case ACH_REF_PIN:
 		return xasprintf("the pinned program cannot be opened at its path in the sandbox's view (%s): it was "
 				 "renamed, removed or replaced after it was hashed — nothing was run; check who changes "

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (limits_find_mount(text, NULL, b, sizeof(b), c, sizeof(c)) == 0 && (strlen(b) >= sizeof(b) || strlen(c) >= sizeof(c)))
 		abort();
-	int k = limits_kernel_mount_near(text, "/srv", NULL, b, sizeof(b), c, sizeof(c));
+	int k = limits_kernel_mount_near(text, "/srv", NULL, 1, b, sizeof(b), c, sizeof(c));
 	if (k < -1 || k > 1 || (k == 1 && (strlen(b) >= sizeof(b) || strlen(c) >= sizeof(c))))
 		abort();
 	int r = limits_mount_beneath(text, "/srv");

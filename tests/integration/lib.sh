@@ -20,7 +20,7 @@ T_FAIL=0
 T_SKIP=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbxt.XXXXXX")
 chmod 755 "$TMP"
-trap 'rm -rf "$TMP" 2>/dev/null' EXIT
+trap 'huge_umount; rm -rf "$TMP" 2>/dev/null' EXIT
 T_USER=$(id -un)
 
 t_start() {
@@ -59,6 +59,47 @@ t_done() {
 	return 0
 }
 is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# huge_mount DIR: a hugetlbfs mount to test with: its mount point in HP and
+# a readable file of holes in it in HPF (empty when there is none).  As
+# root, one of 2 MiB pages mounted here at DIR/hp holding an 8 MiB file of
+# holes, and (huge_pool N) the machine's pool set to N pages, both undone
+# by huge_umount (also at exit).  Another user cannot mount one, not even
+# in a user namespace of its own (hugetlbfs is not mountable there): it
+# takes the host's, the first whose parent is not / (systemd's
+# /dev/hugepages; scripts/ci-unprivileged.sh mounts one for its run).
+# 1 when there is none.
+HPOWN=0 HPSAVED=""
+huge_mount() {
+	HP="" HPF=""
+	if is_root; then
+		mkdir -p "$1/hp" && chmod 755 "$1" "$1/hp" &&
+			mount -t hugetlbfs -o pagesize=2M,mode=0755 sbx-test "$1/hp" 2>/dev/null || return 1
+		HP="$1/hp" HPOWN=1
+		truncate -s 8M "$HP/holes" && chmod 644 "$HP/holes" && HPF="$HP/holes"
+		return 0
+	fi
+	HP=$(awk '$0 ~ / - hugetlbfs / && $5 ~ /^\/[^\/\\]+\/[^\\]+$/ { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$HP" ] && [ -r "${HP%/*}" ] || return 1
+	for f in "$HP"/*; do
+		[ -f "$f" ] && [ -r "$f" ] && { HPF=$f; break; }
+	done
+	return 0
+}
+huge_pool() {
+	[ -n "$HPSAVED" ] || HPSAVED=$(cat /proc/sys/vm/nr_hugepages) || return 1
+	echo "$1" >/proc/sys/vm/nr_hugepages
+}
+# The pool's free pages (HugePages_Free).
+huge_free() { awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo; }
+huge_umount() {
+	if [ "$HPOWN" = 1 ]; then
+		rm -f "$HP/holes"
+		umount "$HP" && HPOWN=0
+	fi
+	[ -z "$HPSAVED" ] || { echo "$HPSAVED" >/proc/sys/vm/nr_hugepages && HPSAVED=""; }
+	return 0
+}
 
 # Probe the kernel features the sandbox needs; 0 when sandbx can run.
 sandbox_works() {

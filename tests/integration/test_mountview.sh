@@ -168,6 +168,49 @@ host=ok "*) t_pass ;;
 	esac
 fi
 
+# ---- a hugetlbfs mount in a granted tree (systemd's /dev/hugepages under
+# --allow-read /dev): mapping a file of holes there takes pages of the
+# machine's huge-page pool, which stay with the file after the run ----
+HUGE_NONE="no hugetlbfs to test with: as root one could not be mounted (a kernel without hugetlbfs or 2 MiB pages?); as another user, who cannot mount one even in a user namespace, the host has none whose parent is not / (scripts/ci-unprivileged.sh mounts one)"
+if huge_mount "$TMP/huge"; then
+	is_root && huge_pool 4
+	HPG=${HP%/*}
+fi
+t_start mv-hugetlbfs-masked "a read grant holding a hugetlbfs mount shows an empty read-only directory there: the host's files are neither listed nor mapped, and the huge-page pool keeps its free pages"
+if [ -z "$HP" ]; then t_skip "$HUGE_NONE"
+else
+	free0=$(huge_free)
+	out=$( ( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-read "$HPG" -- /bin/sh -c "
+		echo ls=\$(ls -A '$HP' | wc -l) fs=\$(stat -f -c %T '$HP')
+		echo map=\$('$FS' map-read '${HPF:-$HP/holes}' 2097152)
+		mkdir '$HP/d' 2>/dev/null && echo wrote; true" ) 2>"$TMP/err")
+	free1=$(huge_free)
+	# as root the pool holds 4 pages, all free before; a file of holes
+	# mapped would take them all
+	if is_root && [ "$free0" != 4 ]; then t_skip "the kernel could not give the huge-page pool 4 pages (HugePages_Free: $free0)"
+	elif [ "$out" = "ls=0 fs=tmpfs
+map=err ENOENT 2" ] && [ "$free1" = "$free0" ]; then t_pass
+	else t_fail "$(printf '%s' "$out" | tr '\n' ';') pool free $free0 -> $free1 $(grep -v '^sandbx audit' "$TMP/err" | head -c 300)"; fi
+fi
+
+t_start mv-hugetlbfs-named-refused "a read or execute grant naming a hugetlbfs mount, or a file in it, is refused before anything runs, naming the mount"
+if [ -z "$HP" ]; then t_skip "$HUGE_NONE"
+else
+	bad=""
+	out=$( ( cd "$W" && "$SANDBX" sandbox-run --allow-read "$HP" -- /bin/echo ran ) 2>"$TMP/err"); rc=$?
+	[ $rc -eq 125 ] && [ -z "$out" ] && grep -qF -- "--allow-read '$HP' lies in a hugetlbfs mount at '$HP': a command mapping a file there would take pages of the machine's huge-page pool" "$TMP/err" ||
+		bad="$bad named: rc=$rc $out $(cat "$TMP/err");"
+	if [ -n "$HPF" ]; then
+		free0=$(huge_free)
+		out=$( ( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-exec "$HPF" -- "$FS" map-read "$HPF" 2097152 ) 2>"$TMP/err"); rc=$?
+		[ $rc -eq 125 ] && [ -z "$out" ] && [ "$(huge_free)" = "$free0" ] &&
+			grep -qF -- "--allow-exec '$HPF' lies in a hugetlbfs mount at '$HP'" "$TMP/err" ||
+			bad="$bad a file in it: rc=$rc $out pool free $free0 -> $(huge_free) $(cat "$TMP/err");"
+	fi
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+huge_umount
+
 # ---- /tmp: the other tests work under /tmp, whose grants keep the host's
 # /tmp out; these run from a tree outside it ----
 V=$(mktemp -d /var/tmp/sbxv.XXXXXX); chmod 755 "$V"

@@ -26,6 +26,9 @@
  *   fs connect PORT         TCP connect to 127.0.0.1:PORT
  *   fs unix-connect PATH    connect a SOCK_STREAM unix socket to PATH
  *   fs self-ino             print dev:ino of the running executable
+ *   fs map-read FILE STEP   map FILE shared and read-only, read one byte of
+ *                           every STEP: "ok N" for N bytes read (on a
+ *                           hugetlbfs, each fills a hole with a pool page)
  *   binfmt-interp FILE...   (the probe copied under that name, run as the
  *                           interpreter of a binfmt_misc handler) chmod
  *                           /proc/self/exe to the mode it has: "interp ok"
@@ -54,6 +57,7 @@
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -279,6 +283,20 @@ int main(int argc, char **argv)
 		if (fd < 0 || fstat(fd, &st) < 0)
 			return probe_report(-1);
 		printf("ok %lu:%lu\n", (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+		return 0;
+	}
+	if (!strcmp(c, "map-read")) {
+		struct stat st;
+		long step = strtol(b, NULL, 10), n = 0;
+		int fd = open(a, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || step <= 0)
+			return probe_report(-1);
+		volatile const char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			return probe_report(-1);
+		for (off_t o = 0; o < st.st_size; o += step, n++)
+			(void)m[o];
+		printf("ok %ld\n", n);
 		return 0;
 	}
 	if (!strcmp(c, "daemon")) {

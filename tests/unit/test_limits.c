@@ -258,31 +258,44 @@ static void limits_kernel_mounts(void **state)
 		"60 24 0:21 / /srv/proj\\040x/p rw,relatime - proc proc rw\n"
 		"61 24 0:40 / /mnt/cg rw,relatime shared:9 - cgroup2 cgroup2 rw\n"
 		"62 24 0:41 / /srv/data rw,relatime - tmpfs tmpfs rw\n"
-		"63 24 0:42 / /srv/mq rw,relatime - mqueue mqueue rw\n";
+		"63 24 0:42 / /srv/mq rw,relatime - mqueue mqueue rw\n"
+		"64 24 0:43 / /srv/hp rw,relatime - hugetlbfs hugetlbfs rw,pagesize=2M\n";
 	char mnt[LIMITS_MAX_PATH], type[64];
 	(void)state;
 
 	/* a kernel mount beneath the grant, its escaped name decoded */
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(mnt, "/srv/proj x/p");
 	assert_string_equal(type, "proc");
 	/* the grant inside one; the grant holding several: the first */
-	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cg/sub", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cg/sub", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(mnt, "/mnt/cg");
 	assert_string_equal(type, "cgroup2");
-	assert_int_equal(limits_kernel_mount_near(mi, "/", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(mnt, "/dev");
 	/* none: a tmpfs, a name that only begins like one, a sibling */
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/data", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/data", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 0);
 	/* the host's message queues */
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/mq/q", NULL, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/mq/q", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 1);
 	assert_string_equal(type, "mqueue");
-	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cgx", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
-	assert_int_equal(limits_kernel_mount_near("", "/srv", NULL, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/mnt/cgx", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near("", "/srv", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	/* beneath 0: only a mount the path lies in or names counts (a read
+	 * grant holding a hugetlbfs is masked, naming one is refused) */
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv", "hugetlbfs", 1, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_string_equal(mnt, "/srv/hp");
+	assert_string_equal(type, "hugetlbfs");
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv", "hugetlbfs", 0, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/", NULL, 0, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/hp", "hugetlbfs", 0, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/hp/f", "hugetlbfs", 0, mnt, sizeof(mnt), type, sizeof(type)), 1);
+	assert_string_equal(mnt, "/srv/hp");
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/hpx", "hugetlbfs", 0, mnt, sizeof(mnt), type, sizeof(type)), 0);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/mq/q", "hugetlbfs", 0, mnt, sizeof(mnt), type, sizeof(type)), 0);
 	/* a line it cannot read: it cannot tell, so it says so */
-	assert_int_equal(limits_kernel_mount_near("24 1 254:0 / /\n", "/srv", NULL, mnt, sizeof(mnt), type, sizeof(type)), -1);
-	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, mnt, 4, type, sizeof(type)), -1);
+	assert_int_equal(limits_kernel_mount_near("24 1 254:0 / /\n", "/srv", NULL, 1, mnt, sizeof(mnt), type, sizeof(type)), -1);
+	assert_int_equal(limits_kernel_mount_near(mi, "/srv/proj x", NULL, 1, mnt, 4, type, sizeof(type)), -1);
 }
 
 /* A mount beneath a grant that shows a protected object under another

@@ -343,6 +343,78 @@ static void mqueue_masks(void **state)
 	policy_release(&p);
 }
 
+/* A hugetlbfs mount a read grant holds is masked (policy.hugetlbfs,
+ * carried to the helper); one outside every grant, one under a private
+ * /dev/shm, one a grant names is not (cli_mounts_check refuses that
+ * grant); no mount table refuses. */
+static void hugetlbfs_masks(void **state)
+{
+	const char *mi = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			 "30 24 0:5 / /dev rw - devtmpfs udev rw\n"
+			 "31 30 0:19 / /dev/hugepages rw - hugetlbfs hugetlbfs rw,pagesize=2M\n"
+			 "32 30 0:20 / /dev/shm rw - tmpfs tmpfs rw\n"
+			 "33 32 0:21 / /dev/shm/hp rw - hugetlbfs hugetlbfs rw,pagesize=2M\n"
+			 "34 30 0:22 / /dev/mqueue rw - mqueue mqueue rw\n"
+			 "35 24 0:23 / /srv/hp rw - hugetlbfs hugetlbfs rw,pagesize=2M\n"
+			 "36 24 0:24 / /usr/lib rw - hugetlbfs hugetlbfs rw,pagesize=2M\n"
+			 "37 24 0:25 / /usr/huge\\040pages rw - hugetlbfs hugetlbfs rw,pagesize=1G\n";
+	struct policy p, q;
+	struct strv argv = { 0 };
+	char *err = NULL;
+	(void)state;
+
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, "/dev", POL_READ, &err), 0);
+	assert_int_equal(policy_add_grant(&p, "/usr", POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(policy_add_grant(&p, "/usr/lib", POL_READ, &err), 0);
+	/* /usr/lib, held by /usr but named by its own grant, is left to
+	 * cli_mounts_check's refusal */
+	assert_int_equal(cli_hugetlbfs_masks(mi, &p, &err), 0);
+	assert_int_equal(p.hugetlbfs.n, 2);
+	assert_string_equal(p.hugetlbfs.v[0], "/dev/hugepages");
+	assert_string_equal(p.hugetlbfs.v[1], "/usr/huge pages");
+	assert_int_equal(p.mqueue.n, 0);
+
+	policy_to_argv(&p, &argv);
+	strv_push(&argv, "--");
+	policy_init(&q);
+	assert_true(policy_from_argv(&q, argv.v, (int)argv.n, &err) > 0);
+	assert_int_equal(q.hugetlbfs.n, 2);
+	assert_string_equal(q.hugetlbfs.v[0], "/dev/hugepages");
+	assert_string_equal(q.hugetlbfs.v[1], "/usr/huge pages");
+	policy_release(&q);
+	strv_free(&argv);
+
+	/* the grants themselves: holding one is masked, not refused; naming
+	 * one or a path in it is refused, naming the mount and why */
+	assert_int_equal(cli_mounts_check(mi, "/dev", POL_READ, 0, &err), 0);
+	assert_int_equal(cli_mounts_check(mi, "/usr", POL_READ | POL_EXEC, 0, &err), 0);
+	assert_null(err);
+	assert_int_equal(cli_mounts_check(mi, "/dev/hugepages", POL_READ, 0, &err), -1);
+	assert_non_null(strstr(err, "--allow-read '/dev/hugepages' lies in a hugetlbfs mount at '/dev/hugepages': "
+				    "a command mapping a file there would take pages of the machine's huge-page pool"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_mounts_check(mi, "/srv/hp/f", POL_READ | POL_EXEC, 0, &err), -1);
+	assert_non_null(strstr(err, "--allow-exec '/srv/hp/f' lies in a hugetlbfs mount at '/srv/hp'"));
+	assert_non_null(strstr(err, "grant a tree without it"));
+	free(err);
+	err = NULL;
+	assert_int_equal(cli_mounts_check(mi, "/srv/hpx", POL_READ, 0, &err), 0);
+	/* written, holding one is refused as before */
+	assert_int_equal(cli_mounts_check(mi, "/srv", POL_READ | POL_WRITE, 0, &err), -1);
+	assert_non_null(strstr(err, "holds a hugetlbfs mount at '/srv/hp', the kernel's own interface"));
+	free(err);
+	err = NULL;
+
+	assert_int_equal(cli_hugetlbfs_masks("24 1 254:0 / / rw - ext4 /dev/vda rw\n", &p, &err), 0);
+	assert_int_equal(p.hugetlbfs.n, 2);
+	assert_int_equal(cli_hugetlbfs_masks(NULL, &p, &err), -1);
+	assert_non_null(strstr(err, "hugetlbfs"));
+	free(err);
+	policy_release(&p);
+}
+
 static void write_kernel_mounts_refused(void **state)
 {
 	const char *mi = "24 1 254:0 / / rw - ext4 /dev/vda rw\n"
@@ -602,6 +674,7 @@ int main(void)
 		cmocka_unit_test(write_kernel_trees_refused),
 		cmocka_unit_test(write_kernel_mounts_refused),
 		cmocka_unit_test(mqueue_masks),
+		cmocka_unit_test(hugetlbfs_masks),
 		cmocka_unit_test(ancestry_by_object),
 		cmocka_unit_test(self_program_refused),
 		cmocka_unit_test(self_links_refused),
