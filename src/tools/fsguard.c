@@ -42,10 +42,13 @@ struct fsg_root {
  * it or a path beneath it: bash gets its own empty tmpfs there
  * (policy_scratch_private), so the tools must not show the host's.  Or
  * an mqueue mount a grant holds (policy.mqueue): bash sees its own
- * queues there, the tools would list the host's. */
+ * queues there, the tools would list the host's.  Or a hugetlbfs mount a
+ * grant holds (policy.hugetlbfs): bash sees an empty directory there. */
+enum fsg_hide { FSG_HIDE_SCRATCH, FSG_HIDE_MQUEUE, FSG_HIDE_HUGETLBFS };
+
 struct fsg_hidden {
 	char *path;
-	int mqueue;
+	enum fsg_hide kind;
 	int have_id;
 	dev_t dev;
 	ino_t ino;
@@ -209,19 +212,24 @@ int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct 
 			audit(LOG_INFO, "degraded", "mechanism", "fsguard-path", "root", r->path, "reason",
 			      "no openat2: checked component walk", NULL);
 	}
-	g->hidden = xcalloc(POLICY_NSCRATCH + p->mqueue.n, sizeof(*g->hidden));
-	for (size_t i = 0; i < POLICY_NSCRATCH + p->mqueue.n; i++) {
-		int mq = i >= POLICY_NSCRATCH;
-		const char *sd = mq ? p->mqueue.v[i - POLICY_NSCRATCH] : policy_scratch_dirs[i];
+	size_t nmq = p->mqueue.n, nhide = POLICY_NSCRATCH + nmq + p->hugetlbfs.n;
+	g->hidden = xcalloc(nhide, sizeof(*g->hidden));
+	for (size_t i = 0; i < nhide; i++) {
+		enum fsg_hide kind = i < POLICY_NSCRATCH	 ? FSG_HIDE_SCRATCH
+				     : i < POLICY_NSCRATCH + nmq ? FSG_HIDE_MQUEUE
+								 : FSG_HIDE_HUGETLBFS;
+		const char *sd = kind == FSG_HIDE_SCRATCH ? policy_scratch_dirs[i]
+				 : kind == FSG_HIDE_MQUEUE ? p->mqueue.v[i - POLICY_NSCRATCH]
+							   : p->hugetlbfs.v[i - POLICY_NSCRATCH - nmq];
 		struct stat st;
-		if (!mq && !policy_scratch_private(p, i))
+		if (kind == FSG_HIDE_SCRATCH && !policy_scratch_private(p, i))
 			continue;
 		for (size_t j = 0; j < g->n; j++) {
 			if (!g->roots[j].is_dir || !path_within(sd, g->roots[j].path))
 				continue;
 			struct fsg_hidden *h = &g->hidden[g->nhidden++];
 			h->path = xstrdup(sd);
-			h->mqueue = mq;
+			h->kind = kind;
 			if (lstat(sd, &st) == 0 && S_ISDIR(st.st_mode)) {
 				h->have_id = 1;
 				h->dev = st.st_dev;
@@ -521,12 +529,21 @@ static struct fsg_root *match(struct fsguard *g, const char *path, unsigned want
 	for (size_t i = 0; i < g->nhidden; i++) {
 		if (!path_within(*abs, g->hidden[i].path))
 			continue;
+		enum fsg_hide kind = g->hidden[i].kind;
 		audit(LOG_INFO, "denied", "path", *abs, "access", want_word(want), "reason",
-		      g->hidden[i].mqueue ? "the host's message queues" : "private to each bash call", NULL);
-		if (g->hidden[i].mqueue)
+		      kind == FSG_HIDE_MQUEUE	   ? "the host's message queues"
+		      : kind == FSG_HIDE_HUGETLBFS ? "the machine's huge pages"
+						   : "private to each bash call",
+		      NULL);
+		if (kind == FSG_HIDE_MQUEUE)
 			*err = xasprintf("'%s' not found — %s holds the host's POSIX message queues, which bash does "
 					 "not see (it sees its own there), so the tools do not show them either (the "
 					 "user can grant %s itself to share them)", path, g->hidden[i].path,
+					 g->hidden[i].path);
+		else if (kind == FSG_HIDE_HUGETLBFS)
+			*err = xasprintf("'%s' not found — %s is a hugetlbfs mount (the machine's huge pages), where "
+					 "mapping a file takes pages of the pool that outlast the run: bash sees an "
+					 "empty directory there, and the tools do not show it either", path,
 					 g->hidden[i].path);
 		else
 			*err = xasprintf("'%s' not found — %s is not the host's here: bash gets an empty one of its own "

@@ -421,6 +421,32 @@ else
 	esac
 fi
 
+t_start tl-hugetlbfs-hidden "under a read grant holding a hugetlbfs mount the tools show nothing of it and do not walk into it, and bash sees an empty directory there: the huge-page pool keeps its free pages"
+if ! huge_mount "$TMP/huge"; then
+	t_skip "no hugetlbfs to test with: as root one could not be mounted; as another user, who cannot mount one even in a user namespace, the host has none whose parent is not / (scripts/ci-unprivileged.sh mounts one)"
+else
+	is_root && huge_pool 4
+	HPG=${HP%/*} HPF=${HPF:-$HP/holes}
+	free0=$(huge_free)
+	g="--allow-read $HPG --allow-exec $PROBES --allow-read $W"
+	bad=""
+	tool find "{\"path\":\"$HPG\",\"name\":\"${HPF##*/}\"}" $g
+	! has "$HPF" || bad="$bad find: $out;"
+	tool grep "{\"path\":\"$HPG\",\"pattern\":\"x\"}" $g
+	! has "$HP/" || bad="$bad grep: $out;"
+	tool read "{\"path\":\"$HPF\"}" $g
+	[ $rc -eq 1 ] && has "not found — $HP is a hugetlbfs mount (the machine's huge pages)" || bad="$bad read: rc=$rc $out;"
+	tool ls "{\"path\":\"$HP\"}" $g
+	[ $rc -eq 1 ] && has "not found — $HP is a hugetlbfs mount" || bad="$bad ls: rc=$rc $out;"
+	tool bash "{\"command\":\"ls -A $HP; stat -f -c %T $HP; $PROBES/fs map-read $HPF 2097152\"}" $g
+	has 'tmpfs\nerr ENOENT 2' && ! has "${HPF##*/}\n" || bad="$bad bash: $out;"
+	free1=$(huge_free)
+	[ "$free1" = "$free0" ] || bad="$bad pool free $free0 -> $free1;"
+	huge_umount
+	if is_root && [ "$free0" != 4 ]; then t_skip "the kernel could not give the huge-page pool 4 pages (HugePages_Free: $free0)"
+	elif [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
 t_start tl-device-bash-neither "a device in a grant is refused by the tools without sending the model to bash, which cannot open it either (grants are mounted without devices)"
 if [ ! -c /dev/ptmx ]; then t_skip "no /dev/ptmx here"
 else
