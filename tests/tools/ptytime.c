@@ -2,17 +2,23 @@
  * ptytime — run a full-screen program on a pseudo-terminal and time it,
  * for bench/tui.sh.
  *
- *   ptytime [-s COLSxROWS] [-f TEXT] [-i SECS] [-k KEYS -d TEXT] [-q KEYS] -- PROGRAM [ARG...]
+ *   ptytime [-s COLSxROWS] [-f TEXT] [-i SECS] [-p FILE] [-k KEYS -d TEXT] [-q KEYS] -- PROGRAM [ARG...]
  *
  *   -f TEXT   the first screen is drawn when TEXT appears in the output
  *             (default "ready"); prints first_ms
  *   -i SECS   then stay idle SECS seconds (output drained); prints idle_rss_kib
+ *   -p FILE   then paste FILE's bytes as a bracketed paste (between the
+ *             markers ESC [ 200 ~ and ESC [ 201 ~), written as fast as the
+ *             terminal takes them while its output is drained
  *   -k KEYS   then type KEYS (\r is Enter) and wait for -d TEXT; prints
- *             done_ms, rss_kib and peak_rss_kib (VmHWM)
+ *             done_ms and cpu_ms (from the paste, or the keys, to TEXT:
+ *             wall time, and the CPU time of all the program's threads),
+ *             rss_kib and peak_rss_kib (VmHWM)
  *   -q KEYS   finally type KEYS (default ctrl-d) and wait for the exit
  *
  * Every wait is bounded (60 s); a timeout prints "timeout" and exits 1.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -86,6 +92,86 @@ static long status_kib(const char *field)
 	return v;
 }
 
+/* CPU time of the child's threads so far (ms; schedstat's run time, in
+ * ns, rather than the 10 ms ticks of /proc/PID/stat). */
+static double cpu_ms(void)
+{
+	char path[96];
+	double ns = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)child);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/schedstat", (int)child, e->d_name);
+		FILE *f = fopen(path, "re");
+		unsigned long long run = 0;
+		if (f) {
+			if (fscanf(f, "%llu", &run) == 1)
+				ns += (double)run;
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return ns / 1e6;
+}
+
+/* Write n bytes to the terminal while reading what it draws: the program
+ * blocks on a full output buffer as we would on a full input one. */
+static int feed(const char *s, size_t n)
+{
+	int fl = fcntl(mfd, F_GETFL);
+	fcntl(mfd, F_SETFL, fl | O_NONBLOCK);
+	double end = now_ms() + 60000;
+	while (n > 0 && now_ms() < end) {
+		struct pollfd p = { mfd, POLLIN | POLLOUT, 0 };
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if (p.revents & POLLIN) {
+			char buf[65536];
+			if (read(mfd, buf, sizeof(buf)) == 0)
+				break;
+		}
+		if (p.revents & POLLOUT) {
+			ssize_t w = write(mfd, s, n < 4096 ? n : 4096);
+			if (w > 0) {
+				s += w;
+				n -= (size_t)w;
+			} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+				break;
+			}
+		}
+	}
+	fcntl(mfd, F_SETFL, fl);
+	return n == 0 ? 0 : -1;
+}
+
+/* FILE's bytes between the bracketed paste markers. */
+static int paste(const char *file)
+{
+	FILE *f = fopen(file, "re");
+	if (!f)
+		return -1;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, r;
+	char chunk[65536];
+	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (len + r > cap) {
+			cap = (len + r) * 2;
+			buf = xrealloc(buf, cap);
+		}
+		memcpy(buf + len, chunk, r);
+		len += r;
+	}
+	fclose(f);
+	int rc = feed("\033[200~", 6) || feed(buf, len) || feed("\033[201~", 6) ? -1 : 0;
+	free(buf);
+	return rc;
+}
+
 static void type(const char *keys)
 {
 	for (const char *k = keys; *k; k++) {
@@ -105,11 +191,11 @@ static void type(const char *keys)
 int main(int argc, char **argv)
 {
 	struct winsize ws = { .ws_row = 50, .ws_col = 200 };
-	const char *first = "ready", *keys = NULL, *done = NULL, *quit = "\\d";
+	const char *first = "ready", *keys = NULL, *done = NULL, *quit = "\\d", *pfile = NULL;
 	double idle = 0;
 	int o;
 
-	while ((o = getopt(argc, argv, "s:f:i:k:d:q:")) != -1) {
+	while ((o = getopt(argc, argv, "s:f:i:p:k:d:q:")) != -1) {
 		switch (o) {
 		case 's': {
 			unsigned c, r;
@@ -121,6 +207,7 @@ int main(int argc, char **argv)
 		}
 		case 'f': first = optarg; break;
 		case 'i': idle = atof(optarg); break;
+		case 'p': pfile = optarg; break;
 		case 'k': keys = optarg; break;
 		case 'd': done = optarg; break;
 		case 'q': quit = optarg; break;
@@ -128,7 +215,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: ptytime [-s CxR] [-f TEXT] [-i SECS] [-k KEYS -d TEXT] -- PROGRAM [ARG...]\n");
+		fprintf(stderr, "usage: ptytime [-s CxR] [-f TEXT] [-i SECS] [-p FILE] [-k KEYS -d TEXT] -- PROGRAM [ARG...]\n");
 		return 64;
 	}
 	double t0 = now_ms();
@@ -152,14 +239,19 @@ int main(int argc, char **argv)
 		printf("idle_rss_kib=%ld\n", status_kib("VmRSS"));
 	}
 	if (keys && done) {
-		double t1 = now_ms();
+		double t1 = now_ms(), c1 = cpu_ms();
+		if (pfile && paste(pfile) < 0) {
+			printf("cannot paste '%s'\n", pfile);
+			kill(child, SIGKILL);
+			return 1;
+		}
 		type(keys);
 		if (pump(done, 120000) < 0) {
 			printf("timeout waiting for '%s'\n", done);
 			kill(child, SIGKILL);
 			return 1;
 		}
-		printf("done_ms=%.1f\n", now_ms() - t1);
+		printf("done_ms=%.1f\ncpu_ms=%.1f\n", now_ms() - t1, cpu_ms() - c1);
 		pump(NULL, 300);
 		printf("rss_kib=%ld\npeak_rss_kib=%ld\n", status_kib("VmRSS"), status_kib("VmHWM"));
 	}
