@@ -8,6 +8,9 @@
  *   prompt: ctrl-c or ctrl-d quits.  A question: y, n (then a reason), a;
  *   esc or ctrl-c refuses and stops.  Inside a bracketed paste every key is
  *   text (Enter included), and a paste never answers a question.
+ *
+ *   Below them, tui_keys_read(): the bytes of a paste read in bulk, made
+ *   into the same keys (keys.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +50,9 @@ static int edit(struct tui_input *in, const struct tui_key *k)
 	switch (k->code) {
 	case TK_CHAR:
 		tui_input_insert(in, b, utf8_enc(k->ch, b));
+		return 1;
+	case TK_TEXT:
+		tui_input_insert(in, k->text, k->len);
 		return 1;
 	case TK_BACKSPACE: tui_input_backspace(in); return 1;
 	case TK_DELETE: tui_input_delete(in); return 1;
@@ -98,6 +104,7 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 
 	if (k->code == TK_PASTE_START) {
 		m->paste = 1;
+		m->pcut = 0;
 		if (m->q == TQ_ASK && k->ms)
 			m->qquiet = k->ms + APPROVE_RECOVER_MS;
 		return;
@@ -125,11 +132,23 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 				m->qquiet = k->ms + APPROVE_RECOVER_MS;
 			return;
 		}
+		/* Past the box's cap the rest of the paste is left out
+		 * whole (a shorter character could still fit, but the
+		 * prompt is already cut, and the user told), so a large
+		 * paste costs no more than the box holds. */
 		struct tui_input *in = m->q == TQ_REASON ? &m->reason : &m->in;
+		char b[4];
+		size_t left = 0;
+		if (m->pcut)
+			return;
 		if (k->code == TK_ENTER || k->code == TK_NEWLINE)
-			tui_input_insert(in, m->q == TQ_REASON ? " " : "\n", 1);
+			left = tui_input_insert(in, m->q == TQ_REASON ? " " : "\n", 1);
 		else if (k->code == TK_CHAR)
-			edit(in, k);
+			left = tui_input_insert(in, b, utf8_enc(k->ch, b));
+		else if (k->code == TK_TEXT)
+			left = tui_input_insert(in, k->text, k->len);
+		if (left)
+			m->pcut = 1;
 		return;
 	}
 
@@ -263,4 +282,199 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 		edit(&m->in, k);
 		return;
 	}
+}
+
+/* ------------------------------------------------------- a paste in bulk */
+
+void tui_keys_read_reset(struct tui_keyrd *rd)
+{
+	memset(&rd->mb, 0, sizeof(rd->mb));
+	rd->nseq = 0;
+	rd->mouse = 0;
+}
+
+/*
+ * One byte c of a character (not ESC's sequences): 1 with *cp when the
+ * character is complete, 0 when more of it is to come (held in rd), 2 when
+ * the bytes held before c start no character: *cp is U+FFFD and c is to be
+ * read again, as the first byte of the next.
+ */
+static int char_byte(struct tui_keyrd *rd, unsigned char c, uint32_t *cp)
+{
+	wchar_t wc;
+	if (rd->nseq == 0 && c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	size_t r = mbrtowc(&wc, (const char *)&c, 1, &rd->mb);
+	if (r == (size_t)-2 && rd->nseq < 8) {
+		rd->seq[rd->nseq++] = c;
+		return 0;
+	}
+	size_t held = rd->nseq;
+	rd->nseq = 0;
+	memset(&rd->mb, 0, sizeof(rd->mb));
+	if (r == (size_t)-1 || r == (size_t)-2) {
+		*cp = 0xfffd;
+		return held ? 2 : 1;
+	}
+	*cp = (uint32_t)wc;
+	return 1;
+}
+
+/* The key a whole CSI or SS3 sequence (seq) is inside a paste. */
+static enum tui_keycode sequence_key(const struct tui_keyrd *rd)
+{
+	if (rd->nseq == 6 && memcmp(rd->seq, "\033[200~", 6) == 0)
+		return TK_PASTE_START;
+	if (rd->nseq == 6 && memcmp(rd->seq, "\033[201~", 6) == 0)
+		return TK_PASTE_END;
+	if (rd->kent && strlen(rd->kent) == rd->nseq && memcmp(rd->seq, rd->kent, rd->nseq) == 0)
+		return TK_ENTER;
+	return TK_NONE;
+}
+
+/* Byte c after ESC (seq): 1 with k->code when the key is whole, 0 to go
+ * on, -1 when the key table decides (keys.h).  c is used unless -1. */
+static int escape_byte(struct tui_keyrd *rd, unsigned char c, struct tui_key *k)
+{
+	if (rd->nseq == 1) {
+		if (c == '[' || c == 'O') {
+			rd->seq[rd->nseq++] = c;
+			return 0;
+		}
+		if (c < 0x20 && c != '\r' && c != '\n')
+			return -1;
+		if (c > 0x7e)
+			return -1;
+		/* alt-Enter; alt and a printable key does nothing */
+		k->code = c == '\r' || c == '\n' ? TK_NEWLINE : TK_NONE;
+		rd->nseq = 0;
+		return 1;
+	}
+	if (rd->nseq == 2 && rd->seq[1] == '[' && c == 'M') {
+		rd->nseq = 0;
+		rd->mouse = 3;		/* an X10 mouse report: three bytes follow */
+		return 0;
+	}
+	if (c >= 0x20 && c <= 0x3f) {
+		if (rd->nseq >= TUI_KEYRD_SEQ - 1)
+			return -1;
+		rd->seq[rd->nseq++] = c;
+		return 0;
+	}
+	if (c < 0x40 || c > 0x7e || c == '[')
+		return -1;
+	rd->seq[rd->nseq++] = c;
+	k->code = sequence_key(rd);
+	rd->nseq = 0;
+	return 1;
+}
+
+/* What a held key is when no more of it came (final). */
+static void finish(struct tui_keyrd *rd, int mode, struct tui_key *k, size_t *tlen)
+{
+	if (rd->mouse)
+		k->code = TK_NONE;
+	else if (rd->seq[0] == 0x1b)
+		k->code = rd->nseq == 1 ? TK_ESC : TK_NONE;
+	else if (mode == 1) {
+		memcpy(rd->text, "\xef\xbf\xbd", 3);
+		*tlen = 3;
+	} else {
+		k->code = TK_CHAR;
+		k->ch = 0xfffd;
+	}
+	tui_keys_read_reset(rd);
+}
+
+/* The key for a whole character that is not text (a run's end). */
+static int char_key(uint32_t cp, struct tui_key *k)
+{
+	switch (cp) {
+	case '\r': k->code = TK_ENTER; return 1;
+	case '\n': k->code = TK_NEWLINE; return 1;
+	case '\t': k->code = TK_CHAR; k->ch = '\t'; return 1;
+	case 0x7f: case 8: k->code = TK_BACKSPACE; return 1;
+	default:
+		if (cp >= 0x20)
+			return 0;
+		k->code = TK_CTRL;
+		k->ch = cp + 96;
+		return 1;
+	}
+}
+
+int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t *off, int mode, int final,
+		  struct tui_key *k)
+{
+	size_t tlen = 0;
+	uint32_t cp;
+
+	memset(k, 0, sizeof(*k));
+	k->code = TK_TEXT;
+	while (*off < n) {
+		unsigned char c = b[*off];
+		if (rd->mouse) {
+			(*off)++;
+			if (--rd->mouse == 0) {
+				k->code = TK_NONE;
+				return 1;
+			}
+			continue;
+		}
+		if (rd->nseq && rd->seq[0] == 0x1b) {
+			int r = escape_byte(rd, c, k);
+			if (r < 0)
+				return -1;
+			(*off)++;
+			if (r > 0)
+				return 1;
+			continue;
+		}
+		/* a run ends before a control or ESC, and before the text
+		 * buffer could overflow */
+		if (tlen && ((rd->nseq == 0 && (c < 0x20 || c == 0x7f)) || tlen + 8 > sizeof(rd->text)))
+			break;
+		int r = char_byte(rd, c, &cp);
+		if (r == 0) {
+			(*off)++;
+			continue;
+		}
+		if (r == 1)
+			(*off)++;
+		if (cp == 0x1b) {
+			if (mode != 1) {
+				rd->seq[0] = 0x1b;
+				rd->nseq = 1;
+				return -1;
+			}
+			rd->seq[0] = 0x1b;
+			rd->nseq = 1;
+			continue;
+		}
+		/* (a control after a run here came as several bytes, in a
+		 * charset that has such: text, which the box shows made safe) */
+		if (!tlen && char_key(cp, k))
+			return 1;
+		if (mode != 1) {
+			k->code = TK_CHAR;
+			k->ch = cp;
+			return 1;
+		}
+		char e[4];
+		size_t el = utf8_enc(cp, e);
+		memcpy(rd->text + tlen, e, el);
+		tlen += el;
+	}
+	if (!tlen && final && (rd->nseq || rd->mouse)) {
+		finish(rd, mode, k, &tlen);
+		if (k->code != TK_TEXT)
+			return 1;
+	}
+	if (!tlen)
+		return 0;
+	k->text = rd->text;
+	k->len = tlen;
+	return 1;
 }

@@ -1509,12 +1509,13 @@ void tui_input_set(struct tui_input *in, const char *s)
 	tui_input_insert(in, s, strlen(s));
 }
 
-void tui_input_insert(struct tui_input *in, const char *s, size_t n)
+size_t tui_input_insert(struct tui_input *in, const char *s, size_t n)
 {
 	char *safe = NULL;
-	size_t sl = 0, sc = 0;
+	size_t sl = 0, sc = 0, whole;
 	int col = 0;
 	tui_sanitize(s, n, 1, &safe, &sl, &sc, &col);
+	whole = sl;
 	if (in->len + sl > TUI_MAX_INPUT) {
 		sl = utf8_cut(safe, sl, TUI_MAX_INPUT - in->len);
 		in->cut = 1;
@@ -1529,6 +1530,7 @@ void tui_input_insert(struct tui_input *in, const char *s, size_t n)
 	in->len += sl;
 	in->cur += sl;
 	free(safe);
+	return whole - sl;
 }
 
 static void input_del(struct tui_input *in, size_t a, size_t b)

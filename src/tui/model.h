@@ -131,6 +131,8 @@ struct tui_model {
 	char *draft;
 	int paste;			/* inside a bracketed paste; 2: after an
 					   end marker with input behind it (keys.c) */
+	int pcut;			/* this paste reached the box's cap: the
+					   rest of it is left out */
 
 	/* question */
 	enum tui_qstate q;
@@ -230,11 +232,12 @@ size_t tui_cut(const char *s, size_t n, int w);
 int tui_wrap(const char *s, size_t n, int w1, int w2, struct tui_seg *segs, int max);
 
 /* Input box editing.  Insertion is capped at TUI_MAX_INPUT bytes (what is
- * left out sets in->cut, which tui_input_set clears). */
+ * left out sets in->cut, which tui_input_set clears); tui_input_insert
+ * returns how many bytes (made safe) were left out. */
 void tui_input_init(struct tui_input *in);
 void tui_input_release(struct tui_input *in);
 void tui_input_set(struct tui_input *in, const char *s);
-void tui_input_insert(struct tui_input *in, const char *s, size_t n);
+size_t tui_input_insert(struct tui_input *in, const char *s, size_t n);
 void tui_input_backspace(struct tui_input *in);
 void tui_input_delete(struct tui_input *in);
 void tui_input_left(struct tui_input *in);

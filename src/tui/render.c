@@ -6,6 +6,7 @@
  * so streamed text costs one row per frame, not a repaint.
  */
 #include <curses.h>
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -180,8 +181,22 @@ static struct dl_lib nc_lib = DL_LIB("libncursesw.so.6", "libncursesw6", nc_syms
 #define K_PASTE_END (KEY_MAX + 2)
 #define K_ALT_ENTER (KEY_MAX + 3)
 
+#define ESC_DELAY_MS 25		/* a lone escape: nothing behind it this long */
+
 static SCREEN *scr;
 static attr_t attrs[TA__COUNT];
+
+/*
+ * A paste read in bulk (keys.h): the bytes read and not yet made keys,
+ * what tui_keys_read holds of a key, and whether bytes were handed back
+ * to ncurses' input queue (which poll() does not see) and may still be
+ * there.  Bulk reads start only with that queue empty, so no byte is read
+ * out of turn.
+ */
+static unsigned char inb[TUI_PASTE_READ];
+static size_t inoff, inlen;
+static struct tui_keyrd rd;
+static int ungot;
 static struct {
 	char *buf;
 	size_t len;
@@ -310,7 +325,7 @@ int render_init(int home_ti, char **err)
 	}
 	if (dl_load(&nc_lib, err) < 0)
 		return -1;
-	set_escdelay(25);
+	set_escdelay(ESC_DELAY_MS);
 	reset_tio_ok = tcgetattr(STDOUT_FILENO, &reset_tio) == 0;
 	/* ncurses reads $HOME/.terminfo (even after $TERMINFO) while newterm
 	 * looks up the description, and at no other time. */
@@ -342,6 +357,10 @@ int render_init(int home_ti, char **err)
 	mousemask(BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0);
 	setup_attrs();
+	inoff = inlen = 0;
+	ungot = 0;
+	tui_keys_read_reset(&rd);
+	rd.kent = cap("kent");
 	/* bracketed paste: pasted text arrives between markers, so an Enter
 	 * inside it is a newline, not "send" */
 	fputs("\033[?2004h", stdout);
@@ -441,19 +460,89 @@ static void drop_sequence(wint_t intro)
 	}
 }
 
+int render_input_pending(void)
+{
+	return inoff < inlen || rd.nseq || rd.mouse || ungot;
+}
+
 int render_input_waiting(void)
 {
 	struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
-	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+	return render_input_pending() || (poll(&p, 1, 0) > 0 && (p.revents & POLLIN));
 }
 
-int render_key(struct tui_key *k)
+/* The key being read and the rest of the read back to ncurses, in order
+ * (ungetch puts each in front); at most TUI_PASTE_READ bytes (keys.h). */
+static void hand_back(void)
+{
+	for (size_t i = inlen; i > inoff; i--)
+		ungetch(inb[i - 1]);
+	for (size_t i = rd.nseq; i > 0; i--)
+		ungetch(rd.seq[i - 1]);
+	ungot = inlen > inoff || rd.nseq;
+	inoff = inlen = 0;
+	tui_keys_read_reset(&rd);
+}
+
+/* The next key of a paste read in bulk: 1 with k, 0 when none is waiting,
+ * -1 when ncurses is to read it. */
+static int bulk_key(struct tui_key *k, int paste)
+{
+	for (;;) {
+		int mode = paste == 1 ? 1 : 2;
+		if (paste == 0 && (inoff < inlen || rd.nseq)) {
+			hand_back();
+			return -1;
+		}
+		if (inoff < inlen) {
+			int r = tui_keys_read(&rd, inb, inlen, &inoff, mode, 0, k);
+			if (r > 0)
+				return 1;
+			if (r < 0) {
+				hand_back();
+				return -1;
+			}
+		}
+		inoff = inlen = 0;
+		if (paste != 1 && !rd.nseq)
+			return -1;
+		/* part of a key held: the rest within the escape delay, as
+		 * ncurses waits for it */
+		struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
+		int pr = poll(&p, 1, rd.nseq || rd.mouse ? ESC_DELAY_MS : 0);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr > 0 && (p.revents & POLLIN)) {
+			ssize_t r = read(STDIN_FILENO, inb, TUI_PASTE_READ - rd.nseq);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r > 0) {
+				inlen = (size_t)r;
+				continue;
+			}
+		}
+		if (!rd.nseq && !rd.mouse)
+			return 0;	/* nothing waiting (a hang-up: poll in tui.c sees it) */
+		size_t none = 0;
+		return tui_keys_read(&rd, inb, 0, &none, mode, 1, k) > 0 ? 1 : 0;
+	}
+}
+
+int render_key(struct tui_key *k, int paste)
 {
 	wint_t c;
+	memset(k, 0, sizeof(*k));
+	if (!ungot && (inoff < inlen || rd.nseq || rd.mouse || paste == 1)) {
+		int b = bulk_key(k, paste);
+		if (b >= 0)
+			return b;
+	}
 	int r = get_wch(&c);
 	memset(k, 0, sizeof(*k));
-	if (r == ERR)
+	if (r == ERR) {
+		ungot = 0;	/* the queue is empty */
 		return 0;
+	}
 	if (r == OK) {
 		if (c == 13)
 			k->code = TK_ENTER;
@@ -557,6 +646,9 @@ void render_resume(void)
 void render_flush_input(void)
 {
 	flushinp();
+	inoff = inlen = 0;
+	tui_keys_read_reset(&rd);
+	ungot = 0;
 }
 
 void render_end(void)
@@ -570,6 +662,7 @@ void render_end(void)
 	endwin();
 	delscreen(scr);
 	scr = NULL;
+	rd.kent = NULL;
 	suspended = 0;
 	for (int i = 0; i < prev_h; i++)
 		free(prev[i].buf);

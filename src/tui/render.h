@@ -30,8 +30,10 @@ void render_resize(int *w, int *h);
 /* Draw f; force: repaint every row (after a resize or ctrl-l).  Returns
  * the number of rows written. */
 int render_frame(const struct tui_frame *f, int force);
-/* One key if one is waiting (1), else 0; never blocks. */
-int render_key(struct tui_key *k);
+/* One key if one is waiting (1), else 0; blocks at most the escape delay
+ * (25 ms) for the rest of a key begun.  paste: the model's (keys.h): inside
+ * a paste the terminal's bytes are read in bulk. */
+int render_key(struct tui_key *k, int paste);
 /* Discard keys typed but not read yet (before a question). */
 void render_flush_input(void);
 
@@ -46,6 +48,9 @@ void render_resume(void);
 
 /* 1 when more input is already waiting to be read (a burst: keys.h). */
 int render_input_waiting(void);
+/* 1 when input was read from the terminal but not all made keys yet:
+ * poll() on it would not say so; call render_key again. */
+int render_input_pending(void);
 void render_end(void);
 
 #endif

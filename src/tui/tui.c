@@ -421,6 +421,11 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			timeout = now - last_draw >= TUI_FRAME_MS ? 0 : (int)(TUI_FRAME_MS - (now - last_draw));
 		else if (m.busy)
 			timeout = 250;
+		/* keys read but not made keys yet (a paste read in bulk):
+		 * the terminal may have nothing more to say */
+		int pending = render_input_pending();
+		if (pending)
+			timeout = 0;
 		struct pollfd p[2] = { { 0, POLLIN, 0 }, { t.wake[0], POLLIN, 0 } };
 		int pr = poll(p, 2, timeout);
 		if (pr < 0 && errno != EINTR) {
@@ -498,10 +503,10 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 				discarded = 1;
 			m.qquiet = drawn + (discarded ? APPROVE_RECOVER_MS : APPROVE_QUIET_MS);
 			m.qtold = 0;
-		} else if (pr > 0 && (p[0].revents & POLLIN)) {
+		} else if (pending || (pr > 0 && (p[0].revents & POLLIN))) {
 			struct tui_key k;
 			int keys = 0;
-			while (keys < 4096 && render_key(&k)) {
+			while (keys < 4096 && render_key(&k, m.paste)) {
 				struct tui_act a;
 				keys++;
 				k.ms = now_ms();

@@ -21,7 +21,12 @@
  *         tokens from s's first bytes
  *    13   the clock: s[0] << ((op >> 4) & 15) ms later, tick
  *    14   status fact (op >> 4) & 3 (model, grants, net, tools) set to s
- *    15   does the question fit? (0x10: also toggle the tool rows)
+ *    15   does the question fit? (0x10: also toggle the tool rows);
+ *         0x20: s as a terminal's bytes inside a paste, read in bulk
+ *         (tui_keys_read) in two reads cut at s[0] % n, with what the
+ *         reader held from the op before; 0x40: then the escape delay
+ *         passes.  s is also pasted into two fresh models, at once and a
+ *         byte at a time: their boxes must be the same.
  */
 #include <locale.h>
 #include <stdint.h>
@@ -55,8 +60,69 @@ static void check(struct tui_model *m)
 	tui_frame_release(&f);
 }
 
+/* One read of the terminal's bytes (final: then the escape delay passed);
+ * 0, or -1 when the key table decides (ncurses would read the rest). */
+static int feed(struct tui_model *m, struct tui_keyrd *rd, const char *s, size_t n, size_t end, int final)
+{
+	struct tui_key k;
+	struct tui_act a;
+	size_t off = 0;
+	int r;
+	while ((r = tui_keys_read(rd, (const unsigned char *)s, n, &off, m->paste == 1 ? 1 : 2, final, &k)) > 0) {
+		k.burst = off < end;
+		tui_keys_apply(m, &k, &a);
+		free(a.prompt);
+		free(a.reason);
+	}
+	if (r < 0) {
+		tui_keys_read_reset(rd);
+		return -1;
+	}
+	if (off != n)
+		abort();
+	return 0;
+}
+
+/* s pasted into m, read in bulk: in two reads cut at cut, or (step) a
+ * byte at a time. */
+static void bulk(struct tui_model *m, struct tui_keyrd *rd, const char *s, size_t n, size_t cut, int step, int final)
+{
+	struct tui_key k = { TK_PASTE_START };
+	struct tui_act a;
+	if (!m->paste) {
+		tui_keys_apply(m, &k, &a);
+		free(a.prompt);
+		free(a.reason);
+	}
+	for (size_t from = 0; from < n;) {
+		size_t to = step ? from + 1 : from < cut ? cut : n;
+		if (feed(m, rd, s + from, to - from, n - from, 0) < 0)
+			return;
+		from = to;
+	}
+	if (final)
+		feed(m, rd, "", 0, 0, 1);
+}
+
+static void same_box(const char *s, size_t n)
+{
+	struct tui_model a, b;
+	struct tui_keyrd ra, rb;
+	memset(&ra, 0, sizeof(ra));
+	memset(&rb, 0, sizeof(rb));
+	tui_model_init(&a, 40, 12, 0);
+	tui_model_init(&b, 40, 12, 0);
+	bulk(&a, &ra, s, n, n, 0, 1);
+	bulk(&b, &rb, s, n, n, 1, 1);
+	if (strcmp(a.in.buf, b.in.buf) != 0 || a.paste != b.paste)
+		abort();
+	tui_model_release(&a);
+	tui_model_release(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct tui_keyrd rd;
 	static int init;
 	struct tui_model m;
 	size_t i = 0;
@@ -67,6 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		init = 1;
 	}
 	tui_model_init(&m, 40, 12, 0);
+	memset(&rd, 0, sizeof(rd));
+	rd.kent = "\033OM";
 	while (i < size) {
 		uint8_t op = data[i++];
 		size_t n = i < size ? data[i++] % 48 : 0;
@@ -169,6 +237,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		default:
+			if (op & 0x20) {
+				bulk(&m, &rd, s, n, n ? (uint8_t)s[0] % n : 0, 0, op & 0x40);
+				same_box(s, n);
+				if (m.in.len > TUI_MAX_INPUT)
+					abort();
+				break;
+			}
 			if (op & 0x10)
 				tui_model_toggle_tools(&m);
 			if ((unsigned)tui_model_question_fits(&m) > 1)

@@ -71,7 +71,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -81,7 +81,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -277,6 +277,37 @@ if [ -x "$PT" ]; then
 	bound=32768; [ "${SANDBX_SANITIZED:-0}" = 1 ] && bound=524288
 	if [ -n "$peak" ] && [ "$peak" -lt "$bound" ] && echo "$out" | grep -q '^exit=0'; then t_pass
 	else t_fail "ptytime: $out"; fi
+else t_skip "TESTTOOLS lacks ptytime"; fi
+
+# A paste is read in bulk (keys.h): 1 MB used to take seconds of CPU, one
+# key at a time through ncurses.  The box keeps its first 64 KiB (made
+# safe: a byte that is not UTF-8 is U+FFFD, a colour sequence nothing);
+# the rest is left out.  The CPU bound is 20 times what it takes here
+# (bench/paste.sh: 55-71 ms here; it was 4.8 s).
+t_start tui-paste-large "a 1 MB bracketed paste fills the box with its first 64 KiB, made safe, in well under a second of CPU; Enter sends it"
+if [ -x "$PT" ]; then
+	python3 -c "
+import sys
+head = b'start \xff caf\xc3\xa9 \x1b[31mred\x1b[0m\ttab\r\n'
+line = 'the rest of a long paste, \u6f22\u5b57 \u2014 0123456789\n'.encode()
+body = head + line * (1048576 // len(line) + 1)
+sys.stdout.buffer.write(body[:1048576])
+" > "$TMP/paste.big"
+	printf 'text Done.\\n\nend end_turn\n' > "$TMP/pl.s"
+	rm -f "$TMP/pl.log"
+	out=$(cd "$TMP" && LANG=C.UTF-8 TERM=xterm TUIFAKE_LOG="$TMP/pl.log" "$PT" -s 100x30 -p "$TMP/paste.big" -k '\r' -d 'Done.' -- "$FAKE" "$TMP/pl.s")
+	cpu=$(echo "$out" | sed -n 's/^cpu_ms=//p' | cut -d. -f1)
+	bound=1000; [ "${SANDBX_SANITIZED:-0}" = 1 ] && bound=30000
+	if echo "$out" | grep -q '^exit=0' && [ -n "$cpu" ] && [ "$cpu" -lt "$bound" ] && python3 -c "
+log = open('$TMP/pl.log', 'rb').read()
+assert log.startswith(b'prompt '), log[:80]
+p = log[len(b'prompt '):-1]
+assert p.startswith('start \ufffd caf\u00e9 red    tab\n\nthe rest of a long paste, \u6f22\u5b57'.encode()), p[:80]
+assert 65536 - 4 < len(p) <= 65536, len(p)
+p.decode()
+assert b'\x1b' not in p
+" 2>"$TMP/pl.why"; then t_pass
+	else t_fail "cpu_ms=$cpu (bound $bound) $(echo "$out" | tr '\n' ' ') $(tail -c 300 "$TMP/pl.why")"; fi
 else t_skip "TESTTOOLS lacks ptytime"; fi
 
 t_start tui-scroll "PgUp/PgDn and the mouse wheel scroll the transcript; new text does not move a scrolled view"

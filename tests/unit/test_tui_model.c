@@ -17,6 +17,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/replay.h"
+#include "util/utf8.h"
 
 static int setup(void **state)
 {
@@ -565,6 +566,306 @@ static void test_tui_keys_paste_too_long(void **state)
 	tui_model_release(&m);
 }
 
+/*
+ * A paste read in bulk (tui_keys_read, keys.h) against the same bytes read
+ * one key at a time (the keys render_key makes of them, applied one by
+ * one): the same box, whether the bytes come at once, a byte at a time or
+ * cut anywhere.  Each piece: the bytes, and the key they were (key set:
+ * code, ch; else each character of the bytes as typed).
+ */
+struct piece {
+	const char *bytes;
+	int key;
+	enum tui_keycode code;
+	uint32_t ch;
+};
+#define TXT(s) { s, 0, TK_NONE, 0 }
+#define KEY(s, c, ch) { s, 1, c, ch }
+
+static const struct piece paste_pieces[] = {
+	TXT("plain text, caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xf0\x9f\x99\x82 e\xcc\x81"),
+	KEY("\t", TK_CHAR, '\t'),
+	TXT("col\tumn"),
+	KEY("\r", TK_ENTER, 0),
+	KEY("\n", TK_NEWLINE, 0),
+	KEY("\x01", TK_CTRL, 'a'),
+	KEY("\x7f", TK_BACKSPACE, 0),
+	KEY("\b", TK_BACKSPACE, 0),
+	TXT("C1 \xc2\x85 bidi \xe2\x80\xae zw \xe2\x80\x8b"),
+	KEY("\033[31m", TK_NONE, 0),		/* a colour, unknown to the key table */
+	TXT("red"),
+	KEY("\033[1;5A", TK_NONE, 0),		/* ctrl-up */
+	KEY("\033OA", TK_NONE, 0),		/* up, keypad mode */
+	KEY("\033O1;5Q", TK_NONE, 0),		/* ctrl-F2, the old SS3 form */
+	KEY("\033x", TK_NONE, 0),		/* alt-x */
+	KEY("\033\r", TK_NEWLINE, 0),		/* alt-Enter */
+	KEY("\033[M`!!", TK_NONE, 0),		/* a wheel report, X10 */
+	KEY("\033[<65;3;4M", TK_NONE, 0),	/* a wheel report, SGR */
+	KEY("\033[200~", TK_PASTE_START, 0),	/* a start marker inside */
+	KEY("\033OM", TK_ENTER, 0),		/* keypad Enter (kent, xterm) */
+	TXT("last line"),
+};
+
+static void apply_free(struct tui_model *m, const struct tui_key *k)
+{
+	struct tui_act a;
+	tui_keys_apply(m, k, &a);
+	assert_int_equal(a.act, TACT_NONE);	/* nothing in a paste acts */
+	free(a.prompt);
+	free(a.reason);
+}
+
+/* One key at a time, as render_key made them. */
+static void paste_keys(struct tui_model *m, const struct piece *pc, size_t npc)
+{
+	struct tui_key k = { TK_PASTE_START };
+	apply_free(m, &k);
+	for (size_t i = 0; i < npc; i++) {
+		const unsigned char *b = (const unsigned char *)pc[i].bytes;
+		size_t n = strlen(pc[i].bytes);
+		if (pc[i].key) {
+			struct tui_key e = { pc[i].code, pc[i].ch };
+			apply_free(m, &e);
+			continue;
+		}
+		for (size_t j = 0; j < n;) {
+			uint32_t cp;
+			int l = utf8_decode(b + j, n - j, &cp);
+			assert_true(l > 0);
+			struct tui_key e = { TK_CHAR, cp };
+			apply_free(m, &e);
+			j += (size_t)l;
+		}
+	}
+	struct tui_key e = { TK_PASTE_END };
+	apply_free(m, &e);
+}
+
+/* The same bytes, the end marker after them, read in bulk in chunks cut
+ * at the offsets cuts[0..ncuts) (ascending). */
+static void paste_bulk(struct tui_model *m, const char *bytes, size_t n, const size_t *cuts, size_t ncuts)
+{
+	struct tui_keyrd rd;
+	memset(&rd, 0, sizeof(rd));
+	rd.kent = "\033OM";
+	struct tui_key k = { TK_PASTE_START };
+	apply_free(m, &k);
+	char *all = malloc(n + 6);
+	memcpy(all, bytes, n);
+	memcpy(all + n, "\033[201~", 6);
+	n += 6;
+	size_t from = 0;
+	for (size_t c = 0; c <= ncuts; c++) {
+		size_t to = c < ncuts ? cuts[c] : n;
+		size_t off = 0;
+		int r;
+		while ((r = tui_keys_read(&rd, (const unsigned char *)all + from, to - from, &off, 1, 0, &k)) > 0) {
+			k.burst = from + off < n;
+			apply_free(m, &k);
+		}
+		assert_int_equal(r, 0);
+		assert_int_equal(off, to - from);
+		from = to;
+	}
+	assert_int_equal(rd.nseq, 0);
+	assert_int_equal(m->paste, 0);
+	free(all);
+}
+
+static char *joined(const struct piece *pc, size_t npc, size_t *n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < npc; i++)
+		len += strlen(pc[i].bytes);
+	char *s = malloc(len + 1), *d = s;
+	for (size_t i = 0; i < npc; i++)
+		d = stpcpy(d, pc[i].bytes);
+	*n = len;
+	return s;
+}
+
+static void test_tui_keys_paste_bulk_same_as_keys(void **state)
+{
+	size_t npc = sizeof(paste_pieces) / sizeof(paste_pieces[0]), n;
+	char *bytes = joined(paste_pieces, npc, &n);
+	struct tui_model ref, m;
+	tui_model_init(&ref, 40, 10, 0);
+	paste_keys(&ref, paste_pieces, npc);
+	/* what it is: text made safe, a tab as four spaces, line breaks */
+	assert_non_null(strstr(ref.in.buf, "caf\xc3\xa9"));
+	assert_non_null(strstr(ref.in.buf, "<U+0085> bidi <U+202E>"));
+	assert_non_null(strstr(ref.in.buf, "col    umn\n\nC1"));
+	assert_non_null(strstr(ref.in.buf, "red\n\nlast line"));
+	assert_null(strchr(ref.in.buf, '\033'));
+
+	/* at once */
+	tui_model_init(&m, 40, 10, 0);
+	paste_bulk(&m, bytes, n, NULL, 0);
+	assert_string_equal(m.in.buf, ref.in.buf);
+	tui_model_release(&m);
+	/* a byte at a time */
+	size_t *cuts = malloc((n + 6) * sizeof(*cuts));
+	for (size_t i = 0; i < n + 5; i++)
+		cuts[i] = i + 1;
+	tui_model_init(&m, 40, 10, 0);
+	paste_bulk(&m, bytes, n, cuts, n + 5);
+	assert_string_equal(m.in.buf, ref.in.buf);
+	tui_model_release(&m);
+	/* cut at random places */
+	srand(7);
+	for (int round = 0; round < 200; round++) {
+		size_t nc = 0, at = 0;
+		while ((at += 1 + (size_t)rand() % 24) < n + 6)
+			cuts[nc++] = at;
+		tui_model_init(&m, 40, 10, 0);
+		paste_bulk(&m, bytes, n, cuts, nc);
+		assert_string_equal(m.in.buf, ref.in.buf);
+		tui_model_release(&m);
+	}
+	tui_model_release(&ref);
+	free(bytes);
+
+	/* Past the box's cap: cut at the same place, the rest left out,
+	 * the user told once; 2.5 times the cap, characters of 1 to 4 bytes. */
+	struct piece big[] = { TXT(NULL) };
+	size_t bn = 0, bcap = TUI_MAX_INPUT * 5 / 2;
+	char *b = malloc(bcap + 8);
+	static const char *const chars[] = { "a", "\xc3\xa9", "\xe6\xbc\xa2", "\xf0\x9f\x99\x82", " ", "\n" };
+	for (int i = 0; bn < bcap; i++) {
+		const char *c = chars[(i * 7 + i / 5) % 6];
+		bn = (size_t)(stpcpy(b + bn, c) - b);
+	}
+	big[0].bytes = b;
+	tui_model_init(&ref, 40, 10, 0);
+	paste_keys(&ref, big, 1);
+	tui_model_init(&m, 40, 10, 0);
+	srand(11);
+	size_t nc = 0, at = 0;
+	cuts = realloc(cuts, (bn + 6) * sizeof(*cuts));
+	while ((at += 1 + (size_t)rand() % 300) < bn + 6)
+		cuts[nc++] = at;
+	paste_bulk(&m, b, bn, cuts, nc);
+	assert_true(ref.in.len <= TUI_MAX_INPUT && ref.in.len > TUI_MAX_INPUT - 4);
+	assert_string_equal(m.in.buf, ref.in.buf);
+	char *t = tui_model_transcript(&m);
+	char *note = strstr(t, "the input box holds at most 64 KiB");
+	assert_non_null(note);
+	assert_null(strstr(note + 1, "the input box holds at most 64 KiB"));
+	free(t);
+	/* the next paste into the emptied box is taken again */
+	tui_input_set(&m.in, "");
+	paste_bulk(&m, "again", 5, NULL, 0);
+	assert_string_equal(m.in.buf, "again");
+	tui_model_release(&m);
+	tui_model_release(&ref);
+	free(b);
+	free(cuts);
+}
+
+/* Read all of s (mode 1) in chunks of step bytes, then the escape delay
+ * passes (final); the keys applied with burst as render_key sets it. */
+static void bulk_read_all(struct tui_model *m, struct tui_keyrd *rd, const char *s, size_t n, size_t step,
+			  uint64_t ms)
+{
+	struct tui_key k = { TK_PASTE_START, 0, ms, 0 };
+	if (!m->paste)		/* the start marker comes through ncurses */
+		apply_free(m, &k);
+	for (size_t from = 0; from < n; from += step) {
+		size_t len = n - from < step ? n - from : step, off = 0;
+		while (tui_keys_read(rd, (const unsigned char *)s + from, len, &off, m->paste == 1 ? 1 : 2, 0, &k) > 0) {
+			k.ms = ms;
+			k.burst = from + off < n;
+			struct tui_act a;
+			tui_keys_apply(m, &k, &a);
+			assert_int_equal(a.act, TACT_NONE);
+		}
+	}
+	size_t off = 0;
+	if (tui_keys_read(rd, NULL, 0, &off, 1, 1, &k) > 0) {
+		struct tui_act a;
+		k.ms = ms;
+		tui_keys_apply(m, &k, &a);
+		free(a.prompt);
+		free(a.reason);
+	}
+}
+
+/* Bytes that start no character are U+FFFD each (the key path dropped
+ * them, and the next character with them), at any split; a paste read in
+ * bulk never answers a question; a line break in the reason is a space;
+ * what depends on the terminal's key table is handed back. */
+static void test_tui_keys_paste_bulk_question_invalid(void **state)
+{
+	static const char bad[] = "a\xff" "b\xc3(c\xe2\x82\033[201~";
+	struct tui_model m;
+	for (size_t step = 1; step <= sizeof(bad); step++) {
+		struct tui_keyrd rd;
+		memset(&rd, 0, sizeof(rd));
+		tui_model_init(&m, 40, 10, 0);
+		bulk_read_all(&m, &rd, bad, sizeof(bad) - 1, step, 0);
+		assert_string_equal(m.in.buf, "a\xef\xbf\xbd" "b\xef\xbf\xbd(c\xef\xbf\xbd");
+		assert_int_equal(m.paste, 0);
+		tui_model_release(&m);
+	}
+	/* a character cut short when nothing more came */
+	struct tui_keyrd rd;
+	memset(&rd, 0, sizeof(rd));
+	tui_model_init(&m, 40, 10, 0);
+	bulk_read_all(&m, &rd, "x\xe2\x82", 3, 2, 0);
+	assert_string_equal(m.in.buf, "x\xef\xbf\xbd");
+	assert_int_equal(m.paste, 1);
+	/* a lone escape (nothing behind it within the delay) ends the paste */
+	bulk_read_all(&m, &rd, "\033", 1, 1, 0);
+	assert_int_equal(m.paste, 0);
+	tui_model_release(&m);
+
+	/* at a question: nothing answers, the quiet time moves on */
+	tui_model_init(&m, 40, 10, 0);
+	question(&m, 0);
+	memset(&rd, 0, sizeof(rd));
+	bulk_read_all(&m, &rd, "y\ra\r\033[201~", 11, 5, 5000);
+	assert_int_equal(m.q, TQ_ASK);
+	assert_true(m.qquiet >= 5000 + APPROVE_RECOVER_MS);
+	assert_string_equal(m.in.buf, "");
+	/* the reason: a line break is a space */
+	struct tui_act a;
+	struct tui_key n = { TK_CHAR, 'n', 9000, 0 };
+	tui_keys_apply(&m, &n, &a);
+	assert_int_equal(m.q, TQ_REASON);
+	bulk_read_all(&m, &rd, "too\r\nrisky\033[201~", 16, 3, 9000);
+	assert_string_equal(m.reason.buf, "too  risky");
+	tui_model_release(&m);
+
+	/* handed back: ESC ESC, a control inside a sequence, ESC after an
+	 * end marker with input behind it (mode 2) */
+	static const struct { const char *s; int mode; size_t off, nseq; } back[] = {
+		{ "ab\033\033[A", 1, 3, 1 },
+		{ "\033[1\001", 1, 3, 3 },
+		{ "\033[[A", 1, 2, 2 },
+		{ "\033[A", 2, 1, 1 },
+	};
+	for (size_t i = 0; i < sizeof(back) / sizeof(back[0]); i++) {
+		struct tui_key k;
+		size_t off = 0, len = strlen(back[i].s);
+		int r;
+		memset(&rd, 0, sizeof(rd));
+		while ((r = tui_keys_read(&rd, (const unsigned char *)back[i].s, len, &off, back[i].mode, 0, &k)) > 0)
+			;
+		assert_int_equal(r, -1);
+		assert_int_equal(off, back[i].off);
+		assert_int_equal(rd.nseq, back[i].nseq);
+	}
+	/* mode 2 reads one key at a time */
+	size_t off = 0;
+	struct tui_key k;
+	memset(&rd, 0, sizeof(rd));
+	assert_int_equal(tui_keys_read(&rd, (const unsigned char *)"y\r", 2, &off, 2, 0, &k), 1);
+	assert_int_equal(k.code, TK_CHAR);
+	assert_int_equal(k.ch, 'y');
+	assert_int_equal(tui_keys_read(&rd, (const unsigned char *)"y\r", 2, &off, 2, 0, &k), 1);
+	assert_int_equal(k.code, TK_ENTER);
+}
+
 static void test_tui_keys_question(void **state)
 {
 	struct tui_model m;
@@ -1004,6 +1305,8 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste),
 		cmocka_unit_test(test_tui_keys_paste_fake_end),
 		cmocka_unit_test(test_tui_keys_paste_too_long),
+		cmocka_unit_test(test_tui_keys_paste_bulk_same_as_keys),
+		cmocka_unit_test(test_tui_keys_paste_bulk_question_invalid),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
