@@ -7,6 +7,7 @@
  */
 #include <curses.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "tui/render.h"
 #include "util/dl.h"
 #include "util/log.h"
+#include "util/utf8.h"
 
 /*
  * ncursesw is opened when the TUI starts (util/dl.h says why), not linked:
@@ -207,6 +209,52 @@ static struct {
 static int prev_h;
 
 /*
+ * A terminal that is not UTF-8 (render_init's legacy): ncursesw reads what
+ * addnstr is given in LC_CTYPE's charset, so the rows' UTF-8 went out as a
+ * character per byte (é as Ã©; Û, C3 9B, as Ã and C1 CSI, drawn ~[).  Each
+ * row is written in that charset, what it lacks as '?' (the model already
+ * drew such characters as U+FFFD: wcwidth in that locale knows them not).
+ */
+static int legacy;
+static char *conv;
+static size_t conv_cap;
+
+static void add_text(const char *s, size_t n)
+{
+	if (!legacy) {
+		addnstr(s, (int)n);
+		return;
+	}
+	/* ASCII stays one byte, any other character is at least two in
+	 * UTF-8 and at most MB_LEN_MAX in the charset */
+	size_t need = n * MB_LEN_MAX + 1, o = 0;
+	if (need > conv_cap) {
+		conv = xrealloc(conv, need);
+		conv_cap = need;
+	}
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (l <= 0) {
+			conv[o++] = '?';
+			i++;
+			continue;
+		}
+		if (cp < 0x80) {
+			conv[o++] = (char)cp;
+		} else {
+			size_t k = utf8_to_charset(cp, conv + o);
+			if (k)
+				o += k;
+			else
+				conv[o++] = '?';
+		}
+		i += (size_t)l;
+	}
+	addnstr(conv, (int)o);
+}
+
+/*
  * A fatal signal (a crash, abort(), SIGQUIT) ends sandbx without endwin(),
  * which is not safe in a signal handler: the handler writes what endwin
  * would send, prepared when the screen started, and sets the terminal's
@@ -317,7 +365,7 @@ static void setup_attrs(void)
 	attrs[TA_DEL] |= COLOR_PAIR(5);
 }
 
-int render_init(int home_ti, char **err)
+int render_init(int home_ti, int not_utf8, char **err)
 {
 	if (!isatty(0) || !isatty(1)) {
 		*err = xstrdup("the terminal is missing: tui needs a terminal on stdin and stdout — run it in a terminal, or use 'sandbx agent-run'");
@@ -325,6 +373,7 @@ int render_init(int home_ti, char **err)
 	}
 	if (dl_load(&nc_lib, err) < 0)
 		return -1;
+	legacy = not_utf8;
 	set_escdelay(ESC_DELAY_MS);
 	reset_tio_ok = tcgetattr(STDOUT_FILENO, &reset_tio) == 0;
 	/* ncurses reads $HOME/.terminfo (even after $TERMINFO) while newterm
@@ -408,10 +457,10 @@ int render_frame(const struct tui_frame *f, int force)
 		move(y, 0);
 		attrset(attrs[r->pattr]);
 		if (r->plen)
-			addnstr(r->buf, (int)r->plen);
+			add_text(r->buf, r->plen);
 		attrset(attrs[r->attr]);
 		if (r->len > r->plen)
-			addnstr(r->buf + r->plen, (int)(r->len - r->plen));
+			add_text(r->buf + r->plen, r->len - r->plen);
 		attrset(A_NORMAL);
 		int cy, cx;
 		getyx(stdscr, cy, cx);
@@ -669,4 +718,7 @@ void render_end(void)
 	free(prev);
 	prev = NULL;
 	prev_h = 0;
+	free(conv);
+	conv = NULL;
+	conv_cap = 0;
 }

@@ -4,9 +4,12 @@
  * thread-safe).
  *
  * Life cycle:
- *   1. render_init(home_ti, &err)   newterm on stdin/stdout, raw keys,
+ *   1. render_init(home_ti, not_utf8, &err)
+ *                                   newterm on stdin/stdout, raw keys,
  *                                   bracketed paste, wheel, colours
- *                                   unless NO_COLOR is set; home_ti 0:
+ *                                   unless NO_COLOR is set; not_utf8: the
+ *                                   terminal's charset is LC_CTYPE's, not
+ *                                   UTF-8 (rows are converted); home_ti 0:
  *                                   ncurses does not look in
  *                                   $HOME/.terminfo (HOME is unset
  *                                   around newterm: call it before any
@@ -23,7 +26,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 
-int render_init(int home_ti, char **err);
+int render_init(int home_ti, int not_utf8, char **err);
 void render_size(int *w, int *h);
 /* Read the new size from the terminal and tell ncurses. */
 void render_resize(int *w, int *h);

@@ -376,7 +376,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 		*err = xasprintf("cannot create the screen's wake-up pipe: %s", strerror(errno));
 		return -1;
 	}
-	if (render_init(!c->skip_home_terminfo, err) < 0) {
+	if (render_init(!c->skip_home_terminfo, ascii, err) < 0) {
 		close(t.wake[0]);
 		close(t.wake[1]);
 		return -1;

@@ -71,7 +71,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large tui-latin1-screen; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -81,7 +81,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large tui-latin1-screen; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -309,6 +309,41 @@ assert b'\x1b' not in p
 " 2>"$TMP/pl.why"; then t_pass
 	else t_fail "cpu_ms=$cpu (bound $bound) $(echo "$out" | tr '\n' ' ') $(tail -c 300 "$TMP/pl.why")"; fi
 else t_skip "TESTTOOLS lacks ptytime"; fi
+
+# A terminal whose charset is Latin-1 reads each byte as a character: the
+# rows went out as UTF-8, so é was drawn Ã© and Û (C3 9B) Ã and a CSI.  The
+# rows are written in the locale's charset, what it lacks as '?'.
+t_start tui-latin1-screen "in a Latin-1 locale the screen's rows reach the terminal in Latin-1: no UTF-8, no byte 0x80..0x9F, what Latin-1 lacks as ?"
+LOCN=en_US.ISO-8859-1
+if locale -a 2>/dev/null | grep -qix 'en_US.iso88591'; then LOCP=
+else
+	LOCP=$TMP/loc
+	mkdir -p "$LOCP"
+	localedef -i en_US -f ISO-8859-1 "$LOCP/$LOCN" >/dev/null 2>&1 || true
+	[ -e "$LOCP/$LOCN/LC_CTYPE" ] || LOCP=none
+fi
+if [ ! -x "$PT" ]; then t_skip "TESTTOOLS lacks ptytime"
+elif [ "$LOCP" = none ]; then t_skip "no ISO-8859-1 locale, and localedef cannot build one (the locales package)"
+else
+	printf 'text caf\303\251 \303\23331mA \303\23552;c;x\303\234 \342\200\224 \346\274\242 Done.\\n\nend end_turn\n' > "$TMP/l1.s"
+	# the prompt is pasted in Latin-1 (read in bulk: the locale's charset too)
+	printf 'pasted \351t\351' > "$TMP/l1.paste"
+	rm -f "$TMP/l1.log"
+	out=$(cd "$TMP" && env -u LANG -u LANGUAGE ${LOCP:+LOCPATH="$LOCP"} LC_ALL=$LOCN TERM=xterm TUIFAKE_LOG="$TMP/l1.log" \
+		"$PT" -s 100x30 -o "$TMP/l1.out" -p "$TMP/l1.paste" -k '\r' -d 'Done.' -- "$FAKE" "$TMP/l1.s")
+	if echo "$out" | grep -q '^exit=0' && python3 -c "
+import re
+b = open('$TMP/l1.out', 'rb').read()
+screen = b.split(b'\x1b[?1049l')[0]	# the alternate screen, before the transcript
+bad = re.findall(rb'.{0,20}[\x80-\x9f].{0,20}', screen, re.S)
+assert not bad, ('C1 or UTF-8 bytes', bad[:3])
+assert b'\xc3' not in screen and b'\xef\xbf\xbd' not in screen, ('UTF-8', screen[-600:])
+for want in (b'caf\xe9', b'\xdb31mA', b'\xdd52;c;x\xdc', b'? ? Done.', b'pasted \xe9t\xe9'):
+    assert want in screen, (want, screen[-600:])
+assert open('$TMP/l1.log', 'rb').read() == 'prompt pasted \u00e9t\u00e9\n'.encode(), open('$TMP/l1.log', 'rb').read()
+" 2>"$TMP/l1.why"; then t_pass
+	else t_fail "$(echo "$out" | tr '\n' ' ') $(tail -c 400 "$TMP/l1.why")"; fi
+fi
 
 t_start tui-scroll "PgUp/PgDn and the mouse wheel scroll the transcript; new text does not move a scrolled view"
 printf 'stream 20000\nsleep 600\ntext Done.\\n\nend end_turn\n' > "$TMP/scroll.s"

@@ -2,8 +2,9 @@
  * ptytime — run a full-screen program on a pseudo-terminal and time it,
  * for bench/tui.sh.
  *
- *   ptytime [-s COLSxROWS] [-f TEXT] [-i SECS] [-p FILE] [-k KEYS -d TEXT] [-q KEYS] -- PROGRAM [ARG...]
+ *   ptytime [-s COLSxROWS] [-o FILE] [-f TEXT] [-i SECS] [-p FILE] [-k KEYS -d TEXT] [-q KEYS] -- PROGRAM [ARG...]
  *
+ *   -o FILE   every byte the program writes to the terminal goes to FILE too
  *   -f TEXT   the first screen is drawn when TEXT appears in the output
  *             (default "ready"); prints first_ms
  *   -i SECS   then stay idle SECS seconds (output drained); prints idle_rss_kib
@@ -40,6 +41,14 @@ static int mfd;
 static pid_t child;
 static char win[WINDOW * 2];
 static size_t wlen;
+static FILE *out;	/* -o */
+
+/* What the program wrote, for -o. */
+static void keep(const char *b, ssize_t n)
+{
+	if (out && n > 0)
+		fwrite(b, 1, (size_t)n, out);
+}
 
 static double now_ms(void)
 {
@@ -63,6 +72,7 @@ static int pump(const char *text, double ms)
 		ssize_t r = read(mfd, buf, sizeof(buf));
 		if (r <= 0)
 			return -1;
+		keep(buf, r);
 		for (ssize_t i = 0; i < r; i++) {
 			if (wlen == sizeof(win)) {
 				memmove(win, win + WINDOW, WINDOW);
@@ -132,8 +142,10 @@ static int feed(const char *s, size_t n)
 			continue;
 		if (p.revents & POLLIN) {
 			char buf[65536];
-			if (read(mfd, buf, sizeof(buf)) == 0)
+			ssize_t r = read(mfd, buf, sizeof(buf));
+			if (r == 0)
 				break;
+			keep(buf, r);
 		}
 		if (p.revents & POLLOUT) {
 			ssize_t w = write(mfd, s, n < 4096 ? n : 4096);
@@ -195,7 +207,7 @@ int main(int argc, char **argv)
 	double idle = 0;
 	int o;
 
-	while ((o = getopt(argc, argv, "s:f:i:p:k:d:q:")) != -1) {
+	while ((o = getopt(argc, argv, "s:o:f:i:p:k:d:q:")) != -1) {
 		switch (o) {
 		case 's': {
 			unsigned c, r;
@@ -205,6 +217,13 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'o':
+			out = fopen(optarg, "we");
+			if (!out) {
+				perror("ptytime: -o");
+				return 1;
+			}
+			break;
 		case 'f': first = optarg; break;
 		case 'i': idle = atof(optarg); break;
 		case 'p': pfile = optarg; break;
@@ -215,7 +234,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: ptytime [-s CxR] [-f TEXT] [-i SECS] [-p FILE] [-k KEYS -d TEXT] -- PROGRAM [ARG...]\n");
+		fprintf(stderr, "usage: ptytime [-s CxR] [-o FILE] [-f TEXT] [-i SECS] [-p FILE] [-k KEYS -d TEXT] -- PROGRAM [ARG...]\n");
 		return 64;
 	}
 	double t0 = now_ms();
@@ -267,5 +286,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("exit=%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	if (out)
+		fclose(out);
 	return 0;
 }
