@@ -291,6 +291,7 @@ void tui_keys_read_reset(struct tui_keyrd *rd)
 	memset(&rd->mb, 0, sizeof(rd->mb));
 	rd->nseq = 0;
 	rd->mouse = 0;
+	rd->skip = 0;
 }
 
 /*
@@ -334,8 +335,10 @@ static enum tui_keycode sequence_key(const struct tui_keyrd *rd)
 	return TK_NONE;
 }
 
-/* Byte c after ESC (seq): 1 with k->code when the key is whole, 0 to go
- * on, -1 when the key table decides (keys.h).  c is used unless -1. */
+/* Byte c (ASCII) after ESC (seq): 1 with k->code when the key is whole,
+ * 0 to go on.  As render_key and drop_sequence read the bytes of a key
+ * ncurses' key table does not know; the paste's markers, alt-Enter and
+ * the keypad Enter are the keys it knows that do something in a paste. */
 static int escape_byte(struct tui_keyrd *rd, unsigned char c, struct tui_key *k)
 {
 	if (rd->nseq == 1) {
@@ -343,11 +346,11 @@ static int escape_byte(struct tui_keyrd *rd, unsigned char c, struct tui_key *k)
 			rd->seq[rd->nseq++] = c;
 			return 0;
 		}
-		if (c < 0x20 && c != '\r' && c != '\n')
-			return -1;
-		if (c > 0x7e)
-			return -1;
-		/* alt-Enter; alt and a printable key does nothing */
+		/* the first of two escapes does nothing: the second may
+		 * begin an end marker */
+		if (c == 0x1b)
+			return 0;
+		/* alt-Enter; alt and any other key does nothing */
 		k->code = c == '\r' || c == '\n' ? TK_NEWLINE : TK_NONE;
 		rd->nseq = 0;
 		return 1;
@@ -357,16 +360,14 @@ static int escape_byte(struct tui_keyrd *rd, unsigned char c, struct tui_key *k)
 		rd->mouse = 3;		/* an X10 mouse report: three bytes follow */
 		return 0;
 	}
-	if (c >= 0x20 && c <= 0x3f) {
-		if (rd->nseq >= TUI_KEYRD_SEQ - 1)
-			return -1;
+	/* parameter bytes up to a final byte, at most 32 of them: the byte
+	 * after 32, or one that is neither, ends the key too */
+	if (c >= 0x20 && c <= 0x3f && rd->nseq < 2 + 32) {
 		rd->seq[rd->nseq++] = c;
 		return 0;
 	}
-	if (c < 0x40 || c > 0x7e || c == '[')
-		return -1;
 	rd->seq[rd->nseq++] = c;
-	k->code = sequence_key(rd);
+	k->code = c >= 0x40 && c <= 0x7e ? sequence_key(rd) : TK_NONE;
 	rd->nseq = 0;
 	return 1;
 }
@@ -374,7 +375,7 @@ static int escape_byte(struct tui_keyrd *rd, unsigned char c, struct tui_key *k)
 /* What a held key is when no more of it came (final). */
 static void finish(struct tui_keyrd *rd, int mode, struct tui_key *k, size_t *tlen)
 {
-	if (rd->mouse)
+	if (rd->mouse || rd->skip)
 		k->code = TK_NONE;
 	else if (rd->seq[0] == 0x1b)
 		k->code = rd->nseq == 1 ? TK_ESC : TK_NONE;
@@ -423,12 +424,28 @@ int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t
 			}
 			continue;
 		}
+		if (rd->skip) {
+			/* a character after ESC or inside a sequence: the key
+			 * ends with it, whole (ncurses reads characters) */
+			int r = char_byte(rd, c, &cp);
+			if (r == 0) {
+				(*off)++;
+				continue;
+			}
+			if (r == 1)
+				(*off)++;
+			rd->skip = 0;
+			k->code = TK_NONE;
+			return 1;
+		}
 		if (rd->nseq && rd->seq[0] == 0x1b) {
-			int r = escape_byte(rd, c, k);
-			if (r < 0)
-				return -1;
+			if (c >= 0x80) {
+				rd->nseq = 0;
+				rd->skip = 1;
+				continue;
+			}
 			(*off)++;
-			if (r > 0)
+			if (escape_byte(rd, c, k))
 				return 1;
 			continue;
 		}
@@ -444,11 +461,6 @@ int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t
 		if (r == 1)
 			(*off)++;
 		if (cp == 0x1b) {
-			if (mode != 1) {
-				rd->seq[0] = 0x1b;
-				rd->nseq = 1;
-				return -1;
-			}
 			rd->seq[0] = 0x1b;
 			rd->nseq = 1;
 			continue;
@@ -467,7 +479,7 @@ int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t
 		memcpy(rd->text + tlen, e, el);
 		tlen += el;
 	}
-	if (!tlen && final && (rd->nseq || rd->mouse)) {
+	if (!tlen && final && (rd->nseq || rd->mouse || rd->skip)) {
 		finish(rd, mode, k, &tlen);
 		if (k->code != TK_TEXT)
 			return 1;

@@ -70,40 +70,38 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
 /*
  * A paste read in bulk.  Read one key at a time through the terminal
  * library, a 1 MB paste cost seconds of CPU; inside a paste render.c reads
- * the terminal's bytes itself, at most TUI_PASTE_READ at a time, and
- * tui_keys_read() makes of them the keys render_key() would have made one
- * at a time, for tui_keys_apply():
- *   - a run of characters is one TK_TEXT key (at most one read's worth;
- *     a tab, a line break and a control are keys of their own, as typed);
- *   - the characters are decoded in the locale's charset (mbrtowc, as the
+ * the terminal's bytes itself, TUI_PASTE_READ at a time, and
+ * tui_keys_read() makes of them the keys render_key() made one at a time,
+ * for tui_keys_apply():
+ *   - a run of characters is one TK_TEXT key (a tab, a line break and a
+ *     control are keys of their own, as typed);
+ *   - characters are decoded in the locale's charset (mbrtowc, as the
  *     terminal library does), resumed across reads; a byte that starts no
- *     character is U+FFFD (one at a time, the terminal library dropped it);
+ *     character is U+FFFD (the terminal library dropped it);
  *   - ESC [ 200 ~ and ESC [ 201 ~ are the paste's markers, ESC CR and
  *     ESC LF alt-Enter, the terminal's keypad Enter (kent) Enter; any other
- *     CSI or SS3 sequence (parameter bytes 0x20-0x3f, a final byte
- *     0x40-0x7e, an X10 mouse report ESC [ M and three bytes) or ESC and a
- *     printable character is a key that does nothing in a paste (TK_NONE);
- *     a lone escape (final: nothing came within the escape delay) is TK_ESC.
- * Anything else that begins with ESC (ESC ESC, a control or a byte of a
- * character inside a sequence, a sequence longer than 32 bytes, ESC [ [ of
- * the Linux console's function keys) depends on the terminal's key table:
- * tui_keys_read returns -1, and the key's bytes held (seq) and the rest of
- * the read go back to the terminal library (which holds 135 bytes: hence
- * TUI_PASTE_READ, and reads of TUI_PASTE_READ - nseq bytes).
+ *     escape sequence is read as render_key and drop_sequence read one the
+ *     key table does not know (ESC and a character; a CSI or SS3: parameter
+ *     bytes 0x20-0x3f up to any other, at most 32; ESC [ M and three bytes)
+ *     and does nothing in a paste (TK_NONE); of two escapes the first does
+ *     nothing; a lone escape (final: nothing came within the escape delay)
+ *     is TK_ESC.  (The key table's own keys, a cursor key, also do nothing
+ *     in a paste, as there.  One difference: ESC before a key the table
+ *     knows, ESC ESC [ A, was a lone escape there, which ends the paste.)
  *
  * mode 1: inside a paste (model.paste == 1).  mode 2: after an end marker
  * with input behind it (model.paste == 2): one key at a time, whose burst
- * the caller sets; a key that begins with ESC is -1 (its meaning outside a
- * paste depends on the key table).
+ * the caller sets; an escape sequence that is not one of the above is
+ * TK_NONE there too (a key typed in the same read as a paste's end).
  *
  * Returns 1 with *k set (k->text points into rd), *off past the key's
  * bytes; 0 when b[*off..n) is used up (part of a key may be held in rd:
  * read more, or call again with final after the escape delay, which
- * finishes it: a partial sequence is TK_NONE, a partial character U+FFFD);
- * -1 as above.  The state starts zeroed; tui_keys_read_reset() drops what
- * is held.
+ * finishes it: a partial sequence is TK_NONE, a partial character U+FFFD).
+ * The state starts zeroed; tui_keys_read_reset() drops what is held.
  */
-#define TUI_PASTE_READ 128
+#define TUI_PASTE_READ 128		/* bytes read at a time: keys typed in the same read
+					   after the paste's end are read here, not by ncurses */
 #define TUI_KEYRD_SEQ 36		/* ESC, the introducer, 32 parameter bytes, the final */
 
 struct tui_keyrd {
@@ -111,6 +109,7 @@ struct tui_keyrd {
 	unsigned char seq[TUI_KEYRD_SEQ];
 	size_t nseq;			/* bytes of the key being read */
 	size_t mouse;			/* X10 mouse report: bytes still to drop */
+	int skip;			/* a character that ends an escape key */
 	const char *kent;		/* the terminal's keypad Enter, or NULL */
 	char text[TUI_PASTE_READ * 3 + 8];
 };

@@ -1177,6 +1177,9 @@ void tui_frame_release(struct tui_frame *f)
 	memset(f, 0, sizeof(*f));
 }
 
+static int input_layout_from(const struct tui_input *in, int w, int pw, int first, struct tui_seg *segs, int max,
+			     int *crow, int *ccol);
+
 void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 {
 	static struct tui_seg segs[TUI_MAX_SEGS];
@@ -1198,12 +1201,15 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 	int crow = 0, ccol = 0;
 	int nin = 0, shown_in = 0, off = 0;
 	if (m->q != TQ_ASK) {
-		nin = tui_input_layout(ed, m->w, pw, segs, TUI_MAX_SEGS, &crow, &ccol);
+		/* the rows shown only: a box may have more than segs holds
+		 * (before, rows past them were read from beyond it) */
+		nin = tui_input_layout(ed, m->w, pw, NULL, 0, &crow, &ccol);
 		shown_in = input_rows_shown(m, nin);
 		if (shown_in > H - 1)
 			shown_in = H - 1 > 0 ? H - 1 : 0;
 		if (crow >= shown_in)
 			off = crow - shown_in + 1;
+		input_layout_from(ed, m->w, pw, off, segs, shown_in, NULL, NULL);
 	}
 	int A = avail_rows(m, shown_in);
 
@@ -1263,7 +1269,7 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 				size_t hc = tui_cut(hint, strlen(hint), m->w - pw);
 				frow_set(&f->rows[y], p, at, hint, hc, TA_DIM);
 			} else {
-				frow_set(&f->rows[y], p, at, ed->buf + segs[rr].start, segs[rr].end - segs[rr].start,
+				frow_set(&f->rows[y], p, at, ed->buf + segs[k].start, segs[k].end - segs[k].start,
 					 TA_NORMAL);
 			}
 		}
@@ -1649,8 +1655,10 @@ void tui_input_kill_word(struct tui_input *in)
 	input_del(in, i, in->cur);
 }
 
-int tui_input_layout(const struct tui_input *in, int w, int pw, struct tui_seg *segs, int max, int *crow,
-		     int *ccol)
+/* tui_input_layout, keeping the segments of rows first.. only (the frame
+ * shows a few rows around the cursor of a box that may have thousands). */
+static int input_layout_from(const struct tui_input *in, int w, int pw, int first, struct tui_seg *segs, int max,
+			     int *crow, int *ccol)
 {
 	const unsigned char *p = (const unsigned char *)in->buf;
 	int avail = w - pw > 0 ? w - pw : 1;
@@ -1659,7 +1667,8 @@ int tui_input_layout(const struct tui_input *in, int w, int pw, struct tui_seg *
 	size_t crs = 0;
 
 #define EMIT(a, b) do { \
-		if (rows < max) { segs[rows].start = (a); segs[rows].end = (b); } \
+		if (rows >= first && rows - first < max) { \
+			segs[rows - first].start = (a); segs[rows - first].end = (b); } \
 		if ((a) <= in->cur) { cr = rows; crs = (a); } \
 		rows++; } while (0)
 
@@ -1696,6 +1705,12 @@ int tui_input_layout(const struct tui_input *in, int w, int pw, struct tui_seg *
 	if (ccol)
 		*ccol = tui_width(in->buf + crs, in->cur - crs);
 	return rows;
+}
+
+int tui_input_layout(const struct tui_input *in, int w, int pw, struct tui_seg *segs, int max, int *crow,
+		     int *ccol)
+{
+	return input_layout_from(in, w, pw, 0, segs, max, crow, ccol);
 }
 
 int tui_input_vmove(struct tui_input *in, int w, int pw, int dir)

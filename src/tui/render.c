@@ -188,17 +188,13 @@ static struct dl_lib nc_lib = DL_LIB("libncursesw.so.6", "libncursesw6", nc_syms
 static SCREEN *scr;
 static attr_t attrs[TA__COUNT];
 
-/*
- * A paste read in bulk (keys.h): the bytes read and not yet made keys,
- * what tui_keys_read holds of a key, and whether bytes were handed back
- * to ncurses' input queue (which poll() does not see) and may still be
- * there.  Bulk reads start only with that queue empty, so no byte is read
- * out of turn.
- */
+/* A paste read in bulk (keys.h): the bytes read and not yet made keys,
+ * and what tui_keys_read holds of a key.  Bulk reads start when ncurses
+ * has just read the start marker: its queue is empty then (it reads a
+ * byte at a time, no further than the key it matches). */
 static unsigned char inb[TUI_PASTE_READ];
 static size_t inoff, inlen;
 static struct tui_keyrd rd;
-static int ungot;
 static struct {
 	char *buf;
 	size_t len;
@@ -407,7 +403,6 @@ int render_init(int home_ti, int not_utf8, char **err)
 	mouseinterval(0);
 	setup_attrs();
 	inoff = inlen = 0;
-	ungot = 0;
 	tui_keys_read_reset(&rd);
 	rd.kent = cap("kent");
 	/* bracketed paste: pasted text arrives between markers, so an Enter
@@ -511,7 +506,7 @@ static void drop_sequence(wint_t intro)
 
 int render_input_pending(void)
 {
-	return inoff < inlen || rd.nseq || rd.mouse || ungot;
+	return inoff < inlen || rd.nseq || rd.mouse || rd.skip;
 }
 
 int render_input_waiting(void)
@@ -520,49 +515,28 @@ int render_input_waiting(void)
 	return render_input_pending() || (poll(&p, 1, 0) > 0 && (p.revents & POLLIN));
 }
 
-/* The key being read and the rest of the read back to ncurses, in order
- * (ungetch puts each in front); at most TUI_PASTE_READ bytes (keys.h). */
-static void hand_back(void)
-{
-	for (size_t i = inlen; i > inoff; i--)
-		ungetch(inb[i - 1]);
-	for (size_t i = rd.nseq; i > 0; i--)
-		ungetch(rd.seq[i - 1]);
-	ungot = inlen > inoff || rd.nseq;
-	inoff = inlen = 0;
-	tui_keys_read_reset(&rd);
-}
-
 /* The next key of a paste read in bulk: 1 with k, 0 when none is waiting,
- * -1 when ncurses is to read it. */
+ * -1 when ncurses is to read it (the paste is over). */
 static int bulk_key(struct tui_key *k, int paste)
 {
 	for (;;) {
+		/* (after a paste, what is left of the read: keys one at a
+		 * time; tui.c then says paste 2) */
 		int mode = paste == 1 ? 1 : 2;
-		if (paste == 0 && (inoff < inlen || rd.nseq)) {
-			hand_back();
-			return -1;
-		}
-		if (inoff < inlen) {
-			int r = tui_keys_read(&rd, inb, inlen, &inoff, mode, 0, k);
-			if (r > 0)
-				return 1;
-			if (r < 0) {
-				hand_back();
-				return -1;
-			}
-		}
+		if (inoff < inlen && tui_keys_read(&rd, inb, inlen, &inoff, mode, 0, k) > 0)
+			return 1;
 		inoff = inlen = 0;
-		if (paste != 1 && !rd.nseq)
+		int held = rd.nseq || rd.mouse || rd.skip;
+		if (paste != 1 && !held)
 			return -1;
 		/* part of a key held: the rest within the escape delay, as
 		 * ncurses waits for it */
 		struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
-		int pr = poll(&p, 1, rd.nseq || rd.mouse ? ESC_DELAY_MS : 0);
+		int pr = poll(&p, 1, held ? ESC_DELAY_MS : 0);
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr > 0 && (p.revents & POLLIN)) {
-			ssize_t r = read(STDIN_FILENO, inb, TUI_PASTE_READ - rd.nseq);
+			ssize_t r = read(STDIN_FILENO, inb, TUI_PASTE_READ);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r > 0) {
@@ -570,7 +544,7 @@ static int bulk_key(struct tui_key *k, int paste)
 				continue;
 			}
 		}
-		if (!rd.nseq && !rd.mouse)
+		if (!held)
 			return 0;	/* nothing waiting (a hang-up: poll in tui.c sees it) */
 		size_t none = 0;
 		return tui_keys_read(&rd, inb, 0, &none, mode, 1, k) > 0 ? 1 : 0;
@@ -581,17 +555,15 @@ int render_key(struct tui_key *k, int paste)
 {
 	wint_t c;
 	memset(k, 0, sizeof(*k));
-	if (!ungot && (inoff < inlen || rd.nseq || rd.mouse || paste == 1)) {
+	if (render_input_pending() || paste == 1) {
 		int b = bulk_key(k, paste);
 		if (b >= 0)
 			return b;
 	}
 	int r = get_wch(&c);
 	memset(k, 0, sizeof(*k));
-	if (r == ERR) {
-		ungot = 0;	/* the queue is empty */
+	if (r == ERR)
 		return 0;
-	}
 	if (r == OK) {
 		if (c == 13)
 			k->code = TK_ENTER;
@@ -697,7 +669,6 @@ void render_flush_input(void)
 	flushinp();
 	inoff = inlen = 0;
 	tui_keys_read_reset(&rd);
-	ungot = 0;
 }
 
 void render_end(void)

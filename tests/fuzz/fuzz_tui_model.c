@@ -60,8 +60,7 @@ static void check(struct tui_model *m)
 	tui_frame_release(&f);
 }
 
-/* One read of the terminal's bytes (final: then the escape delay passed);
- * 0, or -1 when the key table decides (ncurses would read the rest). */
+/* One read of the terminal's bytes (final: then the escape delay passed). */
 static int feed(struct tui_model *m, struct tui_keyrd *rd, const char *s, size_t n, size_t end, int final)
 {
 	struct tui_key k;
@@ -74,11 +73,7 @@ static int feed(struct tui_model *m, struct tui_keyrd *rd, const char *s, size_t
 		free(a.prompt);
 		free(a.reason);
 	}
-	if (r < 0) {
-		tui_keys_read_reset(rd);
-		return -1;
-	}
-	if (off != n)
+	if (r < 0 || off != n)
 		abort();
 	return 0;
 }

@@ -793,7 +793,7 @@ static void bulk_read_all(struct tui_model *m, struct tui_keyrd *rd, const char 
 /* Bytes that start no character are U+FFFD each (the key path dropped
  * them, and the next character with them), at any split; a paste read in
  * bulk never answers a question; a line break in the reason is a space;
- * what depends on the terminal's key table is handed back. */
+ * escape keys are read as the key path read those it did not know. */
 static void test_tui_keys_paste_bulk_question_invalid(void **state)
 {
 	static const char bad[] = "a\xff" "b\xc3(c\xe2\x82\033[201~";
@@ -836,34 +836,90 @@ static void test_tui_keys_paste_bulk_question_invalid(void **state)
 	assert_string_equal(m.reason.buf, "too  risky");
 	tui_model_release(&m);
 
-	/* handed back: ESC ESC, a control inside a sequence, ESC after an
-	 * end marker with input behind it (mode 2) */
-	static const struct { const char *s; int mode; size_t off, nseq; } back[] = {
-		{ "ab\033\033[A", 1, 3, 1 },
-		{ "\033[1\001", 1, 3, 3 },
-		{ "\033[[A", 1, 2, 2 },
-		{ "\033[A", 2, 1, 1 },
+	/* escape keys as render_key reads those the key table does not
+	 * know: the first of two escapes does nothing (the end marker after
+	 * it ends the paste), a control or a character ends a sequence, so
+	 * does ESC [ [, and ESC and a character is nothing */
+	static const struct { const char *s, *box; int paste; } esc[] = {
+		{ "ab\033\033[201~", "ab", 0 },
+		{ "a\033\033xb\033[201~", "ab", 0 },
+		{ "\033[1\001x\033[201~", "x", 0 },
+		{ "\033[[A\033[201~", "A", 0 },
+		{ "\033\xc3\xa9z\033[2\xc3\xa9y\033[201~", "zy", 0 },
+		{ "\033[1;2;3;4;5;6;7;8;9;0;1;2;3;4;5;6;7qw\033[201~", "qw", 0 },	/* 32 and one more */
 	};
-	for (size_t i = 0; i < sizeof(back) / sizeof(back[0]); i++) {
-		struct tui_key k;
-		size_t off = 0, len = strlen(back[i].s);
-		int r;
-		memset(&rd, 0, sizeof(rd));
-		while ((r = tui_keys_read(&rd, (const unsigned char *)back[i].s, len, &off, back[i].mode, 0, &k)) > 0)
-			;
-		assert_int_equal(r, -1);
-		assert_int_equal(off, back[i].off);
-		assert_int_equal(rd.nseq, back[i].nseq);
+	for (size_t i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		for (size_t step = 1; step <= strlen(esc[i].s); step++) {
+			memset(&rd, 0, sizeof(rd));
+			tui_model_init(&m, 40, 10, 0);
+			bulk_read_all(&m, &rd, esc[i].s, strlen(esc[i].s), step, 0);
+			assert_string_equal(m.in.buf, esc[i].box);
+			assert_int_equal(m.paste, esc[i].paste);
+			tui_model_release(&m);
+		}
 	}
-	/* mode 2 reads one key at a time */
+	/* mode 2 reads one key at a time; an escape key it cannot name is
+	 * nothing */
 	size_t off = 0;
 	struct tui_key k;
 	memset(&rd, 0, sizeof(rd));
+	assert_int_equal(tui_keys_read(&rd, (const unsigned char *)"\033[A", 3, &off, 2, 0, &k), 1);
+	assert_int_equal(k.code, TK_NONE);
+	off = 0;
 	assert_int_equal(tui_keys_read(&rd, (const unsigned char *)"y\r", 2, &off, 2, 0, &k), 1);
 	assert_int_equal(k.code, TK_CHAR);
 	assert_int_equal(k.ch, 'y');
 	assert_int_equal(tui_keys_read(&rd, (const unsigned char *)"y\r", 2, &off, 2, 0, &k), 1);
 	assert_int_equal(k.code, TK_ENTER);
+}
+
+/* An input box of more rows than the layout keeps segments for
+ * (TUI_MAX_SEGS: 5,000 pasted lines, or 64 KiB wrapped in a narrow pane)
+ * shows the rows around the cursor.  Before, the frame read the segments
+ * of rows past the 4096 it kept (a static array): the screen hung, or
+ * drew from past the array. */
+static void test_tui_input_many_rows(void **state)
+{
+	struct tui_model m;
+	struct tui_frame f = { 0 };
+	tui_model_init(&m, 40, 12, 0);
+	char *s = malloc(TUI_MAX_INPUT + 1);
+	size_t n = 0;
+	for (int i = 0; n + 12 < TUI_MAX_INPUT; i++)
+		n += (size_t)sprintf(s + n, "%d\n", i);
+	n += (size_t)sprintf(s + n, "end");
+	tui_input_set(&m.in, s);
+	assert_true(tui_input_layout(&m.in, 40, 2, NULL, 0, NULL, NULL) > TUI_MAX_SEGS);
+	tui_model_frame(&m, &f);
+	char *scr = screen(&m);
+	assert_non_null(strstr(scr, "  end\n"));	/* the cursor's row, last */
+	char last[16];
+	int k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\n')
+			k++;
+	snprintf(last, sizeof(last), "  %d\n", k - 1);
+	assert_non_null(strstr(scr, last));		/* the row above it */
+	assert_int_equal(f.cy, f.h - 2);
+	free(scr);
+	/* the cursor at the top: the first rows */
+	m.in.cur = 0;
+	tui_model_frame(&m, &f);
+	scr = screen(&m);
+	assert_non_null(strstr(scr, "> 0\n  1\n"));
+	free(scr);
+	/* a narrow pane: 64 KiB of one line wraps into some 8,000 rows */
+	memset(s, 'x', TUI_MAX_INPUT - 1);
+	s[TUI_MAX_INPUT - 1] = '\0';
+	tui_input_set(&m.in, s);
+	tui_model_resize(&m, 10, 12);
+	tui_model_frame(&m, &f);
+	scr = screen(&m);
+	assert_non_null(strstr(scr, "  xxxxxxx\n"));
+	free(scr);
+	free(s);
+	tui_frame_release(&f);
+	tui_model_release(&m);
 }
 
 static void test_tui_keys_question(void **state)
@@ -1307,6 +1363,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste_too_long),
 		cmocka_unit_test(test_tui_keys_paste_bulk_same_as_keys),
 		cmocka_unit_test(test_tui_keys_paste_bulk_question_invalid),
+		cmocka_unit_test(test_tui_input_many_rows),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
