@@ -1656,7 +1656,8 @@ void tui_input_kill_word(struct tui_input *in)
 }
 
 /* tui_input_layout, keeping the segments of rows first.. only (the frame
- * shows a few rows around the cursor of a box that may have thousands). */
+ * shows a few rows around the cursor of a box that may have thousands);
+ * without crow and ccol it stops after them. */
 static int input_layout_from(const struct tui_input *in, int w, int pw, int first, struct tui_seg *segs, int max,
 			     int *crow, int *ccol)
 {
@@ -1673,6 +1674,9 @@ static int input_layout_from(const struct tui_input *in, int w, int pw, int firs
 		rows++; } while (0)
 
 	while (i < in->len) {
+		/* only the rows asked for: the rest is not laid out */
+		if (max && !crow && !ccol && rows >= first + max)
+			return rows;
 		if (p[i] == '\n') {
 			EMIT(rs, i);
 			i++;

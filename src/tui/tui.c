@@ -552,8 +552,10 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 				free(a.reason);
 			}
 			dirty = 1;
-			if (keys)
-				last_draw = 0;	/* keys draw at once */
+			/* keys draw at once; a paste still coming in at the
+			 * frame rate (each frame lays out the whole box) */
+			if (keys && m.paste != 1)
+				last_draw = 0;
 		}
 		if (quitting && worker_idle(&t) && !m.busy)
 			break;
