@@ -283,7 +283,7 @@ else t_skip "TESTTOOLS lacks ptytime"; fi
 # key at a time through ncurses.  The box keeps its first 64 KiB (made
 # safe: a byte that is not UTF-8 is U+FFFD, a colour sequence nothing);
 # the rest is left out.  The CPU bound is 20 times what it takes here
-# (bench/paste.sh: 55-71 ms here; it was 4.8 s).
+# (bench/paste.sh: 54-61 ms here; it was 4.8 s).
 t_start tui-paste-large "a 1 MB bracketed paste fills the box with its first 64 KiB, made safe, in well under a second of CPU; Enter sends it"
 if [ -x "$PT" ]; then
 	python3 -c "
