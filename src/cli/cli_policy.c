@@ -394,24 +394,28 @@ static int mask_one(void *ctx, const char *m)
 	return 0;
 }
 
+/* The mount points of type a grant holds (mask_one) into out; -1 with
+ * *err, naming what they are and what the sandbox must do with them,
+ * when the mount table cannot be read. */
+static int masks_of(const char *mi, struct policy *p, const char *type, struct strv *out, const char *what,
+		    const char *must, char **err)
+{
+	struct masks_ctx c = { p, out };
+	if (mi && limits_each_mount_of(mi, type, mask_one, &c) == 0)
+		return 0;
+	*err = xasprintf("the mount table could not be read to find the host's %s (%s) mounts in the granted "
+			 "trees, which the sandbox must %s — nothing was run", what, type, must);
+	return -1;
+}
+
 int cli_mqueue_masks(const char *mi, struct policy *p, char **err)
 {
-	struct masks_ctx c = { p, &p->mqueue };
-	if (mi && limits_each_mount_of(mi, "mqueue", mask_one, &c) == 0)
-		return 0;
-	*err = xstrdup("the mount table could not be read to find the host's message-queue (mqueue) mounts in "
-		       "the granted trees, which the sandbox must replace with its own — nothing was run");
-	return -1;
+	return masks_of(mi, p, "mqueue", &p->mqueue, "message-queue", "replace with its own", err);
 }
 
 int cli_hugetlbfs_masks(const char *mi, struct policy *p, char **err)
 {
-	struct masks_ctx c = { p, &p->hugetlbfs };
-	if (mi && limits_each_mount_of(mi, "hugetlbfs", mask_one, &c) == 0)
-		return 0;
-	*err = xstrdup("the mount table could not be read to find the host's huge-page (hugetlbfs) mounts in "
-		       "the granted trees, which the sandbox must hide — nothing was run");
-	return -1;
+	return masks_of(mi, p, "hugetlbfs", &p->hugetlbfs, "huge-page", "hide", err);
 }
 
 /* All of /proc/self/mountinfo (NULL when it cannot be read). */
@@ -876,14 +880,10 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	/* The host's POSIX message queues: an mqueue mount a grant holds
 	 * (systemd's /dev/mqueue under --allow-read /dev) is the host's ipc
 	 * namespace's; the view puts the sandbox's own there. */
-	if (cli_mqueue_masks(mi, p, err) < 0) {
-		free(mi);
-		goto out;
-	}
 	/* The machine's huge pages: a hugetlbfs mount a grant holds (systemd's
 	 * /dev/hugepages under --allow-read /dev), where mapping a file takes
 	 * pages of the pool; the view puts an empty directory there. */
-	if (cli_hugetlbfs_masks(mi, p, err) < 0) {
+	if (cli_mqueue_masks(mi, p, err) < 0 || cli_hugetlbfs_masks(mi, p, err) < 0) {
 		free(mi);
 		goto out;
 	}

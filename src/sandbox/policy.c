@@ -405,23 +405,14 @@ int policy_from_argv(struct policy *p, char **argv, int argc, char **err)
 			}
 			p->limits[k] = a;
 			i += 3;
-		} else if (strcmp(o, "--mqueue") == 0) {
+		} else if (strcmp(o, "--mqueue") == 0 || strcmp(o, "--hugetlbfs") == 0) {
 			if (need(i, 1, argc, o, err) < 0)
 				return -1;
 			if (argv[i + 1][0] != '/') {
-				*err = xasprintf("helper: bad mqueue mount point '%s'", argv[i + 1]);
+				*err = xasprintf("helper: bad %s mount point '%s'", o + 2, argv[i + 1]);
 				return -1;
 			}
-			strv_push(&p->mqueue, argv[i + 1]);
-			i += 2;
-		} else if (strcmp(o, "--hugetlbfs") == 0) {
-			if (need(i, 1, argc, o, err) < 0)
-				return -1;
-			if (argv[i + 1][0] != '/') {
-				*err = xasprintf("helper: bad hugetlbfs mount point '%s'", argv[i + 1]);
-				return -1;
-			}
-			strv_push(&p->hugetlbfs, argv[i + 1]);
+			strv_push(o[2] == 'm' ? &p->mqueue : &p->hugetlbfs, argv[i + 1]);
 			i += 2;
 		} else if (strcmp(o, "--cwd") == 0) {
 			if (need(i, 1, argc, o, err) < 0)

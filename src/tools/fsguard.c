@@ -156,6 +156,25 @@ static int have_openat2(void)
 	return errno != ENOSYS;
 }
 
+/* Hide path sd (kind) from the tools when a directory root holds it. */
+static void hide(struct fsguard *g, const char *sd, enum fsg_hide kind)
+{
+	struct stat st;
+	for (size_t j = 0; j < g->n; j++) {
+		if (!g->roots[j].is_dir || !path_within(sd, g->roots[j].path))
+			continue;
+		struct fsg_hidden *h = &g->hidden[g->nhidden++];
+		h->path = xstrdup(sd);
+		h->kind = kind;
+		if (lstat(sd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			h->have_id = 1;
+			h->dev = st.st_dev;
+			h->ino = st.st_ino;
+		}
+		return;
+	}
+}
+
 int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct fsguard **out, char **err)
 {
 	struct fsguard *g = xcalloc(1, sizeof(*g));
@@ -212,32 +231,14 @@ int fsguard_new(const struct policy *p, const char *cwd, unsigned flags, struct 
 			audit(LOG_INFO, "degraded", "mechanism", "fsguard-path", "root", r->path, "reason",
 			      "no openat2: checked component walk", NULL);
 	}
-	size_t nmq = p->mqueue.n, nhide = POLICY_NSCRATCH + nmq + p->hugetlbfs.n;
-	g->hidden = xcalloc(nhide, sizeof(*g->hidden));
-	for (size_t i = 0; i < nhide; i++) {
-		enum fsg_hide kind = i < POLICY_NSCRATCH	 ? FSG_HIDE_SCRATCH
-				     : i < POLICY_NSCRATCH + nmq ? FSG_HIDE_MQUEUE
-								 : FSG_HIDE_HUGETLBFS;
-		const char *sd = kind == FSG_HIDE_SCRATCH ? policy_scratch_dirs[i]
-				 : kind == FSG_HIDE_MQUEUE ? p->mqueue.v[i - POLICY_NSCRATCH]
-							   : p->hugetlbfs.v[i - POLICY_NSCRATCH - nmq];
-		struct stat st;
-		if (kind == FSG_HIDE_SCRATCH && !policy_scratch_private(p, i))
-			continue;
-		for (size_t j = 0; j < g->n; j++) {
-			if (!g->roots[j].is_dir || !path_within(sd, g->roots[j].path))
-				continue;
-			struct fsg_hidden *h = &g->hidden[g->nhidden++];
-			h->path = xstrdup(sd);
-			h->kind = kind;
-			if (lstat(sd, &st) == 0 && S_ISDIR(st.st_mode)) {
-				h->have_id = 1;
-				h->dev = st.st_dev;
-				h->ino = st.st_ino;
-			}
-			break;
-		}
-	}
+	g->hidden = xcalloc(POLICY_NSCRATCH + p->mqueue.n + p->hugetlbfs.n, sizeof(*g->hidden));
+	for (size_t i = 0; i < POLICY_NSCRATCH; i++)
+		if (policy_scratch_private(p, i))
+			hide(g, policy_scratch_dirs[i], FSG_HIDE_SCRATCH);
+	for (size_t i = 0; i < p->mqueue.n; i++)
+		hide(g, p->mqueue.v[i], FSG_HIDE_MQUEUE);
+	for (size_t i = 0; i < p->hugetlbfs.n; i++)
+		hide(g, p->hugetlbfs.v[i], FSG_HIDE_HUGETLBFS);
 	*out = g;
 	return 0;
 fail:
