@@ -375,6 +375,72 @@ case $got in
 *) t_fail "unconfined: cachestat, preadv2 and pwritev2 with RWF_NOWAIT answered '$got'" ;;
 esac
 
+# --- filesystems beyond the view -------------------------------------------------
+# sync() writes back every filesystem of the machine, and its time tells
+# the command how much the host wrote: in the sandbox it does nothing.
+# $SY/out lies outside every grant; the host writes it (dirty pages, not
+# yet written back), and the probe, outside, counts them with cachestat.
+# Another process's sync on the machine (a parallel test run) can clean
+# them too, so each test tries three times: the claim fails only when
+# every try saw them written back.
+SY=$TMP/sy
+mkdir -p "$SY/w"
+chmod -R a+rwX "$SY"
+# host_dirty: a fresh $SY/out of 16 MiB written by the host; its dirty
+# page count in $dirty ("ok N").
+host_dirty() {
+	rm -f "$SY/out"
+	head -c 16777216 /dev/zero >"$SY/out"
+	dirty=$("$PCACHE" dirty "$SY/out")
+}
+# sync_kept ID WANT-AFTER CMD...: after the host dirtied $SY/out, CMD ran;
+# passes when $SY/out's dirty count then matches WANT-AFTER (a case
+# pattern) on one of three tries.
+sync_kept() {
+	id=$1 want=$2
+	shift 2
+	t_start "$id"
+	seen=
+	for try in 1 2 3; do
+		host_dirty
+		before=$dirty
+		out=$("$@" 2>>"$TMP/err")
+		after=$("$PCACHE" dirty "$SY/out")
+		seen="$seen try $try: dirty before '$before', '$out', after '$after';"
+		case "$before|$out|$after" in
+		"ok "[1-9]*"|ok|"$want) t_pass; return ;;
+		esac
+	done
+	t_fail "$seen"
+}
+sync_kept sc-sync-host-dirty-kept 'ok [1-9]*' sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" sync
+# The same sync outside the sandbox writes the host's pages back.
+sync_kept sc-sync-kernel-writes-back 'ok 0' "$SYS" sync
+# fsync of the command's own file in its writable grant still writes it
+# back: the host then finds none of its pages dirty.
+t_start sc-sync-fsync-own-durable
+head -c 4194304 /dev/urandom >"$SY/w/own"
+chmod a+rw "$SY/w/own"
+probe --allow-write "$SY/w" -- "$PCACHE" write-fsync "$SY/w/own"
+after=$("$PCACHE" dirty "$SY/w/own")
+case "$out|$after" in
+"ok|ok 0") t_pass ;;
+*) t_fail "the command's write and fsync answered '$out' (exit $rc), host dirty after '$after'" ;;
+esac
+# ustat reports the free space of any mounted filesystem by device number,
+# one outside the view included: ENOSYS in the sandbox, where the kernel
+# answers it unconfined (x86_64 only: aarch64 never had it).
+if [ "$(uname -m)" = x86_64 ]; then
+	dev=$(stat -c %d "$SY")
+	expect_out sc-ustat-enosys "err ENOSYS" -- "$SYS" ustat "$dev"
+	t_start sc-ustat-kernel-answers
+	out=$("$SYS" ustat "$dev")
+	case $out in
+	ok*) t_pass ;;
+	*) t_fail "unconfined: ustat of device $dev answered '$out'" ;;
+	esac
+fi
+
 # --- code no path names ---------------------------------------------------------
 expect_out sc-memfd-exec "err EPERM" -- "$SYS" memfd-exec
 

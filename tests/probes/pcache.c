@@ -20,6 +20,11 @@
  *                                 the same through process_madvise on
  *                                 the caller itself (PIDFD_SELF, 6.15)
  *   pcache cachestat FILE         cachestat(2) (6.5): "ok CACHED-PAGES"
+ *   pcache dirty FILE             cachestat(2): "ok DIRTY-PAGES", those
+ *                                 not yet written back
+ *   pcache write-fsync FILE       rewrite the first byte of every page as
+ *                                 it was (FILE opened read-write), then
+ *                                 fsync
  *   pcache preadv2-nowait FILE    preadv2 of one byte with RWF_NOWAIT;
  *                                 pwritev2-nowait the same write (FILE
  *                                 opened read-write, its first byte
@@ -136,14 +141,25 @@ static int madv(struct pc_file *f, int advice, int self_pidfd)
 	return probe_report(syscall(__NR_process_madvise, PCACHE_PIDFD_SELF, &iov, 1UL, advice, 0U));
 }
 
-static int cachestat(struct pc_file *f)
+static int cachestat(struct pc_file *f, int dirty)
 {
 	struct { uint64_t off, len; } range = { 0, 0 };
 	struct { uint64_t cache, dirty, writeback, evicted, recently_evicted; } cs;
 	if (syscall(__NR_cachestat, f->fd, &range, &cs, 0U) < 0)
 		return probe_report(-1);
-	printf("ok %llu\n", (unsigned long long)cs.cache);
+	printf("ok %llu\n", (unsigned long long)(dirty ? cs.dirty : cs.cache));
 	return 0;
+}
+
+static int write_fsync(struct pc_file *f)
+{
+	for (size_t i = 0; i < f->pages; i++) {
+		char c;
+		off_t at = (off_t)(i * f->page);
+		if (pread(f->fd, &c, 1, at) != 1 || pwrite(f->fd, &c, 1, at) != 1)
+			return probe_report(-1);
+	}
+	return probe_report(fsync(f->fd));
 }
 
 static int rw_nowait(struct pc_file *f, int write)
@@ -177,7 +193,8 @@ int main(int argc, char **argv)
 	}
 	const char *w = argv[1];
 	int advice = argc > 3 ? atoi(argv[3]) : -1;
-	if (open_file(argv[2], strcmp(w, "pwritev2-nowait") ? O_RDONLY : O_RDWR, &f) < 0)
+	int rw = !strcmp(w, "pwritev2-nowait") || !strcmp(w, "write-fsync");
+	if (open_file(argv[2], rw ? O_RDWR : O_RDONLY, &f) < 0)
 		return probe_report(-1);
 	if (!strcmp(w, "resident"))
 		return resident(&f);
@@ -190,7 +207,11 @@ int main(int argc, char **argv)
 	if (!strcmp(w, "process-madvise") && argc == 4)
 		return madv(&f, advice, 1);
 	if (!strcmp(w, "cachestat"))
-		return cachestat(&f);
+		return cachestat(&f, 0);
+	if (!strcmp(w, "dirty"))
+		return cachestat(&f, 1);
+	if (!strcmp(w, "write-fsync"))
+		return write_fsync(&f);
 	if (!strcmp(w, "preadv2-nowait"))
 		return rw_nowait(&f, 0);
 	if (!strcmp(w, "pwritev2-nowait"))

@@ -46,6 +46,9 @@
  *   sys nr N                  syscall number N with fd -1 and NULL
  *                             pointers (used above the newest number
  *                             the filter was reviewed against)
+ *   sys sync                  sync(2), which returns nothing: "ok"
+ *   sys ustat DEV             ustat(2) of device number DEV (a filesystem's
+ *                             free space, by number: any mounted one)
  *   sys prlimit-init          set pid 1's open-files limit to its value;
  *                             prlimit-init-read only reads it,
  *                             prlimit-self sets this process's own
@@ -126,6 +129,25 @@ static long prlimit_same(pid_t pid, int set)
 	if (!set)
 		return 0;
 	return syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &cur, NULL);
+}
+
+/* ustat(2) of a device number (x86_64 only; no libc wrapper since glibc
+ * 2.28): "ok FREE-BLOCKS" on stdout before the report's line is left to
+ * the caller, so only the outcome is reported. */
+static long do_ustat(unsigned long dev)
+{
+#ifdef SYS_ustat
+	struct {
+		long tfree;
+		unsigned long tinode;
+		char fname[6], fpack[6];
+	} u;
+	return syscall(SYS_ustat, dev, &u);
+#else
+	(void)dev;
+	errno = ENOSYS;
+	return -1;
+#endif
 }
 
 static long wait_child(long pid)
@@ -732,6 +754,11 @@ int main(int argc, char **argv)
 	/* System V IPC (refused under --limit-memory) and the init's limits. */
 	else if (!strcmp(n, "shmget") || !strcmp(n, "msgget") || !strcmp(n, "semget"))
 		r = sysv(n);
+	else if (!strcmp(n, "sync")) {
+		sync();		/* void: "ok" says only that it returned */
+		r = 0;
+	} else if (!strcmp(n, "ustat") && argc == 3)
+		r = do_ustat(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(n, "prlimit-init"))
 		r = prlimit_same(1, 1);
 	else if (!strcmp(n, "prlimit-init-read"))

@@ -268,6 +268,12 @@ static void test_seccomp_nothing_else_denied(void **state)
 			if (nr == __NR_clone3 || nr == SYS_openat2 || nr == SYS_io_setup ||
 			    nr == SYS_process_madvise || nr == __NR_cachestat)
 				want = R_ENOSYS;
+#ifdef SYS_ustat
+			if (nr == SYS_ustat)
+				want = R_ENOSYS;	/* test_seccomp_beyond_view */
+#endif
+			if (nr == SYS_sync)
+				want = R_ZERO;
 			if (nr > SBX_SYSCALL_NEWEST)
 				want = R_ENOSYS;	/* test_seccomp_newer_enosys */
 			/* family 0 (AF_UNSPEC) is no family of an offline sandbox */
@@ -514,6 +520,28 @@ static void test_seccomp_page_cache(void **state)
 		/* RWF_NOWAIT's bit in another argument is no flag */
 		ASSERT_RET(run6(f, SYS_preadv2, 3, addr, RWF_NOWAIT, RWF_NOWAIT, RWF_NOWAIT, 0), R_ALLOW,
 			   "preadv2 8 elsewhere");
+	}
+}
+
+/* Filesystems beyond the view: sync() writes back every one of the
+ * machine's and does nothing here (0); ustat(dev) reports any mounted
+ * filesystem's free space by device number and answers ENOSYS, whatever
+ * the argument.  fsync, fdatasync, syncfs and sync_file_range, which
+ * reach a file or a filesystem of the view, stay allowed. */
+static void test_seccomp_beyond_view(void **state)
+{
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_sync, 0, 0, 0, 0), R_ZERO, "sync");
+		ASSERT_RET(run(f, SYS_sync, HIGH_GARBAGE, 1, 2, 3), R_ZERO, "sync with arguments");
+#ifdef SYS_ustat
+		ASSERT_RET(run(f, SYS_ustat, 0xfe00, 0x7ffd0000, 0, 0), R_ENOSYS, "ustat");
+		ASSERT_RET(run(f, SYS_ustat, HIGH_GARBAGE | 0x16, 0x7ffd0000, 0, 0), R_ENOSYS, "ustat high bits");
+#endif
+		ASSERT_RET(run(f, SYS_syncfs, 3, 0, 0, 0), R_ALLOW, "syncfs");
+		ASSERT_RET(run(f, SYS_fsync, 3, 0, 0, 0), R_ALLOW, "fsync");
+		ASSERT_RET(run(f, SYS_fdatasync, 3, 0, 0, 0), R_ALLOW, "fdatasync");
+		ASSERT_RET(run(f, SYS_sync_file_range, 3, 0, 0, 7), R_ALLOW, "sync_file_range");
+		ASSERT_RET(run(f, SYS_statfs, 0x7ffd0000, 0x7ffd1000, 0, 0), R_ALLOW, "statfs");
 	}
 }
 
@@ -1222,6 +1250,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_none_families),
 		cmocka_unit_test(test_seccomp_ports_tcp_options),
 		cmocka_unit_test(test_seccomp_io_setup_enosys),
+		cmocka_unit_test(test_seccomp_beyond_view),
 		cmocka_unit_test(test_seccomp_ksm_einval),
 		cmocka_unit_test(test_seccomp_hugetlb_enomem),
 		cmocka_unit_test(test_seccomp_ports_reuseport_prog),
