@@ -8,6 +8,10 @@
  * rename never follows a link at the destination: a symlink named like
  * the target would be replaced, not written through — and it is refused
  * before that, so the model learns nothing about where it pointed.
+ * The new file gets what the replaced one had that the rename would
+ * drop (owner, mode, ACL, user.* xattrs) before it has a name; what
+ * cannot be carried over fails the write, as does a chattr flag that
+ * forbids the rename, checked before a temp file is made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +22,11 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <linux/fs.h>
+#include <linux/limits.h>
 
 #include "tools/tools_int.h"
 #include "util/log.h"
@@ -217,6 +224,198 @@ static int acl_get(int pfd, char *acl, size_t *n)
 	return 0;
 }
 
+/* All of a file's user.* values together that are carried over (ext4
+ * holds about 4 KiB of them in all; a file with more fails the write). */
+#define WRITE_XATTR_MAX (1024 * 1024)
+
+/*
+ * The extended attributes that go to the file taking another's place:
+ * the user's own (user.*: tags, checksums, user.mime_type), which an
+ * editor's rename would otherwise drop without a word.  Not the others:
+ * security.capability is what the kernel clears on any write, for a
+ * reason (the new content is the model's); security.ima and security.evm
+ * are hashes or signatures of the old content; security.selinux and the
+ * other LSMs' labels are their policy's to give the new file, and setting
+ * one needs CAP_SYS_ADMIN or the policy's relabel rights, which sandbx
+ * does not mean to use on the model's behalf; trusted.* needs
+ * CAP_SYS_ADMIN and belongs to the system (overlayfs).  The access ACL is
+ * carried by acl_get; system.* others (an NFSv4 ACL) are not.
+ */
+struct uxattr {
+	char *name;
+	char *val;
+	size_t len;
+};
+
+struct uxattrs {
+	struct uxattr *v;
+	size_t n;
+};
+
+static void uxattrs_free(struct uxattrs *xs)
+{
+	for (size_t i = 0; i < xs->n; i++) {
+		free(xs->v[i].name);
+		free(xs->v[i].val);
+	}
+	free(xs->v);
+	xs->v = NULL;
+	xs->n = 0;
+}
+
+/* The user.* attributes of the file open as pfd (O_PATH), into xs.  0, or
+ * -1 with errno and *bad the attribute that could not be read (malloc'd;
+ * NULL: the list itself). */
+static int uxattrs_get(int pfd, struct uxattrs *xs, char **bad)
+{
+	char via[32];
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	char *list = xmalloc(XATTR_LIST_MAX), *val = xmalloc(XATTR_SIZE_MAX);
+	ssize_t ln = listxattr(via, list, XATTR_LIST_MAX);
+	size_t total = 0;
+	int r = 0;
+	*bad = NULL;
+	if (ln < 0)
+		r = errno == EOPNOTSUPP ? 0 : -1;
+	for (char *p = list; ln > 0 && p < list + ln && !r; p += strlen(p) + 1) {
+		if (strncmp(p, "user.", 5) != 0)
+			continue;
+		ssize_t k = getxattr(via, p, val, XATTR_SIZE_MAX);
+		if (k < 0 && errno == ENODATA)	/* removed since the list */
+			continue;
+		if (k >= 0 && (total += (size_t)k) > WRITE_XATTR_MAX)
+			errno = E2BIG;
+		if (k < 0 || total > WRITE_XATTR_MAX) {
+			*bad = xstrdup(p);
+			r = -1;
+			break;
+		}
+		xs->v = xrealloc(xs->v, (xs->n + 1) * sizeof(*xs->v));
+		xs->v[xs->n].name = xstrdup(p);
+		xs->v[xs->n].val = xmalloc((size_t)k + 1);
+		memcpy(xs->v[xs->n].val, val, (size_t)k);
+		xs->v[xs->n++].len = (size_t)k;
+	}
+	int e = errno;
+	free(list);
+	free(val);
+	errno = e;
+	return r;
+}
+
+/* Set them on the new file fd; 0, or -1 with errno and *bad the one that
+ * would not go. */
+static int uxattrs_put(int fd, const struct uxattrs *xs, const char **bad)
+{
+	for (size_t i = 0; i < xs->n; i++) {
+		if (fsetxattr(fd, xs->v[i].name, xs->v[i].val, xs->v[i].len, 0) < 0) {
+			*bad = xs->v[i].name;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One line: attribute name of path could not be read (get) or carried
+ * over (put), and what to do. */
+static char *uxattr_error(const char *path, const char *name, int e, int get)
+{
+	const char *todo = e == ENOSPC || e == EDQUOT
+		? "free space on its filesystem and retry, or remove the attribute with bash if it is not "
+		  "needed"
+		: e == E2BIG ? "more than sandbx carries over (1 MiB in all): change the file with bash"
+		: "change the file with bash, or remove the attribute with bash if it is not needed";
+	if (!name)
+		return xasprintf("cannot list the extended attributes of '%s': %s — nothing was written "
+				 "(the file that takes its place must keep them)", path, strerror(e));
+	return xasprintf("cannot %s the extended attribute '%s' of '%s'%s: %s — nothing was written, "
+			 "the file is unchanged: %s", get ? "read" : "carry over", name, path,
+			 get ? "" : " to the file that takes its place", strerror(e), todo);
+}
+
+/*
+ * Which of chattr's flags forbids the replace, on the directory (dir) or
+ * the file open as fd (O_PATH): NULL when none does, or it cannot be told.
+ * A directory that is append-only (+a) lets a file be made in it but none
+ * renamed or removed, so the temp file could neither take the target's
+ * place nor go again; one that is immutable (+i) lets nothing be made; a
+ * file that is either cannot be replaced.  statx tells without opening
+ * anything (a directory of mode 0300, a file of 0200); a filesystem whose
+ * statx does not report them is asked with FS_IOC_GETFLAGS, on the same
+ * inode opened read-only when its mode lets it be.
+ */
+static const char *flag_refusing(const struct tool_ctx *c, int fd, int dir)
+{
+	const uint64_t both = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE;
+	struct statx sx;
+	int immutable, append;
+	if (!c->no_statx_attrs && statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &sx) == 0 &&
+	    (sx.stx_attributes_mask & both) == both) {
+		immutable = !!(sx.stx_attributes & STATX_ATTR_IMMUTABLE);
+		append = !!(sx.stx_attributes & STATX_ATTR_APPEND);
+	} else {
+		char via[32];
+		int flags = 0;
+		snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+		int rfd = open(via, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+		int got = rfd >= 0 && ioctl(rfd, FS_IOC_GETFLAGS, &flags) == 0;
+		if (rfd >= 0)
+			close(rfd);
+		if (!got)
+			return NULL;
+		immutable = !!(flags & FS_IMMUTABLE_FL);
+		append = !!(flags & FS_APPEND_FL);
+	}
+	return immutable ? "+i" : append ? "+a" : NULL;
+}
+
+/* path's directory as the caller named it, with its slash ("" for none). */
+static int dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? (int)(slash - path + 1) : 0;
+}
+
+/* The refusal for flag (flag_refusing) on path's directory or path. */
+static char *flag_error(const char *path, const char *flag, int on_dir, int exists)
+{
+	int dl = dir_len(path);
+	audit(LOG_INFO, "refused", "path", path, "reason", on_dir ? "directory flag" : "file flag", NULL);
+	if (on_dir && flag[1] == 'a')
+		return xasprintf("'%s' is in an append-only directory ('%.*s', chattr +a) — nothing was "
+				 "written: files can be made there but none renamed or removed, and write and "
+				 "edit put a file in place by renaming a new one over it; %s, or remove the "
+				 "flag (chattr -a, as root)",
+				 path, dl ? dl : 1, dl ? path : ".",
+				 exists ? "change it in place with bash" : "create it with bash");
+	if (on_dir)
+		return xasprintf("'%s' is in an immutable directory ('%.*s', chattr +i) — nothing was "
+				 "written: nothing can be made, renamed or removed there until the flag is "
+				 "removed (chattr -i, as root)",
+				 path, dl ? dl : 1, dl ? path : ".");
+	if (flag[1] == 'a')
+		return xasprintf("'%s' is append-only (chattr +a) — nothing was written: it can be appended "
+				 "to but not replaced; append with bash (>>), or remove the flag (chattr -a, "
+				 "as root)", path);
+	return xasprintf("'%s' is immutable (chattr +i) — nothing was written: it cannot be changed or "
+			 "replaced until the flag is removed (chattr -i, as root)", path);
+}
+
+/* After a failed step, the temp file tmp in dfd goes; when it cannot (an
+ * append-only directory, made so since the check), *err says its name, to
+ * be removed by hand. */
+static void drop_temp(int dfd, const char *path, const char *tmp, char **err)
+{
+	if (unlinkat(dfd, tmp, 0) == 0 || errno == ENOENT)
+		return;
+	int e = errno, dl = dir_len(path);
+	char *had = *err;
+	*err = xasprintf("%s; and its temp file '%.*s%s' could not be removed (%s): remove it with bash, "
+			 "or as root where the directory is append-only (chattr -a)", had, dl, path, tmp,
+			 strerror(e));
+	free(had);
+}
+
 /* A temp name next to name, random (the i-th try). */
 static char *temp_name(const char *name, int i)
 {
@@ -252,8 +451,10 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	struct stat st;
 	struct fsguard_made made = { 0 };
 	int dfd, fd = -1, r = -1;
-	char *acl = NULL;
+	char *acl = NULL, *xbad = NULL;
 	size_t acln = 0;
+	struct uxattrs xs = { 0 };
+	const char *flag;
 
 	*created = 0;
 	/* What can be refused before anything is made, is: a write over
@@ -295,25 +496,32 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		*err = xasprintf("'%s' is not a regular file — write replaces regular files only", path);
 		goto out;
 	}
+	/* a directory or a file chattr keeps from being replaced is refused
+	 * before a temp file is made there, which could not go again */
+	if ((flag = flag_refusing(c, dfd, 1))) {
+		*err = flag_error(path, flag, 1, exists);
+		goto out;
+	}
 	if (exists) {
-		/* its ACL from the very file whose mode is copied */
+		/* its ACL and xattrs from the very file whose mode is copied */
 		struct stat now;
 		int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		int bad = pfd < 0 || fstat(pfd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino;
-		if (!bad)
+		if (!bad && (flag = flag_refusing(c, pfd, 0)))
+			*err = flag_error(path, flag, 0, 1);
+		if (!bad && !*err)
 			acl = xmalloc(WRITE_ACL_MAX);
-		if (!bad && acl_get(pfd, acl, &acln) < 0) {
+		if (!bad && !*err && acl_get(pfd, acl, &acln) < 0)
 			*err = xasprintf("cannot read the ACL of '%s': %s — nothing was written (the file that takes its "
 					 "place must keep it)", path, strerror(errno));
-			close(pfd);
-			goto out;
-		}
+		if (!bad && !*err && uxattrs_get(pfd, &xs, &xbad) < 0)
+			*err = uxattr_error(path, xbad, errno, 1);
 		if (pfd >= 0)
 			close(pfd);
-		if (bad) {
+		if (bad)
 			*err = xasprintf("'%s' was replaced while it was being written — nothing was written; retry", path);
+		if (*err)
 			goto out;
-		}
 	}
 	if (c->expect) {
 		/* checked regular above, but a FIFO or a device swapped in
@@ -335,6 +543,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	 * and no one can open it by name while it is written.  A filesystem
 	 * without O_TMPFILE gets a named temp file of a random name. */
 	mode_t cmode = exists ? st.st_mode & 0700 : 0666;
+	if (xs.n)	/* setting a user.* xattr needs write permission, even on one's own file */
+		cmode |= S_IWUSR;
 	int anon = 0;
 	if (!c->no_tmpfile) {
 		fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, cmode);
@@ -383,13 +593,15 @@ no_temp:
 	if (wr == 0 && exists && !keep_owner(fd, &st))
 		mode &= ~(mode_t)S_IRWXG;
 	/* the ACL before the mode: set, it makes the group bits its mask,
-	 * which the old mode's are */
-	if (wr < 0 || (acln && fsetxattr(fd, ACL_XATTR, acl, acln, 0) < 0) || (exists && fchmod(fd, mode) < 0) ||
-	    fsync(fd) < 0) {
-		*err = write_error(path, errno);
+	 * which the old mode's are; the user xattrs while the owner may
+	 * still write the file */
+	const char *xfail = NULL;
+	if (wr < 0 || (acln && fsetxattr(fd, ACL_XATTR, acl, acln, 0) < 0) ||
+	    uxattrs_put(fd, &xs, &xfail) < 0 || (exists && fchmod(fd, mode) < 0) || fsync(fd) < 0) {
+		*err = xfail ? uxattr_error(path, xfail, errno, 0) : write_error(path, errno);
 		close(fd);
 		if (!anon)
-			unlinkat(dfd, tmp, 0);
+			drop_temp(dfd, path, tmp, err);
 		goto out;
 	}
 	if (anon && link_temp(fd, dfd, name, &tmp) < 0) {
@@ -402,8 +614,21 @@ no_temp:
 	if (anon)
 		tool_hook(c, "temp", tmp);
 	if (renameat(dfd, tmp, dfd, name) < 0) {
-		*err = xasprintf("cannot put '%s' in place: %s", path, strerror(errno));
-		unlinkat(dfd, tmp, 0);
+		/* a flag set since the check: said as the check says it */
+		int e = errno, pfd = -1;
+		const char *fflag = NULL;
+		flag = e == EPERM ? flag_refusing(c, dfd, 1) : NULL;
+		if (e == EPERM && !flag && exists)
+			pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd >= 0) {
+			fflag = flag_refusing(c, pfd, 0);
+			close(pfd);
+		}
+		*err = flag ? flag_error(path, flag, 1, exists)
+			    : fflag ? flag_error(path, fflag, 0, 1)
+			    : xasprintf("cannot put '%s' in place: %s — the file is unchanged", path,
+					strerror(e));
+		drop_temp(dfd, path, tmp, err);
 		goto out;
 	}
 	*created = !exists;
@@ -418,6 +643,8 @@ out:
 	free(tmp);
 	free(name);
 	free(acl);
+	free(xbad);
+	uxattrs_free(&xs);
 	close(dfd);
 	return r;
 }

@@ -99,6 +99,7 @@ struct tool_ctx {
 	tool_hook_fn hook;		/* tests only; NULL */
 	void *hook_arg;
 	int no_tmpfile;			/* tests: act as on a filesystem without O_TMPFILE */
+	int no_statx_attrs;		/* tests: act as on one whose statx lacks chattr's +a, +i */
 };
 
 struct tool_result {

@@ -138,7 +138,9 @@ void walk_notes(struct walk *w, struct tout *o);
  * Replace path with data atomically: a temp file in the same directory
  * (opened beneath the root), fsync'd, then renameat over the name (which
  * replaces a link named path rather than writing through it).  The
- * existing file's mode is kept.  mkdirs: make missing parent directories
+ * existing file's owner, mode (without set-id bits), access ACL and
+ * user.* xattrs are kept; a directory or file chattr made append-only or
+ * immutable is refused first.  mkdirs: make missing parent directories
  * (removed again when the write then fails).  Returns 0, or -1 with *err.
  * *created is set to 1 when path did not exist.
  */

@@ -11,9 +11,12 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <grp.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <linux/fs.h>
 #include <valgrind/valgrind.h>
 
 #include "sandbox/helper.h"
@@ -1030,6 +1033,391 @@ static void tool_write_keeps_acl(void **state)
 	assert_string_equal(now, "secret three\n");
 	free(now);
 	free(p);
+	tfx_free(f);
+}
+
+/* Each user.* attribute of path, "name=hexvalue;" in listing order. */
+static char *xattrs_of(const char *p)
+{
+	char list[4096], val[4096];
+	ssize_t ln = listxattr(p, list, sizeof(list));
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	for (char *q = list; ln > 0 && q < list + ln; q += strlen(q) + 1) {
+		ssize_t k = getxattr(p, q, val, sizeof(val));
+		fprintf(m, "%s=", q);
+		for (ssize_t i = 0; i < k; i++)
+			fprintf(m, "%02x", (unsigned char)val[i]);
+		fputc(';', m);
+	}
+	fclose(m);
+	return buf;
+}
+
+/* A file capability as the kernel stores it (VFS_CAP_REVISION_2):
+ * cap_net_raw permitted. */
+static const unsigned char fcap_net_raw[20] = { 0, 0, 0, 2, 0, 0x20, 0, 0 };
+
+/* The file that takes another's place keeps its user.* xattrs (a tag, a
+ * checksum of binary bytes, an empty one): before, an edit dropped them
+ * without a word.  Not trusted.* nor security.capability (which the
+ * kernel clears on any write).  A read-only (0444) file edited by a user
+ * gets them too: setting one needs write permission on the new file. */
+static void tool_write_keeps_xattrs(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	static const char sum[] = "\x01\x00\xff sha256 \x00\x7f";
+	(void)state;
+	tt_file(f->dir, "w/x.txt", "tagged one\n");
+	char *p = tt_path(f->dir, "w/x.txt");
+	if (setxattr(p, "user.mime_type", "text/plain", 10, 0) < 0) {
+		free(p);
+		tfx_free(f);
+		skip();	/* a filesystem without user xattrs */
+	}
+	assert_int_equal(setxattr(p, "user.checksum", sum, sizeof(sum), 0), 0);
+	assert_int_equal(setxattr(p, "user.empty", "", 0, 0), 0);
+	char *want = xattrs_of(p);
+	int root = geteuid() == 0;
+	if (root) {
+		assert_int_equal(setxattr(p, "trusted.sandbx", "t", 1, 0), 0);
+		assert_int_equal(setxattr(p, "security.capability", fcap_net_raw, sizeof(fcap_net_raw), 0), 0);
+	}
+	assert_int_equal(run(f, "edit", "{\"path\":\"x.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
+	tool_result_release(&r);
+	char *got = xattrs_of(p);
+	assert_string_equal(got, want);
+	free(got);
+	char buf[64];
+	assert_int_equal(getxattr(p, "trusted.sandbx", buf, sizeof(buf)), -1);
+	assert_int_equal(getxattr(p, "security.capability", buf, sizeof(buf)), -1);
+	assert_int_equal(run(f, "write", "{\"path\":\"x.txt\",\"content\":\"tagged three\\n\"}", &r), 0);
+	tool_result_release(&r);
+	got = xattrs_of(p);
+	assert_string_equal(got, want);
+	free(got);
+	f->ctx.no_tmpfile = 1;	/* the named temp file gets them the same way */
+	assert_int_equal(run(f, "edit", "{\"path\":\"x.txt\",\"old\":\"three\",\"new\":\"four\"}", &r), 0);
+	tool_result_release(&r);
+	f->ctx.no_tmpfile = 0;
+	got = xattrs_of(p);
+	assert_string_equal(got, want);
+	free(got);
+	char *now = tt_slurp(f->dir, "w/x.txt");
+	assert_string_equal(now, "tagged four\n");
+	free(now);
+	if (root) {	/* a user's own read-only file */
+		char *w = tt_path(f->dir, "w");
+		assert_int_equal(chmod(f->dir, 0755), 0);
+		assert_int_equal(chmod(w, 0777), 0);
+		assert_int_equal(chown(p, 65534, 65534), 0);
+		assert_int_equal(chmod(p, 0444), 0);
+		assert_int_equal(run_unprivileged(f, "edit", "{\"path\":\"x.txt\",\"old\":\"four\",\"new\":\"five\"}",
+						  &r), 0);
+		tool_result_release(&r);
+		got = xattrs_of(p);
+		assert_string_equal(got, want);
+		free(got);
+		assert_owned(p, 65534, 65534, 0444);
+		/* one its user may not read (a 0200 file): refused, not dropped */
+		assert_int_equal(chmod(p, 0200), 0);
+		assert_int_equal(run_unprivileged(f, "write", "{\"path\":\"x.txt\",\"content\":\"lost\\n\"}", &r), -1);
+		EXPECT_HAS(r, "cannot read the extended attribute 'user.");
+		EXPECT_HAS(r, "of 'x.txt': Permission denied — nothing was written, the file is unchanged");
+		tool_result_release(&r);
+		got = xattrs_of(p);
+		assert_string_equal(got, want);
+		free(got);
+		now = tt_slurp(f->dir, "w/x.txt");
+		assert_string_equal(now, "tagged five\n");
+		free(now);
+		free(w);
+	}
+	free(want);
+	free(p);
+	tfx_free(f);
+}
+
+/* In a child with a mount namespace of its own: a tmpfs of 6 inodes at
+ * dir, whose room for inodes and xattrs together (1 KiB per inode of
+ * nr_inodes) holds its root, the file with a 2,000-byte user.* value and
+ * the temp file, but not that value twice (measured on 6.18: 1,000 bytes
+ * fit twice, 1,500 do not).  The write (named
+ * temp when fallback) must fail naming the attribute, and leave the file
+ * whole with its xattr and no temp file.  Exit 0, 77 (no namespace),
+ * or the step that failed; the message on out. */
+static int no_room_child(const char *dir, int fallback, int out)
+{
+	char map[64], *err = NULL;
+	if (geteuid() != 0) {
+		uid_t uid = geteuid();
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			return 77;
+		snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+		int fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write_all(fd, map, strlen(map)) < 0)
+			return 77;
+		close(fd);
+	} else if (unshare(CLONE_NEWNS) < 0) {
+		return 77;
+	}
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "nr_inodes=6,mode=0755") < 0)
+		return 77;
+	char big[2000];
+	memset(big, 'v', sizeof(big));
+	tt_file(dir, "tagged.txt", "kept one\n");
+	char *p = tt_path(dir, "tagged.txt");
+	if (setxattr(p, "user.big", big, sizeof(big), 0) < 0)
+		return 77;	/* a kernel whose tmpfs has no user xattrs */
+	struct policy pol;
+	struct fsguard *g = NULL;
+	struct tool_ctx ctx = { .no_tmpfile = fallback };
+	struct tool_result r = { 0 };
+	policy_init(&pol);
+	if (policy_add_grant(&pol, dir, POL_READ | POL_WRITE, &err) < 0 || fsguard_new(&pol, dir, 0, &g, &err) < 0)
+		return 10;
+	ctx.guard = g;
+	ctx.policy = &pol;
+	cJSON *in = cJSON_Parse("{\"path\":\"tagged.txt\",\"old\":\"one\",\"new\":\"two\"}");
+	int rc = tools_run(&ctx, "edit", in, &r);
+	cJSON_Delete(in);
+	if (r.content && write_all(out, r.content, strlen(r.content)) < 0)
+		return 11;
+	char *now = tt_slurp(dir, "tagged.txt");
+	char got[2048];
+	int step = rc == 0 ? 12 : !now || strcmp(now, "kept one\n") ? 13
+		   : getxattr(p, "user.big", got, sizeof(got)) != (ssize_t)sizeof(big) ? 14 : 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (!step && d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "tagged.txt"))
+			step = 15;	/* a temp file left */
+	if (d)
+		closedir(d);
+	free(now);
+	free(p);
+	tool_result_release(&r);
+	fsguard_free(g);
+	policy_release(&pol);
+	return step;
+}
+
+/* An xattr the new file cannot take (its filesystem has no room for a
+ * second copy) fails the write: the file and its xattr stay as they
+ * were and no temp file is left.  Before, the write succeeded and the
+ * attribute was gone. */
+static void tool_write_xattr_no_room(void **state)
+{
+	(void)state;
+	for (int fallback = 0; fallback <= 1; fallback++) {
+		char *dir = tt_setup();
+		int pfd[2];
+		assert_int_equal(pipe(pfd), 0);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			close(pfd[0]);
+			int step = no_room_child(dir, fallback, pfd[1]);
+			free(dir);	/* valgrind checks the child's leaks too */
+			_exit(step);
+		}
+		close(pfd[1]);
+		char msg[4096];
+		size_t n = 0;
+		ssize_t k;
+		while ((k = read(pfd[0], msg + n, sizeof(msg) - 1 - n)) > 0)
+			n += (size_t)k;
+		msg[n] = '\0';
+		close(pfd[0]);
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		tt_teardown(dir);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 77)
+			skip();
+		if (WEXITSTATUS(status) != 0)
+			fail_msg("step %d failed (fallback %d): %s", WEXITSTATUS(status), fallback, msg);
+		if (!strstr(msg, "cannot carry over the extended attribute 'user.big' of 'tagged.txt' to the file that "
+				 "takes its place: No space left on device — nothing was written, the file is unchanged: "
+				 "free space"))
+			fail_msg("message: %s", msg);
+	}
+}
+
+/* chattr's flags on path, +set -clear (FS_IOC_SETFLAGS); -1 when they
+ * cannot be set (not root: CAP_LINUX_IMMUTABLE). */
+static int chflags(const char *p, int set, int clear)
+{
+	int fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fl = 0;
+	if (fd < 0)
+		return -1;
+	int r = ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	fl = (fl | set) & ~clear;
+	if (r == 0)
+		r = ioctl(fd, FS_IOC_SETFLAGS, &fl);
+	close(fd);
+	return r;
+}
+
+/* The names in dir/rel, sorted, space-separated. */
+static char *names_in(const char *dir, const char *rel)
+{
+	char *p = tt_path(dir, rel), *cmd = xasprintf("ls -A '%s' | tr '\\n' ' '", p);
+	FILE *fp = popen(cmd, "r");
+	char buf[1024] = { 0 };
+	if (fp) {
+		if (!fgets(buf, sizeof(buf), fp))
+			buf[0] = '\0';
+		pclose(fp);
+	}
+	free(cmd);
+	free(p);
+	return xstrdup(buf);
+}
+
+struct flagcase {
+	const char *on, *json, *tool, *says;
+	int flag;
+};
+
+/* A directory chattr made append-only (+a: files can be made in it, none
+ * renamed or removed) or immutable (+i), and a file made either, are
+ * refused before a temp file is made, naming the path and the flag, the
+ * file whole and nothing left beside it.  Before, in the +a directory the
+ * rename failed and the temp file could not be removed: it stayed.  Also
+ * through FS_IOC_GETFLAGS, for a filesystem whose statx does not report
+ * the flags.  Needs root (CAP_LINUX_IMMUTABLE), as CI runs the unit tests. */
+static void tool_write_inode_flags_refused(void **state)
+{
+	static const struct flagcase cases[] = {
+		{ "w/fl", "{\"path\":\"fl/keep.txt\",\"old\":\"one\",\"new\":\"two\"}", "edit",
+		  "'fl/keep.txt' is in an append-only directory ('fl/', chattr +a) — nothing was written", FS_APPEND_FL },
+		{ "w/fl", "{\"path\":\"fl/new.txt\",\"content\":\"x\"}", "write",
+		  "'fl/new.txt' is in an append-only directory ('fl/', chattr +a) — nothing was written", FS_APPEND_FL },
+		{ "w/fl", "{\"path\":\"fl/new.txt\",\"content\":\"x\"}", "write",
+		  "'fl/new.txt' is in an immutable directory ('fl/', chattr +i)", FS_IMMUTABLE_FL },
+		{ "w/fl/keep.txt", "{\"path\":\"fl/keep.txt\",\"content\":\"x\"}", "write",
+		  "'fl/keep.txt' is immutable (chattr +i) — nothing was written", FS_IMMUTABLE_FL },
+		{ "w/fl/keep.txt", "{\"path\":\"fl/keep.txt\",\"old\":\"one\",\"new\":\"two\"}", "edit",
+		  "'fl/keep.txt' is append-only (chattr +a) — nothing was written", FS_APPEND_FL },
+	};
+	(void)state;
+	struct tfx *f = tfx_new();
+	tt_dir(f->dir, "w/fl");
+	tt_file(f->dir, "w/fl/keep.txt", "one\n");
+	char *fl = tt_path(f->dir, "w/fl");
+	if (chflags(fl, FS_APPEND_FL, 0) < 0) {
+		free(fl);
+		tfx_free(f);
+		skip();
+	}
+	assert_int_equal(chflags(fl, 0, FS_APPEND_FL), 0);
+	char *bad = NULL;
+	for (int way = 0; way < 3 && !bad; way++) {	/* O_TMPFILE, named temp, no statx flags */
+		f->ctx.no_tmpfile = way == 1;
+		f->ctx.no_statx_attrs = way == 2;
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !bad; i++) {
+			struct tool_result r;
+			char *on = tt_path(f->dir, cases[i].on);
+			assert_int_equal(chflags(on, cases[i].flag, 0), 0);
+			int rc = run(f, cases[i].tool, cases[i].json, &r);
+			char *left = names_in(f->dir, "w/fl");
+			assert_int_equal(chflags(on, 0, cases[i].flag), 0);	/* before any assert: the teardown */
+			char *now = tt_slurp(f->dir, "w/fl/keep.txt");
+			if (rc != -1 || !strstr(r.content, cases[i].says) || strcmp(left, "keep.txt ") ||
+			    strcmp(now, "one\n"))
+				bad = xasprintf("way %d case %zu: rc=%d '%s' left: '%s' now: '%s'", way, i, rc, r.content,
+						left, now);
+			free(now);
+			free(left);
+			free(on);
+			tool_result_release(&r);
+		}
+	}
+	f->ctx.no_tmpfile = f->ctx.no_statx_attrs = 0;
+	free(fl);
+	tfx_free(f);
+	if (bad)
+		fail_msg("%s", bad);
+}
+
+/* A flag set after the check, before the rename (the hook on "temp"): the
+ * rename fails, and the temp file goes, or, in a directory now append-only
+ * where it cannot, the error names it.  Before, the error was a bare
+ * "Operation not permitted" and said nothing of a file left behind. */
+struct flaghook {
+	char *on;
+	int flag;
+	char *temp;
+};
+
+static void flag_hook(void *arg, const char *event, const char *path)
+{
+	struct flaghook *h = arg;
+	if (strcmp(event, "temp") != 0)
+		return;
+	free(h->temp);
+	h->temp = xstrdup(path);
+	if (chflags(h->on, h->flag, 0) < 0)
+		abort();
+}
+
+static void tool_write_rename_fails_temp_named(void **state)
+{
+	(void)state;
+	struct tfx *f = tfx_new();
+	tt_dir(f->dir, "w/fl");
+	tt_file(f->dir, "w/fl/keep.txt", "one\n");
+	char *fl = tt_path(f->dir, "w/fl"), *keep = tt_path(f->dir, "w/fl/keep.txt");
+	if (chflags(fl, FS_APPEND_FL, 0) < 0) {
+		free(fl);
+		free(keep);
+		tfx_free(f);
+		skip();
+	}
+	assert_int_equal(chflags(fl, 0, FS_APPEND_FL), 0);
+	struct flaghook h = { .on = fl, .flag = FS_APPEND_FL };
+	struct tool_result r;
+	f->ctx.hook = flag_hook;
+	f->ctx.hook_arg = &h;
+	int rc = run(f, "edit", "{\"path\":\"fl/keep.txt\",\"old\":\"one\",\"new\":\"two\"}", &r);
+	char *left = names_in(f->dir, "w/fl");
+	assert_int_equal(chflags(fl, 0, FS_APPEND_FL), 0);
+	assert_int_equal(rc, -1);
+	assert_non_null(h.temp);
+	char *want = xasprintf("its temp file 'fl/%s' could not be removed (Operation not permitted): remove it", h.temp);
+	EXPECT_HAS(r, "'fl/keep.txt' is in an append-only directory ('fl/', chattr +a)");
+	EXPECT_HAS(r, want);
+	char *names = xasprintf("%s keep.txt ", h.temp);
+	assert_string_equal(left, names);
+	free(names);
+	free(want);
+	free(left);
+	tool_result_release(&r);
+	char *t = tt_path(fl, h.temp);
+	assert_int_equal(unlink(t), 0);
+	free(t);
+	/* the file made immutable: the temp file can go, and does */
+	h.on = keep;
+	h.flag = FS_IMMUTABLE_FL;
+	rc = run(f, "write", "{\"path\":\"fl/keep.txt\",\"content\":\"x\"}", &r);
+	left = names_in(f->dir, "w/fl");
+	assert_int_equal(chflags(keep, 0, FS_IMMUTABLE_FL), 0);
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "'fl/keep.txt' is immutable (chattr +i)");
+	EXPECT_NOT(r, "temp file");
+	assert_string_equal(left, "keep.txt ");
+	free(left);
+	tool_result_release(&r);
+	char *now = tt_slurp(f->dir, "w/fl/keep.txt");
+	assert_string_equal(now, "one\n");
+	free(now);
+	free(h.temp);
+	free(fl);
+	free(keep);
 	tfx_free(f);
 }
 
@@ -2071,6 +2459,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_keeps_owner),
 		cmocka_unit_test(tool_write_keeps_acl),
 		cmocka_unit_test(tool_write_group_not_kept),
+		cmocka_unit_test(tool_write_keeps_xattrs),
+		cmocka_unit_test(tool_write_xattr_no_room),
+		cmocka_unit_test(tool_write_inode_flags_refused),
+		cmocka_unit_test(tool_write_rename_fails_temp_named),
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
 		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
