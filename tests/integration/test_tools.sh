@@ -753,4 +753,89 @@ if [ $rc -eq 0 ] && [ "$out" = '{"is_error":false,"content":"file             ? 
 else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 chmod 755 "$LS/d"; rm -rf "$LS"
 
+# xattrs FILE: each of FILE's xattrs (its ACL among them), sorted, as name=hex;
+# setxa FILE NAME HEX: set one (python3: no attr or acl package needed)
+xattrs() { python3 -c 'import os, sys
+p = sys.argv[1]; print(";".join("%s=%s" % (n, os.getxattr(p, n).hex()) for n in sorted(os.listxattr(p))))' "$1"; }
+setxa() { python3 -c 'import os, sys; os.setxattr(sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]))' "$@"; }
+# user::rw- user:65534:rw- group::--- mask::rw- other::---, as the kernel stores it
+ACLHEX=0200000001000600ffffffff02000600feff000004000000ffffffff10000600ffffffff20000000ffffffff
+
+t_start tl-write-keeps-xattrs "the file write and edit put in another's place keeps its user.* xattrs (a mime type, a checksum of binary bytes, an empty one) and its access ACL, by O_TMPFILE and by the named temp file alike; as root, trusted.* and security.capability (the kernel clears it on any write) are not carried over"
+XA="$TMP/xa"; mkdir -p "$XA"; chmod 755 "$XA"; printf 'tagged one\n' > "$XA/t.txt"; chmod 600 "$XA/t.txt"
+bad=""
+if ! setxa "$XA/t.txt" user.mime_type "$(printf text/plain | od -An -tx1 | tr -d ' \n')" 2>"$TMP/why"; then
+	t_skip "no user xattrs on $TMP's filesystem: $(cat "$TMP/why")"
+else
+	setxa "$XA/t.txt" user.checksum 0100ff2073686100 && setxa "$XA/t.txt" user.empty "" &&
+		setxa "$XA/t.txt" system.posix_acl_access "$ACLHEX" || bad="setup: $(ls -l "$XA")"
+	want=$(xattrs "$XA/t.txt")
+	if is_root; then
+		setxa "$XA/t.txt" trusted.sandbx 74 && setxa "$XA/t.txt" security.capability 0000000200200000000000000000000000000000 ||
+			bad="$bad|setup as root"
+	fi
+	xo() { out=$(cd "$XA" && "$SANDBX" tool "$1" "$2" --allow-write "$XA" 2>"$TMP/err"); rc=$?; }
+	xo edit '{"path":"t.txt","old":"one","new":"two"}'
+	{ [ $rc -eq 0 ] && [ "$(xattrs "$XA/t.txt")" = "$want" ]; } || bad="$bad|edit: rc=$rc $out $(xattrs "$XA/t.txt")"
+	xo write '{"path":"t.txt","content":"tagged three\n"}'
+	{ [ $rc -eq 0 ] && [ "$(xattrs "$XA/t.txt")" = "$want" ]; } || bad="$bad|write: rc=$rc $out $(xattrs "$XA/t.txt")"
+	[ "$(cat "$XA/t.txt")" = "tagged three" ] && [ "$(ls -A "$XA")" = t.txt ] &&
+		[ "$(stat -c %a "$XA/t.txt")" = 660 ] || bad="$bad|after: $(ls -lA "$XA")"
+	[ -n "$want" ] && case "$want" in system.posix_acl_access=*user.checksum=0100ff2073686100*user.empty=*user.mime_type=*) ;;
+		*) bad="$bad|set up: $want" ;; esac
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad want $want"; fi
+fi
+rm -rf "$XA"
+
+t_start tl-write-xattr-no-room "a user.* xattr the file taking another's place cannot hold (a tmpfs of 6 inodes: room for a 2,000-byte value once, not twice) fails the edit naming the attribute and the file and saying what to do: the file keeps its content and its xattr, and no temp file is left (before, the edit succeeded and the attribute was gone)"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	NR="$TMP/noroom"; mkdir -p "$NR"; chmod 755 "$NR"
+	out=$(cd "$NR" && unshare -Urm sh -c '
+		mount -t tmpfs -o nr_inodes=6 tmpfs "$1" || exit 9
+		cd "$1"; printf "kept one\n" > t.txt
+		python3 -c "import os; os.setxattr(\"t.txt\", \"user.big\", b\"v\" * 2000)" || { echo " no-user-xattrs"; exit 0; }
+		"$2" tool edit "{\"path\":\"t.txt\",\"old\":\"one\",\"new\":\"two\"}" --allow-write "$1" 2>/dev/null; echo " rc=$?"
+		echo "t=$(cat t.txt) files=$(ls -A | tr "\n" " ") big=$(python3 -c "import os; print(len(os.getxattr(\"t.txt\", \"user.big\")))")"
+		' sh "$NR" "$SANDBX" 2>&1)
+	case "$out" in
+	*no-user-xattrs*) t_skip "this kernel's tmpfs holds no user xattrs" ;;
+	*"cannot carry over the extended attribute 'user.big' of 't.txt' to the file that takes its place: No space left on device — nothing was written, the file is unchanged: free space on its filesystem"*" rc=1"*"t=kept one files=t.txt  big=2000"*) t_pass ;;
+	*) t_fail "$(printf '%s' "$out" | cut -c1-600)" ;;
+	esac
+fi
+
+t_start tl-write-chattr-refused "as root: a directory made append-only (chattr +a: files can be made there, none renamed or removed) or immutable (+i), and a file made either, are refused by write and edit naming the path and the flag, before a temp file is made: the file is whole and nothing is left beside it (before, in the +a directory the temp file stayed); as another user, who cannot set those, flags that do not forbid a replace (nodump +d, noatime +A) on the directory and the file do not refuse it"
+CA="$TMP/chattr"; mkdir -p "$CA/d"; chmod 755 "$CA" "$CA/d"; printf 'one\n' > "$CA/d/keep.txt"
+bad=""
+ca() { out=$(cd "$CA" && "$SANDBX" tool "$1" "$2" --allow-write "$CA" 2>"$TMP/err"); rc=$?; }
+if is_root; then
+	for c in "d +a edit|'d/keep.txt' is in an append-only directory ('d/', chattr +a) — nothing was written" \
+		"d +a write-new|'d/new.txt' is in an append-only directory ('d/', chattr +a)" \
+		"d +i write-new|'d/new.txt' is in an immutable directory ('d/', chattr +i)" \
+		"d/keep.txt +i write|'d/keep.txt' is immutable (chattr +i) — nothing was written" \
+		"d/keep.txt +a edit|'d/keep.txt' is append-only (chattr +a) — nothing was written"; do
+		set -- ${c%%|*}; says=${c#*|}
+		chattr "$2" "$CA/$1" || { bad="$bad|chattr $2 $1 failed"; continue; }
+		case $3 in
+		edit) ca edit '{"path":"d/keep.txt","old":"one","new":"two"}' ;;
+		write) ca write '{"path":"d/keep.txt","content":"two\n"}' ;;
+		write-new) ca write '{"path":"d/new.txt","content":"two\n"}' ;;
+		esac
+		chattr "-${2#+}" "$CA/$1"
+		{ [ $rc -eq 1 ] && has "$says" && [ "$(ls -A "$CA/d")" = keep.txt ] && [ "$(cat "$CA/d/keep.txt")" = one ]; } ||
+			bad="$bad|$c: rc=$rc $out left: $(ls -A "$CA/d" | tr '\n' ' ')"
+	done
+	rm -f "$CA/d"/.keep.txt.sandbx-* "$CA/d"/.new.txt.sandbx-*
+else
+	chattr +d "$CA/d" && chattr +dA "$CA/d/keep.txt" || bad="chattr +d/+A as $T_USER failed: $(lsattr -d "$CA/d" 2>&1)"
+	ca edit '{"path":"d/keep.txt","old":"one","new":"two"}'
+	{ [ $rc -eq 0 ] && [ "$(cat "$CA/d/keep.txt")" = two ] && [ "$(ls -A "$CA/d")" = keep.txt ]; } || bad="$bad|edit: rc=$rc $out"
+	ca write '{"path":"d/new.txt","content":"x\n"}'
+	{ [ $rc -eq 0 ] && [ "$(ls -A "$CA/d" | tr '\n' ' ')" = "keep.txt new.txt " ]; } || bad="$bad|write: rc=$rc $out"
+	chattr -d "$CA/d"
+fi
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$CA"
+
 t_done
