@@ -76,14 +76,40 @@ char *gate_refusal_text(const char *tool, int by_user, const char *reason)
 			 tool);
 }
 
+/* A symbol U+FE0F may draw as an emoji: Unicode's emoji-variation-sequences
+ * list (the copyright and registered signs, marks, arrows, the technical
+ * and geometric symbols, dingbats, U+3030, U+303D, U+3297, U+3299 and the
+ * pictographs), taken a little wide over the symbol blocks.  Its keycap
+ * bases, the ASCII digits, # and *, are left out: a selector after a
+ * character of ASCII text is shown. */
+static int emoji_base(uint32_t cp)
+{
+	return cp == 0x00a9 || cp == 0x00ae || cp == 0x203c || cp == 0x2049 || (cp >= 0x2100 && cp <= 0x2bff) ||
+	       cp == 0x3030 || cp == 0x303d || cp == 0x3297 || cp == 0x3299 || (cp >= 0x1f000 && cp <= 0x1faff);
+}
+
+int gate_hidden(uint32_t prev, uint32_t cp)
+{
+	/* One selector after a symbol carries no letter and hides none:
+	 * the data smuggled in variation selectors (one byte per selector)
+	 * needs a run of them, and the second is shown.  The joiner is
+	 * shown everywhere: between letters it makes a look-alike, and a
+	 * terminal that joins emoji draws a sequence narrower than the
+	 * screen counted, shifting the rest of the row. */
+	return utf8_is_invisible(cp) && !(cp == 0xfe0f && emoji_base(prev));
+}
+
 static char *visible(const char *str, size_t max, int keep_newline, int path)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
 	char *out = xmalloc(cap + 1);
+	uint32_t prev = 0;
 	while (i < n) {
 		uint32_t cp;
 		int l = utf8_decode(s + i, n - i, &cp);
+		uint32_t before = prev;
+		prev = l > 0 ? cp : 0xfffd;
 		if (shown >= max) {
 			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
 			break;
@@ -94,7 +120,7 @@ static char *visible(const char *str, size_t max, int keep_newline, int path)
 		} else if ((cp == '\n' && keep_newline) || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (utf8_is_unsafe(cp) || utf8_is_invisible(cp)) {
+		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp)) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
@@ -247,17 +273,23 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-/* A line of the diff: each character that draws nothing (utf8_is_invisible)
- * as <U+XXXX>, like the arguments; the controls are left to the terminal
- * writer, which shows them as ^X. */
-static void sb_add_visible(struct sbuf *b, const char *s, size_t n)
+/* Text of the model's (a line of the diff, the answer): each character
+ * that draws nothing (gate_hidden) as <U+XXXX>, like the arguments; the
+ * controls are left to the terminal writer, which shows them as ^X.
+ * *prev: the character before s, then the last of s. */
+static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *prev)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0;
 	while (i < n) {
-		uint32_t cp;
+		uint32_t cp = u[i];
 		int l = u[i] < 0x80 ? 1 : utf8_decode(u + i, n - i, &cp);
-		if (l <= 1 || !utf8_is_invisible(cp)) {
+		uint32_t before = *prev;
+		if (l > 0)
+			*prev = cp;
+		else if (l < 0)
+			*prev = 0xfffd;
+		if (l <= 1 || !gate_hidden(before, cp)) {
 			i += l > 0 ? (size_t)l : 1;
 			continue;
 		}
@@ -269,6 +301,15 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n)
 		run = i;
 	}
 	sb_add(b, s + run, n - run);
+}
+
+char *gate_show_hidden(const char *s, size_t n, uint32_t *prev, size_t *len)
+{
+	struct sbuf b = { 0 };
+	sb_add(&b, "", 0);
+	sb_add_visible(&b, s, n, prev);
+	*len = b.len;
+	return b.s;
 }
 
 #define NO_EOF_NEWLINE "\\ No newline at end of file\n"
@@ -286,13 +327,14 @@ static void sb_add_line(struct sbuf *b, const char *s, size_t n, size_t max)
 		i += l > 0 ? (size_t)l : 1;
 		shown++;
 	}
+	uint32_t prev = 0;
 	if (!max || i >= n) {
-		sb_add_visible(b, s, n);
+		sb_add_visible(b, s, n, &prev);
 		return;
 	}
 	char note[64];
 	int k = snprintf(note, sizeof(note), "… [line cut: %zu more bytes]", n - i);
-	sb_add_visible(b, s, i);
+	sb_add_visible(b, s, i, &prev);
 	sb_add(b, note, (size_t)k);
 }
 

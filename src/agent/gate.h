@@ -19,6 +19,7 @@
 #define SBX_GATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agent/turn.h"
 
@@ -68,9 +69,30 @@ char *gate_refusal_text(const char *tool, int by_user, const char *reason);
 char *gate_message_budget(size_t returned_bytes, long elapsed_ms);
 
 /*
+ * Whether cp, standing after prev (the character before it; 0 at the
+ * start), draws nothing and is therefore shown as <U+XXXX> wherever the
+ * model's text reaches the screen: every character utf8_is_invisible
+ * names, but one: the emoji presentation selector U+FE0F right after a
+ * symbol that has an emoji form (warning sign, check mark, heart, the
+ * pictographs), which only picks how that symbol is drawn.  A second
+ * selector after it, one after a letter, digit or space, and the
+ * zero-width joiner even inside an emoji sequence are shown.  The one
+ * test for the question, the diff, the screen and agent-run's answer.
+ */
+int gate_hidden(uint32_t prev, uint32_t cp);
+
+/*
+ * s[0..n) with each character gate_hidden names as <U+XXXX>, every other
+ * byte as it is (controls and bytes that are not UTF-8 are the terminal
+ * writer's); *prev is the character before s and, after, the last one
+ * of s (text that comes in pieces).  malloc'd, NUL-terminated; *len set.
+ */
+char *gate_show_hidden(const char *s, size_t n, uint32_t *prev, size_t *len);
+
+/*
  * Make s safe to show on a terminal: control characters as \xNN (\n and
  * \t as such), the Unicode bidi controls (U+202A..E, U+2066..9, U+200E/F,
- * U+061C) and the characters that draw nothing (utf8_is_invisible) as
+ * U+061C) and the characters that draw nothing (gate_hidden) as
  * <U+XXXX>, invalid UTF-8 as \xNN; cut at max characters with
  * "… [cut: N more bytes]".  malloc'd.
  */

@@ -202,6 +202,7 @@ struct run_state {
 	int tty;		/* stdout is a terminal: the answer's controls made visible */
 	char carry[4];		/* the start of a UTF-8 sequence the next text completes */
 	size_t ncarry;
+	uint32_t prev;		/* the answer's last character (gate_show_hidden) */
 };
 
 /* --output jsonl to a terminal: its controls are escaped (utf8.h). */
@@ -245,28 +246,24 @@ static void jprint(cJSON *o)
 	cJSON_Delete(o);
 }
 
-/* The answer to a terminal: controls made visible (util/utf8.h), a UTF-8
- * sequence split between two reads kept until it is whole. */
+/* The answer to a terminal: the characters that draw nothing shown as
+ * the screen and the question show them (gate_show_hidden), controls made
+ * visible (util/utf8.h), a UTF-8 sequence split between two reads kept
+ * until it is whole. */
 static void print_for_tty(struct run_state *st, const char *s, size_t n)
 {
-	if (st->ncarry) {
-		char joined[8];
-		size_t take = n < 4 ? n : 4, k = st->ncarry;
-		memcpy(joined, st->carry, k);
-		memcpy(joined + k, s, take);
-		size_t used = utf8_term_write(stdout, joined, k + take, 0);
-		st->ncarry = 0;
-		if (used < k) {	/* still not whole: n was tiny */
-			memcpy(st->carry, joined + used, k + take - used);
-			st->ncarry = k + take - used;
-			return;
-		}
-		s += used - k;
-		n -= used - k;
-	}
-	size_t used = utf8_term_write(stdout, s, n, 0);
-	memcpy(st->carry, s + used, n - used);
-	st->ncarry = n - used;
+	size_t k = st->ncarry, vl;
+	char *joined = xmalloc(k + n + 1);
+	memcpy(joined, st->carry, k);
+	memcpy(joined + k, s, n);
+	/* a cut-short sequence at the end is left as it came: what
+	 * utf8_term_write does not take is those bytes, kept for the next */
+	char *vis = gate_show_hidden(joined, k + n, &st->prev, &vl);
+	size_t used = utf8_term_write(stdout, vis, vl, 0);
+	st->ncarry = vl - used;
+	memcpy(st->carry, vis + used, st->ncarry);
+	free(vis);
+	free(joined);
 }
 
 /* A note, retry or error line: its text may quote the server, a command

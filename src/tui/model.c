@@ -9,6 +9,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "agent/gate.h"
 #include "tui/model.h"
 #include "util/utf8.h"
 
@@ -63,7 +64,21 @@ static void sb_add(char **out, size_t *len, size_t *cap, const char *s, size_t n
 }
 
 
-void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len, size_t *cap, int *col)
+/* The last character of what is drawn so far (0: none yet): what a
+ * selector coming next stands after, when text comes in pieces.  An
+ * escape drawn ends in '>', so a selector after a shown one is shown. */
+static uint32_t last_drawn(const char *out, size_t len)
+{
+	size_t k = len;
+	uint32_t cp = 0;
+	while (k > 0 && len - k < 3 && ((unsigned char)out[k - 1] & 0xc0) == 0x80)
+		k--;
+	if (k == 0 || utf8_decode((const unsigned char *)out + k - 1, len - k + 1, &cp) <= 0)
+		return 0;
+	return cp;
+}
+
+void tui_sanitize(const char *s, size_t n, int input, char **out, size_t *len, size_t *cap, int *col)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -81,7 +96,7 @@ void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len,
 			continue;
 		}
 		if (cp == '\n') {
-			if (keep_nl) {
+			if (input) {
 				sb_add(out, len, cap, "\n", 1);
 				*col = 0;
 			} else {
@@ -97,7 +112,8 @@ void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len,
 			tmp[1] = (char)(cp ^ 0x40);
 			sb_add(out, len, cap, tmp, 2);
 			*col += 2;
-		} else if (utf8_is_unsafe(cp)) {	/* C1 or bidi: C0 and DEL above */
+		} else if (utf8_is_unsafe(cp) ||	/* C1 or bidi: C0 and DEL above */
+			   (!input && cp >= 0x80 && gate_hidden(cp == 0xfe0f ? last_drawn(*out, *len) : 0, cp))) {
 			int k = snprintf(tmp, sizeof(tmp), "<U+%04X>", (unsigned)cp);
 			sb_add(out, len, cap, tmp, (size_t)k);
 			*col += k;

@@ -219,9 +219,12 @@ int tui_model_history(struct tui_model *m, int dir);
 
 /* Make text safe to draw: invalid UTF-8 -> U+FFFD, C0/C1 controls -> ^X or
  * <U+XXXX>, bidi controls -> <U+XXXX>, unprintable -> U+FFFD, tab -> spaces
- * to the next multiple of 4 from *col, newline kept only when keep_nl.
+ * to the next multiple of 4 from *col.  input: the input box's text (the
+ * user's own, sent as it is): newline kept; else newline as ^J and the
+ * characters that draw nothing (gate_hidden, after the last character
+ * already in *out) as <U+XXXX>, as the approval question shows them.
  * Appends to *out (xrealloc'd, len/cap); *col advances by columns. */
-void tui_sanitize(const char *s, size_t n, int keep_nl, char **out, size_t *len, size_t *cap, int *col);
+void tui_sanitize(const char *s, size_t n, int input, char **out, size_t *len, size_t *cap, int *col);
 
 /* Columns of a safe UTF-8 string; tui_cut: bytes of s that fit in w. */
 int tui_width(const char *s, size_t n);

@@ -1350,6 +1350,25 @@ assert b'A^[[2JB<U+009B>C<U+202E>D^GE' in b, b
 assert b'\x1b' not in b and b'\x07' not in b, b
 "; then t_pass; else t_fail "rc=$rc $(cat -A "$D/pty" | tail -5)"; fi
 
+t_start ag-term-answer-hidden "on a terminal the answer's characters that draw nothing (a zero-width space, tag characters, a second emoji selector) are shown as <U+XXXX>, as the screen shows them; into a file the answer is byte for byte"
+mock_dir
+sse_text 'Run ad\u200bmin.\n\u26a0\ufe0f ok\ufe0f\udb40\udc41\udb40\udc42\u001b' > "$D/r1.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+sse $D/r1.sse
+EOF
+args=$(ar_argv -- hi)
+rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
+ar -- hi
+mock_stop
+if [ "$rc" = 0 ] && [ $RC -eq 0 ] && python3 -c "
+b=open('$D/pty','rb').read()
+assert 'Run ad<U+200B>min.\r\n\u26a0\ufe0f ok<U+FE0F><U+E0041><U+E0042>^['.encode() in b, b
+assert b'\xe2\x80\x8b' not in b and b'\xf3\xa0' not in b, b
+o=open('$D/out','rb').read()
+assert o == 'Run ad\u200bmin.\n\u26a0\ufe0f ok\ufe0f\U000e0041\U000e0042\x1b\n'.encode(), o
+"; then t_pass; else t_fail "rc=$rc/$RC $(cat -A "$D/pty" | tail -3) $(cat -A "$D/out")"; fi
+
 t_start ag-term-jsonl "--output jsonl on a terminal carries no C1 or bidi control, DEL or stray byte, and parses to the same text"
 mock_dir
 printf 'x\302\233y\233z\n' > "$W/c1.txt"

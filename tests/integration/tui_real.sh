@@ -150,6 +150,36 @@ if has r6 "Hello from the **mock**." && has r6 " ready "; then
 	tm send-keys -t r7 C-d
 else t_fail "first session: $(shot r6 | grep -v '^$' | tail -5)"; fi
 
+sse_text "$TMP/hidden.sse" 'Run ad\u200bmin now.\n\u26a0\ufe0f careful\ufe0f.\nHidden:\udb40\udc41\udb40\udc42 end.\n'
+t_start tui-real-answer-hidden "the characters that draw nothing in the answer (a zero-width space, tag characters) are shown as <U+XXXX>, one emoji selector after a symbol is drawn; the session keeps and the next request carries the model's text byte for byte"
+mock_sse "$TMP/hidden.sse" "$TMP/hello.sse"
+real rh --session
+has rh "type a prompt" && tm send-keys -t rh "which command" Enter
+if has rh "Run ad<U+200B>min now." && has rh "Hidden:<U+E0041><U+E0042> end." && has rh "careful<U+FE0F>." \
+	&& ! shot rh | grep -q "<U+FE0F> careful" && has rh " ready "; then
+	tm send-keys -t rh "and then" Enter
+	wait_req 2
+	tm send-keys -t rh C-d
+	rc rh >/dev/null
+	if python3 -c "
+import json, os, sys
+want = 'Run ad\u200bmin now.\n\u26a0\ufe0f careful\ufe0f.\nHidden:\U000e0041\U000e0042 end.\n'
+req = json.load(open(sys.argv[1]))
+said = [b['text'] for m in req['messages'] if m['role'] == 'assistant' for b in m['content'] if b.get('type') == 'text']
+assert said == [want], said
+kept = []
+for d, _, fs in os.walk(sys.argv[2]):
+    for f in fs:
+        if f.endswith('.jsonl'):
+            for l in open(os.path.join(d, f), 'rb'):
+                r = json.loads(l)
+                if r.get('role') == 'assistant':
+                    kept += [b['text'] for b in r['content'] if b.get('type') == 'text']
+assert want in kept, ('the session store keeps', kept)
+" "$D/req-2.json" "$TMP/rhome/state" 2>"$TMP/rh.why"; then t_pass
+	else t_fail "$(tail -1 "$TMP/rh.why")"; fi
+else t_fail "the answer as drawn: $(shot rh | grep -v '^$' | tail -8)"; fi
+
 sse_bash "$TMP/bashtrue.sse" toolu_s1 "true"
 t_start tui-real-stop-alternates "a prompt after a turn that ended on its tool results joins that user message; one stopped before its first round leaves it as it was: the roles alternate"
 mock_dir

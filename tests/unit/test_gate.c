@@ -155,6 +155,46 @@ static void gate_visible_ignorable(void **state)
 	}
 }
 
+/* One emoji presentation selector after a symbol (the warning sign, the
+ * check mark) only picks how it is drawn: it is kept, in the arguments,
+ * the diff and text shown in pieces (gate_show_hidden).  A second one,
+ * one after a letter, the text selector and the joiner are shown. */
+static void gate_visible_emoji_selector(void **state)
+{
+	(void)state;
+	char *v = gate_visible("echo \xe2\x9a\xa0\xef\xb8\x8f done \xe2\x9a\xa0\xef\xb8\x8f\xef\xb8\x8f", 512);
+	assert_string_equal(v, "echo \xe2\x9a\xa0\xef\xb8\x8f done \xe2\x9a\xa0\xef\xb8\x8f<U+FE0F>");
+	free(v);
+	v = gate_visible("a\xef\xb8\x8f \xe2\x9a\xa0\xef\xb8\x8e \xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9", 512);
+	assert_string_equal(v, "a<U+FE0F> \xe2\x9a\xa0<U+FE0E> \xf0\x9f\x91\xa8<U+200D>\xf0\x9f\x91\xa9");
+	free(v);
+	char *d = gate_diff("f", NULL, "\xe2\x9c\x85\xef\xb8\x8f ok\nx\xef\xb8\x8f\n", 100, 0);
+	assert_non_null(strstr(d, "+\xe2\x9c\x85\xef\xb8\x8f ok\n"));
+	assert_non_null(strstr(d, "+x<U+FE0F>\n"));
+	free(d);
+	assert_true(gate_hidden(0, 0x200b));
+	assert_true(gate_hidden(0x26a0, 0x200d));
+	assert_false(gate_hidden(0x26a0, 0xfe0f));
+	assert_true(gate_hidden('1', 0xfe0f));
+	assert_true(gate_hidden(0xfe0f, 0xfe0f));
+	assert_false(gate_hidden(0, 'a'));
+	/* in pieces: the character before a piece is carried */
+	uint32_t prev = 0;
+	size_t len;
+	char *a = gate_show_hidden("ad\xe2\x80\x8bmin \xe2\x9a\xa0", 12, &prev, &len);
+	assert_string_equal(a, "ad<U+200B>min \xe2\x9a\xa0");
+	assert_int_equal(len, strlen(a));
+	char *b = gate_show_hidden("\xef\xb8\x8f\xef\xb8\x8f\x1b", 7, &prev, &len);
+	assert_string_equal(b, "\xef\xb8\x8f<U+FE0F>\x1b");	/* controls: the terminal writer's */
+	free(a);
+	free(b);
+	prev = 0;
+	a = gate_show_hidden("x\xef\xb8", 3, &prev, &len);	/* cut short: left as it came */
+	assert_memory_equal(a, "x\xef\xb8", 3);
+	assert_int_equal(len, 3);
+	free(a);
+}
+
 static void gate_diff_shapes(void **state)
 {
 	char *d = gate_diff("f.txt", "a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 100, 0);
@@ -264,6 +304,7 @@ int main(void)
 		cmocka_unit_test(gate_ceiling_and_approval),
 		cmocka_unit_test(gate_visible_escapes),
 		cmocka_unit_test(gate_visible_ignorable),
+		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
 		cmocka_unit_test(gate_diff_eof_newline),
 		cmocka_unit_test(gate_diff_long_line),

@@ -124,6 +124,78 @@ static void test_tui_sanitize_controls(void **state)
 	free(o);
 }
 
+/* The characters that draw nothing, in the model's answer, are shown as
+ * the approval question shows them (gate_hidden): before, "ad\u200bmin"
+ * read as "admin" and a message in tag characters read as nothing.  One
+ * emoji presentation selector after a symbol is drawn; a second one, one
+ * after a letter, and the joiner are shown.  The input box (the user's
+ * own text, sent as typed) keeps them. */
+static void test_tui_sanitize_hidden(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *want;
+	} c[] = {
+		{ "run ad\xe2\x80\x8bmin", "run ad<U+200B>min" },
+		{ "hi\xf3\xa0\x81\x81\xf3\xa0\x81\x82", "hi<U+E0041><U+E0042>" },	/* tag A, tag B */
+		{ "\xef\xbb\xbfx\xe2\x81\xa0y\xe2\x80\xa8z", "<U+FEFF>x<U+2060>y<U+2028>z" },
+		{ "\xe2\x9a\xa0\xef\xb8\x8f careful", "\xe2\x9a\xa0\xef\xb8\x8f careful" },	/* warning sign, emoji form */
+		{ "\xe2\x9a\xa0\xef\xb8\x8f\xef\xb8\x8f", "\xe2\x9a\xa0\xef\xb8\x8f<U+FE0F>" },
+		{ "a\xef\xb8\x8f", "a<U+FE0F>" },
+		{ "\xe2\x9a\xa0\xef\xb8\x8e", "\xe2\x9a\xa0<U+FE0E>" },
+		{ "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9", "\xf0\x9f\x91\xa8<U+200D>\xf0\x9f\x91\xa9" },
+	};
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		char *o = NULL;
+		size_t len = 0, cap = 0;
+		int col = 0;
+		tui_sanitize(c[k].in, strlen(c[k].in), 0, &o, &len, &cap, &col);
+		assert_string_equal(o, c[k].want);
+		assert_int_equal(col, tui_width(o, len));
+		free(o);
+	}
+	char *o = NULL;
+	size_t len = 0, cap = 0;
+	int col = 0;
+	tui_sanitize("ad\xe2\x80\x8bmin", 8, 1, &o, &len, &cap, &col);
+	assert_string_equal(o, "ad\xe2\x80\x8bmin");
+	free(o);
+}
+
+/* The same through the model's stream, the answer whole, a byte at a
+ * time and cut at random: a selector split from its symbol by a delta is
+ * judged by the symbol drawn before it. */
+static void test_tui_stream_hidden(void **state)
+{
+	(void)state;
+	const char in[] = "run ad\xe2\x80\x8bmin \xe2\x9c\x85\xef\xb8\x8f\xef\xb8\x8f x\xef\xb8\x8f"
+			  "\xf3\xa0\x81\x81\xf3\xa0\x81\x82\n";
+	const char want[] = "run ad<U+200B>min \xe2\x9c\x85\xef\xb8\x8f<U+FE0F> x<U+FE0F><U+E0041><U+E0042>";
+	size_t n = sizeof(in) - 1;
+	srand(5);
+	for (int way = 0; way < 12; way++) {
+		struct tui_model m;
+		tui_model_init(&m, 80, 10, 0);
+		size_t at = 0;
+		while (at < n) {
+			size_t k = way == 0 ? n : way == 1 ? 1 : 1 + (size_t)rand() % 5;
+			if (k > n - at)
+				k = n - at;
+			char piece[8] = { 0 };
+			char *p = k < sizeof(piece) ? piece : strndup(in + at, k);
+			if (p == piece)
+				memcpy(piece, in + at, k);
+			text(&m, p);
+			if (p != piece)
+				free(p);
+			at += k;
+		}
+		if (strcmp(m.lines[m.head].text, want) != 0)
+			fail_msg("way %d: '%s'", way, m.lines[m.head].text);
+		tui_model_release(&m);
+	}
+}
+
 static void test_tui_stream_split_utf8(void **state)
 {
 	struct tui_model m;
@@ -1347,6 +1419,8 @@ int main(void)
 		cmocka_unit_test(test_tui_wrap_words),
 		cmocka_unit_test(test_tui_wrap_wide_combining),
 		cmocka_unit_test(test_tui_sanitize_controls),
+		cmocka_unit_test(test_tui_sanitize_hidden),
+		cmocka_unit_test(test_tui_stream_hidden),
 		cmocka_unit_test(test_tui_stream_split_utf8),
 		cmocka_unit_test(test_tui_markdown),
 		cmocka_unit_test(test_tui_tool_fold),
