@@ -346,14 +346,22 @@ static int escape_byte(struct tui_keyrd *rd, unsigned char c, struct tui_key *k)
 			rd->seq[rd->nseq++] = c;
 			return 0;
 		}
-		/* the first of two escapes does nothing: the second may
-		 * begin an end marker */
-		if (c == 0x1b)
+		/* two escapes: what comes next says what they are
+		 * (tui_keys_read) */
+		if (c == 0x1b) {
+			rd->seq[rd->nseq++] = c;
 			return 0;
+		}
 		/* alt-Enter; alt and any other key does nothing */
 		k->code = c == '\r' || c == '\n' ? TK_NEWLINE : TK_NONE;
 		rd->nseq = 0;
 		return 1;
+	}
+	if (rd->nseq == 2 && rd->seq[1] == 0x1b) {
+		/* ESC ESC [ or ESC ESC O: the first escape does nothing,
+		 * the second begins a sequence (an end marker, maybe) */
+		rd->seq[1] = c;
+		return 0;
 	}
 	if (rd->nseq == 2 && rd->seq[1] == '[' && c == 'M') {
 		rd->nseq = 0;
@@ -377,8 +385,8 @@ static void finish(struct tui_keyrd *rd, int mode, struct tui_key *k, size_t *tl
 {
 	if (rd->mouse || rd->skip)
 		k->code = TK_NONE;
-	else if (rd->seq[0] == 0x1b)
-		k->code = rd->nseq == 1 ? TK_ESC : TK_NONE;
+	else if (rd->seq[0] == 0x1b)	/* escapes alone, one or two, end a paste */
+		k->code = rd->nseq == 1 || (rd->nseq == 2 && rd->seq[1] == 0x1b) ? TK_ESC : TK_NONE;
 	else if (mode == 1) {
 		memcpy(rd->text, "\xef\xbf\xbd", 3);
 		*tlen = 3;
@@ -435,6 +443,16 @@ int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t
 			if (r == 1)
 				(*off)++;
 			rd->skip = 0;
+			k->code = TK_NONE;
+			return 1;
+		}
+		if (rd->nseq == 2 && rd->seq[0] == 0x1b && rd->seq[1] == 0x1b && c != '[' && c != 'O') {
+			/* two escapes and no sequence behind them: a key of
+			 * its own that does nothing, as render_key reads
+			 * them; c is read again, as the next key.  (Before,
+			 * the second escape took c with it: ESC ESC x lost
+			 * the x the key path types.) */
+			rd->nseq = 0;
 			k->code = TK_NONE;
 			return 1;
 		}

@@ -83,8 +83,11 @@ void tui_keys_apply(struct tui_model *m, const struct tui_key *k, struct tui_act
  *     escape sequence is read as render_key and drop_sequence read one the
  *     key table does not know (ESC and a character; a CSI or SS3: parameter
  *     bytes 0x20-0x3f up to any other, at most 32; ESC [ M and three bytes)
- *     and does nothing in a paste (TK_NONE); of two escapes the first does
- *     nothing; a lone escape (final: nothing came within the escape delay)
+ *     and does nothing in a paste (TK_NONE); two escapes are one key that
+ *     does nothing, and what follows them is read as the next key (ESC ESC
+ *     x types the x, as render_key reads it), but before [ or O the first
+ *     does nothing and the second begins a sequence (an end marker); a
+ *     lone escape, or two (final: nothing came within the escape delay),
  *     is TK_ESC.  (The key table's own keys, a cursor key, also do nothing
  *     in a paste, as there.  One difference: ESC before a key the table
  *     knows, ESC ESC [ A, was a lone escape there, which ends the paste.)

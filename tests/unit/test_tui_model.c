@@ -834,6 +834,47 @@ static void test_tui_keys_paste_bulk_same_as_keys(void **state)
 	free(cuts);
 }
 
+/* ESC ESC and a character inside a paste: the two escapes are one key
+ * that does nothing, as render_key reads them (ncurses hands it the second
+ * escape as the character after the first), and the character is typed.
+ * Before, the bulk reader let the second escape take the character with it
+ * (alt-x, nothing): the x was lost.  Read whole, a byte at a time and cut at
+ * random. */
+static void test_tui_keys_paste_esc_esc(void **state)
+{
+	(void)state;
+	static const struct { const char *s, *box; } c[] = {
+		{ "a\033\033xb", "axb" },
+		{ "\033\033x", "x" },
+		{ "a\033\033\xc3\xa9" "b", "a\xc3\xa9" "b" },
+		{ "a\033\033\rb", "a\nb" },
+		{ "a\033\033\033xb", "ab" },		/* the pair, then ESC x: alt-x */
+		{ "a\033\033\033\033yz", "ayz" },	/* two pairs */
+		{ "a\033\033[Cb", "ab" },		/* ESC [ C after the first: a cursor key */
+		{ "a\033\033\033[201~", "a" },	/* the end marker after the pair ends it */
+	};
+	size_t cuts[64];
+	srand(3);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = strlen(c[i].s);
+		for (int way = 0; way < 40; way++) {
+			size_t nc = 0;
+			if (way == 1)
+				for (size_t j = 1; j < n + 6; j++)
+					cuts[nc++] = j;
+			else if (way > 1)
+				for (size_t at = 0; (at += 1 + (size_t)rand() % 4) < n + 6;)
+					cuts[nc++] = at;
+			struct tui_model m;
+			tui_model_init(&m, 40, 10, 0);
+			paste_bulk(&m, c[i].s, n, cuts, nc);
+			if (strcmp(m.in.buf, c[i].box) != 0)
+				fail_msg("case %zu way %d: box '%s'", i, way, m.in.buf);
+			tui_model_release(&m);
+		}
+	}
+}
+
 /* Read all of s (mode 1) in chunks of step bytes, then the escape delay
  * passes (final); the keys applied with burst as render_key sets it. */
 static void bulk_read_all(struct tui_model *m, struct tui_keyrd *rd, const char *s, size_t n, size_t step,
@@ -909,12 +950,12 @@ static void test_tui_keys_paste_bulk_question_invalid(void **state)
 	tui_model_release(&m);
 
 	/* escape keys as render_key reads those the key table does not
-	 * know: the first of two escapes does nothing (the end marker after
-	 * it ends the paste), a control or a character ends a sequence, so
+	 * know: two escapes do nothing (before an end marker the first
+	 * alone, and the marker ends the paste), the x after them is typed, a control or a character ends a sequence, so
 	 * does ESC [ [, and ESC and a character is nothing */
 	static const struct { const char *s, *box; int paste; } esc[] = {
 		{ "ab\033\033[201~", "ab", 0 },
-		{ "a\033\033xb\033[201~", "ab", 0 },
+		{ "a\033\033xb\033[201~", "axb", 0 },
 		{ "\033[1\001x\033[201~", "x", 0 },
 		{ "\033[[A\033[201~", "A", 0 },
 		{ "\033\xc3\xa9z\033[2\xc3\xa9y\033[201~", "zy", 0 },
@@ -1437,6 +1478,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste_too_long),
 		cmocka_unit_test(test_tui_keys_paste_bulk_same_as_keys),
 		cmocka_unit_test(test_tui_keys_paste_bulk_question_invalid),
+		cmocka_unit_test(test_tui_keys_paste_esc_esc),
 		cmocka_unit_test(test_tui_input_many_rows),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
