@@ -300,15 +300,20 @@ unsigned prov_backoff_ms(unsigned attempt, unsigned base_ms, unsigned max_ms, do
 	return (unsigned)(d * (1.0 - 0.25 * jitter01));
 }
 
+void prov_duration(unsigned ms, char *buf, size_t n)
+{
+	if (ms >= 1000 && ms % 1000 == 0)
+		snprintf(buf, n, "%u s", ms / 1000);
+	else if (ms >= 1000)
+		snprintf(buf, n, "%.1f s", ms / 1000.0);
+	else
+		snprintf(buf, n, "%u ms", ms);
+}
+
 char *prov_retry_text(const struct prov_retry *r)
 {
 	char wait[32];
-	if (r->delay_ms >= 1000 && r->delay_ms % 1000 == 0)
-		snprintf(wait, sizeof(wait), "%u s", r->delay_ms / 1000);
-	else if (r->delay_ms >= 1000)
-		snprintf(wait, sizeof(wait), "%.1f s", r->delay_ms / 1000.0);
-	else
-		snprintf(wait, sizeof(wait), "%u ms", r->delay_ms);
+	prov_duration(r->delay_ms, wait, sizeof(wait));
 	return xasprintf("%s — retrying in %s, attempt %u of %u", r->what, wait, r->attempt, r->max);
 }
 
@@ -1063,13 +1068,18 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			*err = xstrdup("the round was stopped");
 			rc = PROV_STOPPED;
 			break;
-		case PROV_V_TIMEOUT:
+		case PROV_V_TIMEOUT: {
+			/* the limit as set: one under a second read "0 s",
+			 * one not whole lost its fraction */
+			char lim[32];
+			prov_duration(o.idle ? p->o.idle_ms : p->o.total_ms, lim, sizeof(lim));
 			if (o.idle)
-				*err = xasprintf("the model provider sent nothing for %u s — the round failed; try again", p->o.idle_ms / 1000);
+				*err = xasprintf("the model provider sent nothing for %s — the round failed; try again", lim);
 			else
-				*err = xasprintf("the round took longer than its %u s cap — the round failed; try again", p->o.total_ms / 1000);
+				*err = xasprintf("the round took longer than its %s cap — the round failed; try again", lim);
 			rc = PROV_TIMEOUT;
 			break;
+		}
 		case PROV_V_RETRY:
 			if (o.proxy_status) {
 				what = "the proxy failed the tunnel";
@@ -1160,8 +1170,10 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 					      a.have_retry_after_ms ? a.retry_after_ms : NULL, time(NULL));
 		unsigned delay = ra > 0 ? (unsigned)ra : prov_backoff_ms(retries, p->o.backoff_ms, p->o.backoff_max_ms, jitter());
 		if (now_ms() + delay >= deadline) {
-			*err = xasprintf("the model provider failed the round: %s%s%s — no time left in the round's %u s cap to retry",
-					 what, *detail ? ": " : "", detail, p->o.total_ms / 1000);
+			char lim[32];
+			prov_duration(p->o.total_ms, lim, sizeof(lim));
+			*err = xasprintf("the model provider failed the round: %s%s%s — no time left in the round's %s cap to retry",
+					 what, *detail ? ": " : "", detail, lim);
 			rc = PROV_TIMEOUT;
 			free(detail);
 			attempt_release(&a);

@@ -149,6 +149,10 @@ char *prov_retry_text(const struct prov_retry *r);
 
 /* --- pure parts, exposed for tests --------------------------------- */
 
+/* A wait or a limit as the messages name it: "4 s", "1.5 s", under a
+ * second "375 ms" (never "0 s" for a wait that was not nothing). */
+void prov_duration(unsigned ms, char *buf, size_t n);
+
 /*
  * The request body as a JSON object, or NULL with *err when rq is not
  * usable.  messages and tools are referenced, not copied: free the result

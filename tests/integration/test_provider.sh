@@ -247,7 +247,19 @@ stall-headers 20
 EOF2
 pc --idle-ms 1500
 mock_stop
-if [ "$(rc)" = 4 ] && [ "$(ms)" -ge 1400 ] && [ "$(ms)" -lt 4500 ] && err_has 'sent nothing for 1 s' && [ "$(nreq)" = 1 ]; then
+if [ "$(rc)" = 4 ] && [ "$(ms)" -ge 1400 ] && [ "$(ms)" -lt 4500 ] && err_has 'sent nothing for 1.5 s' && [ "$(nreq)" = 1 ]; then
+	t_pass
+else
+	t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"
+fi
+
+t_start prov-idle-short "an idle limit under a second is named as it is: never 'sent nothing for 0 s'"
+mock_start <<EOF2
+stall-headers 20
+EOF2
+pc --idle-ms 400
+mock_stop
+if [ "$(rc)" = 4 ] && [ "$(ms)" -ge 350 ] && [ "$(ms)" -lt 3000 ] && err_has 'sent nothing for 400 ms' && ! err_has 'for 0 s'; then
 	t_pass
 else
 	t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"

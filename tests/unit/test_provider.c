@@ -221,6 +221,28 @@ static void test_prov_backoff(void **state)
 		}
 }
 
+/* A limit or a wait as the messages name it: a limit under a second was
+ * "0 s" in the idle and cap messages (integer seconds), 1.5 s was "1 s". */
+static void test_prov_duration(void **state)
+{
+	(void)state;
+	static const struct { unsigned ms; const char *s; } c[] = {
+		{ 1, "1 ms" }, { 400, "400 ms" }, { 999, "999 ms" }, { 1000, "1 s" }, { 1500, "1.5 s" },
+		{ 90000, "90 s" }, { 90500, "90.5 s" }, { 600000, "600 s" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char b[32];
+		prov_duration(c[i].ms, b, sizeof(b));
+		assert_string_equal(b, c[i].s);
+	}
+	/* never "0 s" for a wait that was not nothing */
+	for (unsigned ms = 1; ms < 3000; ms++) {
+		char b[32];
+		prov_duration(ms, b, sizeof(b));
+		assert_true(strncmp(b, "0 ", 2) != 0 && strncmp(b, "0.0", 3) != 0);
+	}
+}
+
 static void test_prov_retry_text(void **state)
 {
 	struct prov_retry r = { .attempt = 2, .max = 4, .delay_ms = 4000, .status = 529, .what = "overloaded", .detail = "" };
@@ -427,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_prov_retry_after),
 		cmocka_unit_test(test_prov_backoff),
 		cmocka_unit_test(test_prov_retry_text),
+		cmocka_unit_test(test_prov_duration),
 		cmocka_unit_test(test_prov_new_checks),
 		cmocka_unit_test(test_prov_easy_init_out_of_memory),
 	};
