@@ -4,14 +4,16 @@
  * The new content goes to an O_TMPFILE in the target's own directory
  * (that directory opened beneath its root; a temp file created
  * O_EXCL|O_NOFOLLOW where the filesystem has no O_TMPFILE), which is
- * linked to a temp name once whole, then renameat() puts it in place.
+ * linked to a temp name once whole, then renameat() puts it in place;
+ * a new file's is linked to its own name, never over one that appeared
+ * meanwhile (which also lets it be made in an append-only directory).
  * rename never follows a link at the destination: a symlink named like
  * the target would be replaced, not written through — and it is refused
  * before that, so the model learns nothing about where it pointed.
  * The new file gets what the replaced one had that the rename would
- * drop (owner, mode, ACL, user.* xattrs) before it has a name; what
- * cannot be carried over fails the write, as does a chattr flag that
- * forbids the rename, checked before a temp file is made.
+ * drop (owner, mode, ACL, user.* xattrs, chattr flags) before it has a
+ * name; what cannot be carried over fails the write, as does a chattr
+ * flag that forbids the rename, checked before a temp file is made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -100,8 +102,22 @@ static char *write_error(const char *path, int e)
  * overwrites is kept to be put back should the write fail all the same
  * (a filesystem without fallocate); the file is cut to its new size last.
  */
+static const char *flag_refusing(const struct tool_ctx *c, int fd, int dir);
+static char *flag_error(const char *path, const char *flag, int on_dir, int exists);
+
 static int write_in_place(const struct tool_ctx *c, const char *path, const char *data, size_t n, char **err)
 {
+	/* chattr +i or +a: refused as a replace is, naming the flag, not
+	 * with the open's bare EPERM */
+	int pfd = fsguard_open(c->guard, path, O_PATH, POL_WRITE, NULL, err);
+	if (pfd < 0)	/* as the open below would, and said so once */
+		return -1;
+	const char *flag = flag_refusing(c, pfd, 0);
+	close(pfd);
+	if (flag) {
+		*err = flag_error(path, flag, 0, 1);
+		return -1;
+	}
 	int fd = fsguard_open(c->guard, path, O_RDWR | O_NOCTTY, POL_WRITE | FSGUARD_TRY, NULL, err);
 	if (fd == -EACCES) {	/* a file its owner may write, not read */
 		free(*err);
@@ -369,6 +385,112 @@ static const char *flag_refusing(const struct tool_ctx *c, int fd, int dir)
 	return immutable ? "+i" : append ? "+a" : NULL;
 }
 
+/*
+ * The chattr flags a file that takes another's place gets from it, those
+ * its owner may set and that say how the file is to be kept, not what it
+ * is made of: s u (kept, if unused, by ext4), c m C (compress or not,
+ * copy-on-write or not: btrfs), S (synchronous writes), d (nodump: left
+ * out of backups), A (noatime), j (ext4 data journaling; CAP_SYS_RESOURCE
+ * there), t (no tail merging), x (DAX).  Not: a and i, refused before
+ * (flag_refusing; CAP_LINUX_IMMUTABLE); D T P F, a directory's, which
+ * ext4 drops from a regular file; E V I e N h and the rest, kept by the
+ * filesystem itself (encryption, verity, extents, inline data), which
+ * FS_IOC_SETFLAGS does not set.  Set on the temp file while it is empty,
+ * as +C must be.  Only added: what the directory gives each new file in
+ * it (ext4 passes on s u c S d A j t x) stays, as on a file made with bash.
+ */
+static const struct {
+	int fl;
+	char c;
+} keep_flags[] = {
+	{ FS_SECRM_FL, 's' }, { FS_UNRM_FL, 'u' }, { FS_COMPR_FL, 'c' }, { FS_SYNC_FL, 'S' },
+	{ FS_NODUMP_FL, 'd' }, { FS_NOATIME_FL, 'A' }, { FS_NOCOMP_FL, 'm' }, { FS_JOURNAL_DATA_FL, 'j' },
+	{ FS_NOTAIL_FL, 't' }, { FS_NOCOW_FL, 'C' }, { FS_DAX_FL, 'x' },
+};
+
+static int keep_mask(void)
+{
+	int m = 0;
+	for (size_t i = 0; i < sizeof(keep_flags) / sizeof(keep_flags[0]); i++)
+		m |= keep_flags[i].fl;
+	return m;
+}
+
+static char flag_letter(int fl)
+{
+	for (size_t i = 0; i < sizeof(keep_flags) / sizeof(keep_flags[0]); i++)
+		if (keep_flags[i].fl == fl)
+			return keep_flags[i].c;
+	return '?';
+}
+
+/*
+ * The flags of the file open as pfd (O_PATH) that keep_flags carries
+ * over.  FS_IOC_GETFLAGS on the inode reopened read-only; a file whose
+ * mode does not let it be read (a user's 0200 file) is not opened to
+ * write just for this (a watcher would see it closed after a write):
+ * statx tells its c, d and x then.  None on a filesystem without flags.
+ */
+static int flags_get(int pfd)
+{
+	char via[32];
+	int fl = 0;
+	struct statx sx;
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
+	int rfd = open(via, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int got = rfd >= 0 && ioctl(rfd, FS_IOC_GETFLAGS, &fl) == 0;
+	if (rfd >= 0)
+		close(rfd);
+	if (!got) {
+		fl = 0;
+		if (statx(pfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &sx) == 0) {
+			fl |= sx.stx_attributes & STATX_ATTR_COMPRESSED ? FS_COMPR_FL : 0;
+			fl |= sx.stx_attributes & STATX_ATTR_NODUMP ? FS_NODUMP_FL : 0;
+			fl |= sx.stx_attributes & STATX_ATTR_DAX ? FS_DAX_FL : 0;
+		}
+	}
+	return fl & keep_mask();
+}
+
+/* Add want (flags_get) to the new file fd, while it is empty, one flag
+ * at a time so that a refusal names its flag; 0, or -1 with errno and
+ * *bad the flag it would not take.  One the filesystem accepts but does
+ * not keep is EOPNOTSUPP. */
+static int flags_put(int fd, int want, int *bad)
+{
+	int cur = 0;
+	if (!want)
+		return 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &cur) < 0) {
+		if (errno == ENOTTY)
+			errno = EOPNOTSUPP;
+		*bad = want & -want;
+		return -1;
+	}
+	for (int left = want & ~cur; left; left &= left - 1) {
+		int bit = left & -left, set = cur | bit;
+		*bad = bit;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &set) < 0 || ioctl(fd, FS_IOC_GETFLAGS, &cur) < 0)
+			return -1;
+		if (!(cur & bit)) {
+			errno = EOPNOTSUPP;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One line: the flag fl of path could not be given to the new file. */
+static char *flag_keep_error(const char *path, int fl, int e)
+{
+	char c = flag_letter(fl);
+	return xasprintf("cannot keep the chattr flag +%c of '%s' on the file that takes its place: %s — nothing "
+			 "was written, the file is unchanged: %s; change the file in place with bash, or remove the "
+			 "flag if it is not needed (chattr -%c)", c, path, strerror(e),
+			 e == EPERM ? "setting it needs a privilege the user sandbx runs as lacks"
+			 : "its filesystem does not give it to a new file there", c);
+}
+
 /* path's directory as the caller named it, with its slash ("" for none). */
 static int dir_len(const char *path)
 {
@@ -444,6 +566,15 @@ static int link_temp(int fd, int dfd, const char *name, char **tmp)
 	return -1;
 }
 
+/* Link the O_TMPFILE fd as name in dfd itself: a new file.  0, or -1
+ * with errno (EEXIST: the name is taken). */
+static int link_new(int fd, int dfd, const char *name)
+{
+	char via[32];
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, via, dfd, name, AT_SYMLINK_FOLLOW);
+}
+
 int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err)
 {
@@ -454,7 +585,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	char *acl = NULL, *xbad = NULL;
 	size_t acln = 0;
 	struct uxattrs xs = { 0 };
-	const char *flag;
+	const char *flag, *dflag;
+	int oflags = 0, fbad = 0;
 
 	*created = 0;
 	/* What can be refused before anything is made, is: a write over
@@ -497,9 +629,12 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		goto out;
 	}
 	/* a directory or a file chattr keeps from being replaced is refused
-	 * before a temp file is made there, which could not go again */
-	if ((flag = flag_refusing(c, dfd, 1))) {
-		*err = flag_error(path, flag, 1, exists);
+	 * before a temp file is made there, which could not go again; a new
+	 * file in an append-only directory is made there without one, its
+	 * O_TMPFILE linked to its name (the filesystem must have them) */
+	dflag = flag_refusing(c, dfd, 1);
+	if (dflag && (dflag[1] == 'i' || exists || c->no_tmpfile)) {
+		*err = flag_error(path, dflag, 1, exists);
 		goto out;
 	}
 	if (exists) {
@@ -516,6 +651,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 					 "place must keep it)", path, strerror(errno));
 		if (!bad && !*err && uxattrs_get(pfd, &xs, &xbad) < 0)
 			*err = uxattr_error(path, xbad, errno, 1);
+		if (!bad && !*err)
+			oflags = flags_get(pfd);
 		if (pfd >= 0)
 			close(pfd);
 		if (bad)
@@ -553,6 +690,10 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
 			goto no_temp;
 	}
+	if (fd < 0 && dflag) {	/* no O_TMPFILE here: a temp name could not go again */
+		*err = flag_error(path, dflag, 1, exists);
+		goto out;
+	}
 	for (int i = 0; i < WRITE_TMP_TRIES && fd < 0; i++) {
 		free(tmp);
 		tmp = temp_name(name, i);
@@ -578,6 +719,13 @@ no_temp:
 	 * belongs to whoever runs sandbx (root, maybe) and holds what the
 	 * model wrote, as the syscall filter keeps the bash tool from making
 	 * one (a write by someone else clears them in the kernel too). */
+	if (flags_put(fd, oflags, &fbad) < 0) {
+		*err = flag_keep_error(path, fbad, errno);
+		close(fd);
+		if (!anon)
+			drop_temp(dfd, path, tmp, err);
+		goto out;
+	}
 	sigset_t mask;
 	xfsz_block(&mask);
 	int wr = write_all(fd, data, n);
@@ -602,6 +750,23 @@ no_temp:
 		close(fd);
 		if (!anon)
 			drop_temp(dfd, path, tmp, err);
+		goto out;
+	}
+	if (anon && !exists) {
+		/* a new file: its own name straight away, never one that
+		 * appeared meanwhile (EEXIST), and no temp name to go again */
+		int lr = link_new(fd, dfd, name);
+		int e = errno;
+		close(fd);
+		if (lr < 0 && e == EEXIST)
+			*err = xasprintf("'%s' was created by another program while it was being written — nothing "
+					 "was written, and that file is left as it is: read it and retry", path);
+		else if (lr < 0)
+			*err = xasprintf("cannot put '%s' in place: %s — nothing was written", path, strerror(e));
+		if (lr < 0)
+			goto out;
+		*created = 1;
+		r = 0;
 		goto out;
 	}
 	if (anon && link_temp(fd, dfd, name, &tmp) < 0) {

@@ -1285,7 +1285,8 @@ struct flagcase {
 
 /* A directory chattr made append-only (+a: files can be made in it, none
  * renamed or removed) or immutable (+i), and a file made either, are
- * refused before a temp file is made, naming the path and the flag, the
+ * refused (a new file in a +a directory: tool_write_new_in_append_only_dir)
+ * before a temp file is made, naming the path and the flag, the
  * file whole and nothing left beside it.  Before, in the +a directory the
  * rename failed and the temp file could not be removed: it stayed.  Also
  * through FS_IOC_GETFLAGS, for a filesystem whose statx does not report
@@ -1295,8 +1296,6 @@ static void tool_write_inode_flags_refused(void **state)
 	static const struct flagcase cases[] = {
 		{ "w/fl", "{\"path\":\"fl/keep.txt\",\"old\":\"one\",\"new\":\"two\"}", "edit",
 		  "'fl/keep.txt' is in an append-only directory ('fl/', chattr +a) — nothing was written", FS_APPEND_FL },
-		{ "w/fl", "{\"path\":\"fl/new.txt\",\"content\":\"x\"}", "write",
-		  "'fl/new.txt' is in an append-only directory ('fl/', chattr +a) — nothing was written", FS_APPEND_FL },
 		{ "w/fl", "{\"path\":\"fl/new.txt\",\"content\":\"x\"}", "write",
 		  "'fl/new.txt' is in an immutable directory ('fl/', chattr +i)", FS_IMMUTABLE_FL },
 		{ "w/fl/keep.txt", "{\"path\":\"fl/keep.txt\",\"content\":\"x\"}", "write",
@@ -1421,6 +1420,219 @@ static void tool_write_rename_fails_temp_named(void **state)
 	tfx_free(f);
 }
 
+/* A new file in an append-only directory is made there: its O_TMPFILE
+ * linked to its own name, no temp name ever made.  Before, every write
+ * there was refused.  Where there is no O_TMPFILE it still is, as is a
+ * file replaced there.  Needs root, as CI runs the unit tests. */
+struct linkhook {
+	int temps;
+	const char *dir;
+	const char *theirs;	/* made by "another program" once filled */
+};
+
+static void link_hook(void *arg, const char *event, const char *path)
+{
+	struct linkhook *h = arg;
+	(void)path;
+	if (strcmp(event, "temp") == 0)
+		h->temps++;
+	if (strcmp(event, "filled") == 0 && h->theirs)
+		tt_file(h->dir, h->theirs, "theirs\n");
+}
+
+static void tool_write_new_in_append_only_dir(void **state)
+{
+	(void)state;
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct linkhook h = { .dir = f->dir };
+	tt_dir(f->dir, "w/fl");
+	tt_file(f->dir, "w/fl/keep.txt", "one\n");
+	char *fl = tt_path(f->dir, "w/fl");
+	if (chflags(fl, FS_APPEND_FL, 0) < 0) {
+		free(fl);
+		tfx_free(f);
+		skip();
+	}
+	f->ctx.hook = link_hook;
+	f->ctx.hook_arg = &h;
+	int rc1 = run(f, "write", "{\"path\":\"fl/new.txt\",\"content\":\"new\\n\"}", &r);
+	char *msg1 = xstrdup(r.content);
+	tool_result_release(&r);
+	f->ctx.no_statx_attrs = 1;
+	int rc2 = run(f, "write", "{\"path\":\"fl/sub/two.txt\",\"content\":\"two\\n\"}", &r);
+	char *msg2 = xstrdup(r.content);
+	tool_result_release(&r);
+	f->ctx.no_statx_attrs = 0;
+	int rc3 = run(f, "edit", "{\"path\":\"fl/keep.txt\",\"old\":\"one\",\"new\":\"two\"}", &r);
+	char *msg3 = xstrdup(r.content);
+	tool_result_release(&r);
+	f->ctx.no_tmpfile = 1;
+	int rc4 = run(f, "write", "{\"path\":\"fl/three.txt\",\"content\":\"3\\n\"}", &r);
+	char *msg4 = xstrdup(r.content);
+	tool_result_release(&r);
+	f->ctx.no_tmpfile = 0;
+	char *left = names_in(f->dir, "w/fl");
+	assert_int_equal(chflags(fl, 0, FS_APPEND_FL), 0);	/* before any assert: the teardown */
+	f->ctx.hook = NULL;
+	if (rc1 != 0 || strcmp(msg1, "created 'fl/new.txt' (4 bytes)"))
+		fail_msg("new: %d %s", rc1, msg1);
+	if (rc2 != 0)
+		fail_msg("new, flags by ioctl: %d %s", rc2, msg2);
+	if (rc3 != -1 || !strstr(msg3, "'fl/keep.txt' is in an append-only directory ('fl/', chattr +a)"))
+		fail_msg("replace: %d %s", rc3, msg3);
+	if (rc4 != -1 || !strstr(msg4, "'fl/three.txt' is in an append-only directory ('fl/', chattr +a) — "
+				       "nothing was written"))
+		fail_msg("no O_TMPFILE: %d %s", rc4, msg4);
+	assert_string_equal(left, "keep.txt new.txt sub ");
+	assert_int_equal(h.temps, 0);
+	char *now = tt_slurp(f->dir, "w/fl/new.txt");
+	assert_string_equal(now, "new\n");
+	free(now);
+	now = tt_slurp(f->dir, "w/fl/keep.txt");
+	assert_string_equal(now, "one\n");
+	free(now);
+	free(left);
+	free(msg1);
+	free(msg2);
+	free(msg3);
+	free(msg4);
+	free(fl);
+	tfx_free(f);
+}
+
+/* A new file whose name another program takes while it is written is
+ * not written over: the write fails saying so, theirs stays.  Before,
+ * the rename replaced it. */
+static void tool_write_new_name_taken(void **state)
+{
+	(void)state;
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct linkhook h = { .dir = f->dir, .theirs = "w/race.txt" };
+	f->ctx.hook = link_hook;
+	f->ctx.hook_arg = &h;
+	int rc = run(f, "write", "{\"path\":\"race.txt\",\"content\":\"mine\\n\"}", &r);
+	f->ctx.hook = NULL;
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "'race.txt' was created by another program while it was being written — nothing was "
+		      "written, and that file is left as it is: read it and retry");
+	tool_result_release(&r);
+	char *now = tt_slurp(f->dir, "w/race.txt");
+	assert_string_equal(now, "theirs\n");
+	free(now);
+	char *left = names_in(f->dir, "w");
+	EXPECT_NOT(((struct tool_result){ .content = left }), "sandbx-");
+	free(left);
+	tfx_free(f);
+}
+
+/* The chattr flags its owner may set go with the file to the one that
+ * takes its place: on ext4, s u c S d A t x (the unprivileged user CI
+ * runs as may set all of them).  Before, the new file had none.  The
+ * directory's own (d here) stays on a new file made in it. */
+static void tool_write_keeps_flags(void **state)
+{
+	(void)state;
+	static const int want = FS_SECRM_FL | FS_UNRM_FL | FS_COMPR_FL | FS_SYNC_FL | FS_NODUMP_FL | FS_NOATIME_FL |
+				FS_NOTAIL_FL | FS_DAX_FL;
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	tt_file(f->dir, "w/flags.txt", "one\n");
+	char *p = tt_path(f->dir, "w/flags.txt");
+	if (chflags(p, want, 0) < 0) {	/* not ext4 */
+		free(p);
+		tfx_free(f);
+		skip();
+	}
+	for (int way = 0; way < 2; way++) {	/* O_TMPFILE, named temp */
+		f->ctx.no_tmpfile = way;
+		assert_int_equal(run(f, "edit", "{\"path\":\"flags.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
+		tool_result_release(&r);
+		int fd = open(p, O_RDONLY | O_CLOEXEC), fl = 0;
+		assert_true(fd >= 0);
+		assert_int_equal(ioctl(fd, FS_IOC_GETFLAGS, &fl), 0);
+		close(fd);
+		if ((fl & want) != want)
+			fail_msg("way %d: flags %#x, want %#x", way, fl, want);
+		assert_int_equal(run(f, "write", "{\"path\":\"flags.txt\",\"content\":\"one\\n\"}", &r), 0);
+		tool_result_release(&r);
+	}
+	f->ctx.no_tmpfile = 0;
+	char *now = tt_slurp(f->dir, "w/flags.txt");
+	assert_string_equal(now, "one\n");
+	free(now);
+	assert_int_equal(chflags(p, 0, want), 0);
+	free(p);
+	tfx_free(f);
+}
+
+/* A file granted by name, rewritten in place (no directory of ours for a
+ * temp file), that chattr made immutable or append-only is refused naming
+ * the flag, as a replace is.  Before: "cannot open 'pin.txt': Operation
+ * not permitted — its mode ...", which sent the model to look at modes. */
+static void tool_write_in_place_flag_named(void **state)
+{
+	(void)state;
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct policy p;
+	struct fsguard *g = NULL;
+	char *err = NULL;
+	tt_file(f->dir, "w/pin.txt", "one\n");
+	char *pin = tt_path(f->dir, "w/pin.txt"), *w = tt_path(f->dir, "w");
+	if (chflags(pin, FS_IMMUTABLE_FL, 0) < 0) {
+		free(pin);
+		free(w);
+		tfx_free(f);
+		skip();
+	}
+	assert_int_equal(chflags(pin, 0, FS_IMMUTABLE_FL), 0);
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, pin, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(fsguard_new(&p, w, 0, &g, &err), 0);
+	f->ctx.guard = g;
+	char *bad = NULL;
+	for (int way = 0; way < 2 && !bad; way++) {	/* statx, FS_IOC_GETFLAGS */
+		f->ctx.no_statx_attrs = way;
+		assert_int_equal(chflags(pin, FS_IMMUTABLE_FL, 0), 0);
+		int rc1 = run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"x\"}", &r);
+		char *m1 = xstrdup(r.content);
+		tool_result_release(&r);
+		assert_int_equal(chflags(pin, FS_APPEND_FL, FS_IMMUTABLE_FL), 0);
+		int rc2 = run(f, "edit", "{\"path\":\"pin.txt\",\"old\":\"one\",\"new\":\"two\"}", &r);
+		char *m2 = xstrdup(r.content);
+		tool_result_release(&r);
+		assert_int_equal(chflags(pin, 0, FS_APPEND_FL), 0);
+		char *now = tt_slurp(f->dir, "w/pin.txt");
+		if (rc1 != -1 || !strstr(m1, "'pin.txt' is immutable (chattr +i) — nothing was written: it cannot be "
+					     "changed or replaced until the flag is removed (chattr -i, as root)") ||
+		    rc2 != -1 || !strstr(m2, "'pin.txt' is append-only (chattr +a) — nothing was written: it can be "
+					     "appended to but not replaced") || strcmp(now, "one\n"))
+			bad = xasprintf("way %d: %d %s / %d %s / now '%s'", way, rc1, m1, rc2, m2, now);
+		free(m1);
+		free(m2);
+		free(now);
+	}
+	f->ctx.no_statx_attrs = 0;
+	/* without a flag the same write goes through, in place */
+	if (!bad) {
+		assert_int_equal(run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"x\"}", &r), 0);
+		tool_result_release(&r);
+		char *now = tt_slurp(f->dir, "w/pin.txt");
+		assert_string_equal(now, "x");
+		free(now);
+	}
+	f->ctx.guard = f->g;
+	fsguard_free(g);
+	policy_release(&p);
+	free(pin);
+	free(w);
+	tfx_free(f);
+	if (bad)
+		fail_msg("%s", bad);
+}
+
 /* An edit writes back only what it read whole: a file that another
  * program appends to between the size check and the read is left alone,
  * its appended text kept (before, the edit wrote back the size it had
@@ -1493,13 +1705,14 @@ static char *long_write(const char *prefix, size_t n, const char *suffix)
 	return json;
 }
 
-/* A sibling the "temp" hook puts in a directory the write made, as another
- * program would while the write runs. */
+/* A sibling the "filled" hook puts in a directory the write made, as
+ * another program would while the write runs (a new file has no temp
+ * name, so no "temp" event). */
 static void sibling_hook(void *arg, const char *event, const char *path)
 {
 	const char *dir = arg;
 	(void)path;
-	if (strcmp(event, "temp") == 0)
+	if (strcmp(event, "filled") == 0)
 		tt_file(dir, "w/r1/other.txt", "theirs");
 }
 
@@ -2463,6 +2676,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_xattr_no_room),
 		cmocka_unit_test(tool_write_inode_flags_refused),
 		cmocka_unit_test(tool_write_rename_fails_temp_named),
+		cmocka_unit_test(tool_write_new_in_append_only_dir),
+		cmocka_unit_test(tool_write_new_name_taken),
+		cmocka_unit_test(tool_write_keeps_flags),
+		cmocka_unit_test(tool_write_in_place_flag_named),
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
 		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
