@@ -805,13 +805,12 @@ else
 	esac
 fi
 
-t_start tl-write-chattr-refused "as root: a directory made append-only (chattr +a: files can be made there, none renamed or removed) or immutable (+i), and a file made either, are refused by write and edit naming the path and the flag, before a temp file is made: the file is whole and nothing is left beside it (before, in the +a directory the temp file stayed); as another user, who cannot set those, flags that do not forbid a replace (nodump +d, noatime +A) on the directory and the file do not refuse it"
+t_start tl-write-chattr-refused "as root: a directory made append-only (chattr +a: files can be made there, none renamed or removed; a new file there: tl-write-new-append-only-dir) or immutable (+i), and a file made either, are refused by write and edit naming the path and the flag, before a temp file is made: the file is whole and nothing is left beside it (before, in the +a directory the temp file stayed); as another user, who cannot set those, flags that do not forbid a replace (nodump +d, noatime +A) on the directory and the file do not refuse it"
 CA="$TMP/chattr"; mkdir -p "$CA/d"; chmod 755 "$CA" "$CA/d"; printf 'one\n' > "$CA/d/keep.txt"
 bad=""
 ca() { out=$(cd "$CA" && "$SANDBX" tool "$1" "$2" --allow-write "$CA" 2>"$TMP/err"); rc=$?; }
 if is_root; then
 	for c in "d +a edit|'d/keep.txt' is in an append-only directory ('d/', chattr +a) — nothing was written" \
-		"d +a write-new|'d/new.txt' is in an append-only directory ('d/', chattr +a)" \
 		"d +i write-new|'d/new.txt' is in an immutable directory ('d/', chattr +i)" \
 		"d/keep.txt +i write|'d/keep.txt' is immutable (chattr +i) — nothing was written" \
 		"d/keep.txt +a edit|'d/keep.txt' is append-only (chattr +a) — nothing was written"; do
@@ -837,5 +836,97 @@ else
 fi
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$CA"
+
+t_start tl-write-keeps-chattr-flags "the chattr flags a file's owner may set (on ext4: s u c S d A t x) are on the file after an edit and after a write, as root and as another user (before, the new file had none of them)"
+CF="$TMP/cflags"; mkdir -p "$CF"; chmod 755 "$CF"; printf 'one\n' > "$CF/f.txt"
+bad=""
+cf() { out=$(cd "$CF" && "$SANDBX" tool "$1" "$2" --allow-write "$CF" 2>"$TMP/err"); rc=$?; }
+fl=sucSdAtx
+chattr "+$fl" "$CF/f.txt" 2>/dev/null || { fl=dA; chattr "+$fl" "$CF/f.txt" || bad="chattr +dA failed: $(lsattr "$CF/f.txt" 2>&1)"; }
+before=$(lsattr "$CF/f.txt" | cut -d' ' -f1)
+cf edit '{"path":"f.txt","old":"one","new":"two"}'
+{ [ $rc -eq 0 ] && [ "$(cat "$CF/f.txt")" = two ] && [ "$(lsattr "$CF/f.txt" | cut -d' ' -f1)" = "$before" ]; } ||
+	bad="$bad|edit: rc=$rc $out flags $before -> $(lsattr "$CF/f.txt")"
+cf write '{"path":"f.txt","content":"three\n"}'
+{ [ $rc -eq 0 ] && [ "$(cat "$CF/f.txt")" = three ] && [ "$(lsattr "$CF/f.txt" | cut -d' ' -f1)" = "$before" ]; } ||
+	bad="$bad|write: rc=$rc $out flags $before -> $(lsattr "$CF/f.txt")"
+[ "$(ls -A "$CF")" = f.txt ] || bad="$bad|left: $(ls -A "$CF")"
+if [ -z "$bad" ]; then t_pass; else t_fail "+$fl $bad"; fi
+chattr "-$fl" "$CF/f.txt" 2>/dev/null; rm -rf "$CF"
+
+t_start tl-write-flag-not-kept "a chattr flag the file that takes another's place cannot get (+s on a file of an ext4 lower layer, the new file on an overlay's tmpfs upper layer, which takes no +s) fails the edit naming the file and the flag and saying what to do: the file keeps its content and the flag, and nothing is left in the upper layer (before, the edit succeeded and +s was gone)"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	OV="$TMP/ovl"; mkdir -p "$OV/low" "$OV/m" "$OV/u"; chmod -R 755 "$OV"; printf 'one\n' > "$OV/low/f.txt"
+	if ! chattr +s "$OV/low/f.txt"; then t_fail "chattr +s failed: $(lsattr "$OV/low/f.txt" 2>&1)"
+	else
+		out=$(cd "$OV" && unshare -Urm sh -c '
+			mount -t tmpfs t u && mkdir u/up u/wk &&
+			mount -t overlay o -o "lowerdir=$1/low,upperdir=$1/u/up,workdir=$1/u/wk" m || { echo " no-overlay"; exit 0; }
+			"$2" tool edit "{\"path\":\"m/f.txt\",\"old\":\"one\",\"new\":\"two\"}" --allow-write "$1/m" 2>/dev/null; echo " rc=$?"
+			echo "f=$(cat m/f.txt) flags=$(lsattr m/f.txt | cut -c1) up=$(ls -A u/up | tr "\n" " ")"
+			' sh "$OV" "$SANDBX" 2>&1)
+		case "$out" in
+		*no-overlay*) t_skip "overlayfs cannot be mounted in a user namespace here: $out" ;;
+		*"cannot keep the chattr flag +s of 'm/f.txt' on the file that takes its place: Operation not supported — nothing was written, the file is unchanged: its filesystem does not give it to a new file there; change the file in place with bash, or remove the flag if it is not needed (chattr -s)"*" rc=1"*"f=one flags=s up="*) t_pass ;;
+		*) t_fail "$(printf '%s' "$out" | cut -c1-600)" ;;
+		esac
+		chattr -s "$OV/low/f.txt"
+	fi
+	rm -rf "$OV"
+fi
+
+t_start tl-write-new-append-only-dir "a new file is made without a temp name, its content linked to its own name once whole: under a Landlock domain that lets no file be removed or renamed away, a write makes it and nothing else; as root, in a chattr +a directory the same, while an edit of a file there is still refused naming the flag (before: a bare 'Permission denied' left .new.txt.sandbx-XXXXXXXX behind, and +a refused every write)"
+NA="$TMP/newapp"; mkdir -p "$NA/d"; chmod 755 "$NA" "$NA/d"; printf 'one\n' > "$NA/d/keep.txt"
+bad=""
+na() { out=$(cd "$NA" && $nawrap "$SANDBX" tool "$1" "$2" --allow-write "$NA" 2>"$TMP/err"); rc=$?; }
+# Landlock, handling only the right to remove a file and granting it nowhere
+printf '%s\n' 'import ctypes, os, sys' 'libc = ctypes.CDLL(None, use_errno=True)' 'libc.syscall.restype = ctypes.c_long' \
+	'attr = ctypes.c_uint64(1 << 5)' 'fd = libc.syscall(444, ctypes.byref(attr), 8, 0)' \
+	'if fd < 0 or libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(446, fd, 0) != 0: sys.exit(77)' \
+	'os.execv(sys.argv[1], sys.argv[1:])' > "$TMP/noremove.py"
+nawrap="python3 $TMP/noremove.py"
+na write '{"path":"d/new.txt","content":"new\n"}'
+{ [ $rc -eq 0 ] && has "created 'd/new.txt' (4 bytes)" && [ "$(cat "$NA/d/new.txt")" = new ] &&
+  [ "$(ls -A "$NA/d" | tr '\n' ' ')" = "keep.txt new.txt " ]; } || bad="$bad|landlock: rc=$rc $out left: $(ls -A "$NA/d" | tr '\n' ' ')"
+nawrap=""
+rm -f "$NA/d/new.txt" "$NA/d"/.new.txt.sandbx-*
+if is_root; then
+	chattr +a "$NA/d" || bad="$bad|chattr +a failed"
+	na write '{"path":"d/new.txt","content":"new\n"}'
+	{ [ $rc -eq 0 ] && [ "$(cat "$NA/d/new.txt")" = new ]; } || bad="$bad|+a new: rc=$rc $out"
+	na edit '{"path":"d/keep.txt","old":"one","new":"two"}'
+	{ [ $rc -eq 1 ] && has "'d/keep.txt' is in an append-only directory ('d/', chattr +a) — nothing was written"; } ||
+		bad="$bad|+a edit: rc=$rc $out"
+	[ "$(ls -A "$NA/d" | tr '\n' ' ')" = "keep.txt new.txt " ] || bad="$bad|+a left: $(ls -A "$NA/d" | tr '\n' ' ')"
+	chattr -a "$NA/d"
+fi
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$NA"
+
+t_start tl-write-pinned-chattr "a file granted by name, rewritten in place, that chattr made immutable (+i) or append-only (+a) is refused by write and edit naming the flag as a replace is, the file whole (before: 'Operation not permitted — its mode ...'); as another user, who cannot set those, a file of mode 0444 is still refused for its mode, not for a flag"
+PC="$TMP/pinchattr"; mkdir -p "$PC"; chmod 755 "$PC"; printf 'one\n' > "$PC/p.txt"
+bad=""
+pc() { out=$(cd "$PC" && "$SANDBX" tool "$1" "$2" --allow-write "$PC/p.txt" 2>"$TMP/err"); rc=$?; }
+if is_root; then
+	chattr +i "$PC/p.txt"
+	pc write '{"path":"p.txt","content":"x\n"}'
+	chattr -i "$PC/p.txt"
+	{ [ $rc -eq 1 ] && has "'p.txt' is immutable (chattr +i) — nothing was written: it cannot be changed or replaced until the flag is removed (chattr -i, as root)"; } ||
+		bad="$bad|+i: rc=$rc $out"
+	chattr +a "$PC/p.txt"
+	pc edit '{"path":"p.txt","old":"one","new":"two"}'
+	chattr -a "$PC/p.txt"
+	{ [ $rc -eq 1 ] && has "'p.txt' is append-only (chattr +a) — nothing was written: it can be appended to but not replaced; append with bash (>>)"; } ||
+		bad="$bad|+a: rc=$rc $out"
+else
+	chmod 444 "$PC/p.txt"
+	pc write '{"path":"p.txt","content":"x\n"}'
+	chmod 644 "$PC/p.txt"
+	{ [ $rc -eq 1 ] && has "cannot open 'p.txt': Permission denied — its mode" && ! has chattr; } || bad="$bad|0444: rc=$rc $out"
+fi
+[ "$(cat "$PC/p.txt")" = one ] || bad="$bad|now: $(cat "$PC/p.txt")"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$PC"
 
 t_done
