@@ -1195,6 +1195,7 @@ void tui_frame_release(struct tui_frame *f)
 
 static int input_layout_from(const struct tui_input *in, int w, int pw, int first, struct tui_seg *segs, int max,
 			     int *crow, int *ccol);
+static char *box_shown(const char *s, size_t a, size_t b, size_t *n);
 
 void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 {
@@ -1285,8 +1286,10 @@ void tui_model_frame(struct tui_model *m, struct tui_frame *f)
 				size_t hc = tui_cut(hint, strlen(hint), m->w - pw);
 				frow_set(&f->rows[y], p, at, hint, hc, TA_DIM);
 			} else {
-				frow_set(&f->rows[y], p, at, ed->buf + segs[k].start, segs[k].end - segs[k].start,
-					 TA_NORMAL);
+				size_t sn;
+				char *shown = box_shown(ed->buf, segs[k].start, segs[k].end, &sn);
+				frow_set(&f->rows[y], p, at, shown, sn, TA_NORMAL);
+				free(shown);
 			}
 		}
 		f->cy = T + shownQ + (crow - off);
@@ -1587,6 +1590,76 @@ static size_t next_cp(const char *s, size_t len, size_t i)
 	return i;
 }
 
+/* The box keeps the user's text as typed (it is what is sent); a
+ * character at s[i] that draws nothing (gate_hidden, after the one before
+ * it) is drawn as <U+XXXX>, so a paste cannot carry text the user does
+ * not see (tag characters, zero-width spaces: words to the model in the
+ * user's name).  Its escape's length in columns, else 0. */
+static int box_hidden(const char *s, size_t i, uint32_t cp)
+{
+	uint32_t prev = 0;
+	if (cp < 0x80)
+		return 0;
+	if (cp == 0xfe0f && i > 0) {
+		size_t k = prev_cp(s, i);
+		if (utf8_decode((const unsigned char *)s + k, i - k, &prev) <= 0)
+			prev = 0;
+	}
+	if (!gate_hidden(prev, cp))
+		return 0;
+	return cp > 0xffff ? 9 : 8;
+}
+
+/* Columns of the box's character cp at s[i], as drawn. */
+static int box_cpw(const char *s, size_t i, uint32_t cp)
+{
+	int h = box_hidden(s, i, cp);
+	return h ? h : cpw(cp);
+}
+
+/* Columns of the box's text s[a..b), as drawn. */
+static int box_width(const char *s, size_t a, size_t b)
+{
+	int w = 0;
+	while (a < b) {
+		uint32_t cp;
+		int r = utf8_decode((const unsigned char *)s + a, b - a, &cp);
+		w += r <= 0 ? 1 : box_cpw(s, a, cp);
+		a += r <= 0 ? 1 : (size_t)r;
+	}
+	return w;
+}
+
+/* The box's text s[a..b) as drawn: each hidden character as <U+XXXX>.
+ * malloc'd; *n its length. */
+static char *box_shown(const char *s, size_t a, size_t b, size_t *n)
+{
+	char *o = NULL, tmp[16];
+	size_t len = 0, cap = 0, run = a;
+	sb_add(&o, &len, &cap, "", 0);
+	while (a < b) {
+		uint32_t cp;
+		int r = utf8_decode((const unsigned char *)s + a, b - a, &cp);
+		if (r <= 0) {
+			a++;
+			continue;
+		}
+		if (box_hidden(s, a, cp)) {
+			sb_add(&o, &len, &cap, s + run, a - run);
+			int k = snprintf(tmp, sizeof(tmp), "<U+%04X>", (unsigned)cp);
+			sb_add(&o, &len, &cap, tmp, (size_t)k);
+			run = a + (size_t)r;
+		}
+		a += (size_t)r;
+	}
+	sb_add(&o, &len, &cap, s + run, b - run);
+	*n = len;
+	return o;
+}
+
+/* A character drawn on the one before it (a combining mark, the emoji
+ * selector after a symbol): the cursor steps over the two at once.  One
+ * shown as <U+XXXX> has columns of its own. */
 static int zero_width_at(const char *s, size_t len, size_t i)
 {
 	uint32_t cp;
@@ -1594,7 +1667,7 @@ static int zero_width_at(const char *s, size_t len, size_t i)
 		return 0;
 	if (utf8_decode((const unsigned char *)s + i, len - i, &cp) <= 0)
 		return 0;
-	return cp != '\n' && wcwidth((wchar_t)cp) == 0;
+	return cp != '\n' && wcwidth((wchar_t)cp) == 0 && !box_hidden(s, i, cp);
 }
 
 void tui_input_backspace(struct tui_input *in)
@@ -1706,7 +1779,7 @@ static int input_layout_from(const struct tui_input *in, int w, int pw, int firs
 			r = 1;
 			cp = 0xfffd;
 		}
-		int cw = cpw(cp);
+		int cw = box_cpw(in->buf, i, cp);
 		if (col + cw > avail && col > 0) {
 			EMIT(rs, i);
 			rs = i;
@@ -1723,7 +1796,7 @@ static int input_layout_from(const struct tui_input *in, int w, int pw, int firs
 	if (crow)
 		*crow = cr;
 	if (ccol)
-		*ccol = tui_width(in->buf + crs, in->cur - crs);
+		*ccol = box_width(in->buf, crs, in->cur);
 	return rows;
 }
 
@@ -1748,7 +1821,7 @@ int tui_input_vmove(struct tui_input *in, int w, int pw, int dir)
 			int r = utf8_decode((const unsigned char *)in->buf + i, e - i, &cp);
 			if (r <= 0)
 				r = 1;
-			int cw = r > 0 ? cpw(cp) : 1;
+			int cw = r > 0 ? box_cpw(in->buf, i, cp) : 1;
 			if (col + cw > ccol)
 				break;
 			col += cw;

@@ -254,7 +254,10 @@ void tui_input_kill_word(struct tui_input *in);		/* ctrl-w */
  * row has a prefix of pw columns; 0 when already on the first/last row. */
 int tui_input_vmove(struct tui_input *in, int w, int pw, int dir);
 /* Rows of the input laid out in w columns with prefix pw; *crow, *ccol: the
- * cursor (may be NULL).  Hard wrap at the width, newlines start rows. */
+ * cursor (may be NULL).  Hard wrap at the width, newlines start rows.  A
+ * character that draws nothing (gate_hidden) is kept in buf as typed (it
+ * is sent so) and takes the columns of the <U+XXXX> the frame draws for
+ * it; the cursor stops on each side of it, Backspace deletes it whole. */
 int tui_input_layout(const struct tui_input *in, int w, int pw, struct tui_seg *segs, int max,
 		     int *crow, int *ccol);
 

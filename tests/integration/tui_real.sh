@@ -180,6 +180,31 @@ assert want in kept, ('the session store keeps', kept)
 	else t_fail "$(tail -1 "$TMP/rh.why")"; fi
 else t_fail "the answer as drawn: $(shot rh | grep -v '^$' | tail -8)"; fi
 
+# a zero-width space and tag characters (i, g: hidden words), pasted
+t_start tui-real-input-hidden "a bracketed paste carrying a zero-width space and tag characters is drawn in the input box with each as <U+XXXX>; the request carries the bytes pasted"
+mock_sse "$TMP/hello.sse"
+real rp
+if has rp "type a prompt"; then
+	tm set-buffer -b hp "$(printf 'run ad\342\200\213min\363\240\201\251\363\240\201\247 now')"
+	tm paste-buffer -p -d -b hp -t rp
+	if has rp "> run ad<U+200B>min<U+E0069><U+E0067> now"; then
+		tm send-keys -t rp Enter
+		wait_req 1
+		has rp " ready " >/dev/null
+		tm send-keys -t rp C-d
+		rc rp >/dev/null
+		if python3 -c "
+import json, sys
+req = json.load(open(sys.argv[1]))
+said = [b['text'] if isinstance(b, dict) else b for m in req['messages'] if m['role'] == 'user'
+        for b in (m['content'] if isinstance(m['content'], list) else [m['content']]) if not isinstance(b, dict) or b.get('type') == 'text']
+assert said == ['run ad\u200bmin\U000e0069\U000e0067 now'], said
+" "$D/req-1.json" 2>"$TMP/rp.why"; then t_pass
+		else t_fail "$(tail -1 "$TMP/rp.why")"; fi
+	else t_fail "the box as drawn: $(shot rp | grep -v '^$' | tail -4)"; fi
+else t_fail "no first screen: $(shot rp | head -5)"; fi
+tm send-keys -t rp C-d 2>/dev/null
+
 sse_bash "$TMP/bashtrue.sse" toolu_s1 "true"
 t_start tui-real-stop-alternates "a prompt after a turn that ended on its tool results joins that user message; one stopped before its first round leaves it as it was: the roles alternate"
 mock_dir

@@ -907,6 +907,148 @@ static void bulk_read_all(struct tui_model *m, struct tui_keyrd *rd, const char 
  * them, and the next character with them), at any split; a paste read in
  * bulk never answers a question; a line break in the reason is a space;
  * escape keys are read as the key path read those it did not know. */
+/* The row of the screen that starts with p (the input box's "> "). */
+static char *row_with(struct tui_model *m, const char *p)
+{
+	char *s = screen(m), *r = strstr(s, p), *o = NULL;
+	if (r) {
+		char *e = strchr(r, '\n');
+		o = strndup(r, e ? (size_t)(e - r) : strlen(r));
+	}
+	free(s);
+	return o;
+}
+
+static int cursor_x(struct tui_model *m)
+{
+	struct tui_frame f = { 0 };
+	tui_model_frame(m, &f);
+	int x = f.cx;
+	tui_frame_release(&f);
+	return x;
+}
+
+#define ZWSP "\xe2\x80\x8b"
+#define TAG_A "\xf3\xa0\x81\x81"
+
+/* The input box keeps a character that draws nothing as typed (it is sent
+ * so) and draws it as <U+XXXX>: the row, the cursor, the wrap, the box's
+ * height, left and right, Backspace and Up/Down go by the escape drawn.
+ * Before, the box drew nothing for it: "ad<ZWSP>min" read "admin". */
+static void test_tui_input_hidden(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	tui_model_init(&m, 40, 12, 1);
+	tui_input_set(&m.in, "ad" ZWSP "min");
+	char *r = row_with(&m, "> ");
+	assert_string_equal(r, "> ad<U+200B>min");
+	free(r);
+	assert_string_equal(m.in.buf, "ad" ZWSP "min");
+	assert_int_equal(cursor_x(&m), 2 + 13);
+	/* the cursor stops on each side of it */
+	for (int i = 0; i < 3; i++)
+		tui_input_left(&m.in);
+	assert_int_equal(m.in.cur, 5);
+	assert_int_equal(cursor_x(&m), 2 + 10);
+	tui_input_left(&m.in);
+	assert_int_equal(m.in.cur, 2);
+	assert_int_equal(cursor_x(&m), 2 + 2);
+	tui_input_right(&m.in);
+	assert_int_equal(m.in.cur, 5);
+	/* one Backspace deletes it whole */
+	tui_input_backspace(&m.in);
+	assert_string_equal(m.in.buf, "admin");
+	assert_int_equal(m.in.cur, 2);
+
+	/* the wrap: a tag character takes the nine columns of <U+E0041> */
+	struct tui_seg sg[4];
+	int cr, cc;
+	tui_input_set(&m.in, "abcd" TAG_A "efgh");
+	assert_int_equal(tui_input_layout(&m.in, 12, 2, sg, 4, &cr, &cc), 3);
+	assert_int_equal(sg[0].end, 4);
+	assert_int_equal(sg[1].start, 4);
+	assert_int_equal(sg[1].end, 4 + 4 + 1);
+	assert_int_equal(cr, 2);
+	assert_int_equal(cc, 3);
+	/* the box's height: twenty tag characters, four to a row of 38 */
+	char tags[20 * 4 + 1] = "";
+	for (int i = 0; i < 20; i++)
+		strcat(tags, TAG_A);
+	tui_input_set(&m.in, tags);
+	assert_int_equal(tui_input_layout(&m.in, 40, 2, NULL, 0, NULL, NULL), 5);
+	tui_input_home(&m.in);
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "> <U+E0041><U+E0041><U+E0041><U+E0041>\n"));
+	free(s);
+
+	/* up keeps the column as drawn: 9 is past the escape, after 'a' */
+	tui_input_set(&m.in, ZWSP "abc\n0123456789");
+	tui_input_left(&m.in);
+	assert_int_equal(tui_input_vmove(&m.in, 40, 2, -1), 1);
+	assert_int_equal(m.in.cur, 3 + 1);
+
+	/* one emoji selector after a symbol is drawn, as the answer's is;
+	 * one after a letter is shown */
+	tui_input_set(&m.in, "\xe2\x9a\xa0\xef\xb8\x8f a\xef\xb8\x8f");
+	r = row_with(&m, "> ");
+	assert_string_equal(r, "> \xe2\x9a\xa0\xef\xb8\x8f a<U+FE0F>");
+	free(r);
+	assert_int_equal(cursor_x(&m), 2 + 1 + 2 + 8);
+	tui_input_home(&m.in);
+	tui_input_right(&m.in);		/* the symbol and its selector */
+	assert_int_equal(m.in.cur, 6);
+
+	/* sent as typed, and so again from the history */
+	struct tui_act a;
+	struct tui_key k = { TK_TEXT };
+	tui_input_set(&m.in, "");
+	k.text = "run ad" ZWSP "min" TAG_A;
+	k.len = strlen(k.text);
+	tui_keys_apply(&m, &k, &a);
+	struct tui_key e = { TK_ENTER };
+	tui_keys_apply(&m, &e, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	assert_string_equal(a.prompt, "run ad" ZWSP "min" TAG_A);
+	free(a.prompt);
+	struct tui_key up = { TK_UP };
+	tui_keys_apply(&m, &up, &a);
+	assert_string_equal(m.in.buf, "run ad" ZWSP "min" TAG_A);
+	r = row_with(&m, "> run");
+	assert_string_equal(r, "> run ad<U+200B>min<U+E0041>");
+	free(r);
+	tui_model_release(&m);
+}
+
+/* A paste carrying them, read in bulk whole, a byte at a time and cut at
+ * random: the box holds the bytes pasted and draws each as <U+XXXX>. */
+static void test_tui_paste_hidden(void **state)
+{
+	(void)state;
+	const char in[] = "ignore" ZWSP " this" TAG_A "\xf3\xa0\x81\xa9 ok \xef\xbb\xbf";
+	const char want[] = "> ignore<U+200B> this<U+E0041><U+E0069> ok <U+FEFF>";
+	size_t n = sizeof(in) - 1, cuts[64];
+	srand(13);
+	for (int way = 0; way < 40; way++) {
+		struct tui_model m;
+		size_t nc = 0, at = 0;
+		if (way == 1)
+			for (at = 1; at < n + 6; at++)
+				cuts[nc++] = at;
+		else if (way > 1)
+			while ((at += 1 + (size_t)rand() % 5) < n + 6 && nc < 64)
+				cuts[nc++] = at;
+		tui_model_init(&m, 60, 10, 0);
+		paste_bulk(&m, in, n, cuts, nc);
+		assert_string_equal(m.in.buf, in);
+		char *r = row_with(&m, "> ");
+		if (!r || strcmp(r, want) != 0)
+			fail_msg("way %d: '%s'", way, r ? r : "(none)");
+		free(r);
+		tui_model_release(&m);
+	}
+}
+
 static void test_tui_keys_paste_bulk_question_invalid(void **state)
 {
 	static const char bad[] = "a\xff" "b\xc3(c\xe2\x82\033[201~";
@@ -1480,6 +1622,8 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste_bulk_question_invalid),
 		cmocka_unit_test(test_tui_keys_paste_esc_esc),
 		cmocka_unit_test(test_tui_input_many_rows),
+		cmocka_unit_test(test_tui_input_hidden),
+		cmocka_unit_test(test_tui_paste_hidden),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
