@@ -1390,6 +1390,31 @@ assert 'x\x9by\ufffdz' in r, r
 " 2>"$D/why"; then t_pass; else t_fail "rc=$rc $(tail -1 "$D/why")"; fi
 rm -f "$W/c1.txt"
 
+t_start ag-term-jsonl-hidden "--output jsonl on a terminal writes the characters that draw nothing (a zero-width space, tag characters, a second emoji selector) as JSON escapes and parses to the same text; into a file the line is byte for byte"
+mock_dir
+sse_text 'Run ad\u200bmin.\n\u26a0\ufe0f ok\ufe0f\udb40\udc41\udb40\udc42' > "$D/r1.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+sse $D/r1.sse
+EOF
+args=$(ar_argv --output jsonl -- hi)
+rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
+ar --output jsonl -- hi
+mock_stop
+if [ "$rc" = 0 ] && [ $RC -eq 0 ] && python3 -c "
+import json
+want='Run ad\u200bmin.\n\u26a0\ufe0f ok\ufe0f\U000e0041\U000e0042'
+b=open('$D/pty','rb').read()
+for bad in (b'\xe2\x80\x8b', b'\xf3\xa0', b'\xef\xb8\x8f\xef\xb8\x8f'):
+    assert bad not in b, ('the terminal got', bad, b)
+assert b'ad\\\\u200bmin' in b and b'\xe2\x9a\xa0\xef\xb8\x8f ok\\\\ufe0f\\\\udb40\\\\udc41\\\\udb40\\\\udc42' in b, b
+evs=[json.loads(l) for l in b.decode('utf-8').split('\r\n') if l.startswith('{')]
+assert [e['text'] for e in evs if e['type']=='text']==[want], evs
+o=open('$D/out','rb').read()
+assert b'ad\xe2\x80\x8bmin' in o and b'ok\xef\xb8\x8f\xf3\xa0\x81\x81\xf3\xa0\x81\x82' in o, o
+assert [e['text'] for e in map(json.loads, o.decode().splitlines()) if e['type']=='text']==[want], o
+" 2>"$D/why"; then t_pass; else t_fail "rc=$rc/$RC $(tail -1 "$D/why")"; fi
+
 # A terminal that is not UTF-8 (an 8-bit xterm, the Linux console) takes
 # each byte as a character: the second byte of U+00C0..U+00DF is 0x80..0x9F,
 # a C1 control (U+00DB is C3 9B: CSI; Ý and Ü are OSC and ST).  In such a
