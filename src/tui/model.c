@@ -457,9 +457,15 @@ static void push_text(struct tui_model *m, int kind, const char *s)
 
 /* ------------------------------------------------------------ tools */
 
+/* A call's or a turn's time: under a second in milliseconds, as
+ * prov_duration says a wait (a quick call read "0.0 s", as if it had not
+ * run); then tenths, whole seconds, minutes, so a running count moves
+ * evenly. */
 static void fmt_elapsed(char *b, size_t n, uint64_t ms)
 {
-	if (ms < 10000)
+	if (ms < 1000)
+		snprintf(b, n, "%u ms", (unsigned)ms);
+	else if (ms < 10000)
 		snprintf(b, n, "%.1f s", (double)ms / 1000.0);
 	else if (ms < 60000)
 		snprintf(b, n, "%u s", (unsigned)(ms / 1000));
@@ -474,7 +480,7 @@ static void tool_header(struct tui_model *m, struct tui_line *l)
 	uint64_t ms = t->status == TT_RUNNING ? (m->now_ms > t->start_ms ? m->now_ms - t->start_ms : 0)
 					      : t->elapsed_ms;
 	fmt_elapsed(el, sizeof(el), ms);
-	if (t->status == TT_ASKING)
+	if (t->status == TT_ASKING || t->untimed)
 		el[0] = '\0';
 	const char *subj = t->subject ? t->subject : "";
 	size_t cut = tui_cut(subj, strlen(subj), 160);
@@ -482,10 +488,10 @@ static void tool_header(struct tui_model *m, struct tui_line *l)
 	 * stays within a line's bound */
 	const char *name = t->tool ? t->tool : "tool";
 	size_t ncut = tui_cut(name, strlen(name), 80);
-	h = xasprintf("%.*s%s %.*s%s%s%s %s", (int)ncut, name, ncut < strlen(name) ? G(m)->ellipsis : "",
+	h = xasprintf("%.*s%s %.*s%s%s%s%s%s", (int)ncut, name, ncut < strlen(name) ? G(m)->ellipsis : "",
 		      (int)cut, subj, cut < strlen(subj) ? G(m)->ellipsis : "", G(m)->sep,
 		      t->status == TT_RUNNING ? "running" : t->status == TT_ASKING ? "waiting for your answer"
-		      : t->status == TT_OK ? G(m)->ok : G(m)->bad, el);
+		      : t->status == TT_OK ? G(m)->ok : G(m)->bad, el[0] ? " " : "", el);
 	line_set(m, l, h);
 	free(h);
 }
@@ -538,6 +544,7 @@ static void tool_result(struct tui_model *m, const struct turn_event *ev, uint64
 	struct tui_line *hl = L(m, h);
 	struct tui_tool *t = hl->tool;
 	t->status = ev->is_error ? TT_ERROR : TT_OK;
+	t->untimed = m->replaying;
 	t->elapsed_ms = ev->elapsed_ms ? ev->elapsed_ms : (now > t->start_ms ? now - t->start_ms : 0);
 	tool_header(m, hl);
 

@@ -70,6 +70,7 @@ struct tui_tool {
 	char *id, *tool, *subject;
 	enum tui_tool_status status;
 	uint64_t start_ms, elapsed_ms;
+	int untimed;			/* from a stored session: no time shown */
 	size_t nout;			/* output lines added */
 };
 
@@ -117,6 +118,7 @@ struct tui_model {
 	unsigned char pend[4];		/* a UTF-8 character split by deltas */
 	size_t npend;
 	int expand_tools;		/* ctrl-o */
+	int replaying;			/* tui_replay: the calls' times are not known */
 
 	/* scrolling */
 	int follow;

@@ -54,6 +54,9 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 	const cJSON *msg;
 	int prompts = 0;
 
+	/* a stored session keeps no call's time: its rows show none (they
+	 * read "0.0 s", a time never measured) */
+	m->replaying = 1;
 	cJSON_ArrayForEach(msg, msgs) {
 		const char *role = str(msg, "role");
 		const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
@@ -121,5 +124,6 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 		}
 	}
 	tui_model_turn_done(m);
+	m->replaying = 0;
 	return prompts;
 }
