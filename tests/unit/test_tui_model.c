@@ -971,6 +971,15 @@ static int cursor_x(struct tui_model *m)
 	return x;
 }
 
+/* The end of the code point at s[i]. */
+static size_t next_char_end(const char *s, size_t i)
+{
+	i++;
+	while (((unsigned char)s[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
 #define ZWSP "\xe2\x80\x8b"
 #define TAG_A "\xf3\xa0\x81\x81"
 
@@ -1061,6 +1070,62 @@ static void test_tui_input_hidden(void **state)
 	assert_string_equal(r, "> run ad<U+200B>min<U+E0041>");
 	free(r);
 	tui_model_release(&m);
+}
+
+/* Random boxes of letters, spaces, line breaks, wide and combining
+ * characters, emoji with their selector and hidden characters: each row
+ * laid out fits the width as drawn (tui_sanitize shows what draws nothing
+ * as the box does), and at every cursor position reached by right the
+ * cursor's column is the drawn width of the row before it. */
+static void test_tui_input_hidden_random(void **state)
+{
+	(void)state;
+	static const char *const atoms[] = {
+		"a", "b", " ", "\n", ZWSP, TAG_A, "\xe6\xbc\xa2", "e\xcc\x81", "\xe2\x9a\xa0\xef\xb8\x8f",
+		"\xef\xb8\x8f", "\xe2\x80\x8d", "\xef\xbb\xbf",
+	};
+	struct tui_seg sg[256];
+	srand(17);
+	for (int round = 0; round < 300; round++) {
+		char buf[512] = "";
+		int natoms = 1 + rand() % 40, w = 4 + rand() % 30;
+		for (int i = 0; i < natoms; i++)
+			strcat(buf, atoms[rand() % (int)(sizeof(atoms) / sizeof(atoms[0]))]);
+		struct tui_input in;
+		tui_input_init(&in);
+		tui_input_set(&in, buf);
+		assert_string_equal(in.buf, buf);
+		in.cur = 0;
+		for (;;) {
+			int cr, cc, n = tui_input_layout(&in, w, 2, sg, 256, &cr, &cc);
+			assert_true(n <= 256);
+			for (int r = 0; r < n; r++) {
+				char *o = NULL;
+				size_t len = 0, cap = 0;
+				int col = 0;
+				tui_sanitize(in.buf + sg[r].start, sg[r].end - sg[r].start, 0, &o, &len, &cap, &col);
+				int one = sg[r].end > sg[r].start &&
+					  next_char_end(in.buf, sg[r].start) >= sg[r].end;
+				if (tui_width(o, len) > w - 2 && !one)
+					fail_msg("round %d w %d row %d: '%s' is %d wide", round, w, r, o, tui_width(o, len));
+				free(o);
+			}
+			char *o = NULL;
+			size_t len = 0, cap = 0;
+			int col = 0;
+			tui_sanitize(in.buf + sg[cr].start, in.cur - sg[cr].start, 0, &o, &len, &cap, &col);
+			if (cc != tui_width(o, len))
+				fail_msg("round %d: cursor at %zu: column %d, drawn %d ('%s')", round, in.cur, cc,
+					 tui_width(o, len), o);
+			free(o);
+			if (in.cur == in.len)
+				break;
+			size_t was = in.cur;
+			tui_input_right(&in);
+			assert_true(in.cur > was);
+		}
+		tui_input_release(&in);
+	}
 }
 
 /* A paste carrying them, read in bulk whole, a byte at a time and cut at
@@ -1666,6 +1731,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste_esc_esc),
 		cmocka_unit_test(test_tui_input_many_rows),
 		cmocka_unit_test(test_tui_input_hidden),
+		cmocka_unit_test(test_tui_input_hidden_random),
 		cmocka_unit_test(test_tui_tool_elapsed),
 		cmocka_unit_test(test_tui_paste_hidden),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
