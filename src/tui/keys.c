@@ -7,7 +7,8 @@
  *   ctrl-l repaints.  During a turn: esc or ctrl-c stops it.  On an empty
  *   prompt: ctrl-c or ctrl-d quits.  A question: y, n (then a reason), a;
  *   esc or ctrl-c refuses and stops.  Inside a bracketed paste every key is
- *   text (Enter included), and a paste never answers a question.
+ *   text (Enter included, a control as itself but NUL; escape sequences
+ *   are left out), and a paste never answers a question.
  *
  *   Below them, tui_keys_read(): the bytes of a paste read in bulk, made
  *   into the same keys (keys.h).
@@ -79,10 +80,26 @@ static int edit(struct tui_input *in, const struct tui_key *k)
 
 static int blank(const char *s)
 {
-	return s[strspn(s, " \n")] == '\0';
+	return s[strspn(s, " \t\n")] == '\0';
 }
 
 static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *out);
+
+/* A control inside a paste is text, kept as pasted (the box draws it as
+ * ^X): 1 with the byte in b.  A NUL is left out: the prompt is a C
+ * string.  ESC never comes here: it starts a sequence, which a paste
+ * leaves out (keys.h; a lone one ends the paste).  A backspace key
+ * without its byte (ncurses' KEY_BACKSPACE) is no text. */
+static int pasted_control(const struct tui_key *k, char *b)
+{
+	uint32_t c = k->code == TK_CTRL ? k->ch - 96 : k->ch;
+	if (k->code == TK_CTRL && (k->ch < 97 || k->ch > 96 + 0x1f))
+		return 0;
+	if (k->code == TK_BACKSPACE && c != 8 && c != 0x7f)
+		return 0;
+	b[0] = (char)c;
+	return 1;
+}
 
 /* A paste (or typing) past the box's cap is cut: said once, until the box
  * is sent or emptied, so a prompt cut short is not sent unknowingly. */
@@ -147,6 +164,8 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 			left = tui_input_insert(in, b, utf8_enc(k->ch, b));
 		else if (k->code == TK_TEXT)
 			left = tui_input_insert(in, k->text, k->len);
+		else if ((k->code == TK_CTRL || k->code == TK_BACKSPACE) && pasted_control(k, b))
+			left = tui_input_insert(in, b, 1);
 		if (left)
 			m->pcut = 1;
 		return;
@@ -404,7 +423,7 @@ static int char_key(uint32_t cp, struct tui_key *k)
 	case '\r': k->code = TK_ENTER; return 1;
 	case '\n': k->code = TK_NEWLINE; return 1;
 	case '\t': k->code = TK_CHAR; k->ch = '\t'; return 1;
-	case 0x7f: case 8: k->code = TK_BACKSPACE; return 1;
+	case 0x7f: case 8: k->code = TK_BACKSPACE; k->ch = cp; return 1;
 	default:
 		if (cp >= 0x20)
 			return 0;

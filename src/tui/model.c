@@ -1541,12 +1541,39 @@ void tui_input_set(struct tui_input *in, const char *s)
 	tui_input_insert(in, s, strlen(s));
 }
 
+/* The box keeps what is typed or pasted byte for byte: it is what is
+ * sent, and a tab, a control or a bidi control is the user's text (a
+ * Makefile's tabs) as much as a letter; the box shows them (box_draw).
+ * Bytes that are not UTF-8 become U+FFFD each, as they are drawn; a NUL
+ * is left out (the prompt is a C string, and it would cut it).  The
+ * result is malloc'd, *len its length. */
+static char *box_text(const char *s, size_t n, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *o = NULL;
+	size_t i = 0, run = 0, cap = 0;
+	*len = 0;
+	sb_add(&o, len, &cap, "", 0);
+	while (i < n) {
+		uint32_t cp;
+		int r = utf8_decode(p + i, n - i, &cp);
+		if (r > 0 && cp != 0) {
+			i += (size_t)r;
+			continue;
+		}
+		sb_add(&o, len, &cap, s + run, i - run);
+		if (r <= 0)
+			sb_add(&o, len, &cap, "\xef\xbf\xbd", 3);
+		run = ++i;
+	}
+	sb_add(&o, len, &cap, s + run, n - run);
+	return o;
+}
+
 size_t tui_input_insert(struct tui_input *in, const char *s, size_t n)
 {
-	char *safe = NULL;
-	size_t sl = 0, sc = 0, whole;
-	int col = 0;
-	tui_sanitize(s, n, 1, &safe, &sl, &sc, &col);
+	size_t sl, whole;
+	char *safe = box_text(s, n, &sl);
 	whole = sl;
 	if (in->len + sl > TUI_MAX_INPUT) {
 		sl = utf8_cut(safe, sl, TUI_MAX_INPUT - in->len);
@@ -1597,66 +1624,102 @@ static size_t next_cp(const char *s, size_t len, size_t i)
 	return i;
 }
 
-/* The box keeps the user's text as typed (it is what is sent); a
- * character at s[i] that draws nothing (gate_hidden, after the one before
- * it) is drawn as <U+XXXX>, so a paste cannot carry text the user does
- * not see (tag characters, zero-width spaces: words to the model in the
- * user's name).  Its escape's length in columns, else 0. */
-static int box_hidden(const char *s, size_t i, uint32_t cp)
+/* Tab stops in the box: every 4 columns from its row's start, as the
+ * transcript draws a tab. */
+#define BOX_TAB 4
+
+/* The box keeps the user's text as typed (it is what is sent, box_text);
+ * it draws the character cp at s[i], at column col of its row, as its
+ * columns (returned) and, when *alt is not 0, the *alt bytes of tmp
+ * drawn instead of it:
+ *   a tab: spaces to the next tab stop;
+ *   a control (C0 but the line break, DEL): ^X;
+ *   a C1 control, a bidi control, a character that draws nothing
+ *   (gate_hidden, after the one before it): <U+XXXX>, so a paste cannot
+ *   carry text the user does not see (tag characters, zero-width
+ *   spaces: words to the model in the user's name) or turn the row's
+ *   text around;
+ *   a character with no width (wcwidth < 0, unassigned): U+FFFD. */
+static int box_draw(const char *s, size_t i, uint32_t cp, int col, char tmp[16], size_t *alt)
 {
 	uint32_t prev = 0;
+	*alt = 0;
+	if (cp == '\t') {
+		int k = BOX_TAB - col % BOX_TAB;
+		memcpy(tmp, "    ", BOX_TAB);
+		*alt = (size_t)k;
+		return k;
+	}
+	if (cp < 0x20 || cp == 0x7f) {
+		tmp[0] = '^';
+		tmp[1] = (char)(cp ^ 0x40);
+		*alt = 2;
+		return 2;
+	}
 	if (cp < 0x80)
-		return 0;
+		return 1;
 	if (cp == 0xfe0f && i > 0) {
 		size_t k = prev_cp(s, i);
 		if (utf8_decode((const unsigned char *)s + k, i - k, &prev) <= 0)
 			prev = 0;
 	}
-	if (!gate_hidden(prev, cp))
-		return 0;
-	return cp > 0xffff ? 9 : 8;
+	if (utf8_is_unsafe(cp) || gate_hidden(prev, cp)) {
+		int k = snprintf(tmp, 16, "<U+%04X>", (unsigned)cp);
+		*alt = (size_t)k;
+		return k;
+	}
+	if (wcwidth((wchar_t)cp) < 0) {
+		memcpy(tmp, "\xef\xbf\xbd", 3);
+		*alt = 3;
+		return 1;
+	}
+	return wcwidth((wchar_t)cp);
 }
 
-/* Columns of the box's character cp at s[i], as drawn. */
-static int box_cpw(const char *s, size_t i, uint32_t cp)
+/* Columns of the box's character cp at s[i], at column col, as drawn. */
+static int box_cpw(const char *s, size_t i, uint32_t cp, int col)
 {
-	int h = box_hidden(s, i, cp);
-	return h ? h : cpw(cp);
+	char tmp[16];
+	size_t alt;
+	return box_draw(s, i, cp, col, tmp, &alt);
 }
 
-/* Columns of the box's text s[a..b), as drawn. */
+/* Columns of the box's row s[a..b), as drawn. */
 static int box_width(const char *s, size_t a, size_t b)
 {
 	int w = 0;
 	while (a < b) {
 		uint32_t cp;
 		int r = utf8_decode((const unsigned char *)s + a, b - a, &cp);
-		w += r <= 0 ? 1 : box_cpw(s, a, cp);
+		w += r <= 0 ? 1 : box_cpw(s, a, cp, w);
 		a += r <= 0 ? 1 : (size_t)r;
 	}
 	return w;
 }
 
-/* The box's text s[a..b) as drawn: each hidden character as <U+XXXX>.
- * malloc'd; *n its length. */
+/* The box's row s[a..b) as drawn (box_draw).  malloc'd; *n its length. */
 static char *box_shown(const char *s, size_t a, size_t b, size_t *n)
 {
 	char *o = NULL, tmp[16];
 	size_t len = 0, cap = 0, run = a;
+	int col = 0;
 	sb_add(&o, &len, &cap, "", 0);
 	while (a < b) {
 		uint32_t cp;
-		int r = utf8_decode((const unsigned char *)s + a, b - a, &cp);
-		if (r <= 0) {
-			a++;
-			continue;
+		size_t alt = 3;
+		int r = utf8_decode((const unsigned char *)s + a, b - a, &cp), w = 1;
+		if (r > 0) {
+			w = box_draw(s, a, cp, col, tmp, &alt);
+		} else {	/* none in the box (box_text): drawn as it would be */
+			memcpy(tmp, "\xef\xbf\xbd", 3);
+			r = 1;
 		}
-		if (box_hidden(s, a, cp)) {
+		if (alt) {
 			sb_add(&o, &len, &cap, s + run, a - run);
-			int k = snprintf(tmp, sizeof(tmp), "<U+%04X>", (unsigned)cp);
-			sb_add(&o, &len, &cap, tmp, (size_t)k);
+			sb_add(&o, &len, &cap, tmp, alt);
 			run = a + (size_t)r;
 		}
+		col += w;
 		a += (size_t)r;
 	}
 	sb_add(&o, &len, &cap, s + run, b - run);
@@ -1674,7 +1737,7 @@ static int zero_width_at(const char *s, size_t len, size_t i)
 		return 0;
 	if (utf8_decode((const unsigned char *)s + i, len - i, &cp) <= 0)
 		return 0;
-	return cp != '\n' && wcwidth((wchar_t)cp) == 0 && !box_hidden(s, i, cp);
+	return cp != '\n' && box_cpw(s, i, cp, 0) == 0;
 }
 
 void tui_input_backspace(struct tui_input *in)
@@ -1744,9 +1807,10 @@ void tui_input_kill_start(struct tui_input *in)
 void tui_input_kill_word(struct tui_input *in)
 {
 	size_t i = in->cur;
-	while (i > 0 && in->buf[i - 1] == ' ')
+	/* a tab parts words as a space does */
+	while (i > 0 && (in->buf[i - 1] == ' ' || in->buf[i - 1] == '\t'))
 		i--;
-	while (i > 0 && in->buf[i - 1] != ' ' && in->buf[i - 1] != '\n')
+	while (i > 0 && in->buf[i - 1] != ' ' && in->buf[i - 1] != '\t' && in->buf[i - 1] != '\n')
 		i--;
 	input_del(in, i, in->cur);
 }
@@ -1786,7 +1850,7 @@ static int input_layout_from(const struct tui_input *in, int w, int pw, int firs
 			r = 1;
 			cp = 0xfffd;
 		}
-		int cw = box_cpw(in->buf, i, cp);
+		int cw = box_cpw(in->buf, i, cp, col);
 		if (col + cw > avail && col > 0) {
 			EMIT(rs, i);
 			rs = i;
@@ -1828,7 +1892,7 @@ int tui_input_vmove(struct tui_input *in, int w, int pw, int dir)
 			int r = utf8_decode((const unsigned char *)in->buf + i, e - i, &cp);
 			if (r <= 0)
 				r = 1;
-			int cw = r > 0 ? box_cpw(in->buf, i, cp) : 1;
+			int cw = r > 0 ? box_cpw(in->buf, i, cp, col) : 1;
 			if (col + cw > ccol)
 				break;
 			col += cw;

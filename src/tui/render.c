@@ -588,8 +588,10 @@ int render_key(struct tui_key *k, int paste)
 					drop_sequence(c2);
 			}
 		}
-		else if (c == 127 || c == 8)
+		else if (c == 127 || c == 8) {
 			k->code = TK_BACKSPACE;
+			k->ch = (uint32_t)c;	/* its byte: text inside a paste */
+		}
 		else if (c == 9) {
 			k->code = TK_CHAR;
 			k->ch = '\t';

@@ -205,6 +205,35 @@ assert said == ['run ad\u200bmin\U000e0069\U000e0067 now'], said
 else t_fail "no first screen: $(shot rp | head -5)"; fi
 tm send-keys -t rp C-d 2>/dev/null
 
+# a tab, a control and a right-to-left override, pasted: kept, drawn
+t_start tui-real-input-controls "a bracketed paste carrying a tab, a control (0x01) and U+202E is drawn in the input box with the tab as spaces to the next stop, ^A and <U+202E>, and echoed so once sent; the request carries the bytes pasted, tab and all"
+mock_sse "$TMP/hello.sse"
+real ic
+if has ic "type a prompt"; then
+	tm set-buffer -b hc "$(printf 'x\tmake \001\342\200\256gnp.exe')"
+	tm paste-buffer -p -d -b hc -t ic
+	if has ic "> x   make ^A<U+202E>gnp.exe"; then
+		tm send-keys -t ic Enter
+		wait_req 1
+		has ic " ready " >/dev/null
+		echoed=$(shot ic | grep -c '^> x   make ^A<U+202E>gnp.exe')
+		raw=$(shot ic | grep -c "$(printf '\342\200\256')")
+		tm send-keys -t ic C-d
+		rc ic >/dev/null
+		if [ "$raw" != 0 ]; then t_fail "U+202E drawn raw: $(shot ic | grep -v '^$' | tail -4)"
+		elif python3 -c "
+import json, sys
+req = json.load(open(sys.argv[1]))
+said = [b['text'] if isinstance(b, dict) else b for m in req['messages'] if m['role'] == 'user'
+        for b in (m['content'] if isinstance(m['content'], list) else [m['content']]) if not isinstance(b, dict) or b.get('type') == 'text']
+assert said == ['x\tmake \x01\u202egnp.exe'], said
+" "$D/req-1.json" 2>"$TMP/ic.why"; then
+			[ "$echoed" -ge 1 ] && t_pass || t_fail "the prompt sent is not echoed as drawn"
+		else t_fail "$(tail -1 "$TMP/ic.why")"; fi
+	else t_fail "the box as drawn: $(shot ic | grep -v '^$' | tail -4)"; fi
+else t_fail "no first screen: $(shot ic | head -5)"; fi
+tm kill-session -t ic 2>/dev/null
+
 sse_bash "$TMP/bashtrue.sse" toolu_s1 "true"
 t_start tui-real-stop-alternates "a prompt after a turn that ended on its tool results joins that user message; one stopped before its first round leaves it as it was: the roles alternate"
 mock_dir

@@ -506,9 +506,10 @@ static void test_tui_input_editing(void **state)
 	assert_int_equal(tui_input_layout(&in, 7, 2, s, 4, &cr, &cc), 3);
 	assert_int_equal(cr, 2);
 	assert_int_equal(cc, 0);
-	/* control characters typed or pasted are made visible */
+	/* control characters typed or pasted are kept (drawn as ^X:
+	 * test_tui_input_controls) */
 	tui_input_set(&in, "a\x1b" "b");
-	assert_string_equal(in.buf, "a^[b");
+	assert_string_equal(in.buf, "a\x1b" "b");
 	tui_input_release(&in);
 }
 
@@ -704,8 +705,8 @@ static const struct piece paste_pieces[] = {
 	KEY("\r", TK_ENTER, 0),
 	KEY("\n", TK_NEWLINE, 0),
 	KEY("\x01", TK_CTRL, 'a'),
-	KEY("\x7f", TK_BACKSPACE, 0),
-	KEY("\b", TK_BACKSPACE, 0),
+	KEY("\x7f", TK_BACKSPACE, 0x7f),
+	KEY("\b", TK_BACKSPACE, 8),
 	TXT("C1 \xc2\x85 bidi \xe2\x80\xae zw \xe2\x80\x8b"),
 	KEY("\033[31m", TK_NONE, 0),		/* a colour, unknown to the key table */
 	TXT("red"),
@@ -806,12 +807,12 @@ static void test_tui_keys_paste_bulk_same_as_keys(void **state)
 	struct tui_model ref, m;
 	tui_model_init(&ref, 40, 10, 0);
 	paste_keys(&ref, paste_pieces, npc);
-	/* what it is: text made safe, a tab as four spaces, line breaks */
-	assert_non_null(strstr(ref.in.buf, "caf\xc3\xa9"));
-	assert_non_null(strstr(ref.in.buf, "<U+0085> bidi <U+202E>"));
-	assert_non_null(strstr(ref.in.buf, "col    umn\n\nC1"));
-	assert_non_null(strstr(ref.in.buf, "red\n\nlast line"));
-	assert_null(strchr(ref.in.buf, '\033'));
+	/* what it is: the text as pasted, tabs, controls, C1 and bidi
+	 * controls included (the box draws them); Enter a line break; the
+	 * escape sequences left out, ESC with them */
+	assert_string_equal(ref.in.buf, "plain text, caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xf0\x9f\x99\x82 e\xcc\x81"
+			    "\tcol\tumn\n\n\x01\x7f\b" "C1 \xc2\x85 bidi \xe2\x80\xae zw \xe2\x80\x8b"
+			    "red\n\nlast line");
 
 	/* at once */
 	tui_model_init(&m, 40, 10, 0);
@@ -1082,7 +1083,8 @@ static void test_tui_input_hidden_random(void **state)
 	(void)state;
 	static const char *const atoms[] = {
 		"a", "b", " ", "\n", ZWSP, TAG_A, "\xe6\xbc\xa2", "e\xcc\x81", "\xe2\x9a\xa0\xef\xb8\x8f",
-		"\xef\xb8\x8f", "\xe2\x80\x8d", "\xef\xbb\xbf",
+		"\xef\xb8\x8f", "\xe2\x80\x8d", "\xef\xbb\xbf", "\t", "\t", "\x01", "\x1b", "\x7f", "\xc2\x85",
+		"\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x80\x8f", "\xd8\x9c",
 	};
 	struct tui_seg sg[256];
 	srand(17);
@@ -1124,6 +1126,15 @@ static void test_tui_input_hidden_random(void **state)
 			tui_input_right(&in);
 			assert_true(in.cur > was);
 		}
+		/* Backspace deletes one character, whole, from the end */
+		while (in.len) {
+			size_t was = in.len, k = was - 1;
+			while (k > 0 && ((unsigned char)buf[k] & 0xc0) == 0x80)
+				k--;
+			tui_input_backspace(&in);
+			assert_int_equal(in.len, k);
+			assert_memory_equal(in.buf, buf, k);
+		}
 		tui_input_release(&in);
 	}
 }
@@ -1153,6 +1164,164 @@ static void test_tui_paste_hidden(void **state)
 		if (!r || strcmp(r, want) != 0)
 			fail_msg("way %d: '%s'", way, r ? r : "(none)");
 		free(r);
+		tui_model_release(&m);
+	}
+}
+
+#define RLO "\xe2\x80\xae"
+#define LRI "\xe2\x81\xa6"
+
+/* Tabs, controls and bidi controls typed or pasted are the user's text:
+ * the box keeps them byte for byte (a Makefile's tabs reach the model)
+ * and draws them: a tab as spaces to the next stop of 4 from the row's
+ * start, a control as ^X, C1 and bidi controls as <U+XXXX>.  The cursor,
+ * the wrap, Left/Right, Backspace, Up/Down, the box's height, the prompt
+ * sent, history and the transcript's echo go by that.  Before, the box
+ * rewrote them as it took them: a tab became four spaces, U+202E the
+ * text "<U+202E>", and that was sent. */
+static void test_tui_input_controls(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	struct tui_act a;
+	const char text[] = "all:\n\tcc -o x\tx.c\x01" RLO "z";
+	tui_model_init(&m, 40, 12, 0);
+	tui_input_set(&m.in, text);
+	assert_string_equal(m.in.buf, text);
+	char *s = screen(&m);
+	/* the tab at 0 to 4; "cc -o x" to 11, its tab to 12 */
+	assert_non_null(strstr(s, "> all:\n      cc -o x x.c^A<U+202E>z\n"));
+	free(s);
+	assert_int_equal(cursor_x(&m), 2 + 26);
+	/* Left steps over each whole; the cursor's column is as drawn */
+	tui_input_left(&m.in);
+	tui_input_left(&m.in);
+	assert_int_equal(cursor_x(&m), 2 + 17);
+	tui_input_left(&m.in);
+	assert_int_equal(cursor_x(&m), 2 + 15);
+	for (int i = 0; i < 4; i++)
+		tui_input_left(&m.in);
+	assert_int_equal(cursor_x(&m), 2 + 11);	/* after the x before the tab */
+	tui_input_right(&m.in);
+	assert_int_equal(cursor_x(&m), 2 + 12);
+	/* one Backspace deletes the tab: "x.c" moves to the column after x */
+	tui_input_backspace(&m.in);
+	assert_string_equal(m.in.buf, "all:\n\tcc -o xx.c\x01" RLO "z");
+	assert_int_equal(cursor_x(&m), 2 + 11);
+	tui_input_end(&m.in);
+	tui_input_backspace(&m.in);
+	tui_input_backspace(&m.in);
+	assert_string_equal(m.in.buf, "all:\n\tcc -o xx.c\x01");
+	tui_input_backspace(&m.in);
+	assert_string_equal(m.in.buf, "all:\n\tcc -o xx.c");
+	/* Up keeps the column as drawn: from after the tab (4) to after "all:" */
+	tui_input_home(&m.in);
+	tui_input_right(&m.in);
+	assert_int_equal(tui_input_vmove(&m.in, 40, 2, -1), 1);
+	assert_int_equal(m.in.cur, 4);
+	assert_int_equal(tui_input_vmove(&m.in, 40, 2, 1), 1);
+	assert_int_equal(m.in.cur, 6);
+
+	/* the wrap and the box's height: tab stops count from each row's
+	 * start; a tab that does not fit goes to the next row */
+	struct tui_seg sg[8];
+	int cr, cc;
+	tui_input_set(&m.in, "abcde\t\tfg" LRI "h");
+	/* 10 columns: "abcde" + tab to 8, a tab to 12 does not fit */
+	assert_int_equal(tui_input_layout(&m.in, 12, 2, sg, 8, &cr, &cc), 3);
+	assert_int_equal(sg[0].end, 6);
+	assert_int_equal(sg[1].start, 6);
+	assert_int_equal(sg[1].end, 9);		/* tab (4), fg: <U+2066> is 8 */
+	assert_int_equal(cr, 2);
+	assert_int_equal(cc, 9);
+
+	/* sent as typed, recalled as sent, echoed visibly */
+	tui_input_set(&m.in, text);
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	assert_string_equal(a.prompt, text);
+	tui_model_user(&m, a.prompt, 0);
+	free(a.prompt);
+	assert_string_equal(m.in.buf, "");
+	assert_int_equal(tui_model_history(&m, -1), 1);
+	assert_string_equal(m.in.buf, text);
+	char *t = tui_model_transcript(&m);
+	assert_non_null(strstr(t, "    cc -o x x.c^A<U+202E>z\n"));
+	assert_null(strchr(t, '\t'));
+	assert_null(strstr(t, RLO));
+	assert_null(strchr(t, '\x01'));
+	free(t);
+	/* ctrl-w: a tab parts words as a space does */
+	tui_input_set(&m.in, "a\tb\t");
+	tui_input_kill_word(&m.in);
+	assert_string_equal(m.in.buf, "a\t");
+	/* a blank prompt of tabs is not sent, as one of spaces */
+	tui_model_turn_done(&m);
+	assert_int_equal(m.busy, 0);
+	tui_input_set(&m.in, "\t \n\t");
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	tui_input_set(&m.in, "\tx");
+	key(&m, TK_ENTER, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	assert_string_equal(a.prompt, "\tx");
+	free(a.prompt);
+	/* typed: a tab and a C1 control (get_wch) are kept */
+	tui_input_set(&m.in, "");
+	key(&m, TK_CHAR, '\t', &a);
+	key(&m, TK_CHAR, 0x85, &a);
+	assert_string_equal(m.in.buf, "\t\xc2\x85");
+	/* not UTF-8: U+FFFD each, as drawn; a NUL left out */
+	tui_input_set(&m.in, "");
+	tui_input_insert(&m.in, "a\xff" "b\0c\x1b", 6);
+	assert_string_equal(m.in.buf, "a\xef\xbf\xbd" "bc\x1b");
+	s = screen(&m);
+	assert_non_null(strstr(s, "\n> a\xef\xbf\xbd" "bc^[\n"));
+	free(s);
+	tui_model_release(&m);
+}
+
+/* Random pastes of tabs, controls, bidi controls, line breaks and text,
+ * read in bulk whole, a byte at a time and cut at random: Enter sends
+ * them byte for byte, and the box drew every row within its width. */
+static void test_tui_paste_exact(void **state)
+{
+	(void)state;
+	static const char *const atoms[] = {
+		"a", "Z", " ", "\t", "\n", "\x01", "\x7f", "\b", "\x1f", "\xc2\x85", "\xc2\x9b", RLO, LRI,
+		"\xe2\x80\x8e", "\xd8\x9c", "\xe2\x81\xa9", ZWSP, "\xe6\xbc\xa2", "caf\xc3\xa9", "e\xcc\x81",
+	};
+	size_t cuts[4096];
+	srand(23);
+	for (int round = 0; round < 150; round++) {
+		char buf[1024] = "x";	/* not blank, so Enter sends */
+		int natoms = 1 + rand() % 60;
+		for (int i = 0; i < natoms; i++)
+			strcat(buf, atoms[rand() % (int)(sizeof(atoms) / sizeof(atoms[0]))]);
+		size_t n = strlen(buf), nc = 0, at = 0;
+		int way = round % 3;
+		if (way == 1)
+			for (at = 1; at < n + 6; at++)
+				cuts[nc++] = at;
+		else if (way == 2)
+			while ((at += 1 + (size_t)rand() % 9) < n + 6)
+				cuts[nc++] = at;
+		struct tui_model m;
+		struct tui_act a;
+		tui_model_init(&m, 4 + rand() % 40, 40, 0);
+		paste_bulk(&m, buf, n, cuts, nc);
+		if (strcmp(m.in.buf, buf) != 0)
+			fail_msg("round %d way %d: the box holds '%s', pasted '%s'", round, way, m.in.buf, buf);
+		char *s = screen(&m);
+		for (const char *p = s; *p; p++)
+			if ((unsigned char)*p < 0x20 && *p != '\n')
+				fail_msg("round %d: a control drawn raw: '%s'", round, s);
+		assert_null(strstr(s, RLO));
+		free(s);
+		key(&m, TK_ENTER, 0, &a);
+		assert_int_equal(a.act, TACT_SEND);
+		assert_string_equal(a.prompt, buf);
+		free(a.prompt);
 		tui_model_release(&m);
 	}
 }
@@ -1734,6 +1903,8 @@ int main(void)
 		cmocka_unit_test(test_tui_input_hidden_random),
 		cmocka_unit_test(test_tui_tool_elapsed),
 		cmocka_unit_test(test_tui_paste_hidden),
+		cmocka_unit_test(test_tui_input_controls),
+		cmocka_unit_test(test_tui_paste_exact),
 		cmocka_unit_test(test_tui_rows_fit_narrow),
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
