@@ -342,6 +342,17 @@ static int char_byte(struct tui_keyrd *rd, unsigned char c, uint32_t *cp)
 	return 1;
 }
 
+/* char_byte for the byte at *off, which it moves past the byte when the
+ * byte was taken: 0 when the character is not whole yet, else 1 with *cp
+ * (U+FFFD for held bytes that start none, c then left to be read again). */
+static int char_step(struct tui_keyrd *rd, unsigned char c, size_t *off, uint32_t *cp)
+{
+	int r = char_byte(rd, c, cp);
+	if (r != 2)
+		(*off)++;
+	return r != 0;
+}
+
 /* The key a whole CSI or SS3 sequence (seq) is inside a paste. */
 static enum tui_keycode sequence_key(const struct tui_keyrd *rd)
 {
@@ -454,13 +465,8 @@ int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t
 		if (rd->skip) {
 			/* a character after ESC or inside a sequence: the key
 			 * ends with it, whole (ncurses reads characters) */
-			int r = char_byte(rd, c, &cp);
-			if (r == 0) {
-				(*off)++;
+			if (!char_step(rd, c, off, &cp))
 				continue;
-			}
-			if (r == 1)
-				(*off)++;
 			rd->skip = 0;
 			k->code = TK_NONE;
 			return 1;
@@ -490,13 +496,8 @@ int tui_keys_read(struct tui_keyrd *rd, const unsigned char *b, size_t n, size_t
 		 * buffer could overflow */
 		if (tlen && ((rd->nseq == 0 && (c < 0x20 || c == 0x7f)) || tlen + 8 > sizeof(rd->text)))
 			break;
-		int r = char_byte(rd, c, &cp);
-		if (r == 0) {
-			(*off)++;
+		if (!char_step(rd, c, off, &cp))
 			continue;
-		}
-		if (r == 1)
-			(*off)++;
 		if (cp == 0x1b) {
 			rd->seq[0] = 0x1b;
 			rd->nseq = 1;
