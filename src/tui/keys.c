@@ -122,6 +122,7 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 	if (k->code == TK_PASTE_START) {
 		m->paste = 1;
 		m->pcut = 0;
+		m->pcr = 0;
 		if (m->q == TQ_ASK && k->ms)
 			m->qquiet = k->ms + APPROVE_RECOVER_MS;
 		return;
@@ -144,6 +145,14 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 	if (m->paste && k->code == TK_ESC)
 		m->paste = 0;
 	if (m->paste) {
+		/* CR LF (a Windows file, most web pages) is one line break,
+		 * as a CR alone is: the two bytes side by side, each a key
+		 * of its own (ch its byte; keypad Enter and alt-Enter have
+		 * none) */
+		int crlf = m->pcr && k->code == TK_NEWLINE && k->ch == '\n';
+		m->pcr = k->code == TK_ENTER && k->ch == '\r';
+		if (crlf)
+			return;
 		if (m->q == TQ_ASK) {
 			if (k->ms)
 				m->qquiet = k->ms + APPROVE_RECOVER_MS;
@@ -431,8 +440,8 @@ static void finish(struct tui_keyrd *rd, int mode, struct tui_key *k, size_t *tl
 static int char_key(uint32_t cp, struct tui_key *k)
 {
 	switch (cp) {
-	case '\r': k->code = TK_ENTER; return 1;
-	case '\n': k->code = TK_NEWLINE; return 1;
+	case '\r': k->code = TK_ENTER; k->ch = cp; return 1;
+	case '\n': k->code = TK_NEWLINE; k->ch = cp; return 1;
 	case '\t': k->code = TK_CHAR; k->ch = '\t'; return 1;
 	case 0x7f: case 8: k->code = TK_BACKSPACE; k->ch = cp; return 1;
 	default:

@@ -26,7 +26,8 @@ enum tui_keycode {
 
 struct tui_key {
 	enum tui_keycode code;
-	uint32_t ch;		/* TK_CHAR: the character; TK_CTRL: the control + 96 (a..z); TK_BACKSPACE: its byte (8, 0x7f) or 0 */
+	uint32_t ch;		/* TK_CHAR: the character; TK_CTRL: the control + 96 (a..z); TK_BACKSPACE: its byte (8, 0x7f) or 0;
+				   TK_ENTER, TK_NEWLINE: its byte ('\r', '\n') or 0 (keypad Enter, alt-Enter) */
 	uint64_t ms;		/* when it was read (monotonic ms; 0: not known) */
 	int burst;		/* more input was already waiting behind it (set
 				   for TK_CHAR at a question, TK_PASTE_END and

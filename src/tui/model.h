@@ -135,6 +135,9 @@ struct tui_model {
 					   end marker with input behind it (keys.c) */
 	int pcut;			/* this paste reached the box's cap: the
 					   rest of it is left out */
+	int pcr;			/* the last key of this paste was a CR
+					   byte: an LF right after it is the
+					   same line break (keys.c) */
 
 	/* question */
 	enum tui_qstate q;

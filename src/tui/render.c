@@ -565,11 +565,10 @@ int render_key(struct tui_key *k, int paste)
 	if (r == ERR)
 		return 0;
 	if (r == OK) {
-		if (c == 13)
-			k->code = TK_ENTER;
-		else if (c == 10)
-			k->code = TK_NEWLINE;
-		else if (c == 27) {
+		if (c == 13 || c == 10) {
+			k->code = c == 13 ? TK_ENTER : TK_NEWLINE;
+			k->ch = (uint32_t)c;	/* its byte: CR LF is one line break in a paste */
+		} else if (c == 27) {
 			/* escape with a key right behind it (ncurses already
 			 * waited ESCDELAY for it) is alt+key, not a lone escape:
 			 * ignored, so alt-b in a turn does not stop it */

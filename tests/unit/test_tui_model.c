@@ -702,8 +702,8 @@ static const struct piece paste_pieces[] = {
 	TXT("plain text, caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xf0\x9f\x99\x82 e\xcc\x81"),
 	KEY("\t", TK_CHAR, '\t'),
 	TXT("col\tumn"),
-	KEY("\r", TK_ENTER, 0),
-	KEY("\n", TK_NEWLINE, 0),
+	KEY("\r", TK_ENTER, '\r'),
+	KEY("\n", TK_NEWLINE, '\n'),
 	KEY("\x01", TK_CTRL, 'a'),
 	KEY("\x7f", TK_BACKSPACE, 0x7f),
 	KEY("\b", TK_BACKSPACE, 8),
@@ -808,10 +808,10 @@ static void test_tui_keys_paste_bulk_same_as_keys(void **state)
 	tui_model_init(&ref, 40, 10, 0);
 	paste_keys(&ref, paste_pieces, npc);
 	/* what it is: the text as pasted, tabs, controls, C1 and bidi
-	 * controls included (the box draws them); Enter a line break; the
-	 * escape sequences left out, ESC with them */
+	 * controls included (the box draws them); Enter a line break, CR LF
+	 * one; the escape sequences left out, ESC with them */
 	assert_string_equal(ref.in.buf, "plain text, caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97 \xf0\x9f\x99\x82 e\xcc\x81"
-			    "\tcol\tumn\n\n\x01\x7f\b" "C1 \xc2\x85 bidi \xe2\x80\xae zw \xe2\x80\x8b"
+			    "\tcol\tumn\n\x01\x7f\b" "C1 \xc2\x85 bidi \xe2\x80\xae zw \xe2\x80\x8b"
 			    "red\n\nlast line");
 
 	/* at once */
@@ -917,6 +917,70 @@ static void test_tui_keys_paste_esc_esc(void **state)
 			tui_model_release(&m);
 		}
 	}
+}
+
+/* A pasted CR LF (a Windows file, many web pages) is one line break in the
+ * box, and a CR alone one too; before, CR LF was two.  Only the two bytes
+ * side by side: keypad Enter then alt-Enter, or LF CR, stay two.  Read
+ * whole, a byte at a time and cut at random, and one key at a time as
+ * render_key makes them. */
+static void test_tui_keys_paste_crlf(void **state)
+{
+	(void)state;
+	static const struct { const char *s, *box; } c[] = {
+		{ "a\r\nb", "a\nb" },
+		{ "a\rb", "a\nb" },
+		{ "a\r\n\r\nb\r\n", "a\n\nb\n" },
+		{ "a\r\r\nb", "a\n\nb" },
+		{ "a\n\rb", "a\n\nb" },
+		{ "a\r\033[31m\nb", "a\n\nb" },		/* a sequence between */
+		{ "a\033OM\033\nb", "a\n\nb" },		/* keypad Enter, alt-Enter */
+		{ "\r\n\xc3\xa9\r\n", "\n\xc3\xa9\n" },
+	};
+	size_t cuts[64];
+	srand(5);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = strlen(c[i].s);
+		for (int way = 0; way < 40; way++) {
+			size_t nc = 0;
+			if (way == 1)
+				for (size_t j = 1; j < n + 6; j++)
+					cuts[nc++] = j;
+			else if (way > 1)
+				for (size_t at = 0; (at += 1 + (size_t)rand() % 4) < n + 6;)
+					cuts[nc++] = at;
+			struct tui_model m;
+			tui_model_init(&m, 40, 10, 0);
+			paste_bulk(&m, c[i].s, n, cuts, nc);
+			if (strcmp(m.in.buf, c[i].box) != 0)
+				fail_msg("case %zu way %d: box '%s'", i, way, m.in.buf);
+			tui_model_release(&m);
+		}
+	}
+	/* the key path: CR and LF as render_key reads them (ch their byte) */
+	static const struct piece crlf[] = {
+		TXT("a"), KEY("\r", TK_ENTER, '\r'), KEY("\n", TK_NEWLINE, '\n'), TXT("b"),
+		KEY("\r", TK_ENTER, '\r'), TXT("c"), KEY("\033OM", TK_ENTER, 0), KEY("\033\r", TK_NEWLINE, 0),
+	};
+	struct tui_model m;
+	tui_model_init(&m, 40, 10, 0);
+	paste_keys(&m, crlf, sizeof(crlf) / sizeof(crlf[0]));
+	assert_string_equal(m.in.buf, "a\nb\nc\n\n");
+	/* the end of one paste and the start of the next are not joined */
+	paste_bulk(&m, "\r", 1, NULL, 0);
+	paste_bulk(&m, "\nd", 2, NULL, 0);
+	assert_string_equal(m.in.buf, "a\nb\nc\n\n\n\nd");
+	tui_model_release(&m);
+	/* in a refusal's reason a line break is a space: CR LF one */
+	tui_model_init(&m, 40, 10, 0);
+	question(&m, 0);
+	struct tui_act a;
+	struct tui_key n = { TK_CHAR, 'n', 9000, 0 };
+	tui_keys_apply(&m, &n, &a);
+	assert_int_equal(m.q, TQ_REASON);
+	paste_bulk(&m, "too\r\nrisky\rnow", 15, NULL, 0);
+	assert_string_equal(m.reason.buf, "too risky now");
+	tui_model_release(&m);
 }
 
 /* Read all of s (mode 1) in chunks of step bytes, then the escape delay
@@ -1359,13 +1423,13 @@ static void test_tui_keys_paste_bulk_question_invalid(void **state)
 	assert_int_equal(m.q, TQ_ASK);
 	assert_true(m.qquiet >= 5000 + APPROVE_RECOVER_MS);
 	assert_string_equal(m.in.buf, "");
-	/* the reason: a line break is a space */
+	/* the reason: a line break is a space (CR LF one) */
 	struct tui_act a;
 	struct tui_key n = { TK_CHAR, 'n', 9000, 0 };
 	tui_keys_apply(&m, &n, &a);
 	assert_int_equal(m.q, TQ_REASON);
 	bulk_read_all(&m, &rd, "too\r\nrisky\033[201~", 16, 3, 9000);
-	assert_string_equal(m.reason.buf, "too  risky");
+	assert_string_equal(m.reason.buf, "too risky");
 	tui_model_release(&m);
 
 	/* escape keys as render_key reads those the key table does not
@@ -1896,6 +1960,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_paste_fake_end),
 		cmocka_unit_test(test_tui_keys_paste_too_long),
 		cmocka_unit_test(test_tui_keys_paste_bulk_same_as_keys),
+		cmocka_unit_test(test_tui_keys_paste_crlf),
 		cmocka_unit_test(test_tui_keys_paste_bulk_question_invalid),
 		cmocka_unit_test(test_tui_keys_paste_esc_esc),
 		cmocka_unit_test(test_tui_input_many_rows),
