@@ -78,7 +78,7 @@ static uint32_t last_drawn(const char *out, size_t len)
 	return cp;
 }
 
-void tui_sanitize(const char *s, size_t n, int input, char **out, size_t *len, size_t *cap, int *col)
+void tui_sanitize(const char *s, size_t n, char **out, size_t *len, size_t *cap, int *col)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -95,25 +95,17 @@ void tui_sanitize(const char *s, size_t n, int input, char **out, size_t *len, s
 			i += 1;
 			continue;
 		}
-		if (cp == '\n') {
-			if (input) {
-				sb_add(out, len, cap, "\n", 1);
-				*col = 0;
-			} else {
-				sb_add(out, len, cap, "^J", 2);
-				*col += 2;
-			}
-		} else if (cp == '\t') {
+		if (cp == '\t') {
 			int k = 4 - (*col % 4);
 			sb_add(out, len, cap, "    ", (size_t)k);
 			*col += k;
-		} else if (cp < 0x20 || cp == 0x7f) {
+		} else if (cp < 0x20 || cp == 0x7f) {	/* \n too: ^J */
 			tmp[0] = '^';
 			tmp[1] = (char)(cp ^ 0x40);
 			sb_add(out, len, cap, tmp, 2);
 			*col += 2;
 		} else if (utf8_is_unsafe(cp) ||	/* C1 or bidi: C0 and DEL above */
-			   (!input && cp >= 0x80 && gate_hidden(cp == 0xfe0f ? last_drawn(*out, *len) : 0, cp))) {
+			   (cp >= 0x80 && gate_hidden(cp == 0xfe0f ? last_drawn(*out, *len) : 0, cp))) {
 			int k = snprintf(tmp, sizeof(tmp), "<U+%04X>", (unsigned)cp);
 			sb_add(out, len, cap, tmp, (size_t)k);
 			*col += k;
@@ -286,7 +278,7 @@ static void line_set(struct tui_model *m, struct tui_line *l, const char *s)
 	m->bytes -= l->len;
 	l->len = 0;
 	int col = 0;
-	tui_sanitize(s, strlen(s), 0, &l->text, &l->len, &l->cap, &col);
+	tui_sanitize(s, strlen(s), &l->text, &l->len, &l->cap, &col);
 	m->bytes += l->len;
 	l->rows_w = 0;
 }
@@ -384,7 +376,7 @@ static void stream_piece(struct tui_model *m, int kind, const char *s, size_t n)
 			continue;
 		}
 		size_t before = l->len;
-		tui_sanitize(s, take, 0, &l->text, &l->len, &l->cap, &m->stream_col);
+		tui_sanitize(s, take, &l->text, &l->len, &l->cap, &m->stream_col);
 		m->bytes += l->len - before;
 		l->rows_w = 0;
 		s += take;
@@ -449,7 +441,7 @@ static void push_text(struct tui_model *m, int kind, const char *s)
 			k = utf8_cut(s, k, TUI_MAX_LINE_BYTES);
 		struct tui_line *l = push_line(m, kind);
 		int col = 0;
-		tui_sanitize(s, k, 0, &l->text, &l->len, &l->cap, &col);
+		tui_sanitize(s, k, &l->text, &l->len, &l->cap, &col);
 		m->bytes += l->len;
 		s = split || !nl ? s + k : nl + 1;
 	} while (*s);
@@ -565,7 +557,7 @@ static void tool_result(struct tui_model *m, const struct turn_event *ev, uint64
 				k = utf8_cut(s, k, TUI_MAX_LINE_BYTES);	/* not inside a character */
 			struct tui_line *l = insert_line(m, at++, TL_TOOLOUT);
 			int col = 0;
-			tui_sanitize(s, k, 0, &l->text, &l->len, &l->cap, &col);
+			tui_sanitize(s, k, &l->text, &l->len, &l->cap, &col);
 			m->bytes += l->len;
 			l->fold = (uint32_t)t->nout++;
 			used += k;
@@ -650,7 +642,7 @@ static void set_str(char **dst, const char *s)
 	char *o = NULL;
 	size_t len = 0, cap = 0;
 	int col = 0;
-	tui_sanitize(s, strlen(s), 0, &o, &len, &cap, &col);
+	tui_sanitize(s, strlen(s), &o, &len, &cap, &col);
 	*dst = o;
 }
 
@@ -1366,7 +1358,7 @@ void tui_model_question(struct tui_model *m, const struct approval_question *q)
 		char *o = NULL;
 		size_t len = 0, cap = 0;
 		int col = 0;
-		tui_sanitize(lines.v[i], strlen(lines.v[i]), 0, &o, &len, &cap, &col);
+		tui_sanitize(lines.v[i], strlen(lines.v[i]), &o, &len, &cap, &col);
 		m->qtext[i] = o;
 	}
 	m->nq = lines.n;

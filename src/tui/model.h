@@ -223,13 +223,12 @@ int tui_model_history(struct tui_model *m, int dir);
 /* ---- pure helpers, exposed for tests ---- */
 
 /* Make text safe to draw: invalid UTF-8 -> U+FFFD, C0/C1 controls -> ^X or
- * <U+XXXX>, bidi controls -> <U+XXXX>, unprintable -> U+FFFD, tab -> spaces
- * to the next multiple of 4 from *col.  input: the input box's text (the
- * user's own, sent as it is): newline kept; else newline as ^J and the
+ * <U+XXXX> (newline too, as ^J), bidi controls -> <U+XXXX>, the
  * characters that draw nothing (gate_hidden, after the last character
- * already in *out) as <U+XXXX>, as the approval question shows them.
- * Appends to *out (xrealloc'd, len/cap); *col advances by columns. */
-void tui_sanitize(const char *s, size_t n, int input, char **out, size_t *len, size_t *cap, int *col);
+ * already in *out) -> <U+XXXX> as the approval question shows them,
+ * unprintable -> U+FFFD, tab -> spaces to the next multiple of 4 from
+ * *col.  Appends to *out (xrealloc'd, len/cap); *col advances by columns. */
+void tui_sanitize(const char *s, size_t n, char **out, size_t *len, size_t *cap, int *col);
 
 /* Columns of a safe UTF-8 string; tui_cut: bytes of s that fit in w. */
 int tui_width(const char *s, size_t n);

@@ -112,14 +112,14 @@ static void test_tui_sanitize_controls(void **state)
 	size_t len = 0, cap = 0;
 	int col = 0;
 	const char in[] = "a\x1b[31mb\xe2\x80\xae" "c\xff\t|\xc2\x85";
-	tui_sanitize(in, sizeof(in) - 1, 0, &o, &len, &cap, &col);
+	tui_sanitize(in, sizeof(in) - 1, &o, &len, &cap, &col);
 	assert_string_equal(o, "a^[[31mb<U+202E>c\xef\xbf\xbd  |<U+0085>");	/* tab to column 20 */
 	assert_null(strchr(o, 0x1b));
 	free(o);
 	o = NULL;
 	len = cap = 0;
 	col = 0;
-	tui_sanitize("x\ny", 3, 0, &o, &len, &cap, &col);
+	tui_sanitize("x\ny", 3, &o, &len, &cap, &col);
 	assert_string_equal(o, "x^Jy");
 	free(o);
 }
@@ -128,8 +128,7 @@ static void test_tui_sanitize_controls(void **state)
  * the approval question shows them (gate_hidden): before, "ad\u200bmin"
  * read as "admin" and a message in tag characters read as nothing.  One
  * emoji presentation selector after a symbol is drawn; a second one, one
- * after a letter, and the joiner are shown.  The input box (the user's
- * own text, sent as typed) keeps them. */
+ * after a letter, and the joiner are shown. */
 static void test_tui_sanitize_hidden(void **state)
 {
 	(void)state;
@@ -149,17 +148,11 @@ static void test_tui_sanitize_hidden(void **state)
 		char *o = NULL;
 		size_t len = 0, cap = 0;
 		int col = 0;
-		tui_sanitize(c[k].in, strlen(c[k].in), 0, &o, &len, &cap, &col);
+		tui_sanitize(c[k].in, strlen(c[k].in), &o, &len, &cap, &col);
 		assert_string_equal(o, c[k].want);
 		assert_int_equal(col, tui_width(o, len));
 		free(o);
 	}
-	char *o = NULL;
-	size_t len = 0, cap = 0;
-	int col = 0;
-	tui_sanitize("ad\xe2\x80\x8bmin", 8, 1, &o, &len, &cap, &col);
-	assert_string_equal(o, "ad\xe2\x80\x8bmin");
-	free(o);
 }
 
 /* The same through the model's stream, the answer whole, a byte at a
@@ -1169,7 +1162,7 @@ static void test_tui_input_hidden_random(void **state)
 				char *o = NULL;
 				size_t len = 0, cap = 0;
 				int col = 0;
-				tui_sanitize(in.buf + sg[r].start, sg[r].end - sg[r].start, 0, &o, &len, &cap, &col);
+				tui_sanitize(in.buf + sg[r].start, sg[r].end - sg[r].start, &o, &len, &cap, &col);
 				int one = sg[r].end > sg[r].start &&
 					  next_char_end(in.buf, sg[r].start) >= sg[r].end;
 				if (tui_width(o, len) > w - 2 && !one)
@@ -1179,7 +1172,7 @@ static void test_tui_input_hidden_random(void **state)
 			char *o = NULL;
 			size_t len = 0, cap = 0;
 			int col = 0;
-			tui_sanitize(in.buf + sg[cr].start, in.cur - sg[cr].start, 0, &o, &len, &cap, &col);
+			tui_sanitize(in.buf + sg[cr].start, in.cur - sg[cr].start, &o, &len, &cap, &col);
 			if (cc != tui_width(o, len))
 				fail_msg("round %d: cursor at %zu: column %d, drawn %d ('%s')", round, in.cur, cc,
 					 tui_width(o, len), o);
