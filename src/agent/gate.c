@@ -312,6 +312,50 @@ char *gate_show_hidden(const char *s, size_t n, uint32_t *prev, size_t *len)
 	return b.s;
 }
 
+/*
+ * Printed JSON for a terminal: each character that draws nothing
+ * (gate_hidden: a zero-width space, tag characters, a stray selector) as
+ * the JSON escape \uXXXX, a surrogate pair past U+FFFF, so what the user
+ * sees holds all of the text and parses to the same.  Outside
+ * its strings printed JSON is ASCII.  malloc'd.
+ */
+static char *json_show_hidden(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, len = 0;
+	char *o = xmalloc(n * 3 + 1);	/* 4 bytes become 12 at most */
+	uint32_t prev = 0;
+	while (i < n) {
+		uint32_t cp = u[i];
+		int l = u[i] < 0x80 ? 1 : utf8_decode(u + i, n - i, &cp);
+		if (l <= 0) {	/* left to utf8_term_write_json */
+			o[len++] = s[i++];
+			prev = 0xfffd;
+			continue;
+		}
+		if (!gate_hidden(prev, cp)) {
+			memcpy(o + len, s + i, (size_t)l);
+			len += (size_t)l;
+		} else if (cp < 0x10000) {
+			len += (size_t)sprintf(o + len, "\\u%04x", (unsigned)cp);
+		} else {
+			len += (size_t)sprintf(o + len, "\\u%04x\\u%04x", (unsigned)(0xd800 + ((cp - 0x10000) >> 10)),
+					       (unsigned)(0xdc00 + ((cp - 0x10000) & 0x3ff)));
+		}
+		prev = cp;
+		i += (size_t)l;
+	}
+	o[len] = '\0';
+	return o;
+}
+
+void gate_term_write_json(FILE *f, const char *json)
+{
+	char *v = json_show_hidden(json);
+	utf8_term_write_json(f, v);
+	free(v);
+}
+
 #define NO_EOF_NEWLINE "\\ No newline at end of file\n"
 
 /* A line of the diff cut at max characters (0: whole), the cut marked:

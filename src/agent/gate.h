@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "agent/turn.h"
 
@@ -88,6 +89,16 @@ int gate_hidden(uint32_t prev, uint32_t cp);
  * of s (text that comes in pieces).  malloc'd, NUL-terminated; *len set.
  */
 char *gate_show_hidden(const char *s, size_t n, uint32_t *prev, size_t *len);
+
+/*
+ * Printed JSON (json, whole) to f for a terminal: each character
+ * gate_hidden names as the JSON escape \uXXXX (a surrogate pair past
+ * U+FFFF), then utf8_term_write_json (the C1 and bidi controls and DEL
+ * escaped too, a byte that is not UTF-8 \ufffd), so what the user sees
+ * holds all of it and parses to the same text.  agent-run's --output
+ * jsonl and `sandbx tool` on a terminal.
+ */
+void gate_term_write_json(FILE *f, const char *json);
 
 /*
  * Make s safe to show on a terminal: control characters as \xNN (\n and

@@ -11,10 +11,26 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/gate.h"
 #include "cli/cli.h"
 #include "store/session.h"
 #include "util/log.h"
 #include "util/utf8.h"
+
+/* Text of a session file's (its first prompt, or what could not be read
+ * in it: a record type is quoted there) for the listing, to a terminal or
+ * a pager alike: the characters that draw nothing as <U+XXXX>, as the
+ * screen and agent-run show the model's (gate.h), controls and bidi
+ * controls made visible (utf8.h), so a title cannot hide a word or send
+ * the terminal an escape sequence. */
+static void show(const char *s)
+{
+	uint32_t prev = 0;
+	size_t n;
+	char *v = gate_show_hidden(s, strlen(s), &prev, &n);
+	utf8_term_write(stdout, v, n, 1);
+	free(v);
+}
 
 int cli_sessions(struct cli_opts *o)
 {
@@ -50,7 +66,9 @@ int cli_sessions(struct cli_opts *o)
 	printf("%-10s %-16s %6s  %s\n", "ID", "STARTED", "TURNS", "FIRST PROMPT");
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].error) {
-			utf8_term_printf(stdout, "%-10s %-16s %6s  (unreadable: %s)\n", v[i].id, "-", "-", v[i].error);
+			printf("%-10s %-16s %6s  (unreadable: ", v[i].id, "-", "-");
+			show(v[i].error);
+			printf(")\n");
 			continue;
 		}
 		char when[32] = "-";
@@ -65,10 +83,11 @@ int cli_sessions(struct cli_opts *o)
 		else
 			uncounted = 1;
 		printf("%-10s %-16s %5s%c  ", v[i].id, when, turns, v[i].cut_short ? '*' : ' ');
-		/* Whoever wrote the prompt: bidi controls and bytes that are
-		 * not UTF-8 are shown, not obeyed, like the answer's. */
+		/* Whoever wrote the prompt: bidi controls, characters that
+		 * draw nothing and bytes that are not UTF-8 are shown, not
+		 * obeyed, like the answer's. */
 		if (v[i].first_prompt)
-			utf8_term_write(stdout, v[i].first_prompt, strlen(v[i].first_prompt), 1);
+			show(v[i].first_prompt);
 		putchar('\n');
 	}
 	if (cut)

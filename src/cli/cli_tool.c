@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/gate.h"
 #include "cli/cli.h"
 #include "cli/cli_ldpath.h"
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
 #include "util/log.h"
-#include "util/utf8.h"
 
 /* How much of input that does not parse an error quotes. */
 #define TOOL_INPUT_QUOTED 200
@@ -99,10 +99,12 @@ int cli_tool(struct cli_opts *o)
 	cJSON_AddStringToObject(j, "content", res.content);
 	char *s = cJSON_PrintUnformatted(j);
 	/* cJSON escapes the C0 controls only: on a terminal the C1 and bidi
-	 * controls and DEL of a file's or a command's bytes are escaped too
-	 * (utf8.h), as agent-run's jsonl is; into a pipe it leaves as is. */
+	 * controls and DEL of a file's or a command's bytes are escaped too,
+	 * and the characters that draw nothing (a zero-width space in a file
+	 * name, tag characters in its text), as agent-run's jsonl is
+	 * (gate.h); into a pipe it leaves as is. */
 	if (isatty(STDOUT_FILENO))
-		utf8_term_write_json(stdout, s);
+		gate_term_write_json(stdout, s);
 	else
 		fputs(s, stdout);
 	fputc('\n', stdout);

@@ -112,6 +112,39 @@ sbx() {
 	( cd "$TMP/work" && "$SANDBX" "$@" ) 2>"$TMP/err"
 }
 
+# tty_stdout OUT PROGRAM ARG...: run it (in the current directory and
+# environment) with standard output and input a terminal (a pty), stderr
+# to $TMP/err; what reached the terminal, byte for byte, in the file OUT;
+# bounded to 30 s.  Returns the program's exit status.
+tty_stdout() {
+	python3 - "$@" 2>"$TMP/err" <<'PY'
+import os, pty, select, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+err = os.dup(2)
+pid, fd = pty.fork()
+if pid == 0:
+    os.dup2(err, 2)
+    os.execvp(argv[0], argv)
+buf, end = b"", time.time() + 30
+while time.time() < end:
+    r, _, _ = select.select([fd], [], [], 0.1)
+    if not r:
+        continue
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    buf += d
+open(out, "wb").write(buf)
+if time.time() >= end:
+    os.kill(pid, 9)
+_, st = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(st) & 255)
+PY
+}
+
 # The mock provider ($TESTTOOLS/mockprov), for agent, provider and tui tests:
 #   mock_dir              a fresh directory $D for one mock's script and records
 #   mock_serve [SECS [FLAG...]]  start a mock on $D/script (bounded: SECS,

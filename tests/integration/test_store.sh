@@ -328,6 +328,28 @@ if [ $rc -eq 0 ] && printf '%s' "$out" | grep -qF 'invoice <U+202E>fdp.exe<U+202
 	! printf '%s' "$out" | grep -q "$(printf '\342\200\256')"; then t_pass; else t_fail "rc=$rc $(printf '%s' "$out" | cat -A)"; fi
 rm -f "$SESS/dddd4444.jsonl"
 
+t_start st-sessions-hidden "the listing shows a prompt's characters that draw nothing (a zero-width space, tag characters) as <U+XXXX>, and the store's path in an unreadable session's line with its ESC and BEL made visible, to a terminal and a pipe alike (before, the tag characters read as nothing and the path's escape sequence reached the terminal raw)"
+ST0=$ST SESS0=$SESS
+ST="$TMP/st$(printf '\033]2;pwned\007\342\200\213')" SESS="$ST/sandbx/sessions"
+mksession eeee5555 1700000700 1700009600 'ad\u200bmin\udb40\udc41\udb40\udc42 \u26a0\ufe0f'
+printf '{"type":"header","version":9,"id":"ffff6666","created":1}\n' > "$SESS/ffff6666.jsonl"
+chmod 600 "$SESS/ffff6666.jsonl"
+st sessions
+printf '%s\n' "$out" > "$TMP/ss-pipe"
+trc=$(cd "$TMP/work" && unset ANTHROPIC_API_KEY && export HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" &&
+	tty_stdout "$TMP/ss-tty" "$SANDBX" sessions; echo $?)
+if [ $rc -eq 0 ] && [ "$trc" = 0 ] && python3 - "$TMP/ss-tty" "$TMP/ss-pipe" 2>"$TMP/why" <<'PY'; then t_pass; else t_fail "rc=$rc/$trc $(tail -1 "$TMP/why")"; fi
+import sys
+for f in sys.argv[1:]:
+    b = open(f, 'rb').read()
+    for raw in (b'\xe2\x80\x8b', b'\xf3\xa0', b'\x1b', b'\x07'):
+        assert raw not in b, (f, 'got', raw, b)
+    assert b'ad<U+200B>min<U+E0041><U+E0042> \xe2\x9a\xa0\xef\xb8\x8f' in b, (f, b)
+    assert b"st^[]2;pwned^G<U+200B>/sandbx/sessions/ffff6666.jsonl' line 1: session version 9" in b, (f, b)
+PY
+rm -rf "$ST"
+ST=$ST0 SESS=$SESS0
+
 t_start st-sessions-wide-dir "a group/other-writable session directory is refused, naming it and its mode"
 chmod 777 "$SESS"
 st sessions

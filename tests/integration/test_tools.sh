@@ -496,6 +496,32 @@ PY
 ) 2>"$TMP/why"; then t_pass; else t_fail "$(tail -1 "$TMP/why") $(cat -A "$TMP/pty" 2>/dev/null | head -3)"; fi
 rm -f "$W/c1.txt"
 
+# A file's name or text may carry what a terminal obeys or does not draw.
+t_start tl-term-hidden "on a terminal the JSON result writes the characters that draw nothing (a zero-width space, tag characters) of a file's name and text as JSON escapes, as agent-run's jsonl does, ESC, C1 and bidi controls escaped too, and parses to the same; into a pipe it is byte for byte as before (before, the zero-width space and tag characters reached the terminal raw)"
+mkdir -p "$W/hid"
+HN=$(printf 'n\342\200\213m\342\200\256e\033[31m')
+printf 'ad\342\200\213min \033]0;t\007 \342\200\256fdp \302\233 x\363\240\201\201\363\240\201\202\n' > "$W/hid/f.txt"
+touch "$W/hid/$HN"
+bad=""
+for args in '{"path":"hid"}' '{"path":"hid/f.txt"}' '{"pattern":"min","path":"hid"}'; do
+	case $args in *pattern*) name=grep ;; *f.txt*) name=read ;; *) name=ls ;; esac
+	tool "$name" "$args"
+	printf '%s\n' "$out" > "$TMP/tl-pipe"
+	trc=$(cd "$W" && tty_stdout "$TMP/tl-tty" "$SANDBX" tool "$name" "$args"; echo $?)
+	python3 - "$TMP/tl-tty" "$TMP/tl-pipe" 2>"$TMP/why" <<'PY' || bad="$bad|$name rc=$rc/$trc $(tail -1 "$TMP/why")"
+import json, sys
+t = open(sys.argv[1], 'rb').read()
+p = open(sys.argv[2], 'rb').read()
+for raw in (b'\xe2\x80\x8b', b'\xe2\x80\xae', b'\xf3\xa0', b'\x1b', b'\x07', b'\xc2\x9b'):
+    assert raw not in t, ('the terminal got', raw, t)
+assert b'\\u200b' in t, t
+assert json.loads(t.decode('ascii').rstrip('\r\n')) == json.loads(p), (t, p)
+assert b'\xe2\x80\x8b' in p, ('the pipe lost its bytes', p)
+PY
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+rm -rf "$W/hid"
+
 t_start tl-write-full-disk-keeps-old "a write that does not fit on the disk (a 64 KiB tmpfs) fails saying so and leaves the old content whole, also for a file granted by name, which is written in place (before, it was cut first and left half-written)"
 if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
 else
