@@ -101,8 +101,9 @@ int fsguard_open(struct fsguard *g, const char *path, int oflags, unsigned want,
  *   2. fsguard_open_parent(g, path, want, &m, &name, &err)
  *      (on its own failure it has already undone what it made)
  *   3. fsguard_made_undo(&m) when the write then fails, else
- *      fsguard_made_keep(&m); either closes what m holds and empties it,
- *      and either comes before fsguard_free (m may hold a root's fd).
+ *      fsguard_sync_dirs(dfd, &m) once the file is in place, and
+ *      fsguard_made_keep(&m); undo and keep close what m holds and empty
+ *      it, and either comes before fsguard_free (m may hold a root's fd).
  * The fields are the guard's.
  */
 struct fsguard_made_dir {
@@ -124,6 +125,16 @@ struct fsguard_made {
 void fsguard_made_undo(struct fsguard_made *m);
 /* Keep them: release what m holds. */
 void fsguard_made_keep(struct fsguard_made *m);
+
+/*
+ * Sync the directory dfd (any descriptor of it, O_PATH too) to disk, and
+ * each directory m (NULL: none) made one in: a link, rename or mkdir is
+ * durable only once the directory holding the new name is.  0, or an
+ * errno.  A directory the user may not read cannot be opened to sync and
+ * is passed over, as one whose filesystem does not sync directories
+ * (EINVAL).
+ */
+int fsguard_sync_dirs(int dfd, const struct fsguard_made *m);
 
 /*
  * Open the directory that holds path's last component, as an O_PATH

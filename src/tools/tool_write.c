@@ -7,6 +7,9 @@
  * linked to a temp name once whole, then renameat() puts it in place;
  * a new file's is linked to its own name, never over one that appeared
  * meanwhile (which also lets it be made in an append-only directory).
+ * The content is synced before the file has a name, and the directory
+ * (with those the write made) after, so a reported write survives a
+ * crash.
  * rename never follows a link at the destination: a symlink named like
  * the target would be replaced, not written through — and it is refused
  * before that, so the model learns nothing about where it pointed.
@@ -575,6 +578,21 @@ static int link_new(int fd, int dfd, const char *name)
 	return linkat(AT_FDCWD, via, dfd, name, AT_SYMLINK_FOLLOW);
 }
 
+/* The new name is in place (linked or renamed): it survives a crash or
+ * a power loss only once its directory is synced, and the directories
+ * the write made with theirs.  The file's own content was synced before
+ * it got a name.  0, or -1 with *err. */
+static int placed(int dfd, const struct fsguard_made *made, const char *path, char **err)
+{
+	int e = fsguard_sync_dirs(dfd, made);
+	if (!e)
+		return 0;
+	*err = xasprintf("'%s' is written, but its directory could not be synced to disk: %s — the new content is in "
+			 "place, yet a crash or power loss may still undo it: check the filesystem (dmesg)", path,
+			 strerror(e));
+	return -1;
+}
+
 int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err)
 {
@@ -586,7 +604,7 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	size_t acln = 0;
 	struct uxattrs xs = { 0 };
 	const char *flag, *dflag;
-	int oflags = 0, fbad = 0;
+	int oflags = 0, fbad = 0, in_place = 0;
 
 	*created = 0;
 	/* What can be refused before anything is made, is: a write over
@@ -765,8 +783,8 @@ no_temp:
 			*err = xasprintf("cannot put '%s' in place: %s — nothing was written", path, strerror(e));
 		if (lr < 0)
 			goto out;
-		*created = 1;
-		r = 0;
+		*created = in_place = 1;
+		r = placed(dfd, &made, path, err);
 		goto out;
 	}
 	if (anon && link_temp(fd, dfd, name, &tmp) < 0) {
@@ -797,11 +815,12 @@ no_temp:
 		goto out;
 	}
 	*created = !exists;
-	r = 0;
+	in_place = 1;
+	r = placed(dfd, &made, path, err);
 out:
 	/* a failed write leaves no directory it made (the temp file in the
-	 * innermost is already gone) */
-	if (r < 0)
+	 * innermost is already gone); one that is in place keeps them */
+	if (r < 0 && !in_place)
 		fsguard_made_undo(&made);
 	else
 		fsguard_made_keep(&made);
