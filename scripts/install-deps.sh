@@ -5,7 +5,7 @@
 set -eu
 pkgs="build-essential pkg-config clang libseccomp-dev libcmocka-dev libcjson-dev
 libcurl4-openssl-dev libncurses-dev libssl-dev libpcre2-dev
-tmux util-linux python3 openssl valgrind bubblewrap ripgrep hyperfine locales"
+tmux util-linux python3 openssl valgrind bubblewrap ripgrep hyperfine locales xfsprogs"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

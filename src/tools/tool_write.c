@@ -14,9 +14,10 @@
  * the target would be replaced, not written through — and it is refused
  * before that, so the model learns nothing about where it pointed.
  * The new file gets what the replaced one had that the rename would
- * drop (owner, mode, ACL, user.* xattrs, chattr flags) before it has a
- * name; what cannot be carried over fails the write, as does a chattr
- * flag that forbids the rename, checked before a temp file is made.
+ * drop (owner, mode, ACL, user.* xattrs, chattr flags and project ID)
+ * before it has a name; what cannot be carried over fails the write, as
+ * does a chattr flag that forbids the rename, checked before a temp file
+ * is made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -429,19 +430,23 @@ static char flag_letter(int fl)
 
 /*
  * The flags of the file open as pfd (O_PATH) that keep_flags carries
- * over.  FS_IOC_GETFLAGS on the inode reopened read-only; a file whose
- * mode does not let it be read (a user's 0200 file) is not opened to
- * write just for this (a watcher would see it closed after a write):
- * statx tells its c, d and x then.  None on a filesystem without flags.
+ * over, and its project ID (chattr -p) in *projid.  FS_IOC_GETFLAGS and
+ * FS_IOC_FSGETXATTR on the inode reopened read-only; a file whose mode
+ * does not let it be read (a user's 0200 file) is not opened to write
+ * just for this (a watcher would see it closed after a write): statx
+ * tells its c, d and x then, and nothing its project ID (0).  None on a
+ * filesystem without flags; project ID 0 on one without project IDs.
  */
-static int flags_get(int pfd)
+static int flags_get(int pfd, unsigned *projid)
 {
 	char via[32];
 	int fl = 0;
 	struct statx sx;
+	struct fsxattr fa;
 	snprintf(via, sizeof(via), "/proc/self/fd/%d", pfd);
 	int rfd = open(via, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	int got = rfd >= 0 && ioctl(rfd, FS_IOC_GETFLAGS, &fl) == 0;
+	*projid = rfd >= 0 && ioctl(rfd, FS_IOC_FSGETXATTR, &fa) == 0 ? fa.fsx_projid : 0;
 	if (rfd >= 0)
 		close(rfd);
 	if (!got) {
@@ -481,6 +486,46 @@ static int flags_put(int fd, int want, int *bad)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Give the new file fd the replaced one's project ID (flags_get), the ID
+ * a project quota (XFS; ext4 with the project feature) charges it to:
+ * its owner may set it, in the initial user namespace only (elsewhere the
+ * kernel refuses any change, EINVAL).  Not in a directory that passes its
+ * own ID on (chattr +P, PROJINHERIT): the new file has that tree's ID
+ * already, and the kernel refuses to link or rename a file of another ID
+ * into the tree (EXDEV), to keep its quota whole; nor in one sandbx may
+ * not read to ask.  0, or -1 with errno.
+ */
+static int projid_put(int fd, int dfd, unsigned want)
+{
+	struct fsxattr fa, da;
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa) < 0) {
+		if (errno == ENOTTY)
+			errno = EOPNOTSUPP;
+		return want ? -1 : 0;
+	}
+	if (fa.fsx_projid == want)
+		return 0;
+	int d = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int inherit = d < 0 || ioctl(d, FS_IOC_FSGETXATTR, &da) < 0 || (da.fsx_xflags & FS_XFLAG_PROJINHERIT);
+	if (d >= 0)
+		close(d);
+	if (inherit)
+		return 0;
+	fa.fsx_projid = want;
+	return ioctl(fd, FS_IOC_FSSETXATTR, &fa);
+}
+
+/* One line: the project ID of path could not be given to the new file. */
+static char *projid_keep_error(const char *path, unsigned projid, int e)
+{
+	return xasprintf("cannot keep the project ID %u of '%s' (chattr -p) on the file that takes its place: %s "
+			 "— nothing was written, the file is unchanged: %s; change the file in place with bash",
+			 projid, path, strerror(e),
+			 e == EINVAL ? "sandbx runs in a user namespace, where the kernel lets no project ID change"
+				     : "its filesystem does not give it to a new file there");
 }
 
 /* One line: the flag fl of path could not be given to the new file. */
@@ -605,6 +650,7 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	struct uxattrs xs = { 0 };
 	const char *flag, *dflag;
 	int oflags = 0, fbad = 0, in_place = 0;
+	unsigned projid = 0;
 
 	*created = 0;
 	/* What can be refused before anything is made, is: a write over
@@ -670,7 +716,7 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		if (!bad && !*err && uxattrs_get(pfd, &xs, &xbad) < 0)
 			*err = uxattr_error(path, xbad, errno, 1);
 		if (!bad && !*err)
-			oflags = flags_get(pfd);
+			oflags = flags_get(pfd, &projid);
 		if (pfd >= 0)
 			close(pfd);
 		if (bad)
@@ -737,8 +783,11 @@ no_temp:
 	 * belongs to whoever runs sandbx (root, maybe) and holds what the
 	 * model wrote, as the syscall filter keeps the bash tool from making
 	 * one (a write by someone else clears them in the kernel too). */
-	if (flags_put(fd, oflags, &fbad) < 0) {
+	if (flags_put(fd, oflags, &fbad) < 0)
 		*err = flag_keep_error(path, fbad, errno);
+	else if (projid_put(fd, dfd, projid) < 0)
+		*err = projid_keep_error(path, projid, errno);
+	if (*err) {
 		close(fd);
 		if (!anon)
 			drop_temp(dfd, path, tmp, err);

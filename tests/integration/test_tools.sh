@@ -902,6 +902,41 @@ else
 	rm -rf "$OV"
 fi
 
+t_start tl-write-keeps-projid "the project ID a file's owner gave it (chattr -p, on XFS: project quotas) is on the file after a write and an edit (before: 0); in a directory that passes its own on (chattr +P) the new file has the directory's, as the kernel links no other there; from a user namespace, where the kernel lets no project ID change, a write of a file whose ID it would change fails naming it, the file whole, and one whose ID stays is made (root: an XFS image; another user: the namespace case on the test's own filesystem)"
+PJ="$TMP/projid"; mkdir -p "$PJ"; chmod 755 "$PJ"
+bad=""
+if is_root; then
+	if ! command -v mkfs.xfs >/dev/null; then t_skip "mkfs.xfs (xfsprogs) is not installed: scripts/install-deps.sh"
+	else
+		truncate -s 300M "$PJ/img" && mkfs.xfs -q "$PJ/img" && mkdir "$PJ/m" || bad="mkfs.xfs: $?"
+		# in its own mount namespace: the image goes with it
+		out=$(unshare -m sh -c '
+			cd "$1" && mount -o loop img m || { echo " no-mount"; exit 0; }
+			mkdir m/d m/pi && printf "one\n" > m/d/f && chattr -p 42 m/d/f &&
+			chattr +P -p 9 m/pi && printf "one\n" > m/pi/g && chattr -p 5 m/pi/g || { echo " no-chattr"; exit 0; }
+			t() { "$2" tool "$3" "$4" --allow-write "$1/m" 2>/dev/null; echo " rc=$?"; }
+			cd m
+			t "$1" "$2" edit "{\"path\":\"d/f\",\"old\":\"one\",\"new\":\"two\"}"; echo "e=$(cat d/f) $(lsattr -p d/f | awk "{print \$1}")"
+			t "$1" "$2" write "{\"path\":\"d/f\",\"content\":\"three\n\"}"; echo "w=$(cat d/f) $(lsattr -p d/f | awk "{print \$1}")"
+			t "$1" "$2" write "{\"path\":\"pi/g\",\"content\":\"two\n\"}"; echo "pi=$(cat pi/g) $(lsattr -p pi/g | awk "{print \$1}")"
+			unshare -Ur "$2" tool write "{\"path\":\"d/f\",\"content\":\"ns\n\"}" --allow-write "$1/m" 2>/dev/null; echo " rc=$?"
+			echo "ns=$(cat d/f) $(lsattr -p d/f | awk "{print \$1}") left=$(ls -A d)/$(ls -A pi)"
+			' sh "$PJ" "$SANDBX" 2>&1)
+		case "$out" in
+		*no-mount*|*no-chattr*) t_fail "the XFS image: $out" ;;
+		*'"is_error":false'*" rc=0"*"e=two 42"*" rc=0"*"w=three 42"*" rc=0"*"pi=two 9"*"cannot keep the project ID 42 of 'd/f' (chattr -p) on the file that takes its place: Invalid argument — nothing was written, the file is unchanged: sandbx runs in a user namespace, where the kernel lets no project ID change; change the file in place with bash"*" rc=1"*"ns=three 42 left=f/g"*) t_pass ;;
+		*) t_fail "$bad $(printf '%s' "$out" | tr '\n' '|' | cut -c1-900)" ;;
+		esac
+	fi
+elif ! unshare -Ur true 2>/dev/null; then t_skip "unshare -Ur is refused here"
+else
+	printf 'one\n' > "$PJ/f.txt"
+	out=$(cd "$PJ" && unshare -Ur "$SANDBX" tool write '{"path":"f.txt","content":"two\n"}' --allow-write "$PJ" 2>&1); rc=$?
+	{ [ $rc -eq 0 ] && [ "$(cat "$PJ/f.txt")" = two ] && [ "$(ls -A "$PJ")" = f.txt ]; } || bad="rc=$rc $out"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+rm -rf "$PJ"
+
 t_start tl-write-new-append-only-dir "a new file is made without a temp name, its content linked to its own name once whole: under a Landlock domain that lets no file be removed or renamed away, a write makes it and nothing else; as root, in a chattr +a directory the same, while an edit of a file there is still refused naming the flag (before: a bare 'Permission denied' left .new.txt.sandbx-XXXXXXXX behind, and +a refused every write)"
 NA="$TMP/newapp"; mkdir -p "$NA/d"; chmod 755 "$NA" "$NA/d"; printf 'one\n' > "$NA/d/keep.txt"
 bad=""
