@@ -1,6 +1,8 @@
 #!/bin/sh
-# Runs the integration suite again as an unprivileged user (created here
-# when missing), from a copy of the build that user can read.
+# Runs the unit and integration suites again as an unprivileged user
+# (created here when missing), from a copy of the build that user can read:
+# a unit test that only works as root (a user namespace set up halfway, a
+# file only root may read) fails here instead of hiding until a user runs it.
 set -eu
 B=${B:-build}
 user=${SANDBX_TEST_USER:-sbxci}
@@ -13,6 +15,8 @@ cp "$B/sandbx" "$dir/sandbx"
 cp -r "$B/probes" "$dir/probes"
 [ -d "$B/testtools" ] && cp -r "$B/testtools" "$dir/testtools"
 cp -r tests/integration tests/fixtures "$dir/tests/" 2>/dev/null || cp -r tests/integration "$dir/tests/"
+cp -r "$B/tests" "$dir/unit"
+cp tests/run-unit.sh "$dir/run-unit.sh"
 chmod -R a+rX "$dir"
 chmod 755 "$dir"
 # The user cannot mount a hugetlbfs, not even in a user namespace: this one
@@ -25,6 +29,9 @@ if mount -t hugetlbfs -o pagesize=2M,mode=0755 sbx-ci "$dir/dev/hugepages"; then
 fi
 home=$(getent passwd "$user" | cut -d: -f6)
 cd "$dir"
+# the unit binaries read their fixtures at tests/fixtures, from here
+runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" TERM=dumb \
+	sh "$dir/run-unit.sh" "$dir"/unit/test_*
 runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" TERM="${TERM:-dumb}" \
 	SANDBX="$dir/sandbx" PROBES="$dir/probes" TESTTOOLS="$dir/testtools" \
 	SANDBX_MUST_WORK="${SANDBX_MUST_WORK:-0}" FIXTURES="$dir/tests/fixtures" \
