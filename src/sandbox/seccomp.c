@@ -37,6 +37,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/fs.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
 #include <sys/ioctl.h>
@@ -442,6 +443,35 @@ static int add_read_watch_rules(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * Futexes of a file.  A futex in a mapping of a file is keyed by the
+ * file's inode and offset, whoever maps it, so a command that may only
+ * read a granted file shares the futexes of every host process that maps
+ * it too (a process-shared mutex in LMDB's lock file).  A requeue moves
+ * waiters from one futex to another: to a futex of the command's own
+ * memory, where no wake of the host's ever reaches them, so they sleep on
+ * after the run (a waiter of root's, moved by a command of sbxci given
+ * --allow-read of the file, missed root's wake and slept out its timeout).
+ * FUTEX_REQUEUE and FUTEX_CMP_REQUEUE are refused unless
+ * FUTEX_PRIVATE_FLAG keys both futexes in the caller's own memory, where
+ * no host waiter can be; the op is an int, the clock bit is ignored
+ * (a requeue with it is ENOSYS).  glibc before 2.25 then wakes every
+ * waiter instead; later glibc, musl's shared condvars, Go and Rust do not
+ * requeue shared futexes.  futex_requeue (6.7) keeps each futex's flags
+ * in a struct the filter cannot read: ENOSYS, and nothing falls back
+ * from it, since libcs do not call it yet.
+ */
+static int add_futex_rules(scmp_filter_ctx ctx)
+{
+	const struct sc_deny requeue2 = { "futex_requeue", __NR_futex_requeue };
+	const scmp_datum_t op = 0xffffffffULL & ~(scmp_datum_t)FUTEX_CLOCK_REALTIME;
+
+	RULE(ctx, DENY, SCMP_SYS(futex), 1, ARGMASK(1, op, FUTEX_REQUEUE));
+	RULE(ctx, DENY, SCMP_SYS(futex), 1, ARGMASK(1, op, FUTEX_CMP_REQUEUE));
+	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), resolve(&requeue2), 0);
+	return 0;
+}
+
 static int add_denylist(scmp_filter_ctx ctx)
 {
 	int r;
@@ -497,7 +527,7 @@ static int add_denylist(scmp_filter_ctx ctx)
 	 * it.  fcntl's cmd is an unsigned int: the low 32 bits are compared. */
 	RULE(ctx, DENY, SCMP_SYS(fcntl), 1, ARG32(1, F_SETLEASE));
 	if ((r = add_read_watch_rules(ctx)) < 0 || (r = add_page_cache_rules(ctx)) < 0 ||
-	    (r = add_beyond_view_rules(ctx)) < 0)
+	    (r = add_beyond_view_rules(ctx)) < 0 || (r = add_futex_rules(ctx)) < 0)
 		return r;
 	/* personality(2) is not filtered: its flags change only the
 	 * command's own processes, READ_IMPLIES_EXEC does not lift a noexec

@@ -118,6 +118,9 @@ struct mount_attr {
 #ifndef __NR_cachestat
 #define __NR_cachestat 451		/* 6.5 */
 #endif
+#ifndef __NR_futex_requeue
+#define __NR_futex_requeue 456		/* 6.7 */
+#endif
 /* pidfd_open(2) of a thread, not only of a thread-group leader. */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL		/* 6.9 */

@@ -508,6 +508,47 @@ lease_denied() {
 lease_denied sc-deny-setlease setlease
 lease_denied sc-deny-setlease-high setlease-high
 
+# --- futexes of a file -------------------------------------------------------
+# A futex in a mapped file is keyed by the inode, so a command that may only
+# read the file shares it with a host process waiting there; a shared
+# requeue moved that waiter to a futex of the command's own, where the
+# host's wake never reached it.  Each case: a host waiter (4 s timeout), the
+# probe (confined with a read-only grant, or unconfined), then the host's
+# wake; "probe|wake|waiter" in $got.
+FX=$TMP/futex
+mkdir -p "$FX"
+head -c 4096 /dev/zero >"$FX/lock"
+chmod 755 "$FX"
+chmod 644 "$FX/lock"
+futex_steal() {
+	"$SYS" futex-wait "$FX/lock" 4 >"$TMP/futex-wait" 2>&1 &
+	fw_pid=$!
+	if [ "$1" = confined ]; then
+		probe --allow-read "$FX" -- "$SYS" "$2" "$FX/lock"
+	else
+		out=$("$SYS" "$2" "$FX/lock" 2>&1)
+	fi
+	fw_woke=$("$SYS" futex-wake "$FX/lock" 2>&1)
+	wait "$fw_pid"
+	got="$out|$fw_woke|$(cat "$TMP/futex-wait")"
+}
+futex_case() {
+	t_start "$1"
+	futex_steal "$2" "$3"
+	case $got in
+	"$4") t_pass ;;
+	*) t_fail "wanted '$4', got '$got' (exit $rc): $(head -c 300 "$TMP/err")" ;;
+	esac
+}
+futex_case sc-futex-requeue-host-kept confined futex-requeue "err EPERM 1|ok|ok"
+futex_case sc-futex-requeue2-enosys confined futex-requeue2 "err ENOSYS 38|ok|ok"
+# Unconfined, the same probes take the waiter: the wake finds nobody and
+# the waiter sleeps out its timeout.
+futex_case sc-futex-kernel-requeues bare futex-requeue "ok|err ESRCH 3|err ETIMEDOUT 110"
+futex_case sc-futex-kernel-requeues2 bare futex-requeue2 "ok|err ESRCH 3|err ETIMEDOUT 110"
+# Private requeues (the caller's own memory, no host waiter) still work.
+expect_out sc-futex-requeue-private-allowed ok -- "$SYS" futex-requeue-private
+
 # The refusal is the filter's: the same probe sets the bit without it.
 t_start sc-setid-filter-only
 if [ ! -x "$TRY" ]; then

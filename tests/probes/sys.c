@@ -33,6 +33,16 @@
  *   sys setlease PATH         a write lease on PATH opened read-only (let
  *                             go at once); setlease-high with garbage in
  *                             the high half of the command
+ *   sys futex-wait PATH SECS  wait on the futex at offset 0 of PATH mapped
+ *                             read-only and shared ("ok" when woken, the
+ *                             kernel's ETIMEDOUT after SECS); futex-wake
+ *                             PATH wakes one there (ESRCH: none in 3 s);
+ *                             futex-requeue PATH moves its waiters to a
+ *                             futex of the probe's own (FUTEX_CMP_REQUEUE,
+ *                             shared; ESRCH: none in 3 s), futex-requeue2
+ *                             the same by futex_requeue (6.7);
+ *                             futex-requeue-private requeues between two
+ *                             futexes of its own (FUTEX_PRIVATE_FLAG)
  *   sys MODE-NAME PATH        a mode-taking call on PATH (created first
  *                             where the call needs a file): chmod-suid,
  *                             chmod-sgid, chmod-suid-high, fchmod-suid,
@@ -90,6 +100,7 @@
 #include <sys/wait.h>
 
 #include <linux/fscrypt.h>
+#include <linux/futex.h>
 #include <linux/filter.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -437,6 +448,62 @@ static long setlease(const char *path, unsigned long high)
 	close(fd);
 	errno = e;
 	return r;
+}
+
+/* The futex at offset 0 of PATH, mapped read-only and shared: a host
+ * process mapping the same file shares it (keyed by inode and offset). */
+static uint32_t *futex_of(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* One futex op on PATH's futex ("wait", "wake", "requeue", "requeue2"),
+ * retried every 100 ms for 3 s until it reaches a waiter (not "wait"):
+ * the other side may not be waiting yet.  ESRCH when none was reached. */
+static long futex_file(const char *op, const char *path, int secs)
+{
+	static uint32_t own;
+	uint32_t *w = futex_of(path);
+	if (!w)
+		return -1;
+	if (!strcmp(op, "wait")) {
+		struct timespec ts = { secs, 0 };
+		return syscall(SYS_futex, w, FUTEX_WAIT, 0, &ts, NULL, 0);
+	}
+	for (int i = 0; i < 30; i++) {
+		long r;
+		if (!strcmp(op, "wake")) {
+			r = syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
+		} else if (!strcmp(op, "requeue")) {
+			r = syscall(SYS_futex, w, FUTEX_CMP_REQUEUE, 0, (void *)1000L, &own, 0);
+		} else {
+			/* struct futex_waitv: the flags of each futex its own */
+			struct { uint64_t val, uaddr; uint32_t flags, res; } v[2] = {
+				{ 0, (uintptr_t)w, 2 /* FUTEX2_SIZE_U32 */, 0 },
+				{ 0, (uintptr_t)&own, 2, 0 },
+			};
+			r = syscall(__NR_futex_requeue, v, 0, 0, 1000);
+		}
+		if (r != 0)
+			return r < 0 ? -1 : 0;
+		usleep(100000);
+	}
+	errno = ESRCH;
+	return -1;
+}
+
+/* A requeue between two futexes of the probe's own memory. */
+static long futex_requeue_private(void)
+{
+	static uint32_t a, b;
+	return syscall(SYS_futex, &a, FUTEX_CMP_REQUEUE_PRIVATE, 0, (void *)1000L, &b, 0);
 }
 
 static long write_file(const char *path)
@@ -828,6 +895,12 @@ int main(int argc, char **argv)
 		r = addrinfo();
 	else if (!strcmp(n, "write-file") && argc == 3)
 		r = write_file(argv[2]);
+	else if (!strcmp(n, "futex-wait") && argc == 4)
+		r = futex_file("wait", argv[2], atoi(argv[3]));
+	else if (!strncmp(n, "futex-", 6) && strcmp(n, "futex-requeue-private") && argc == 3)
+		r = futex_file(n + 6, argv[2], 0);
+	else if (!strcmp(n, "futex-requeue-private"))
+		r = futex_requeue_private();
 	else if (!strcmp(n, "setlease") && argc == 3)
 		r = setlease(argv[2], 0);
 	else if (!strcmp(n, "setlease-high") && argc == 3)

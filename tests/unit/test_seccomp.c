@@ -34,6 +34,7 @@
 #include <netinet/tcp.h>
 #include <linux/audit.h>
 #include <linux/fs.h>
+#include <linux/futex.h>
 #include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <linux/vm_sockets.h>
@@ -266,7 +267,7 @@ static void test_seccomp_nothing_else_denied(void **state)
 				if (denied[i].nr == nr)
 					want = R_EPERM;
 			if (nr == __NR_clone3 || nr == SYS_openat2 || nr == SYS_io_setup ||
-			    nr == SYS_process_madvise || nr == __NR_cachestat)
+			    nr == SYS_process_madvise || nr == __NR_cachestat || nr == __NR_futex_requeue)
 				want = R_ENOSYS;
 #ifdef SYS_ustat
 			if (nr == SYS_ustat)
@@ -571,6 +572,42 @@ static void test_seccomp_setlease(void **state)
 		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETFL, 0, 0), R_ALLOW, "F_SETFL");
 		ASSERT_RET(run(f, SYS_fcntl, 3, F_SETLK, 0, 0), R_ALLOW, "F_SETLK");
 		ASSERT_RET(run(f, SYS_fcntl, 3, F_DUPFD_CLOEXEC, 0, 0), R_ALLOW, "F_DUPFD_CLOEXEC");
+	}
+}
+
+/*
+ * A shared futex requeue could move a host process's waiters, on a futex
+ * in a file the command may only read, to one of the command's own: the
+ * shared FUTEX_REQUEUE and FUTEX_CMP_REQUEUE are refused on the op's low
+ * 32 bits, its clock bit ignored; private requeues, waits, wakes and the
+ * rest stay allowed; futex_requeue, flags in a struct, answers ENOSYS.
+ */
+static void test_seccomp_futex_requeue(void **state)
+{
+	static const uint64_t shared[] = { FUTEX_REQUEUE, FUTEX_CMP_REQUEUE };
+	static const uint64_t allowed[] = {
+		FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET, FUTEX_WAKE_OP,
+		FUTEX_REQUEUE_PRIVATE, FUTEX_CMP_REQUEUE_PRIVATE, FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE,
+		FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI,
+		FUTEX_REQUEUE_PRIVATE | FUTEX_CLOCK_REALTIME, HIGH_GARBAGE | FUTEX_CMP_REQUEUE_PRIVATE,
+		0x1000 | FUTEX_REQUEUE,	/* no such op: the kernel's ENOSYS */
+	};
+	const uint64_t uaddr = 0x7ffd0000;
+	char what[96];
+	for (int f = 0; f < F__COUNT; f++) {
+		for (size_t i = 0; i < SBX_ARRAY_LEN(shared); i++) {
+			snprintf(what, sizeof(what), "futex op %llu (filter %d)", (unsigned long long)shared[i], f);
+			ASSERT_RET(run6(f, SYS_futex, uaddr, shared[i], 0, 1000, uaddr + 8, 0), R_EPERM, what);
+			ASSERT_RET(run6(f, SYS_futex, uaddr, HIGH_GARBAGE | shared[i], 0, 1000, uaddr + 8, 0), R_EPERM,
+				   what);
+			ASSERT_RET(run6(f, SYS_futex, uaddr, FUTEX_CLOCK_REALTIME | shared[i], 0, 1000, uaddr + 8, 0),
+				   R_EPERM, what);
+		}
+		for (size_t i = 0; i < SBX_ARRAY_LEN(allowed); i++) {
+			snprintf(what, sizeof(what), "futex op 0x%llx (filter %d)", (unsigned long long)allowed[i], f);
+			ASSERT_RET(run6(f, SYS_futex, uaddr, allowed[i], 1, 0, uaddr + 8, 0), R_ALLOW, what);
+		}
+		ASSERT_RET(run(f, __NR_futex_requeue, uaddr, 0, 1, 1000), R_ENOSYS, "futex_requeue");
 	}
 }
 
@@ -1240,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_clone3_enosys),
 		cmocka_unit_test(test_seccomp_tty_ioctls),
 		cmocka_unit_test(test_seccomp_setlease),
+		cmocka_unit_test(test_seccomp_futex_requeue),
 		cmocka_unit_test(test_seccomp_read_watches),
 		cmocka_unit_test(test_seccomp_page_cache),
 		cmocka_unit_test(test_seccomp_setid_modes),
