@@ -37,6 +37,15 @@
  *                                    socket never bound: "ok" when it listens
  *   net listen-thread PORT           bind 127.0.0.1:PORT and listen() from a
  *                                    second thread, connect to it
+ *   net listen-linger PORT           up to 2000 times: a TCP socket connected to
+ *                                    its own listener on 127.0.0.1:PORT, with
+ *                                    data the peer never reads and SO_LINGER
+ *                                    2 s, given to listen() by one thread and
+ *                                    closed by another a few us later, so that
+ *                                    the init may hold the last reference;
+ *                                    then how long a listen() on a socketpair
+ *                                    end takes to be answered: "ok" when never
+ *                                    1 s, else "stalled TRY SECONDS" (exit 1)
  *   net unix-socket                  socket(AF_UNIX, SOCK_STREAM)
  *   net unix-socketpair-dgram        socketpair(AF_UNIX, SOCK_DGRAM)
  *   net unix-socketpair-stream       socketpair(AF_UNIX, SOCK_STREAM)
@@ -58,6 +67,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
@@ -541,6 +552,103 @@ static int abstract_connect(const char *name)
 	return probe_report(0);
 }
 
+static double mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int linger_sock = -1;
+static void *linger_listen(void *arg)
+{
+	(void)arg;
+	listen(linger_sock, 1);
+	return NULL;
+}
+
+/* One try of listen_linger, in a child: returns only to _exit. */
+static void linger_try(const struct sockaddr *sa, socklen_t len, int tell, int delay_us)
+{
+	static char buf[65536];
+	int small = 4096;
+	linger_sock = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(linger_sock, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	if (connect(linger_sock, sa, len) < 0)
+		_exit(3);
+	fcntl(linger_sock, F_SETFL, O_NONBLOCK);
+	for (int i = 0; i < 64 && write(linger_sock, buf, sizeof(buf)) > 0; i++)
+		;
+	struct linger lg = { 1, 2 };
+	setsockopt(linger_sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	pthread_t t;
+	if (pthread_create(&t, NULL, linger_listen, NULL) != 0)
+		_exit(3);
+	double t0 = mono();
+	while ((mono() - t0) * 1e6 < delay_us)
+		;
+	(void)!write(tell, "c", 1);
+	close(linger_sock);	/* the last close, unless the init holds it */
+	_exit(0);
+}
+
+/* How long a listen() on a socketpair end takes to be answered. */
+static double listen_answer_time(void)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) < 0)
+		return -1;
+	double a = mono();
+	listen(sp[0], 1);
+	double b = mono();
+	close(sp[0]);
+	close(sp[1]);
+	return b - a;
+}
+
+static int listen_linger(const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr("127.0.0.1", port, &ss);
+	int one = 1, small = 4096, p[2];
+	if (!len)
+		return usage();
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0)
+		return fail("socket");
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	if (bind(l, (struct sockaddr *)&ss, len) < 0)
+		return fail("bind");
+	if (listen(l, 64) < 0)
+		return fail("listen");
+	if (pipe(p) < 0)
+		return fail("pipe");
+	srand((unsigned)getpid());
+	for (int k = 0; k < 2000; k++) {
+		pid_t c = fork();
+		if (c < 0)
+			return fail("fork");
+		if (c == 0)
+			linger_try((struct sockaddr *)&ss, len, p[1], rand() % 40);
+		int s = accept(l, NULL, NULL);	/* held: the data stays unsent */
+		char b;
+		if (read(p[0], &b, 1) != 1)
+			return fail("read");
+		usleep(1000);
+		double t = listen_answer_time();
+		if (s >= 0)
+			close(s);	/* a reset: no close lingers on after this */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (t > 1.0) {
+			printf("stalled %d %.2f\n", k, t);
+			return 1;
+		}
+	}
+	return probe_report(0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -583,6 +691,8 @@ int main(int argc, char **argv)
 		return listen_thread(argv[2]);
 	if (strcmp(c, "listen-dup-race") == 0 && argc == 3)
 		return listen_dup_race(argv[2]);
+	if (strcmp(c, "listen-linger") == 0 && argc == 3)
+		return listen_linger(argv[2]);
 	if (strcmp(c, "unix-socket") == 0 && argc == 2)
 		return just_socket(AF_UNIX, SOCK_STREAM, 0);
 	if (strcmp(c, "unix-socketpair-dgram") == 0 && argc == 2)
