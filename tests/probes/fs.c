@@ -92,6 +92,35 @@ static int grep_file(const char *path, const char *needle)
 	return 0;
 }
 
+/*
+ * Send the sandbox's init (pid 1) a stop signal every way a process can:
+ * the init takes SIGTSTP as the job's ^Z and freezes the whole sandbox.
+ * Each answer is printed as it comes; "ran on" after a pause means the
+ * sandbox was not frozen (through a SIGIO the kernel sends for a pipe
+ * owned by pid 1 too, which has no answer of its own).
+ */
+static int signal_init(void)
+{
+	int p[2];
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	if (pipe(p) == 0 && fcntl(p[0], F_SETOWN, 1) == 0 && fcntl(p[0], F_SETSIG, SIGTSTP) == 0 &&
+	    fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK) == 0 && write(p[1], "x", 1) == 1)
+		printf("sigio sent\n");
+	for (int i = 0; i < 3; i++) {
+		long r = i == 0 ? kill(1, SIGTSTP)
+		       : i == 1 ? syscall(SYS_tgkill, 1, 1, SIGTSTP)
+			       : syscall(SYS_rt_sigqueueinfo, 1, SIGTSTP, &si);
+		printf("%s\n", r < 0 ? probe_errname(errno) : "sent");
+	}
+	fflush(stdout);
+	usleep(500 * 1000);
+	printf("ran on\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
@@ -261,6 +290,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c, "kill"))
 		return probe_report(kill((pid_t)atoi(a), 0));
+	if (!strcmp(c, "signal-init"))
+		return signal_init();
 	if (!strcmp(c, "connect")) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(a)) };
 		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
