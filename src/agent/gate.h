@@ -108,6 +108,10 @@ void gate_term_write_json(FILE *f, const char *json);
  * "… [cut: N more bytes]".  malloc'd.
  */
 char *gate_visible(const char *s, size_t max);
+/* A bash command (or a bash call's arguments): gate_visible, and the
+ * characters that draw as a blank but do not part words for the shell
+ * (U+00A0, U+2000..U+200A, U+3000 and the like) as <U+XXXX> too. */
+char *gate_visible_command(const char *s, size_t max);
 /* The same on one line: \n too as \x0a, so text of the model's printed
  * on a line of its own (stderr's notes) cannot start another line there
  * (a forged audit record). */

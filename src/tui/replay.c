@@ -114,7 +114,7 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 					/* made visible as agent.c's call_subject makes the
 					 * live one: what draws nothing is shown too */
 					const char *cmd = str(in, "command"), *path = str(in, "path");
-					char *subj = cmd ? gate_visible(cmd, GATE_MAX_SHOWN)
+					char *subj = cmd ? gate_visible_command(cmd, GATE_MAX_SHOWN)
 						   : path ? gate_visible_path(path, GATE_MAX_SHOWN) : NULL;
 					ev.subject = subj;
 					tui_model_event(m, &ev, m->now_ms);

@@ -889,6 +889,19 @@ lines=q.split(b\"\n\")
 assert not [l for l in lines if l.startswith((b\"sandbx: the model asks to run write\", b\"sandbx audit\"))], q
 assert b\"\n  true\n  sandbx: the model asks to run write\n    notes.txt\n  sandbx audit exited code=0\n\" in q, q
 "'
+# bash parts words at space, tab and newline only: a no-break or em
+# space draws as a blank and joins words, so a '#' after it starts no
+# comment, and what reads as a comment runs.
+ask_case ag-approve-command-blanks "a blank in a bash command that the shell does not split at is shown as <U+XXXX>, in the subject and the arguments" \
+	bash '{"command":"make\u00a0# later; echo RAN > ran.txt\u3000x"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/ran.txt" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run bash\"):b.index(b\"allow?\")]
+assert b\"\xc2\xa0\" not in q and b\"\xe3\x80\x80\" not in q, q
+assert b\"\n  make<U+00A0># later; echo RAN > ran.txt<U+3000>x\n\" in q, q
+assert b\"arguments: {\\\"command\\\":\\\"make<U+00A0># later\" in q, q
+"'
 long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
 ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
 	bash "{\"command\":\"$long\"}" \

