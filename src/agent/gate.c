@@ -125,7 +125,9 @@ static char *visible(const char *str, size_t max, int keep_newline, int path, in
 			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
 			break;
 		}
-		if (l <= 0 || (path && cp == '\\')) {
+		/* in a path a tab is no layout: a trailing one would name
+		 * another file unseen ('notes.txt<TAB>') */
+		if (l <= 0 || (path && (cp == '\\' || cp == '\t'))) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
 			i++;
 		} else if ((cp == '\n' && keep_newline) || cp == '\t') {

@@ -116,8 +116,8 @@ char *gate_visible_command(const char *s, size_t max);
  * on a line of its own (stderr's notes) cannot start another line there
  * (a forged audit record). */
 char *gate_visible_line(const char *s, size_t max);
-/* A path as the questions name it: gate_visible_line, and a backslash as
- * \x5c, so a name spelling 'a\x0ab' is not shown as 'a<LF>b' is (as the
+/* A path as the questions name it: gate_visible_line, a tab as \x09 and
+ * a backslash as \x5c, so a name spelling 'a\x0ab' is not shown as 'a<LF>b' is (as the
  * tools list names, tools_name_visible). */
 char *gate_visible_path(const char *s, size_t max);
 

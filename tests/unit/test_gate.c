@@ -116,6 +116,22 @@ static void gate_visible_command_blanks(void **state)
 	free(v);
 }
 
+/* A tab in a path is part of the name, not layout: shown as one, a
+ * trailing tab made 'notes.txt<TAB>' read as notes.txt. */
+static void gate_visible_path_tab(void **state)
+{
+	(void)state;
+	char *v = gate_visible_path("notes.txt\t", 512);
+	assert_string_equal(v, "notes.txt\\x09");
+	free(v);
+	v = gate_visible_path("a\tb", 512);
+	assert_string_equal(v, "a\\x09b");
+	free(v);
+	v = gate_visible("a\tb", 512);	/* a command or content keeps its tabs */
+	assert_string_equal(v, "a\tb");
+	free(v);
+}
+
 static void gate_visible_escapes(void **state)
 {
 	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
@@ -350,6 +366,7 @@ int main(void)
 		cmocka_unit_test(gate_ceiling_and_approval),
 		cmocka_unit_test(gate_visible_escapes),
 		cmocka_unit_test(gate_visible_command_blanks),
+		cmocka_unit_test(gate_visible_path_tab),
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
