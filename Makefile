@@ -18,13 +18,12 @@ B         ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 
-# Libraries linked at build time.  libseccomp, libcurl, libcrypto, ncursesw and
-# PCRE2 are opened at run time (src/util/dl.h) by the code that needs them:
-# linking them would cost every exec of the sandbox helper their loader work
-# (HACKING.md).  Their headers are still used.
-PKGS      := libcjson
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libseccomp libpcre2-8 ncursesw libcurl libcrypto cmocka 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# No library but libc is linked at build time.  cJSON, libseccomp, libcurl,
+# libcrypto, ncursesw and PCRE2 are opened at run time (src/util/dl.h) by the
+# code that needs them: linking them would cost every exec of the sandbox
+# helper their loader work (HACKING.md).  Their headers are still used.
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson libseccomp libpcre2-8 ncursesw libcurl libcrypto cmocka 2>/dev/null)
+PKG_LIBS   :=
 
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "agent/fold.h"
 #include "agent/gate.h"

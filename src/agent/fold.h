@@ -50,7 +50,7 @@
 
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "agent/sse.h"
 

@@ -69,7 +69,7 @@
 #include <signal.h>
 #include <time.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "agent/fold.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "agent/curl.h"
 #include "agent/gate.h"
@@ -134,6 +134,16 @@ int cli_agent_start(const struct cli_opts *o, const struct policy *p)
 	if (any_terminal())
 		utf8_term_charset_init(0);
 	agent_prepare();	/* then: libcurl must not see SSLKEYLOGFILE */
+	/* cJSON too, after the guard and before anything parses JSON (a
+	 * session to resume, the first request): a libcjson.so.1 an earlier
+	 * run's call planted where LD_LIBRARY_PATH looks is never the one
+	 * opened, as it was when the library was linked (loaded at exec). */
+	char *err = NULL;
+	if (cjson_load(&err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_ERROR;
+	}
 	return base_url_check(o);
 }
 

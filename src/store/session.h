@@ -77,7 +77,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "store/xdg.h"
 #include "util/util.h"

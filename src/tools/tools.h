@@ -40,7 +40,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "sandbox/policy.h"
 #include "tools/fsguard.h"

@@ -6,7 +6,7 @@
 #ifndef SBX_TUI_REPLAY_H
 #define SBX_TUI_REPLAY_H
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "tui/model.h"
 

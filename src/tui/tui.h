@@ -13,7 +13,7 @@
 #ifndef SBX_TUI_H
 #define SBX_TUI_H
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 #include "agent/turn.h"
 

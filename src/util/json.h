@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
+#include "util/cjson.h"
 
 /*
  * o printed unformatted, or NULL when the text would be longer than cap

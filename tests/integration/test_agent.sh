@@ -1195,17 +1195,17 @@ assert '$TMP/keep' not in n and '/usr/lib/gconv' not in n, n
 	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) env=$(grep -E '^(LD_|GCONV|SANDBX)' "$TMP/env.txt" 2>&1 | tr '\n' ' ') $(tail -c 600 "$D/err")"; fi
 fi
 
-t_start ag-ldpath-earlier-plant "libraries an earlier run's calls planted in the working directory (LD_LIBRARY_PATH=':') are not what agent-run opens at start (libcurl, libseccomp, PCRE2)"
+t_start ag-ldpath-earlier-plant "libraries an earlier run's calls planted in the working directory (LD_LIBRARY_PATH=':') are not what agent-run opens at start (libcurl, libseccomp, PCRE2, cJSON)"
 if [ ! -e "$EV/evil.so" ]; then t_skip "no test library (ag-ldpath-reexec)"
 else
 	rm -f "$TMP/pwned"
-	for l in libcurl.so.4 libseccomp.so.2 libpcre2-8.so.0; do cp "$EV/evil.so" "$W/$l"; done
+	for l in libcurl.so.4 libseccomp.so.2 libpcre2-8.so.0 libcjson.so.1; do cp "$EV/evil.so" "$W/$l"; done
 	mock_dir
 	sse_text "done" > "$D/r1.sse"
 	mock_rounds 1
 	LD_LIBRARY_PATH=":" ar -- hello
 	mock_stop
-	rm -f "$W/libcurl.so.4" "$W/libseccomp.so.2" "$W/libpcre2-8.so.0"
+	rm -f "$W/libcurl.so.4" "$W/libseccomp.so.2" "$W/libpcre2-8.so.0" "$W/libcjson.so.1"
 	if [ $RC -eq 0 ] && [ ! -e "$TMP/pwned" ] && grep -q 'done' "$D/out" && \
 	   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$D/err"; then t_pass
 	else t_fail "rc=$RC pwned=$(ls "$TMP/pwned" 2>&1) $(tail -c 400 "$D/err")"; fi
