@@ -651,22 +651,12 @@ void fsguard_made_undo(struct fsguard_made *m)
 	fsguard_made_keep(m);
 }
 
-static int sync_dir(int dfd)
-{
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == EACCES ? 0 : errno;
-	int e = fsync(fd) < 0 && errno != EINVAL ? errno : 0;
-	close(fd);
-	return e;
-}
-
 int fsguard_sync_dirs(int dfd, const struct fsguard_made *m)
 {
-	int e = sync_dir(dfd);
+	int e = dir_sync(dfd);
 	/* innermost first: each made directory's parent holds its name */
 	for (size_t i = m ? m->n : 0; !e && i-- > 0;)
-		e = sync_dir(m->v[i].dfd);
+		e = dir_sync(m->v[i].dfd);
 	return e;
 }
 

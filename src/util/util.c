@@ -161,6 +161,17 @@ ssize_t read_small_at(int dfd, const char *path, int oflags, char *buf, size_t c
 	return (ssize_t)have;
 }
 
+int dir_sync(int dfd)
+{
+	/* fsync needs a descriptor open for reading: an O_PATH one is EBADF */
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == EACCES ? 0 : errno;
+	int e = fsync(fd) < 0 && errno != EINVAL ? errno : 0;
+	close(fd);
+	return e;
+}
+
 int write_all(int fd, const void *buf, size_t n)
 {
 	return put_all(fd, buf, n, 0);

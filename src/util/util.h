@@ -47,6 +47,15 @@ int write_all(int fd, const void *buf, size_t n);
  * descriptor is written as write_all does). */
 int write_all_nosignal(int fd, const void *buf, size_t n);
 
+/*
+ * Sync the directory dfd (any descriptor of it, O_PATH too) to disk: a
+ * link, rename, unlink or mkdir in it survives a crash or a power loss
+ * only once it is.  0, or an errno.  A directory the caller may not read
+ * cannot be opened to sync and is passed over, as one whose filesystem
+ * does not sync directories (EINVAL).
+ */
+int dir_sync(int dfd);
+
 /* Read a small file (a /proc or cgroup file) whole into buf, at most
  * cap - 1 bytes, NUL-terminated: path opened relative to dfd (AT_FDCWD
  * for none) with O_RDONLY | O_CLOEXEC | oflags.  The bytes read, or -1

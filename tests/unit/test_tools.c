@@ -14,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <linux/fs.h>
@@ -24,6 +23,7 @@
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
 #include "util/log.h"
+#include "fsync_spy.h"
 #include "tools_testutil.h"
 
 struct tfx {
@@ -796,47 +796,16 @@ static void tool_write_atomic(void **state)
 	tfx_free(f);
 }
 
-/* fsync as the tools reach it (this file's definition wins over libc's
- * for the tools linked in): each directory synced, with what the name
- * sync_watch was in it at that moment (0: nothing), so a test sees the
- * sync came after the new name was put there. */
-#define DIR_SYNCS_MAX 32
-static struct dir_sync {
-	dev_t dev;
-	ino_t ino, watched;
-} dir_syncs[DIR_SYNCS_MAX];
-static int n_dir_syncs;
-static const char *sync_watch;
-static int dir_sync_fails;	/* a directory's sync fails with EIO */
-
-int fsync(int fd)
-{
-	struct stat st, w;
-	int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-	if (dir && n_dir_syncs < DIR_SYNCS_MAX) {
-		int seen = sync_watch && fstatat(fd, sync_watch, &w, AT_SYMLINK_NOFOLLOW) == 0;
-		dir_syncs[n_dir_syncs++] = (struct dir_sync){ st.st_dev, st.st_ino, seen ? w.st_ino : 0 };
-	}
-	if (dir && dir_sync_fails) {
-		errno = EIO;
-		return -1;
-	}
-	return (int)syscall(SYS_fsync, fd);
-}
-
 /* Whether the directory rel (beneath f's dir) was synced with the file
- * file (NULL: whatever) in it as it is now. */
+ * file (NULL: whatever) in it as it is now (fsync_spy.h). */
 static int dir_synced(struct tfx *f, const char *rel, const char *file)
 {
-	struct stat d, st = { 0 };
 	char *p = tt_path(f->dir, rel), *fp = file ? xasprintf("%s/%s", p, file) : NULL;
-	int ok = stat(p, &d) == 0 && (!fp || stat(fp, &st) == 0);
+	struct stat st;
+	int ok = (!fp || lstat(fp, &st) == 0) && dir_synced_with(p, file);
 	free(p);
 	free(fp);
-	for (int i = 0; ok && i < n_dir_syncs; i++)
-		if (dir_syncs[i].dev == d.st_dev && dir_syncs[i].ino == d.st_ino && (!file || dir_syncs[i].watched == st.st_ino))
-			return 1;
-	return 0;
+	return ok;
 }
 
 /* A write or edit syncs the directory after it linked or renamed the new
