@@ -462,16 +462,39 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	}
 	buf[n++] = '"';
 	buf[n++] = '\n';
-	int r = fsu_write_atomic(dir, CRED_FILE, x->credentials, buf, n, err);
-	if (r < 0)
-		fsu_advise(err, xdg_write_advice(x, 1, errno));
-	explicit_bzero(buf, cap);
-	free(buf);
-	if (r == 0 && sweep_temps(dir) > 0 && notes)
+	/* Swept first: the directory's sync after the rename then makes
+	 * their removal durable too, so no old copy comes back after a crash. */
+	if (sweep_temps(dir) > 0 && notes)
 		strv_push_own(notes, xasprintf("removed what an earlier login cut short left of a key in '%s'",
 					   x->config_dir));
+	int r = fsu_write_atomic(dir, CRED_FILE, x->credentials, buf, n, err);
+	if (r == FSU_UNSYNCED) {
+		free(*err);
+		*err = xasprintf("the key is stored in '%s', but its directory could not be synced to disk: %s — a "
+				 "crash or power loss may still lose it (and leave the key stored before, or none): "
+				 "check the filesystem (dmesg), then run 'sandbx auth login' again", x->credentials,
+				 strerror(errno));
+	} else if (r < 0) {
+		fsu_advise(err, xdg_write_advice(x, 1, errno));
+	}
+	explicit_bzero(buf, cap);
+	free(buf);
 	close(dir);
-	return r;
+	return r < 0 ? -1 : 0;
+}
+
+/* After a removal in dir (what: what went): durable only once dir is
+ * synced.  0, or -1 with *err saying it is gone but may come back. */
+static int removal_synced(int dir, const struct xdg_paths *x, const char *what, char **err)
+{
+	int e = dir_sync(dir);
+	if (!e)
+		return 0;
+	*err = xasprintf("removed %s, but '%s' could not be synced to disk: %s — a crash or power loss may still "
+			 "bring it back: check the filesystem (dmesg), then run 'sandbx auth logout' again", what,
+			 x->config_dir, strerror(e));
+	errno = e;
+	return -1;
 }
 
 int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **err)
@@ -508,19 +531,22 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 	*leftovers = sweep_temps(dir);
 	if (unlinkat(dir, CRED_FILE, 0) < 0) {
 		int e = errno;
-		if (*leftovers)
-			fsync(dir);
+		/* the temporary copies went all the same */
+		int r = *leftovers ? removal_synced(dir, x, "what an interrupted login left of a key", err) : 0;
 		close(dir);
 		if (e == ENOENT)
-			return 0;
+			return r;
+		free(*err);
 		*err = xasprintf("cannot remove '%s': %s — %s", x->credentials, strerror(e),
 				 e == EROFS ? "remount its filesystem read-write and run "
 					      "'sandbx auth logout' again"
 					    : "check that you may write its directory, and run 'sandbx auth logout' again");
 		return -1;
 	}
-	fsync(dir);
-	close(dir);
 	*removed = 1;
-	return 0;
+	char *what = xasprintf("the stored key '%s'", x->credentials);
+	int r = removal_synced(dir, x, what, err);
+	free(what);
+	close(dir);
+	return r;
 }

@@ -103,7 +103,8 @@ int cred_load_file(const struct xdg_paths *x, char **key, char **err);
  * file replaced atomically with mode 0600; temporary copies an interrupted
  * login left beside it are removed (noted).  Refused when the credential
  * file has more than one hard link (the key would stay under the others,
- * unguarded).  0 or -1 with *err.
+ * unguarded).  0 or -1 with *err; also when the key is in place but its
+ * directory could not be synced to disk, which *err then says.
  */
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err);
 
@@ -112,7 +113,8 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
  * temporary copies an interrupted login left beside it.  0 with *removed 1
  * (or 0 when there was none) and *leftovers the number of temporary
  * copies removed, or -1 with *err (also when the file has more than one
- * hard link, as for cred_store_key).
+ * hard link, as for cred_store_key, and when what went is gone but the
+ * directory could not be synced to disk: *removed is 1 then).
  */
 int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **err);
 

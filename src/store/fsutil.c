@@ -73,6 +73,22 @@ static int made_dir_mode(int dirfd, const char *name, const char *display, char 
 	return 0;
 }
 
+/*
+ * A directory was just made in dirfd (display: its path): its name there,
+ * and so what sandbx then puts in it, survives a crash or a power loss
+ * only once dirfd is synced.  0, or -1 with *err.
+ */
+static int made_dir_synced(int dirfd, const char *display, char **err)
+{
+	int e = dir_sync(dirfd);
+	if (!e)
+		return 0;
+	*err = xasprintf("made the directory '%s', but the directory holding it could not be synced to disk: %s — "
+			 "nothing was put in it yet: check the filesystem (dmesg), then try again", display, strerror(e));
+	errno = e;
+	return -1;
+}
+
 int fsu_open_base(const char *path, unsigned flags, char **err)
 {
 	if (!path || path[0] != '/') {
@@ -90,8 +106,12 @@ int fsu_open_base(const char *path, unsigned flags, char **err)
 		int next = openat(fd, c, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (next < 0 && errno == ENOENT && (flags & FSU_CREATE)) {
 			int made = mkdirat(fd, c, FSU_DIR_MODE) == 0;
-			if ((!made && errno != EEXIST) || (made && made_dir_mode(fd, c, path, err) < 0)) {
-				int e = errno;
+			char *sub = made ? xasprintf("%.*s", (int)(c - dup + strlen(c)), path) : NULL;
+			int bad = (!made && errno != EEXIST) ||
+				  (made && (made_dir_mode(fd, c, path, err) < 0 || made_dir_synced(fd, sub, err) < 0));
+			int e = errno;
+			free(sub);
+			if (bad) {
 				if (!made)
 					*err = xasprintf("cannot create a directory on the way to '%s': %s", path,
 							 strerror(e));
@@ -168,7 +188,7 @@ int fsu_open_subdir(int dirfd, const char *name, const char *display, unsigned f
 			errno = e;
 			return -1;
 		}
-		if (made && made_dir_mode(dirfd, name, display, err) < 0)
+		if (made && (made_dir_mode(dirfd, name, display, err) < 0 || made_dir_synced(dirfd, display, err) < 0))
 			return -1;
 		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -345,14 +365,18 @@ char *fsu_links_advice(const char *display)
 			 display, display);
 }
 
-/* The rename or link is durable only once the directory is synced. */
-static int sync_dir(int dirfd, const char *display, char **err)
+/* The rename or link is durable only once the directory is synced: 0,
+ * or FSU_UNSYNCED with *err saying that the file is in place all the
+ * same (not "cannot": the caller must not say nothing changed). */
+static int placed_synced(int dirfd, const char *display, char **err)
 {
-	if (fsync(dirfd) < 0 && errno != EINVAL && errno != EBADF) {
-		*err = xasprintf("cannot sync the directory of '%s': %s", display, strerror(errno));
-		return -1;
-	}
-	return 0;
+	int e = dir_sync(dirfd);
+	if (!e)
+		return 0;
+	*err = xasprintf("'%s' is in place, but its directory could not be synced to disk: %s — a crash or power "
+			 "loss may still undo that: check the filesystem (dmesg)", display, strerror(e));
+	errno = e;
+	return FSU_UNSYNCED;
 }
 
 int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
@@ -376,7 +400,7 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
 		return -1;
 	}
 	free(tmp);
-	return sync_dir(dirfd, display, err);
+	return placed_synced(dirfd, display, err);
 }
 
 int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
@@ -412,9 +436,10 @@ int fsu_create_with(int dirfd, const char *name, const char *display, const void
 		errno = e;
 		return -1;
 	}
-	if (sync_dir(dirfd, display, err) < 0) {
+	r = placed_synced(dirfd, display, err);
+	if (r < 0) {
 		close(fd);
-		return -1;
+		return r;
 	}
 	return fd;
 }

@@ -13,7 +13,9 @@
  *     but never narrowed: other programs live there too;
  *   - a whole-file replacement goes through a temporary file created 0600,
  *     written, fsync'ed, renamed over the target, and the directory fsync'ed;
- *     a new file with its first content, the same, linked (never clobbering).
+ *     a new file with its first content, the same, linked (never clobbering);
+ *     a directory made is synced into its parent; a sync that fails is an
+ *     error that says what is in place already.
  *
  * No state: every function returns a descriptor or 0, or -1 with a malloc'd
  * message in *err (errno is kept from the failing call where it helps the
@@ -42,7 +44,8 @@ enum fsu_flags {
 /*
  * Open the directory at the absolute path `path` for use as a dirfd (O_PATH).
  * Symlinks along it are followed: it is the user's own XDG base, which may
- * be a link to a dotfiles tree.  FSU_CREATE makes missing components 0700.
+ * be a link to a dotfiles tree.  FSU_CREATE makes missing components 0700,
+ * each synced into the directory that holds it.
  * Returns the descriptor, or -1 with *err (errno ENOENT when missing).
  */
 int fsu_open_base(const char *path, unsigned flags, char **err);
@@ -50,7 +53,8 @@ int fsu_open_base(const char *path, unsigned flags, char **err);
 /*
  * Open the subdirectory `name` of dirfd (O_RDONLY|O_DIRECTORY|O_NOFOLLOW),
  * check with fstat that it is a directory owned by the effective uid, and
- * fill *st.  FSU_CREATE makes it 0700 when missing; FSU_NARROW chmods it to
+ * fill *st.  FSU_CREATE makes it 0700 when missing (and syncs dirfd, so
+ * its name survives a crash); FSU_NARROW chmods it to
  * 0700 when group/other bits are set and pushes a note onto *notes.
  * `display` is its full path, for messages.  Returns the descriptor, or -1
  * with *err (errno ENOENT when missing, EPERM when owned by another uid,
@@ -86,11 +90,16 @@ int fsu_drop_temp_links(int dirfd, const char *name, const struct stat *st);
  * "remove the other links (find ... -samefile ... lists them)".  Malloc'd. */
 char *fsu_links_advice(const char *display);
 
+/* What fsu_write_atomic and fsu_create_with return when the new file is
+ * in place but its directory could not be synced to disk: a crash or a
+ * power loss may still undo it.  *err says so; errno is the sync's. */
+#define FSU_UNSYNCED (-2)
+
 /*
  * Replace dirfd/name with the n bytes of buf atomically: a temporary file
  * ".name.XXXXXXXX" created 0600 with O_EXCL, written, fsync'ed, renamed over
  * name, then dirfd fsync'ed.  On failure the temporary file is removed and
- * name is untouched.  0, or -1 with *err.
+ * name is untouched.  0, FSU_UNSYNCED, or -1 with *err.
  */
 int fsu_write_atomic(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
 
@@ -101,7 +110,8 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
  * with errno EEXIST when it exists; a filesystem without RENAME_NOREPLACE
  * links and unlinks instead); dirfd is fsync'ed.  A kill before the
  * rename leaves only the hidden temporary file.
- * Returns the descriptor (O_WRONLY|O_APPEND, the lock held), or -1 with *err.
+ * Returns the descriptor (O_WRONLY|O_APPEND, the lock held), or -1 with
+ * *err, or FSU_UNSYNCED (the file is there, its directory not synced).
  */
 int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
 

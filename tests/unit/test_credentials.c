@@ -12,7 +12,9 @@
 
 #include <dirent.h>
 
+#include "cli/cli.h"
 #include "store/credentials.h"
+#include "fsync_spy.h"
 #include "store_testutil.h"
 
 /* ---- parser ---- */
@@ -626,6 +628,171 @@ static void test_cred_key_refused_where_it_enters(void **state)
 	free(before);
 }
 
+/* A login or logout that reports success has made its change durable:
+ * the directory is synced after the key is renamed into place (with the
+ * temporary copies an interrupted login left already gone), after the
+ * key is removed, and each directory the login made is synced into the
+ * one that holds it.  Before, the directories made were not synced, and
+ * a login swept the copies after its sync, so a crash could bring them
+ * back. */
+static void test_cred_login_syncs_dirs(void **state)
+{
+	char *root = xstrdup(T.root);
+	n_dir_syncs = 0;
+	store_key("sk-ant-first");	/* makes config/ and config/sandbx/ */
+	if (!dir_synced_with(root, NULL) || !dir_synced_with(T.x.config_home, NULL))
+		fail_msg("the directories the login made were not synced into their parents (%d directory syncs)",
+			 n_dir_syncs);
+	put_file(".credentials.toml.ab12cd34");
+	n_dir_syncs = 0;
+	sync_watch = "credentials.toml";
+	store_key("sk-ant-second");
+	assert_true(dir_synced_with(T.x.config_dir, "credentials.toml"));
+	n_dir_syncs = 0;
+	sync_watch = ".credentials.toml.ab12cd34";
+	put_file(".credentials.toml.ab12cd34");
+	store_key("sk-ant-third");
+	if (!dir_synced_with(T.x.config_dir, ".credentials.toml.ab12cd34"))
+		fail_msg("the login's sync came before the sweep of what an interrupted login left");
+	n_dir_syncs = 0;
+	sync_watch = "credentials.toml";
+	int removed = 0, left = 0;
+	char *err = NULL;
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), 0);
+	assert_int_equal(removed, 1);
+	assert_true(dir_synced_with(T.x.config_dir, "credentials.toml"));	/* as gone */
+	sync_watch = NULL;
+	free(root);
+}
+
+/* A directory sync that fails is said, not passed over: the key is in
+ * place (or gone) all the same, so the message says that, that a crash
+ * may still undo it, and what to do.  Before, a logout ignored it, and a
+ * login said "cannot sync the directory" with advice about where the key
+ * goes, as if nothing had been stored. */
+static void test_cred_dir_sync_error_said(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL, *key = NULL;
+	/* the directories a first login makes */
+	dir_sync_fails = 1;
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-first", &notes, &err), -1);
+	dir_sync_fails = 0;
+	char *want = xasprintf("made the directory '%s', but the directory holding it could not be synced to disk: "
+			       "Input/output error — nothing was put in it yet: check the filesystem (dmesg), then "
+			       "try again", T.x.config_home);
+	if (strcmp(err, want) != 0)
+		fail_msg("login making its directories said: %s", err);
+	free(want);
+	free(err);
+	err = NULL;
+	store_key("sk-ant-first");
+	/* login: the new key is in place */
+	dir_sync_fails = 1;
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-second", &notes, &err), -1);
+	dir_sync_fails = 0;
+	want = xasprintf("the key is stored in '%s', but its directory could not be synced to disk: Input/output "
+			 "error — a crash or power loss may still lose it (and leave the key stored before, or none): "
+			 "check the filesystem (dmesg), then run 'sandbx auth login' again", T.x.credentials);
+	if (strcmp(err, want) != 0)
+		fail_msg("login said: %s", err);
+	free(want);
+	free(err);
+	err = NULL;
+	assert_int_equal(cred_load_file(&T.x, &key, &err), 0);
+	assert_string_equal(key, "sk-ant-second");
+	cred_key_free(key);
+	/* logout: the key is gone */
+	int removed = 0, left = 0;
+	dir_sync_fails = 1;
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), -1);
+	dir_sync_fails = 0;
+	assert_int_equal(removed, 1);
+	want = xasprintf("removed the stored key '%s', but '%s' could not be synced to disk: Input/output error — a "
+			 "crash or power loss may still bring it back: check the filesystem (dmesg), then run 'sandbx "
+			 "auth logout' again", T.x.credentials, T.x.config_dir);
+	if (strcmp(err, want) != 0)
+		fail_msg("logout said: %s", err);
+	free(want);
+	free(err);
+	err = NULL;
+	assert_int_equal(cred_load_file(&T.x, &key, &err), -ENOENT);
+	free(err);
+	err = NULL;
+	/* logout with no key, only what an interrupted login left */
+	put_file(".credentials.toml.ab12cd34");
+	dir_sync_fails = 1;
+	assert_int_equal(cred_remove(&T.x, &removed, &left, &err), -1);
+	dir_sync_fails = 0;
+	assert_int_equal(left, 1);
+	assert_non_null(strstr(err, "removed what an interrupted login left of a key, but"));
+	free(err);
+	strv_free(&notes);
+}
+
+/* Run `sandbx auth ACTION` in this process with input on its stdin;
+ * its stdout and stderr into *out and *errs (malloc'd).  Its exit code. */
+static int cli_auth_run(const char *action, const char *input, char **out, char **errs)
+{
+	struct cli_opts o = { 0 };
+	char op[] = "/tmp/sbx-unit-auth-out.XXXXXX", ep[] = "/tmp/sbx-unit-auth-err.XXXXXX";
+	int in[2], fo = mkstemp(op), fe = mkstemp(ep);
+	assert_true(fo >= 0 && fe >= 0);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(write(in[1], input, strlen(input)), (ssize_t)strlen(input));
+	close(in[1]);
+	fflush(NULL);
+	int s0 = dup(0), s1 = dup(1), s2 = dup(2);
+	dup2(in[0], 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	o.auth_action = (char *)action;
+	int rc = cli_auth(&o);
+	fflush(NULL);
+	dup2(s0, 0);
+	dup2(s1, 1);
+	dup2(s2, 2);
+	close(s0);
+	close(s1);
+	close(s2);
+	close(in[0]);
+	close(fo);
+	close(fe);
+	*out = file_text(op);
+	*errs = file_text(ep);
+	unlink(op);
+	unlink(ep);
+	return rc;
+}
+
+/* What the user sees of a failed sync: exit 1 (an error at run time,
+ * CLI.md), nothing on stdout (not "stored the API key"), and on stderr
+ * that the key is in place but may not survive a crash, and what to do. */
+static void test_cred_cli_sync_error_exit(void **state)
+{
+	char *out, *errs;
+	store_key("sk-ant-first");
+	dir_sync_fails = 1;
+	int rc = cli_auth_run("login", "sk-ant-second\n", &out, &errs);
+	dir_sync_fails = 0;
+	char *want = xasprintf("sandbx: the key is stored in '%s', but its directory could not be synced to disk",
+			       T.x.credentials);
+	if (rc != EXIT_ERROR || *out || !strstr(errs, want) || !strstr(errs, "run 'sandbx auth login' again"))
+		fail_msg("login: exit %d, stdout '%s', stderr '%s'", rc, out, errs);
+	free(want);
+	free(out);
+	free(errs);
+	dir_sync_fails = 1;
+	rc = cli_auth_run("logout", "", &out, &errs);
+	dir_sync_fails = 0;
+	want = xasprintf("sandbx: removed the stored key '%s', but", T.x.credentials);
+	if (rc != EXIT_ERROR || *out || !strstr(errs, want) || !strstr(errs, "run 'sandbx auth logout' again"))
+		fail_msg("logout: exit %d, stdout '%s', stderr '%s'", rc, out, errs);
+	free(want);
+	free(out);
+	free(errs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -641,6 +808,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_interrupted_login_swept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_login_syncs_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_dir_sync_error_said, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_cli_sync_error_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_other_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_env_precedence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_file_parse_error_never_echoes, setup, teardown),

@@ -21,6 +21,7 @@
 
 #include "store/fsutil.h"
 #include "store/session.h"
+#include "fsync_spy.h"
 #include "store_testutil.h"
 
 #define HDR "{\"type\":\"header\",\"version\":1,\"id\":\"abcd1234\",\"created\":1700000000}\n"
@@ -395,6 +396,64 @@ static off_t file_size(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* A new session survives a crash once session_create returns: its file
+ * is synced into the sessions directory, and each directory the create
+ * made (the state home, sandbx/, sessions/) into the one that holds it.
+ * Before, the directories made were not synced: after a power loss the
+ * store could be gone with the session in it. */
+static void test_session_create_syncs_dirs(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	n_dir_syncs = 0;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	session_close(s);
+	/* the sessions directory holds the file; each other one a directory made */
+	const char *synced[] = { T.x.sessions_dir, T.root, T.x.state_home, T.x.state_dir };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(synced); i++)
+		if (!dir_synced_with(synced[i], NULL))
+			fail_msg("'%s' was not synced after a name was put in it (%d directory syncs)", synced[i],
+				 n_dir_syncs);
+	strv_free(&notes);
+}
+
+/* A directory sync that fails is said: the session file is in place, a
+ * crash may undo it, check the filesystem; a directory made but not
+ * synced says so, with nothing in it yet.  Before, the message was
+ * "cannot sync the directory" with advice about XDG_STATE_HOME. */
+static void test_session_dir_sync_error_said(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	dir_sync_fails = 1;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), -1);
+	dir_sync_fails = 0;
+	char *want = xasprintf("made the directory '%s', but the directory holding it could not be synced to disk: "
+			       "Input/output error — nothing was put in it yet: check the filesystem (dmesg), then "
+			       "try again", T.x.state_home);
+	if (strcmp(err, want) != 0)
+		fail_msg("create making its directories said: %s", err);
+	free(want);
+	free(err);
+	err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	session_close(s);
+	dir_sync_fails = 1;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), -1);
+	dir_sync_fails = 0;
+	assert_null(s);
+	want = xasprintf("'%s/", T.x.sessions_dir);
+	if (strncmp(err, want, strlen(want)) != 0 ||
+	    !strstr(err, ".jsonl' is in place, but its directory could not be synced to disk: Input/output error — a "
+			 "crash or power loss may still undo that: check the filesystem (dmesg)") || strstr(err, "XDG_"))
+		fail_msg("create said: %s", err);
+	free(want);
+	free(err);
+	strv_free(&notes);
 }
 
 static void test_session_round_trip(void **state)
@@ -1741,6 +1800,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_create_narrows_own_dirs_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_create_any_umask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_create_syncs_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_dir_sync_error_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_symlink_and_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_refuses_other_owner, setup, teardown),
