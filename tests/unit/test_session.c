@@ -575,6 +575,7 @@ static pid_t fork_resumed(const char *id, struct session **s)
 		char *err = NULL;
 		if (session_resume(&T.x, id, s, &notes, &err) < 0)
 			_exit(10);
+		strv_free(&notes);
 	}
 	return pid;
 }
@@ -936,7 +937,13 @@ static void test_session_full_disk_append(void **state)
 			_exit(12);
 		if (!strstr(err, "File too large") || !strstr(err, "earlier turns are kept"))
 			_exit(13);
-		_exit(0);
+		session_close(s);
+		cJSON_Delete(a);
+		free(big);
+		free(err);
+		free(id);	/* the parent's copies, unused here */
+		free(path);
+		child_exit(0);
 	}
 	child_passed(pid);
 	/* the partial write was cut back: exactly the earlier lines remain */
@@ -1044,7 +1051,13 @@ static void test_session_record_line_bounded(void **state)
 			_exit(14);
 		if (!strstr(err, "line limit"))
 			_exit(15);
-		_exit(0);
+		session_close(s);
+		cJSON_Delete(a);	/* a reference to big: freed after */
+		free(big);
+		free(err);
+		free(id);	/* the parent's copies, unused here */
+		free(path);
+		child_exit(0);
 	}
 	child_passed(pid);
 	assert_int_equal(file_size(path), good);
@@ -1097,7 +1110,7 @@ static int enospc_child(const char *dir)
 	} else if (unshare(CLONE_NEWNS) < 0) {
 		return 77;
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0700") < 0)
 		return 77;
 	setenv("XDG_STATE_HOME", dir, 1);
@@ -1142,6 +1155,14 @@ static int enospc_child(const char *dir)
 	/* the round whose turn record did not fit is there, its turn open */
 	if (session_turns(s) < turns || session_turns(s) > turns + 1)
 		return 27;
+	/* what the child made is freed: child_exit checks */
+	session_close(s);
+	cJSON_Delete(a);
+	free(text);
+	free(id);
+	free(err);
+	strv_free(&notes);
+	xdg_paths_release(&x);
 	return 0;
 }
 
@@ -1154,8 +1175,11 @@ static void test_session_disk_full_tmpfs(void **state)
 	assert_int_equal(mkdir(dir, 0700), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(enospc_child(dir));
+	if (pid == 0) {
+		int code = enospc_child(dir);
+		free(dir);	/* the parent's copy */
+		child_exit(code);
+	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	free(dir);
@@ -1451,7 +1475,8 @@ static int create_in_child(int (*load)(int), int arg)
 			_exit(1);
 		}
 		session_close(s);
-		_exit(0);
+		strv_free(&notes);
+		child_exit(0);
 	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -1600,7 +1625,9 @@ static void test_session_resume_lock_unsupported(void **state)
 			fprintf(stderr, "resume said: %s\n", err);
 			_exit(4);
 		}
-		_exit(0);
+		free(err);
+		strv_free(&notes);
+		child_exit(0);
 	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
