@@ -37,6 +37,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_MQUEUE] = "mqueue",
 	[ACH_REF_HUGETLBFS] = "hugetlbfs",
 	[ACH_REF_PIN] = "pin",
+	[ACH_REF_COREDUMP] = "core-dump",
 	[ACH_REF_USER_LIMIT] = "user-limit",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",

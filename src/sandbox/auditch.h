@@ -50,6 +50,9 @@ enum auditch_label {
 	ACH_REF_PIN,		/* the pinned program is not the same file at its
 				   path in the view; arg errno (ESTALE: another
 				   file is there) */
+	ACH_REF_COREDUMP,	/* the core limit could not be one byte (the
+				   caller's hard limit is 0) and core_pattern
+				   hands a dump to the host; arg errno */
 	ACH_REF_USER_LIMIT,	/* a per-user kernel counter could not be halved for
 				   the sandbox (limits.h); arg limits_ucount_arg() */
 	/* degradations: the run goes on, recorded */

@@ -1062,13 +1062,47 @@ static void pin_through_view(void)
 	close(fd);
 }
 
+int helper_core_pattern_to_host(const char *pattern)
+{
+	return pattern[0] == '|' || pattern[0] == '@';
+}
+
+/*
+ * The command dumps no core, neither into a file of its view nor to the
+ * host.  A core_pattern that is a pipe (Ubuntu's apport, systemd-coredump
+ * on most other distributions) has the kernel start that program, as
+ * root and outside every namespace of the sandbox, and write the dump to
+ * it, whatever RLIMIT_CORE says: a limit of 0 stops only a file.  A limit
+ * of exactly one byte is the kernel's own mark for "no dump through a
+ * pipe" (fs/coredump.c, for a crash of the helper itself), and is less
+ * than the smallest ELF core a file could hold.  So the limit is one
+ * byte, soft and hard, and the filter keeps the command from lowering
+ * it (seccomp.c).  A caller whose hard limit is 0 cannot give 1 (raising
+ * a hard limit takes CAP_SYS_RESOURCE): it keeps 0, which is enough for
+ * a file pattern, and the run is refused where the pattern reaches the
+ * host, or cannot be read.
+ */
+static void core_limit(void)
+{
+	struct rlimit one = { 1, 1 }, zero = { 0, 0 };
+	char pat[64];
+	if (setrlimit(RLIMIT_CORE, &one) == 0)
+		return;
+	int e = errno;
+	if (setrlimit(RLIMIT_CORE, &zero) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	if (read_small_at(AT_FDCWD, "/proc/sys/kernel/core_pattern", 0, pat, sizeof(pat)) < 0)
+		refuse(ACH_REF_COREDUMP, errno);
+	if (helper_core_pattern_to_host(pat))
+		refuse(ACH_REF_COREDUMP, e);
+}
+
 /* notify_fd >= 0 (port mode): the filter answers listen() through the
  * init; its listener descriptor goes to the init over notify_fd. */
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
 				    const struct netpol_files *dns, int bpf_fd, int notify_fd)
 {
 	static struct seccomp_bpf bpf;
-	struct rlimit zero = { 0, 0 };
 
 	sigprocmask(SIG_SETMASK, &caller_mask, NULL);	/* the init's job signals */
 
@@ -1110,8 +1144,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 		if (chdir("/") < 0)
 			refuse(ACH_REF_MOUNT, errno);
 	}
-	if (setrlimit(RLIMIT_CORE, &zero) < 0)
-		refuse(ACH_REF_PRIVS, errno);
+	core_limit();
 	/* A memory limit held by rlimits: no System V objects (seccomp.h).
 	 * Built and loaded before the limits apply: libseccomp allocates, and
 	 * under a sanitizer's allocator an address-space limit fails it. */

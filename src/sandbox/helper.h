@@ -77,6 +77,14 @@ int helper_env_for_command_only(const char *name);
  */
 int helper_stdio_tty_eio(void);
 
+/*
+ * 1 when a core_pattern (the text of /proc/sys/kernel/core_pattern) hands
+ * a dump to the host rather than to a file: a program ('|') or, since
+ * Linux 6.16, a socket ('@').  The kernel starts or reaches such a
+ * handler whatever RLIMIT_CORE says, unless the limit is exactly one byte.
+ */
+int helper_core_pattern_to_host(const char *pattern);
+
 /* The descriptors crossing into the supervisor, as above. */
 #define HELPER_AUDIT_FD 3
 #define HELPER_PIN_FD 4

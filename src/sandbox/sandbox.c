@@ -487,6 +487,12 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 strerror(arg));
 	case ACH_REF_FORK:
 		return xasprintf("the sandbox could not start its processes (%s); nothing was run", strerror(arg));
+	case ACH_REF_COREDUMP:
+		return xasprintf("this machine hands core dumps to a program or socket of its own (kernel.core_pattern), "
+				 "which runs for a crash of the command unless its core limit is one byte, and your hard "
+				 "core limit is 0, which cannot be raised to that (%s) — raise it (ulimit -Hc unlimited, "
+				 "or LimitCORE= / limits.conf) or use a file core_pattern; nothing was run",
+				 strerror(arg));
 	case ACH_REF_USER_LIMIT:
 		return limits_ucount_message(arg);
 	case ACH_REF_LIMIT:

@@ -47,6 +47,7 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -653,6 +654,27 @@ static int add_offline_families(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * The command's core limit stays one byte (helper.c says why: a host
+ * whose core_pattern is a pipe runs its helper, as root and outside
+ * every namespace, for a crash whose limit is 0, and skips only a limit
+ * of exactly 1).  A command lowering its own limit to 0 would undo that,
+ * and programs do lower it (ssh-agent and gpg-agent set 0 at start, and
+ * exit when they cannot): setting RLIMIT_CORE returns 0 and does
+ * nothing, as a limit already at 0 would.  prlimit64 asked for the old
+ * value too is refused (EPERM, what raising a hard limit answers), since
+ * a 0 would leave the old value unwritten.  Reading it stays allowed.
+ */
+static int add_core_rules(scmp_filter_ctx ctx)
+{
+	RULE(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(setrlimit), 1, ARG32(0, RLIMIT_CORE));
+	RULE(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(prlimit64), 3, ARG32(1, RLIMIT_CORE), SCMP_A2(SCMP_CMP_NE, 0),
+	     SCMP_A3(SCMP_CMP_EQ, 0));
+	RULE(ctx, DENY, SCMP_SYS(prlimit64), 3, ARG32(1, RLIMIT_CORE), SCMP_A2(SCMP_CMP_NE, 0),
+	     SCMP_A3(SCMP_CMP_NE, 0));
+	return 0;
+}
+
 static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 {
 	int r;
@@ -676,6 +698,8 @@ static int build_rules(const struct policy *p, scmp_filter_ctx ctx)
 	 * by it, but a low open-files or CPU limit would stop the init
 	 * answering, or have the kernel kill it mid-run. */
 	RULE(ctx, DENY, SCMP_SYS(prlimit64), 2, ARG32(0, 1), SCMP_A2(SCMP_CMP_NE, 0));
+	if ((r = add_core_rules(ctx)) < 0)
+		return r;
 	if (p->net == POL_NET_NONE) {
 		if ((r = add_offline_families(ctx)) < 0)
 			return r;

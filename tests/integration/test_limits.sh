@@ -318,9 +318,9 @@ if [ "$RC" -ne 152 ]; then t_fail "exit $RC, expected 152 (128 + SIGXCPU): $(cat
 elif [ "$ms" -gt 6000 ]; then t_fail "took $ms ms of wall time"
 else t_pass; fi
 
-t_start limits-no-core "the command dumps no core: RLIMIT_CORE is 0, soft and hard, so raising it fails and a spin killed by SIGXCPU (a signal that dumps core) leaves no core file in the writable grant"
+t_start limits-no-core "the command dumps no core: RLIMIT_CORE is one byte, soft and hard, so raising it changes nothing and a spin killed by SIGXCPU (a signal that dumps core) leaves no core file in the writable grant"
 rm -f "$W"/core*
-run --limit-cpu 1 --timeout 30 -- /bin/sh -c 'ulimit -c unlimited 2>/dev/null && echo raised; exec "$0"' "$PROBES/lim_spin" >/dev/null
+run --limit-cpu 1 --timeout 30 -- /bin/sh -c 'ulimit -c unlimited 2>/dev/null; [ "$(ulimit -c)" = 0 ] || echo raised; exec "$0"' "$PROBES/lim_spin" >/dev/null
 spin_rc=$RC raised=$(cat "$TMP/out")
 tag="nc$$x$(date +%s)"
 bg --timeout 60 -- "$FB" 1 "$tag" 3
@@ -331,9 +331,31 @@ bgwait
 pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
 if [ "$spin_rc" -ne 152 ]; then t_fail "the spin exited $spin_rc, expected 152: $(cat "$TMP/err")"
 elif [ -n "$raised" ]; then t_fail "the command raised its core limit"
-elif [ "$core" != "0 0" ]; then t_fail "Max core file size of the command is '$core', expected '0 0'"
+elif [ "$core" != "1 1" ]; then t_fail "Max core file size of the command is '$core', expected '1 1'"
 elif ls "$W"/core* >/dev/null 2>&1; then t_fail "a core file was left: $(ls "$W"/core*) (core_pattern '$pattern')"
 else t_pass; fi
+
+t_start limits-core-one-byte "the command's core limit is one byte, soft and hard, and stays so: lowering it to 0 (ssh-agent's setrlimit) returns ok and changes nothing, and prlimit64 lowering it while asking the old value is refused (EPERM); a core_pattern that pipes to a program skips a dump at one byte only, not at 0"
+out=$(run -- "$PROBES/sys" core-limit)
+gs=$(run -- "$PROBES/sys" core-limit-getset)
+if [ "$out" != "ok 1 1" ]; then t_fail "core limit after lowering it: '$out' (rc $RC), expected 'ok 1 1'"
+elif [ "${gs%% *}" != "err" ] || [ "$(echo "$gs" | cut -d' ' -f2)" != EPERM ]; then t_fail "prlimit64 set+get of the core limit: '$gs', expected EPERM"
+else t_pass; fi
+
+t_start limits-core-hard-zero "a caller whose hard core limit is 0 cannot give one byte: with a core_pattern naming a file the command runs with 0, soft and hard; with one handing dumps to a program or socket of the host the run is refused (exit 125, refused mechanism=core-dump)"
+pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+out=$( (ulimit -Hc 0 && cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" -- "$PROBES/sys" core-limit) 2>"$TMP/err")
+rc=$?
+case $pattern in
+"|"* | "@"*)
+	if [ "$rc" -ne 125 ] || ! grep -q 'refused mechanism=core-dump' "$TMP/err"; then
+		t_fail "pattern '$pattern', hard limit 0: exit $rc, expected 125 and a core-dump refusal: $(cat "$TMP/err")"
+	else t_pass; fi ;;
+*)
+	if [ "$rc" -ne 0 ] || [ "$out" != "ok 0 0" ]; then
+		t_fail "pattern '$pattern', hard limit 0: exit $rc, '$out', expected 0 and 'ok 0 0': $(cat "$TMP/err")"
+	else t_pass; fi ;;
+esac
 
 t_start limits-init-no-host-handles "the sandbox's init holds no handle on the host: as root, none of its descriptors is a cgroup directory (the supervisor's alone, removed after the call) or the supervisor's /proc/PID/ns; as the caller's own user, its descriptors cannot even be listed"
 tag="ih$$x$(date +%s)"

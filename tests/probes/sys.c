@@ -62,6 +62,12 @@
  *   sys prlimit-init          set pid 1's open-files limit to its value;
  *                             prlimit-init-read only reads it,
  *                             prlimit-self sets this process's own
+ *   sys core-limit            lower this process's core limit to 0 (as
+ *                             ssh-agent does), then print "ok SOFT HARD"
+ *                             as getrlimit reads it (exit 0 whether or
+ *                             not the lowering took)
+ *   sys core-limit-getset     prlimit64 setting the core limit to 0 and
+ *                             asking the old value in the same call
  *
  * The terminal probes (tiocsti... tiocswinsz, tcxonc, tiocsctty) act on fd 0.  Those that
  * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
@@ -145,6 +151,17 @@ static long prlimit_same(pid_t pid, int set)
 /* ustat(2) of a device number (x86_64 only; no libc wrapper since glibc
  * 2.28): "ok FREE-BLOCKS" on stdout before the report's line is left to
  * the caller, so only the outcome is reported. */
+/* The core limit after an attempt to lower it to 0: "ok SOFT HARD". */
+static int core_limit(void)
+{
+	struct rlimit z = { 0, 0 }, now;
+	(void)setrlimit(RLIMIT_CORE, &z);
+	if (getrlimit(RLIMIT_CORE, &now) < 0)
+		return probe_report(-1);
+	printf("ok %llu %llu\n", (unsigned long long)now.rlim_cur, (unsigned long long)now.rlim_max);
+	return 0;
+}
+
 static long do_ustat(unsigned long dev)
 {
 #ifdef SYS_ustat
@@ -832,6 +849,12 @@ int main(int argc, char **argv)
 		r = prlimit_same(1, 0);
 	else if (!strcmp(n, "prlimit-self"))
 		r = prlimit_same(0, 1);
+	else if (!strcmp(n, "core-limit"))
+		return core_limit();
+	else if (!strcmp(n, "core-limit-getset")) {
+		struct rlimit z = { 0, 0 }, old;
+		r = syscall(SYS_prlimit64, 0, RLIMIT_CORE, &z, &old);
+	}
 	/* Terminal. */
 	else if (!strcmp(n, "tiocsti"))
 		r = tty_ioctl(TIOCSTI);

@@ -215,6 +215,20 @@ static void helper_env_loader_names(void **state)
 			fail_msg("%s is renamed, but steers nothing", plain[i]);
 }
 
+/* The core_pattern shapes that reach the host whatever RLIMIT_CORE says
+ * (but one byte): a pipe to a program, a socket (6.16); a file does not. */
+static void helper_core_pattern_shapes(void **state)
+{
+	(void)state;
+	assert_true(helper_core_pattern_to_host("|/usr/share/apport/apport -p%p -s%s -c%c"));
+	assert_true(helper_core_pattern_to_host("|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h"));
+	assert_true(helper_core_pattern_to_host("@/run/systemd/coredump"));
+	assert_false(helper_core_pattern_to_host("core"));
+	assert_false(helper_core_pattern_to_host("/var/crash/core.%e.%p"));
+	assert_false(helper_core_pattern_to_host(" |x"));
+	assert_false(helper_core_pattern_to_host(""));
+}
+
 static void cwd_shapes_refused(void **state)
 {
 	struct policy p;
@@ -670,6 +684,7 @@ int main(void)
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(helper_env_loader_names),
+		cmocka_unit_test(helper_core_pattern_shapes),
 		cmocka_unit_test(cwd_shapes_refused),
 		cmocka_unit_test(write_kernel_trees_refused),
 		cmocka_unit_test(write_kernel_mounts_refused),

@@ -1182,6 +1182,31 @@ static void test_seccomp_load_bpf_kernel(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Setting RLIMIT_CORE (the stage leaves it at one byte, which a pipe
+ * core_pattern honours and 0 does not) does nothing and says so, under
+ * every policy, whatever the high bits of the resource hold; prlimit64
+ * that also asks the old value is refused; reading it, and setting any
+ * other limit, stays allowed. */
+static void test_seccomp_core_limit(void **state)
+{
+	const uint64_t ptr = 0x7ffd0000ULL;
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_setrlimit, RLIMIT_CORE, ptr, 0, 0), R_ZERO, "setrlimit core");
+		ASSERT_RET(run(f, SYS_setrlimit, HIGH_GARBAGE | RLIMIT_CORE, ptr, 0, 0), R_ZERO, "setrlimit core, high");
+		ASSERT_RET(run(f, SYS_prlimit64, 0, RLIMIT_CORE, ptr, 0), R_ZERO, "prlimit64 set core");
+		ASSERT_RET(run(f, SYS_prlimit64, 2, HIGH_GARBAGE | RLIMIT_CORE, ptr, 0), R_ZERO,
+			   "prlimit64 set core of pid 2, high");
+		ASSERT_RET(run(f, SYS_prlimit64, 0, RLIMIT_CORE, ptr, ptr), R_EPERM, "prlimit64 set+get core");
+		ASSERT_RET(run(f, SYS_prlimit64, 0, RLIMIT_CORE, 0, ptr), R_ALLOW, "prlimit64 get core");
+		ASSERT_RET(run(f, SYS_getrlimit, RLIMIT_CORE, ptr, 0, 0), R_ALLOW, "getrlimit core");
+		ASSERT_RET(run(f, SYS_setrlimit, RLIMIT_NOFILE, ptr, 0, 0), R_ALLOW, "setrlimit nofile");
+		ASSERT_RET(run(f, SYS_prlimit64, 0, RLIMIT_FSIZE, ptr, ptr), R_ALLOW, "prlimit64 set+get fsize");
+		/* pid 1: still nothing changes, by either rule */
+		uint32_t r1 = run(f, SYS_prlimit64, 1, RLIMIT_CORE, ptr, 0);
+		assert_true(r1 == R_ZERO || r1 == R_EPERM);
+	}
+}
+
 /* Building the filter stays cheap: it runs in every command stage. */
 /* prlimit64 setting pid 1's limits is refused under every policy (high
  * bits of the pid ignored, as the kernel does); reading them, and setting
@@ -1300,6 +1325,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_read_rejects_bad_programs),
 		cmocka_unit_test(test_seccomp_load_bpf_kernel),
 		cmocka_unit_test(test_seccomp_prlimit_init),
+		cmocka_unit_test(test_seccomp_core_limit),
 		cmocka_unit_test(test_seccomp_sysv_under_memory_limit),
 		cmocka_unit_test(test_seccomp_build_repeated),
 	};
