@@ -281,4 +281,16 @@ IN
 	rm -f "$W/orphan.rc" "$W/orphan.ran" "$W/orphan.err"
 fi
 
+t_start sr-stdio-socket-peer-pidfd "a standard descriptor that is a unix socket (as Node's child_process gives one) yields, through SO_PEERPIDFD, a pidfd of its peer, a host process of the caller's: from the sandbox it reaches nothing (PIDFD_GET_INFO and the namespace ioctls refused, pidfd_send_signal refused, waitid ECHILD), where unconfined the same probe reads the peer's details, opens its user namespace and signals it"
+out=$("$TESTTOOLS/sockstdio" "$SANDBX" sandbox-run --allow-exec "$PROBES" -- "$PROBES/sys" peer-pidfd 2>"$TMP/err")
+rc=$?
+free=$("$TESTTOOLS/sockstdio" "$PROBES/sys" peer-pidfd)
+case "$out" in
+"ok info=ok"* | *" ns=ok"* | *" signal=ok"* | *" wait=ok"*) t_fail "the peer's pidfd reached it from the sandbox: '$out'" ;;
+"ok info="*) if [ "$rc" -ne 0 ]; then t_fail "exit $rc: $(cat "$TMP/err")"
+	elif [ "$free" != "ok info=ok ns=ok signal=ok wait=ECHILD" ]; then t_fail "unconfined control: '$free'"
+	else t_pass; fi ;;
+*) t_fail "no pidfd of the peer: '$out' (exit $rc): $(cat "$TMP/err")" ;;
+esac
+
 t_done

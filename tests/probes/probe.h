@@ -47,6 +47,8 @@ static inline const char *probe_errname(int e)
 	case EBUSY: return "EBUSY";
 	case EMFILE: return "EMFILE";
 	case EFAULT: return "EFAULT";
+	case EREMOTE: return "EREMOTE";
+	case ECHILD: return "ECHILD";
 	case ENFILE: return "ENFILE";
 	default: return "E?";
 	}

@@ -62,6 +62,12 @@
  *   sys prlimit-init          set pid 1's open-files limit to its value;
  *                             prlimit-init-read only reads it,
  *                             prlimit-self sets this process's own
+ *   sys peer-pidfd            the pidfd of fd 1's peer (SO_PEERPIDFD: a
+ *                             host process when stdout is a unix socket),
+ *                             and what it reaches: "ok info=A ns=B
+ *                             signal=C wait=D", each "ok" or an errno
+ *                             name (PIDFD_GET_INFO, PIDFD_GET_USER_NAMESPACE,
+ *                             pidfd_send_signal of signal 0, waitid)
  *   sys core-limit            lower this process's core limit to 0 (as
  *                             ssh-agent does), then print "ok SOFT HARD"
  *                             as getrlimit reads it (exit 0 whether or
@@ -151,6 +157,40 @@ static long prlimit_same(pid_t pid, int set)
 /* ustat(2) of a device number (x86_64 only; no libc wrapper since glibc
  * 2.28): "ok FREE-BLOCKS" on stdout before the report's line is left to
  * the caller, so only the outcome is reported. */
+/* Linux 6.5 and 6.13; the Debian 6.1 headers have neither. */
+#define PROBE_SO_PEERPIDFD 77
+#define PROBE_PIDFD_GET_USER_NAMESPACE _IO(0xFF, 9)
+struct probe_pidfd_info {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define PROBE_PIDFD_GET_INFO _IOWR(0xFF, 11, struct probe_pidfd_info)
+
+static const char *answer(long r)
+{
+	return r < 0 ? probe_errname(errno) : "ok";
+}
+
+static int peer_pidfd(void)
+{
+	int pfd;
+	socklen_t l = sizeof(pfd);
+	if (getsockopt(1, SOL_SOCKET, PROBE_SO_PEERPIDFD, &pfd, &l) < 0)
+		return probe_report(-1);
+	struct probe_pidfd_info pi = { .mask = 0x3 };	/* PID, CREDS */
+	siginfo_t si;
+	const char *info = answer(ioctl(pfd, PROBE_PIDFD_GET_INFO, &pi));
+	long ns = ioctl(pfd, PROBE_PIDFD_GET_USER_NAMESPACE, 0);
+	const char *nsa = answer(ns);
+	if (ns >= 0)
+		close((int)ns);
+	const char *sig = answer(syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0));
+	const char *wait = answer(waitid(P_PIDFD, (id_t)pfd, &si, WEXITED | WNOHANG));
+	printf("ok info=%s ns=%s signal=%s wait=%s\n", info, nsa, sig, wait);
+	return 0;
+}
+
 /* The core limit after an attempt to lower it to 0: "ok SOFT HARD". */
 static int core_limit(void)
 {
@@ -849,6 +889,8 @@ int main(int argc, char **argv)
 		r = prlimit_same(1, 0);
 	else if (!strcmp(n, "prlimit-self"))
 		r = prlimit_same(0, 1);
+	else if (!strcmp(n, "peer-pidfd"))
+		return peer_pidfd();
 	else if (!strcmp(n, "core-limit"))
 		return core_limit();
 	else if (!strcmp(n, "core-limit-getset")) {
