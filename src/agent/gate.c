@@ -99,17 +99,6 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 	return utf8_is_invisible(cp) && !(cp == 0xfe0f && emoji_base(prev));
 }
 
-/* A character that draws as a blank and is not one to the shell: bash
- * splits words at space, tab and newline only, so in a command a
- * no-break or em space joins what it seems to part.  Shown as a blank,
- * 'make\u00a0# comment; curl x | sh' reads as a comment and runs curl
- * (a '#' starts a comment only at the start of a word). */
-static int blank_lookalike(uint32_t cp)
-{
-	return cp == 0x00a0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f || cp == 0x205f ||
-	       cp == 0x2800 || cp == 0x3000;
-}
-
 static char *visible(const char *str, size_t max, int keep_newline, int path, int command)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -133,7 +122,7 @@ static char *visible(const char *str, size_t max, int keep_newline, int path, in
 		} else if ((cp == '\n' && keep_newline) || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || (command && blank_lookalike(cp))) {
+		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || (command && utf8_is_blank_lookalike(cp))) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else

@@ -48,10 +48,11 @@ void log_set_level(enum log_level l) { level = l; }
 
 /* The character of v at i: its length in bytes, and *esc set when a
  * record must not carry it as it is (a C0 control, DEL, a C1 or bidi
- * control, a character that draws nothing, or a byte that is not UTF-8,
- * which is one byte long).  One that draws nothing would hide in the
- * record what ran: the model's path "x" and 600 tag characters read as
- * "x". */
+ * control, a character that draws nothing or draws as a blank that is
+ * not one, or a byte that is not UTF-8, which is one byte long).  One
+ * that draws nothing would hide in the record what ran: the model's path
+ * "x" and 600 tag characters read as "x"; a no-break space makes the
+ * quoted "a\u00a0b" read as two words, and ends a path unseen. */
 static size_t char_at(const unsigned char *v, size_t n, size_t i, int *esc)
 {
 	*esc = v[i] < 0x20 || v[i] == 0x7f;
@@ -63,7 +64,7 @@ static size_t char_at(const unsigned char *v, size_t n, size_t i, int *esc)
 		*esc = 1;
 		return 1;
 	}
-	*esc = utf8_is_unsafe(cp) || utf8_is_invisible(cp);
+	*esc = utf8_is_unsafe(cp) || utf8_is_invisible(cp) || utf8_is_blank_lookalike(cp);
 	return (size_t)l;
 }
 

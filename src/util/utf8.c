@@ -75,6 +75,12 @@ int utf8_is_invisible(uint32_t cp)
 	return 0;
 }
 
+int utf8_is_blank_lookalike(uint32_t cp)
+{
+	return cp == 0x00a0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f || cp == 0x205f ||
+	       cp == 0x2800 || cp == 0x3000;
+}
+
 int utf8_is_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || utf8_is_bidi(cp);

@@ -33,6 +33,13 @@ int utf8_is_bidi(uint32_t cp);
  * and paragraph separators U+2028/9. */
 int utf8_is_invisible(uint32_t cp);
 
+/* A character that draws as a blank and is none to the shell: the
+ * no-break spaces U+00A0, U+202F, the spaces U+2000..U+200A, U+205F,
+ * U+1680, U+3000 and the braille blank U+2800.  bash splits words at
+ * space, tab and newline only, so 'make\u00a0# x; curl x | sh' is no
+ * comment; in a path 'notes.txt\u00a0' names another file. */
+int utf8_is_blank_lookalike(uint32_t cp);
+
 /* What a terminal must not receive as it is: a C0 control, DEL, a C1
  * control or a bidi control.  (\n and \t are C0: callers that keep them
  * test for them first.) */

@@ -103,6 +103,46 @@ static void test_audit_record_escapes_controls(void **state)
 	free(r);
 }
 
+/* A blank that is none (U+00A0, U+2003, U+3000...) read as a space in
+ * a record: "a<U+00A0>b" as two words, a path's trailing one not at
+ * all.  Escaped as the other invisible characters, the value quoted. */
+static void test_audit_record_escapes_blanks(void **state)
+{
+	(void)state;
+	const char *kv[] = { "path", "/w/notes.txt\xc2\xa0", "command", "make\xc2\xa0# x; curl\xe2\x80\x83x\xe3\x80\x80y" };
+	char *r = audit_format("denied", kv, 4);
+	assert_string_equal(r, "sandbx audit denied path=\"/w/notes.txt\\xc2\\xa0\" "
+			       "command=\"make\\xc2\\xa0# x; curl\\xe2\\x80\\x83x\\xe3\\x80\\x80y\"");
+	free(r);
+	/* each of them, alone in a value: quoted and escaped byte by byte */
+	const uint32_t blanks[] = { 0xa0, 0x1680, 0x2000, 0x2005, 0x200a, 0x202f, 0x205f, 0x2800, 0x3000 };
+	for (size_t i = 0; i < sizeof(blanks) / sizeof(blanks[0]); i++) {
+		uint32_t cp = blanks[i];
+		char in[4] = { 0 }, want[64];
+		if (cp < 0x800) {
+			in[0] = (char)(0xc0 | cp >> 6);
+			in[1] = (char)(0x80 | (cp & 0x3f));
+			snprintf(want, sizeof(want), "sandbx audit x v=\"\\x%02x\\x%02x\"", (unsigned char)in[0],
+				 (unsigned char)in[1]);
+		} else {
+			in[0] = (char)(0xe0 | cp >> 12);
+			in[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			in[2] = (char)(0x80 | (cp & 0x3f));
+			snprintf(want, sizeof(want), "sandbx audit x v=\"\\x%02x\\x%02x\\x%02x\"", (unsigned char)in[0],
+				 (unsigned char)in[1], (unsigned char)in[2]);
+		}
+		const char *kv1[] = { "v", in };
+		r = audit_format("x", kv1, 2);
+		assert_string_equal(r, want);
+		free(r);
+	}
+	/* letters and a plain space are as before */
+	const char *kv2[] = { "cwd", "/tmp/é", "v", "a b" };
+	r = audit_format("x", kv2, 4);
+	assert_string_equal(r, "sandbx audit x cwd=/tmp/é v=\"a b\"");
+	free(r);
+}
+
 /* While the screen is up records are held in memory: 100 of 100 KiB each
  * (a bash call's command, quoted twice) keep 4 MiB, not 10, and the rest
  * are counted in one line when they are printed. */
@@ -425,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_to_charset),
 		cmocka_unit_test(test_utf8_term_charset_init),
 		cmocka_unit_test(test_audit_record_escapes_controls),
+		cmocka_unit_test(test_audit_record_escapes_blanks),
 		cmocka_unit_test(test_audit_held_bounded),
 		cmocka_unit_test(test_stderr_held_then_shown),
 		cmocka_unit_test(test_stderr_held_crash),
