@@ -99,12 +99,20 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 	return utf8_is_invisible(cp) && !(cp == 0xfe0f && emoji_base(prev));
 }
 
-static char *visible(const char *str, size_t max, int keep_newline, int path, int command)
+/* What visible() shows beyond controls and what draws nothing. */
+enum {
+	VIS_NEWLINE = 1,	/* \n kept as a line break */
+	VIS_PATH = 2,		/* a tab and a backslash as \xNN */
+	VIS_NAME = 4,		/* a command or a path: the blank look-alikes */
+};
+
+static char *visible(const char *str, size_t max, int how)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
 	char *out = xmalloc(cap + 1);
 	uint32_t prev = 0;
+	int name = how & VIS_NAME;
 	while (i < n) {
 		uint32_t cp;
 		int l = utf8_decode(s + i, n - i, &cp);
@@ -116,13 +124,13 @@ static char *visible(const char *str, size_t max, int keep_newline, int path, in
 		}
 		/* in a path a tab is no layout: a trailing one would name
 		 * another file unseen ('notes.txt<TAB>') */
-		if (l <= 0 || (path && (cp == '\\' || cp == '\t'))) {
+		if (l <= 0 || ((how & VIS_PATH) && (cp == '\\' || cp == '\t'))) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
 			i++;
-		} else if ((cp == '\n' && keep_newline) || cp == '\t') {
+		} else if ((cp == '\n' && (how & VIS_NEWLINE)) || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || (command && utf8_is_blank_lookalike(cp))) {
+		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || (name && utf8_is_blank_lookalike(cp))) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
@@ -141,22 +149,22 @@ static char *visible(const char *str, size_t max, int keep_newline, int path, in
 
 char *gate_visible(const char *s, size_t max)
 {
-	return visible(s, max, 1, 0, 0);
+	return visible(s, max, VIS_NEWLINE);
 }
 
 char *gate_visible_command(const char *s, size_t max)
 {
-	return visible(s, max, 1, 0, 1);
+	return visible(s, max, VIS_NEWLINE | VIS_NAME);
 }
 
 char *gate_visible_line(const char *s, size_t max)
 {
-	return visible(s, max, 0, 0, 0);
+	return visible(s, max, 0);
 }
 
 char *gate_visible_path(const char *s, size_t max)
 {
-	return visible(s, max, 0, 1, 0);
+	return visible(s, max, VIS_PATH | VIS_NAME);
 }
 
 /* ---- diff ---------------------------------------------------------------- */

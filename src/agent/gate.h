@@ -110,7 +110,8 @@ void gate_term_write_json(FILE *f, const char *json);
 char *gate_visible(const char *s, size_t max);
 /* A bash command (or a bash call's arguments): gate_visible, and the
  * characters that draw as a blank but do not part words for the shell
- * (U+00A0, U+2000..U+200A, U+3000 and the like) as <U+XXXX> too. */
+ * (utf8_is_blank_lookalike: U+00A0, U+2000..U+200A, U+3000 and the like)
+ * as <U+XXXX> too. */
 char *gate_visible_command(const char *s, size_t max);
 /* The same on one line: \n too as \x0a, so text of the model's printed
  * on a line of its own (stderr's notes) cannot start another line there
@@ -118,7 +119,9 @@ char *gate_visible_command(const char *s, size_t max);
 char *gate_visible_line(const char *s, size_t max);
 /* A path as the questions name it: gate_visible_line, a tab as \x09 and
  * a backslash as \x5c, so a name spelling 'a\x0ab' is not shown as 'a<LF>b' is (as the
- * tools list names, tools_name_visible). */
+ * tools list names, tools_name_visible); the blank look-alikes as a
+ * command shows them ('notes.txt\u00a0' is not
+ * notes.txt). */
 char *gate_visible_path(const char *s, size_t max);
 
 /*

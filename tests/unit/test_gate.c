@@ -132,6 +132,35 @@ static void gate_visible_path_tab(void **state)
 	free(v);
 }
 
+/* f(in) is want. */
+static void shows(char *(*f)(const char *, size_t), const char *in, const char *want)
+{
+	char *v = f(in, 512);
+	assert_string_equal(v, want);
+	free(v);
+}
+
+/* A blank in a path that is no space: 'notes.txt<U+00A0>' is another
+ * file than notes.txt, 'a<U+2003>b' one name, not two. */
+static void gate_visible_path_blanks(void **state)
+{
+	(void)state;
+	shows(gate_visible_path, "notes.txt\xc2\xa0", "notes.txt<U+00A0>");
+	shows(gate_visible_path, "a\xe2\x80\x83" "b\xe3\x80\x80" "c\xe2\xa0\x80" "d e", "a<U+2003>b<U+3000>c<U+2800>d e");
+	/* every such blank, and nothing beside them (after a letter that is
+	 * not ASCII, where a combining mark is drawn) */
+	for (uint32_t cp = 0x80; cp < 0x3100; cp++) {
+		char in[8] = "\xc3\xa9", want[16];
+		in[2 + enc(cp, in + 2)] = '\0';
+		int blank = cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f ||
+			    cp == 0x205f || cp == 0x2800 || cp == 0x3000;
+		char *line = gate_visible_line(in, 512);
+		snprintf(want, sizeof(want), "\xc3\xa9<U+%04X>", (unsigned)cp);
+		shows(gate_visible_path, in, blank ? want : line);
+		free(line);
+	}
+}
+
 static void gate_visible_escapes(void **state)
 {
 	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
@@ -367,6 +396,7 @@ int main(void)
 		cmocka_unit_test(gate_visible_escapes),
 		cmocka_unit_test(gate_visible_command_blanks),
 		cmocka_unit_test(gate_visible_path_tab),
+		cmocka_unit_test(gate_visible_path_blanks),
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
