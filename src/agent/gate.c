@@ -103,8 +103,21 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 enum {
 	VIS_NEWLINE = 1,	/* \n kept as a line break */
 	VIS_PATH = 2,		/* a tab and a backslash as \xNN */
-	VIS_NAME = 4,		/* a command or a path: the blank look-alikes */
+	VIS_NAME = 4,		/* a command or a path: blank look-alikes, marks on ASCII */
 };
+
+/*
+ * In a command or a path, a mark drawn on an ASCII character (the space,
+ * a letter, a slash) changes how it reads: '/etc/pas\u0338swd' strikes
+ * an 's' through, 'a\u0335' draws a dash over an 'a'.  Letters of other
+ * scripts carry their marks for real and keep them drawn.  out holds
+ * len bytes drawn before; a mark shown as <U+XXXX> ends in '>', so the
+ * next mark of the run is shown too.
+ */
+static int mark_on_ascii(const char *out, size_t len, uint32_t cp)
+{
+	return (len == 0 || (unsigned char)out[len - 1] < 0x80) && utf8_is_combining(cp);
+}
 
 static char *visible(const char *str, size_t max, int how)
 {
@@ -130,7 +143,8 @@ static char *visible(const char *str, size_t max, int how)
 		} else if ((cp == '\n' && (how & VIS_NEWLINE)) || cp == '\t') {
 			out[len++] = (char)cp;
 			i++;
-		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || (name && utf8_is_blank_lookalike(cp))) {
+		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) ||
+			   (name && (utf8_is_blank_lookalike(cp) || mark_on_ascii(out, len, cp)))) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else

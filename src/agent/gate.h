@@ -108,10 +108,11 @@ void gate_term_write_json(FILE *f, const char *json);
  * "… [cut: N more bytes]".  malloc'd.
  */
 char *gate_visible(const char *s, size_t max);
-/* A bash command (or a bash call's arguments): gate_visible, and the
- * characters that draw as a blank but do not part words for the shell
- * (utf8_is_blank_lookalike: U+00A0, U+2000..U+200A, U+3000 and the like)
- * as <U+XXXX> too. */
+/* A bash command (or a bash call's arguments): gate_visible, and as
+ * <U+XXXX> too the characters that draw as a blank but do not part words
+ * for the shell (utf8_is_blank_lookalike: U+00A0, U+2000..U+200A, U+3000
+ * and the like) and a combining mark drawn on an ASCII character
+ * (utf8_is_combining; after a letter of another script it is drawn). */
 char *gate_visible_command(const char *s, size_t max);
 /* The same on one line: \n too as \x0a, so text of the model's printed
  * on a line of its own (stderr's notes) cannot start another line there
@@ -119,8 +120,8 @@ char *gate_visible_command(const char *s, size_t max);
 char *gate_visible_line(const char *s, size_t max);
 /* A path as the questions name it: gate_visible_line, a tab as \x09 and
  * a backslash as \x5c, so a name spelling 'a\x0ab' is not shown as 'a<LF>b' is (as the
- * tools list names, tools_name_visible); the blank look-alikes as a
- * command shows them ('notes.txt\u00a0' is not
+ * tools list names, tools_name_visible); the blank look-alikes and the
+ * marks on ASCII as a command shows them ('notes.txt\u00a0' is not
  * notes.txt). */
 char *gate_visible_path(const char *s, size_t max);
 

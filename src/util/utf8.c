@@ -81,6 +81,38 @@ int utf8_is_blank_lookalike(uint32_t cp)
 	       cp == 0x2800 || cp == 0x3000;
 }
 
+/* C.UTF-8, for wcwidth whatever LC_CTYPE is (agent-run keeps "C"). */
+static locale_t width_loc;
+static pthread_once_t width_once = PTHREAD_ONCE_INIT;
+
+static void width_init(void)
+{
+	width_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+int utf8_is_combining(uint32_t cp)
+{
+	/* without a UTF-8 locale: Combining Diacritical Marks (and their
+	 * Extended and Supplement), Cyrillic's, for Symbols, Half Marks */
+	static const uint32_t r[][2] = {
+		{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x1ab0, 0x1aff },
+		{ 0x1dc0, 0x1dff }, { 0x20d0, 0x20ff }, { 0xfe20, 0xfe2f },
+	};
+	if (cp < 0x80)
+		return 0;
+	pthread_once(&width_once, width_init);
+	if (width_loc) {
+		locale_t old = uselocale(width_loc);
+		int w = wcwidth((wchar_t)cp);
+		uselocale(old);
+		return w == 0;
+	}
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (cp >= r[i][0] && cp <= r[i][1])
+			return 1;
+	return 0;
+}
+
 int utf8_is_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || utf8_is_bidi(cp);

@@ -40,6 +40,15 @@ int utf8_is_invisible(uint32_t cp);
  * comment; in a path 'notes.txt\u00a0' names another file. */
 int utf8_is_blank_lookalike(uint32_t cp);
 
+/* A character drawn on the one before it (cp not ASCII): what wcwidth
+ * gives no columns in a UTF-8 locale (C.UTF-8, a locale object of its
+ * own, whatever LC_CTYPE is): the nonspacing and enclosing marks
+ * (U+0300..U+036F, the overlays U+0335..U+0338, U+20D0..U+20FF...) and
+ * Hangul's medial and final jamo; and the characters that draw nothing
+ * (utf8_is_invisible names them).  With no UTF-8 locale on the machine,
+ * the blocks of combining marks. */
+int utf8_is_combining(uint32_t cp);
+
 /* What a terminal must not receive as it is: a C0 control, DEL, a C1
  * control or a bidi control.  (\n and \t are C0: callers that keep them
  * test for them first.) */

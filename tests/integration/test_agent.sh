@@ -902,6 +902,28 @@ assert b\"\xc2\xa0\" not in q and b\"\xe3\x80\x80\" not in q, q
 assert b\"\n  make<U+00A0># later; echo RAN > ran.txt<U+3000>x\n\" in q, q
 assert b\"arguments: {\\\"command\\\":\\\"make<U+00A0># later\" in q, q
 "'
+# A path's blank that is none names another file ('notes.txt' and a
+# no-break space), and a mark on an ASCII letter strikes it through: the
+# question and the diff's header show both, as a command shows them.
+ask_case ag-approve-path-lookalikes "a blank that is no space and a combining mark on an ASCII letter in a write's path are shown as <U+XXXX>, in the question and the diff's header" \
+	write '{"path":"no\u0338tes.txt\u00a0","content":"x\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ -z "$(ls "$W" | grep tes.txt)" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
+assert b\"\xc2\xa0\" not in q.split(b\"arguments:\")[0] and b\"\xcc\xb8\" not in q.split(b\"arguments:\")[0], q
+assert b\"\n  no<U+0338>tes.txt<U+00A0>\n\" in q, q
+assert b\"+++ b/no<U+0338>tes.txt<U+00A0>\n\" in q, q
+"'
+ask_case ag-approve-command-marks "a combining mark on an ASCII character in a bash command is shown as <U+XXXX>; on a letter of another script it is drawn" \
+	bash '{"command":"cat /etc/pas\u0338swd > m.txt # \u03b1\u0301"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/m.txt" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run bash\"):b.index(b\"allow?\")]
+assert b\"\n  cat /etc/pas<U+0338>swd > m.txt # \xce\xb1\xcc\x81\n\" in q, q
+assert b\"s\xcc\xb8\" not in q, q
+"'
 long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
 ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
 	bash "{\"command\":\"$long\"}" \

@@ -94,15 +94,16 @@ static void gate_visible_command_blanks(void **state)
 	char *v = gate_visible_command(cmd, 512);
 	assert_string_equal(v, "make<U+00A0># later; curl x | sh<U+2003><U+3000><U+2800><U+202F><U+205F><U+1680> a\tb");
 	free(v);
-	/* every such blank, and nothing beside them */
+	/* every such blank, and nothing beside them (after a letter that is
+	 * not ASCII, where a combining mark is drawn: gate_visible_marks_on_ascii) */
 	for (uint32_t cp = 0x80; cp < 0x3100; cp++) {
-		char in[8], want[16];
-		int k = enc(cp, in);
-		in[k] = '\0';
+		char in[8] = "\xc3\xa9", want[16];
+		int k = enc(cp, in + 2);
+		in[2 + k] = '\0';
 		int blank = cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f ||
 			    cp == 0x205f || cp == 0x2800 || cp == 0x3000;
 		char *a = gate_visible(in, 512), *c = gate_visible_command(in, 512);
-		snprintf(want, sizeof(want), "<U+%04X>", (unsigned)cp);
+		snprintf(want, sizeof(want), "\xc3\xa9<U+%04X>", (unsigned)cp);
 		if (blank)
 			assert_string_equal(c, want);
 		else
@@ -110,7 +111,7 @@ static void gate_visible_command_blanks(void **state)
 		free(a);
 		free(c);
 	}
-	/* prose keeps them: the answer, a write's content, a path */
+	/* prose keeps them: the answer, a write's content */
 	v = gate_visible("a\xc2\xa0" "b", 512);
 	assert_string_equal(v, "a\xc2\xa0" "b");
 	free(v);
@@ -158,6 +159,41 @@ static void gate_visible_path_blanks(void **state)
 		snprintf(want, sizeof(want), "\xc3\xa9<U+%04X>", (unsigned)cp);
 		shows(gate_visible_path, in, blank ? want : line);
 		free(line);
+	}
+}
+
+/* A mark drawn on an ASCII character changes how it reads ('/etc/pas'
+ * U+0338 'swd' strikes an 's' through): in a command or a path it is
+ * shown, each of a run of them; on a letter of another script it is
+ * drawn, and prose keeps it. */
+static void gate_visible_marks_on_ascii(void **state)
+{
+	(void)state;
+	shows(gate_visible_path, "/etc/pas\xcc\xb8swd", "/etc/pas<U+0338>swd");
+	shows(gate_visible_command, "cat /etc/pas\xcc\xb8swd", "cat /etc/pas<U+0338>swd");
+	/* overlays, a run of marks, one at the start, one on a space, the
+	 * combining marks for symbols (U+20D2, an enclosing U+20DD) */
+	shows(gate_visible_command, "\xcc\x81rm -rf a\xcc\xb5\xcc\xb6 /\xe2\x83\x92 \xe2\x83\x9d",
+	      "<U+0301>rm -rf a<U+0335><U+0336> /<U+20D2> <U+20DD>");
+	/* after a mark shown, the next is drawn on its '>': shown too */
+	shows(gate_visible_path, "x\xe2\x80\x8b\xcc\x81", "x<U+200B><U+0301>");
+	/* real text: Greek with its accent, Hindi's vowel sign, Vietnamese
+	 * with two marks on a precomposed letter, Hebrew points */
+	const char *real[] = { "\xce\xb1\xcc\x81", "\xe0\xa4\x95\xe0\xa4\xbf\xe0\xa4\x81", "\xc3\xa2\xcc\x83\xcc\x80",
+			       "\xd7\xa9\xd7\x81\xd6\xb8" };
+	for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+		shows(gate_visible_path, real[i], real[i]);
+		shows(gate_visible_command, real[i], real[i]);
+	}
+	/* prose and content keep a mark after ASCII */
+	shows(gate_visible, "cafe\xcc\x81", "cafe\xcc\x81");
+	/* every mark of the block, after a letter */
+	for (uint32_t cp = 0x300; cp <= 0x36f; cp++) {
+		char in[8], want[16];
+		in[0] = 'a';
+		in[1 + enc(cp, in + 1)] = '\0';
+		snprintf(want, sizeof(want), "a<U+%04X>", (unsigned)cp);
+		shows(gate_visible_path, in, want);
 	}
 }
 
@@ -397,6 +433,7 @@ int main(void)
 		cmocka_unit_test(gate_visible_command_blanks),
 		cmocka_unit_test(gate_visible_path_tab),
 		cmocka_unit_test(gate_visible_path_blanks),
+		cmocka_unit_test(gate_visible_marks_on_ascii),
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
