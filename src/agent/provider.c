@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "agent/curl.h"
+#include "agent/gate.h"
 #include "agent/provider.h"
 #include "agent/sse.h"
 #include "store/credentials.h"
@@ -422,7 +423,10 @@ static char *mask_cut_key(const struct prov *p, char *s)
 
 /* One debug line per line of s (blank lines and CRs dropped), each with
  * the prefix; the key, wherever it appears in a line, is masked, and the
- * server's bytes are drawn with their controls visible (utf8_term_write). */
+ * server's bytes are drawn with their controls visible (utf8_term_write)
+ * and what draws nothing as <U+XXXX> (gate_show_hidden, as the screen
+ * shows it): a zero-width space or tag characters in an answer or a
+ * header would hide in the log what the model or the server sent. */
 static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size_t n)
 {
 	size_t kl = p->key ? strlen(p->key) : 0;
@@ -435,13 +439,17 @@ static void dbg_bytes(const struct prov *p, const char *dir, const char *s, size
 		while (rest > 0 && l[rest - 1] == '\r')
 			rest--;
 		if (rest > 0) {
+			uint32_t prev = 0;
 			fprintf(stderr, "sandbx debug provider %s ", dir);
 			while (rest > 0) {
-				size_t sl = 0, upto = key_find(l, rest, p->key, kl, &sl);
-				utf8_term_write(stderr, l, upto, 1);
+				size_t sl = 0, upto = key_find(l, rest, p->key, kl, &sl), vl;
+				char *vis = gate_show_hidden(l, upto, &prev, &vl);
+				utf8_term_write(stderr, vis, vl, 1);
+				free(vis);
 				if (upto == rest)
 					break;
 				fputs("[redacted]", stderr);
+				prev = ']';
 				l += upto + sl;
 				rest -= upto + sl;
 			}

@@ -601,7 +601,7 @@ EOF2
 }
 # A 401 whose body echoes the key, cut in the middle of it between two
 # network reads, with controls in a header: the debug log and the error.
-key_echo echo401 "$(printf 'x-junk: \033]0;pwned\007\302\233\342\200\256RID')" \
+key_echo echo401 "$(printf 'x-junk: \033]0;pwned\007\302\233\342\200\256RID\r\nx-hidden: ad\342\200\213min\363\240\201\201\363\240\201\202')" \
 	'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-secret-0123456789"}}' \
 	'sk-ant-secret' 9
 t_start prov-key-echo-redacted "a key the server echoes back is [redacted] in the error and the debug log, also when cut between two reads"
@@ -618,6 +618,13 @@ if err_has 'x-junk: ^[]0;pwned^G<U+009B><U+202E>RID' && ! grep -q "$(printf '\03
 	t_pass
 else
 	t_fail "err=$(head -c 3000 "$D/err" | od -c | head -20)"
+fi
+t_start prov-debug-hidden "the debug log shows what draws nothing (a zero-width space, tag characters) as <U+XXXX>"
+if err_has 'x-hidden: ad<U+200B>min<U+E0041><U+E0042>' && ! grep -q "$(printf '\342\200\213')" "$D/err" &&
+	! grep -q "$(printf '\363\240\201')" "$D/err"; then
+	t_pass
+else
+	t_fail "err=$(grep -a 'x-hidden' "$D/err" | od -c | head -20)"
 fi
 
 t_start prov-key-dense-redacted "a line of the debug log longer than its 1 MiB cap is cut between copies of the key, never inside one; a key at the end of a cut error body or header is masked whole"
