@@ -50,6 +50,8 @@ static inline const char *probe_errname(int e)
 	case EREMOTE: return "EREMOTE";
 	case ECHILD: return "ECHILD";
 	case ENFILE: return "ENFILE";
+	case ENOTSOCK: return "ENOTSOCK";
+	case ENOTCONN: return "ENOTCONN";
 	default: return "E?";
 	}
 }

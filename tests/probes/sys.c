@@ -68,6 +68,12 @@
  *                             signal=C wait=D", each "ok" or an errno
  *                             name (PIDFD_GET_INFO, PIDFD_GET_USER_NAMESPACE,
  *                             pidfd_send_signal of signal 0, waitid)
+ *   sys stdio-shutdown        shutdown(0, SHUT_RD) and shutdown(1, SHUT_WR):
+ *                             "rd=A wr=B" on stderr (fd 1 is shut)
+ *   sys stdio-sockopt         SO_RCVTIMEO of 1 ms on fd 0, SO_SNDBUF of
+ *                             4096 on fd 1: "rcvtimeo=A sndbuf=B" on stderr
+ *   sys stdio-peer            SO_PEERCRED of fd 0 and getpeername of fd 1:
+ *                             "cred=A name=B" (ENOTSOCK: not sockets)
  *   sys core-limit            lower this process's core limit to 0 (as
  *                             ssh-agent does), then print "ok SOFT HARD"
  *                             as getrlimit reads it (exit 0 whether or
@@ -188,6 +194,30 @@ static int peer_pidfd(void)
 	const char *sig = answer(syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0));
 	const char *wait = answer(waitid(P_PIDFD, (id_t)pfd, &si, WEXITED | WNOHANG));
 	printf("ok info=%s ns=%s signal=%s wait=%s\n", info, nsa, sig, wait);
+	return 0;
+}
+
+/* What a command can do to standard descriptors that are sockets
+ * (a shutdown, an option) and what it learns of their peer. */
+static int stdio_sock(const char *n)
+{
+	if (!strcmp(n, "stdio-shutdown")) {
+		const char *rd = answer(shutdown(0, SHUT_RD)), *wr = answer(shutdown(1, SHUT_WR));
+		fprintf(stderr, "rd=%s wr=%s\n", rd, wr);
+	} else if (!strcmp(n, "stdio-sockopt")) {
+		struct timeval tv = { 0, 1000 };
+		int sz = 4096;
+		const char *a = answer(setsockopt(0, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+		const char *b = answer(setsockopt(1, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz)));
+		fprintf(stderr, "rcvtimeo=%s sndbuf=%s\n", a, b);
+	} else {
+		struct ucred uc;
+		struct sockaddr_storage sa;
+		socklen_t l = sizeof(uc), sl = sizeof(sa);
+		const char *a = answer(getsockopt(0, SOL_SOCKET, SO_PEERCRED, &uc, &l));
+		const char *b = answer(getpeername(1, (struct sockaddr *)&sa, &sl));
+		printf("cred=%s name=%s\n", a, b);
+	}
 	return 0;
 }
 
@@ -891,6 +921,9 @@ int main(int argc, char **argv)
 		r = prlimit_same(0, 1);
 	else if (!strcmp(n, "peer-pidfd"))
 		return peer_pidfd();
+	else if (!strncmp(n, "stdio-", 6) && (!strcmp(n + 6, "shutdown") || !strcmp(n + 6, "sockopt") ||
+					       !strcmp(n + 6, "peer")))
+		return stdio_sock(n);
 	else if (!strcmp(n, "core-limit"))
 		return core_limit();
 	else if (!strcmp(n, "core-limit-getset")) {
