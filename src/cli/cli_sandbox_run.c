@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "sandbox/helper.h"
 #include "sandbox/limits.h"
+#include "sandbox/relay.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -255,6 +256,20 @@ int cli_sandbox_run(struct cli_opts *o)
 	 * supervisor's own teardown once it reports the run over. */
 	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
 				   .no_reap = 1 };
+	/* A standard descriptor that is a socket reaches the command as a
+	 * pipe sandbx relays (relay.h): what the command does to a socket
+	 * (shutdown, its options) could not be put back after the run. */
+	struct relay rl;
+	if (relay_prepare(&rl, s.stdio, &err) < 0) {
+		audit(LOG_INFO, "refused", "mechanism", "stdio-relay", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		if (pin_fd >= 0)
+			close(pin_fd);
+		free(argv);
+		policy_release(&p);
+		return EXIT_REFUSED;
+	}
 
 	/* From the spawned record on, a SIGTERM, SIGHUP or SIGINT ends the
 	 * run and is recorded before it ends sandbx (helper.h). */
@@ -276,15 +291,23 @@ int cli_sandbox_run(struct cli_opts *o)
 	int rc;
 	struct stdio_snap z;
 	stdio_take(&z);
-	if (sandbox_start(&s, &err) < 0) {
+	const char *failed = NULL;
+	if (relay_start(&rl, sandbox_sigs_fd(), &err) < 0)
+		failed = "stdio-relay";
+	else if (sandbox_start(&s, &err) < 0)
+		failed = "helper";
+	relay_spawned(&rl);	/* the command's ends are the helper's now */
+	if (failed) {
+		relay_finish(&rl);
 		/* after its spawned record, a refused and an exited one, as
 		 * for a refusal of the helper's own */
-		audit(LOG_INFO, "refused", "mechanism", "helper", "reason", err, NULL);
+		audit(LOG_INFO, "refused", "mechanism", failed, "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
 		rc = EXIT_REFUSED;
 	} else {
 		sandbox_wait(&s, o->timeout_set ? (long)o->timeout * 1000 : -1, NULL, &res);
+		relay_finish(&rl);	/* what the command wrote reaches the sockets first */
 		stdio_restore(&z);
 		rc = res.code;
 		if (res.timed_out) {

@@ -281,16 +281,135 @@ IN
 	rm -f "$W/orphan.rc" "$W/orphan.ran" "$W/orphan.err"
 fi
 
-t_start sr-stdio-socket-peer-pidfd "a standard descriptor that is a unix socket (as Node's child_process gives one) yields, through SO_PEERPIDFD, a pidfd of its peer, a host process of the caller's: from the sandbox it reaches nothing (PIDFD_GET_INFO and the namespace ioctls refused, pidfd_send_signal refused, waitid ECHILD), where unconfined the same probe reads the peer's details, opens its user namespace and signals it"
-out=$("$TESTTOOLS/sockstdio" "$SANDBX" sandbox-run --allow-exec "$PROBES" -- "$PROBES/sys" peer-pidfd 2>"$TMP/err")
-rc=$?
-free=$("$TESTTOOLS/sockstdio" "$PROBES/sys" peer-pidfd)
+# sockdrv.py FDS [--send-after MARK] [--bulk N] [--hold] [--close] -- ARGV...
+# runs ARGV with the descriptors named in FDS ("01", "012", "1"...) on one
+# end of a unix stream socket pair, as a service's journald stream or
+# Node's child_process gives them; the others: stdin /dev/null, stdout a
+# pipe, stderr inherited.  Prints what came back (socket, then pipe), then
+# "rc=N" (a negative N: killed by signal -N; "rc=hung" when it ran past
+# 60 s, and its process group was killed) and "secs=S".
+#   --send-after MARK   write "later\n" to the socket once MARK came back
+#   --bulk N            write N random bytes and shut the writing side,
+#                       print "sent=SHA256" (the output is then not printed,
+#                       only "got=LEN SHA256-of-the-first-line-stripped...")
+#   --hold              write nothing, never shut, and hold the other end
+#                       open too (a caller that lives on past the run)
+#   --close             close our end after the first bytes came back
+cat > "$TMP/sockdrv.py" <<'PY'
+import hashlib, os, selectors, signal, socket, subprocess, sys, threading, time
+a = sys.argv[1:]
+fds = a.pop(0)
+opt = {}
+while a[0] != "--":
+	k = a.pop(0)
+	opt[k] = a.pop(0) if k in ("--send-after", "--bulk") else True
+argv = a[1:]
+s, t = socket.socketpair()
+p = subprocess.Popen(argv, stdin=t if "0" in fds else subprocess.DEVNULL,
+	stdout=t if "1" in fds else subprocess.PIPE, stderr=t if "2" in fds else None, start_new_session=True)
+if "--hold" not in opt:
+	t.close()	# else held, as by a caller that outlives the run
+t0 = time.monotonic()
+if "--bulk" in opt:
+	data = os.urandom(int(opt["--bulk"]))
+	print("sent=" + hashlib.sha256(data).hexdigest())
+	def feed():
+		s.sendall(data)
+		s.shutdown(socket.SHUT_WR)
+	threading.Thread(target=feed, daemon=True).start()
+sel = selectors.DefaultSelector()
+sel.register(s, selectors.EVENT_READ)
+if p.stdout:
+	sel.register(p.stdout, selectors.EVENT_READ)
+out, sent, live = b"", False, len(sel.get_map())
+while live and time.monotonic() < t0 + 60:
+	for k, _ in sel.select(0.1):
+		try:
+			d = k.fileobj.recv(1 << 20) if k.fileobj is s else os.read(k.fileobj.fileno(), 1 << 20)
+		except ConnectionResetError:	# its end closed with our bytes unread
+			d = b""
+		if not d:
+			sel.unregister(k.fileobj)
+			live -= 1
+			continue
+		out += d
+		if "--close" in opt and k.fileobj is s:
+			sel.unregister(s)
+			s.close()
+			live -= 1
+		if "--send-after" in opt and not sent and opt["--send-after"].encode() in out:
+			s.sendall(b"later\n")
+			sent = True
+	# the socket ends only once every holder closed it: stop at the end of the run
+	if p.poll() is not None and "--hold" in opt:
+		break
+try:
+	rc = p.wait(max(1, t0 + 60 - time.monotonic()))
+except subprocess.TimeoutExpired:
+	os.killpg(p.pid, signal.SIGKILL)
+	p.wait()
+	rc = "hung"
+if "--bulk" in opt:
+	head, _, rest = out.partition(b"\n")
+	print("sum=" + head.decode(errors="replace").split()[0] if head else "sum=")
+	print("got=%d %s" % (len(rest), hashlib.sha256(rest).hexdigest()))
+else:
+	sys.stdout.write(out.decode(errors="replace"))
+print("rc=%s" % rc)
+print("secs=%.1f" % (time.monotonic() - t0))
+PY
+DRV="$PY $TMP/sockdrv.py"
+# what the command's descriptors are (fstat: "fifo" or "sock"), on stderr
+KIND="$PY -c 'import os,stat,sys; sys.stderr.write(\" \".join(\"fifo\" if stat.S_ISFIFO(os.fstat(int(i)).st_mode) else \"sock\" if stat.S_ISSOCK(os.fstat(int(i)).st_mode) else \"other\" for i in sys.argv[1:]) + \"\\n\")'"
+SR="$SANDBX sandbox-run --allow-exec $PROBES"
+
+t_start sr-stdio-socket-shutdown "a command given the caller's unix socket as standard input and output that shuts it down (SHUT_RD on 0, SHUT_WR on 1) leaves the caller's socket as it was: the calling shell writes to it and reads from it after the run (it was killed by SIGPIPE on its next echo)"
+out=$(cd "$W" && $DRV 01 --send-after MARK -- sh -c "$SR -- $PROBES/sys stdio-shutdown 2>$TMP/err; echo MARK rc=\$?; read x; echo got=\$x" 2>&1)
 case "$out" in
-"ok info=ok"* | *" ns=ok"* | *" signal=ok"* | *" wait=ok"*) t_fail "the peer's pidfd reached it from the sandbox: '$out'" ;;
-"ok info="*) if [ "$rc" -ne 0 ]; then t_fail "exit $rc: $(cat "$TMP/err")"
-	elif [ "$free" != "ok info=ok ns=ok signal=ok wait=ECHILD" ]; then t_fail "unconfined control: '$free'"
-	else t_pass; fi ;;
-*) t_fail "no pidfd of the peer: '$out' (exit $rc): $(cat "$TMP/err")" ;;
+*"MARK rc=0"*"got=later"*"rc=0"*) t_pass ;;
+*) t_fail "the caller's socket was shut: '$out' $(cat "$TMP/err")" ;;
 esac
+
+t_start sr-stdio-socket-options "socket options a command sets on a standard socket of the caller's (SO_RCVTIMEO of 1 ms on 0, SO_SNDBUF on 1) are not the caller's afterwards"
+cat > "$TMP/opts.py" <<'PY'
+import socket, sys
+a, b = socket.socket(fileno=0), socket.socket(fileno=1)
+sys.stderr.write("%s %d\n" % (a.getsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, 16).hex(), b.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)))
+a.detach(); b.detach()
+PY
+out=$(cd "$W" && $DRV 01 -- sh -c "$PY $TMP/opts.py 2>$TMP/before; $SR -- $PROBES/sys stdio-sockopt 2>$TMP/err; $PY $TMP/opts.py 2>$TMP/after; echo done" 2>&1)
+if [ -s "$TMP/before" ] && cmp -s "$TMP/before" "$TMP/after" && case "$out" in *done*rc=0*) true ;; *) false ;; esac; then t_pass
+else t_fail "before '$(cat "$TMP/before")' after '$(cat "$TMP/after")' inside '$(cat "$TMP/err")': $out"; fi
+
+t_start sr-stdio-socket-no-peer "a standard descriptor that is a unix socket (a service's journald stream, Node's child_process) reaches the command as a pipe: SO_PEERCRED, getpeername and SO_PEERPIDFD answer ENOTSOCK, where unconfined the same probe names the peer, a host process of the caller's"
+out=$(cd "$W" && $DRV 01 -- sh -c "$SR -- $PROBES/sys stdio-peer; $SR -- $PROBES/sys peer-pidfd" 2>"$TMP/err")
+free=$($DRV 01 -- sh -c "$PROBES/sys stdio-peer; $PROBES/sys peer-pidfd" 2>&1)
+case "$free" in
+"cred=ok name=ok"*"ok info=ok"*) case "$out" in
+	"cred=ENOTSOCK name=ENOTSOCK"*"err ENOTSOCK"*) t_pass ;;
+	*) t_fail "the peer reached the command: '$out' $(cat "$TMP/err")" ;;
+	esac ;;
+*) t_fail "unconfined control: '$free'" ;;
+esac
+
+t_start sr-stdio-socket-bulk "8 MiB through a standard input that is a socket and 8 MiB back through standard output on it reach the command and the caller whole (through the pipes the command is given), and the command's exit status passes through"
+out=$(cd "$W" && $DRV 01 --bulk 8388608 -- $SR -- /bin/sh -c "$KIND 0 1; sha256sum | cut -c1-64; head -c 8388608 /dev/zero; exit 7" 2>"$TMP/err")
+sent=$(echo "$out" | sed -n 's/^sent=//p')
+zeros=$(head -c 8388608 /dev/zero | sha256sum | cut -d' ' -f1)
+if [ -n "$sent" ] && echo "$out" | grep -qx "sum=$sent" && echo "$out" | grep -qx "got=8388608 $zeros" &&
+   echo "$out" | grep -qx "rc=7" && grep -qx 'fifo fifo' "$TMP/err"; then t_pass
+else t_fail "$out $(cat "$TMP/err")"; fi
+
+t_start sr-stdio-socket-writer-open "a command that ends without reading its standard input, while the caller holds that socket open and neither writes to it nor shuts it, ends sandbx at once, with what it wrote to output and error (one socket) passed on in its order"
+out=$(cd "$W" && $DRV 012 --hold -- $SR -- /bin/sh -c "$KIND 0 1 2; echo a; echo b >&2; echo c; sleep 0.3")
+secs=$(echo "$out" | sed -n 's/^secs=//p')
+body=$(echo "$out" | grep -v '^sandbx ' | grep -v '^secs=' | tr '\n' ' ')
+if [ "$body" = "fifo fifo fifo a b c rc=0 " ] && [ "${secs%.*}" -lt 10 ]; then t_pass
+else t_fail "'$body' after ${secs}s"; fi
+
+t_start sr-stdio-socket-reader-gone "a caller that closes its end of the socket a command writes to ends the command as the socket would (SIGPIPE: 141) and sandbx exits with that status, not killed by SIGPIPE itself"
+out=$(cd "$W" && $DRV 1 --close -- $SR -- /bin/sh -c "$KIND 1; exec yes" 2>"$TMP/err")
+if echo "$out" | grep -qx "rc=141" && grep -qx fifo "$TMP/err"; then t_pass
+else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ') $(cat "$TMP/err")"; fi
 
 t_done

@@ -1,0 +1,76 @@
+/*
+ * relay.h — standard descriptors that are sockets, passed to the command
+ * as pipes, and the bytes copied between the two by a thread of sandbx.
+ *
+ * A socket given as descriptor 0, 1 or 2 (a service's standard output to
+ * journald, a program that gives its children socket pairs) is one object
+ * with the caller's: a command's shutdown() of it, or the socket options it
+ * sets, outlive the run, and no snapshot can put a shutdown back.  So the
+ * command gets a pipe in its place, and sandbx relays: socket to pipe for
+ * standard input, pipe to socket for output and error.  Nothing is relayed
+ * (no pipe, no thread) when no standard descriptor is a stream socket.
+ *
+ * Life cycle (sandbox-run):
+ *   struct relay r;
+ *   relay_prepare(&r, s.stdio, &err)   a pipe for each socket among 0-2:
+ *                                      s.stdio[i] = the command's end
+ *   relay_start(&r, stop_fd, &err)     the relay thread is running
+ *   sandbox_start(&s, &err)            (the command's ends cross)
+ *   relay_spawned(&r)                  sandbx closes its copies of them
+ *   sandbox_wait(...)                  every process of the sandbox is gone
+ *   relay_finish(&r)                   flush what the command wrote, join,
+ *                                      close and free everything
+ * relay_finish is also the way out after a failed start; after a failed
+ * relay_prepare or relay_start nothing is left to release.
+ *
+ * Bounds: an output relay holds at most RELAY_OUT_BUF bytes.  An input
+ * relay reads at most RELAY_IN_CHUNK from the socket and only once the
+ * command has read all it was given (its pipe is one page and empty), so
+ * at most that much of the caller's input is taken and not read by the
+ * command; once the command has read RELAY_IN_STREAM bytes, RELAY_OUT_BUF
+ * at a time into a pipe as large (at most twice that taken ahead).
+ */
+#ifndef SBX_RELAY_H
+#define SBX_RELAY_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#define RELAY_OUT_BUF (64 * 1024)
+#define RELAY_IN_CHUNK 4096
+#define RELAY_IN_STREAM (64 * 1024)
+
+struct relay_chan {
+	int sock;		/* the caller's descriptor: 0, 1 or 2 */
+	int pipe;		/* our end: the write end for input, the read end for output */
+	int out;		/* 1: pipe to socket; 0: socket to pipe */
+	int done;		/* ended: pipe closed */
+	char *buf;
+	size_t chunk;		/* buf's size: what is read at a time */
+	size_t off, len;	/* bytes held, not yet passed on */
+	size_t fed;		/* input: bytes written to the command's pipe */
+	size_t left;		/* after the run: what the pipe still holds to flush */
+	short wait_fd_ev;	/* what pump() waits for: POLLIN or POLLOUT ... */
+	int wait_fd;		/* ... on this descriptor */
+};
+
+struct relay {
+	int n;			/* channels in use; 0: nothing relayed */
+	struct relay_chan ch[3];
+	int cmd_end[3];		/* the command's ends, until relay_spawned */
+	int wake[2];		/* written by relay_finish: the run is over */
+	int stop_fd;		/* after the run: readable means give up the flush */
+	int running;		/* the thread was started */
+	pthread_t th;
+};
+
+/* 0, or -1 with *err (nothing left open). */
+int relay_prepare(struct relay *r, int stdio[3], char **err);
+/* stop_fd: -1, or a descriptor that turns readable when the flush of what
+ * the command wrote should be given up (sandbx is asked to end: the
+ * harness's sandbox_sigs_fd()).  0, or -1 with *err (everything released). */
+int relay_start(struct relay *r, int stop_fd, char **err);
+void relay_spawned(struct relay *r);
+void relay_finish(struct relay *r);
+
+#endif
