@@ -298,7 +298,7 @@ int cli_sandbox_run(struct cli_opts *o)
 		failed = "helper";
 	relay_spawned(&rl);	/* the command's ends are the helper's now */
 	if (failed) {
-		relay_finish(&rl);
+		(void)relay_finish(&rl, 0);
 		/* after its spawned record, a refused and an exited one, as
 		 * for a refusal of the helper's own */
 		audit(LOG_INFO, "refused", "mechanism", failed, "reason", err, NULL);
@@ -306,8 +306,17 @@ int cli_sandbox_run(struct cli_opts *o)
 		free(err);
 		rc = EXIT_REFUSED;
 	} else {
-		sandbox_wait(&s, o->timeout_set ? (long)o->timeout * 1000 : -1, NULL, &res);
-		relay_finish(&rl);	/* what the command wrote reaches the sockets first */
+		long tmo = o->timeout_set ? (long)o->timeout * 1000 : -1, t0 = mono_ms();
+		sandbox_wait(&s, tmo, NULL, &res);
+		/* What the command wrote reaches the sockets first, within what
+		 * is left of --timeout: a stalled reader of a relayed socket
+		 * cannot hold sandbx past it. */
+		long left = tmo < 0 ? -1 : res.timed_out ? 0 : tmo - (mono_ms() - t0);
+		size_t lost = relay_finish(&rl, tmo >= 0 && left < 0 ? 0 : left);
+		if (lost && !res.timed_out)
+			sbx_err("%zu bytes the command wrote were not passed on: the reader of its standard output "
+				"or error took none for the rest of --timeout %llus",
+				lost, (unsigned long long)o->timeout);
 		stdio_restore(&z);
 		rc = res.code;
 		if (res.timed_out) {

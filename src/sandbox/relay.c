@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 			*err = xasprintf("cannot make the pipe that stands in for standard %s (a socket): %s — close "
 					 "descriptors this process holds open, or raise the open-files limit (ulimit -n)",
 					 fd == 0 ? "input" : fd == 1 ? "output" : "error", strerror(errno));
-			relay_finish(r);
+			(void)relay_finish(r, 0);
 			return -1;
 		}
 		struct relay_chan *c = &r->ch[r->n++];
@@ -224,8 +225,18 @@ static void *relay_run(void *arg)
 		}
 		if (over && !n)
 			break;
+		/* The flush has until the deadline relay_finish was given (the
+		 * rest of --timeout): a reader that stalls cannot hold sandbx
+		 * past it, as it could not hold the command before. */
+		int tmo = -1;
+		if (over && r->flush_deadline >= 0) {
+			long left = r->flush_deadline - mono_ms();
+			if (left <= 0)
+				break;
+			tmo = left > INT_MAX ? INT_MAX : (int)left;
+		}
 		pf[n] = (struct pollfd){ .fd = over ? r->stop_fd : r->wake[0], .events = POLLIN };
-		if (poll(pf, (nfds_t)n + 1, -1) < 0) {
+		if (poll(pf, (nfds_t)n + 1, tmo) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -247,8 +258,12 @@ static void *relay_run(void *arg)
 			ready[i] = 1;
 		}
 	}
-	for (int i = 0; i < r->n; i++)
-		chan_end(&r->ch[i]);
+	for (int i = 0; i < r->n; i++) {
+		struct relay_chan *c = &r->ch[i];
+		if (c->out && !c->done)
+			r->dropped += c->len + c->left;
+		chan_end(c);
+	}
 	return NULL;
 }
 
@@ -260,7 +275,7 @@ int relay_start(struct relay *r, int stop_fd, char **err)
 	r->stop_fd = stop_fd;
 	if (pipe2(r->wake, O_CLOEXEC) < 0) {
 		*err = xasprintf("cannot start relaying the standard sockets: %s", strerror(errno));
-		relay_finish(r);
+		(void)relay_finish(r, 0);
 		return -1;
 	}
 	/* Signals are the main thread's (sandbox_sigs_hold's handler, the
@@ -271,7 +286,7 @@ int relay_start(struct relay *r, int stop_fd, char **err)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e != 0) {
 		*err = xasprintf("cannot start relaying the standard sockets: %s", strerror(e));
-		relay_finish(r);
+		(void)relay_finish(r, 0);
 		return -1;
 	}
 	r->running = 1;
@@ -287,13 +302,16 @@ void relay_spawned(struct relay *r)
 		}
 }
 
-void relay_finish(struct relay *r)
+size_t relay_finish(struct relay *r, long flush_ms)
 {
+	size_t dropped = 0;
 	relay_spawned(r);
 	if (r->running) {
+		r->flush_deadline = flush_ms < 0 ? -1 : mono_ms() + flush_ms;
 		(void)!write(r->wake[1], "", 1);
 		pthread_join(r->th, NULL);
 		r->running = 0;
+		dropped = r->dropped;
 	}
 	for (int i = 0; i < r->n; i++) {
 		chan_end(&r->ch[i]);
@@ -306,4 +324,5 @@ void relay_finish(struct relay *r)
 	r->wake[0] = r->wake[1] = r->stop_fd = -1;
 	for (int fd = 0; fd < 3; fd++)
 		r->cmd_end[fd] = -1;
+	return dropped;
 }

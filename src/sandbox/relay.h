@@ -18,8 +18,9 @@
  *   sandbox_start(&s, &err)            (the command's ends cross)
  *   relay_spawned(&r)                  sandbx closes its copies of them
  *   sandbox_wait(...)                  every process of the sandbox is gone
- *   relay_finish(&r)                   flush what the command wrote, join,
- *                                      close and free everything
+ *   relay_finish(&r, flush_ms)         flush what the command wrote (for at
+ *                                      most flush_ms when >= 0), join, close
+ *                                      and free everything
  * relay_finish is also the way out after a failed start; after a failed
  * relay_prepare or relay_start nothing is left to release.
  *
@@ -60,6 +61,8 @@ struct relay {
 	int cmd_end[3];		/* the command's ends, until relay_spawned */
 	int wake[2];		/* written by relay_finish: the run is over */
 	int stop_fd;		/* after the run: readable means give up the flush */
+	long flush_deadline;	/* mono_ms() past which the flush is given up; -1: none */
+	size_t dropped;		/* output the flush gave up on (the thread's, until joined) */
 	int running;		/* the thread was started */
 	pthread_t th;
 };
@@ -71,6 +74,10 @@ int relay_prepare(struct relay *r, int stdio[3], char **err);
  * harness's sandbox_sigs_fd()).  0, or -1 with *err (everything released). */
 int relay_start(struct relay *r, int stop_fd, char **err);
 void relay_spawned(struct relay *r);
-void relay_finish(struct relay *r);
+/* flush_ms: how long the flush of what the command wrote may wait on a
+ * reader that does not take it; -1: as long as it takes (as the command
+ * would have waited writing to the socket itself), 0: what goes without
+ * waiting.  The bytes of output given up on. */
+size_t relay_finish(struct relay *r, long flush_ms);
 
 #endif

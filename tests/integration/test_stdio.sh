@@ -295,6 +295,8 @@ fi
 #   --hold              write nothing, never shut, and hold the other end
 #                       open too (a caller that lives on past the run)
 #   --close             close our end after the first bytes came back
+#   --deaf              hold the socket open and never read from it (a
+#                       reader that stalls): only the exit is waited for
 cat > "$TMP/sockdrv.py" <<'PY'
 import hashlib, os, selectors, signal, socket, subprocess, sys, threading, time
 a = sys.argv[1:]
@@ -318,11 +320,14 @@ if "--bulk" in opt:
 		s.shutdown(socket.SHUT_WR)
 	threading.Thread(target=feed, daemon=True).start()
 sel = selectors.DefaultSelector()
-sel.register(s, selectors.EVENT_READ)
+if "--deaf" not in opt:
+	sel.register(s, selectors.EVENT_READ)
 if p.stdout:
 	sel.register(p.stdout, selectors.EVENT_READ)
 out, sent, live = b"", False, len(sel.get_map())
-while live and time.monotonic() < t0 + 60:
+while (live or "--deaf" in opt) and time.monotonic() < t0 + 60:
+	if not live:
+		time.sleep(0.05)
 	for k, _ in sel.select(0.1):
 		try:
 			d = k.fileobj.recv(1 << 20) if k.fileobj is s else os.read(k.fileobj.fileno(), 1 << 20)
@@ -341,7 +346,7 @@ while live and time.monotonic() < t0 + 60:
 			s.sendall(b"later\n")
 			sent = True
 	# the socket ends only once every holder closed it: stop at the end of the run
-	if p.poll() is not None and "--hold" in opt:
+	if p.poll() is not None and ("--hold" in opt or "--deaf" in opt):
 		break
 try:
 	rc = p.wait(max(1, t0 + 60 - time.monotonic()))
@@ -410,6 +415,12 @@ else t_fail "'$body' after ${secs}s"; fi
 t_start sr-stdio-socket-reader-gone "a caller that closes its end of the socket a command writes to ends the command as the socket would (SIGPIPE: 141) and sandbx exits with that status, not killed by SIGPIPE itself"
 out=$(cd "$W" && $DRV 1 --close -- $SR -- /bin/sh -c "$KIND 1; exec yes" 2>"$TMP/err")
 if echo "$out" | grep -qx "rc=141" && grep -qx fifo "$TMP/err"; then t_pass
+else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ') $(cat "$TMP/err")"; fi
+
+t_start sr-stdio-socket-timeout-stalled "--timeout 2 still ends sandbx (exit 124) within seconds when the command filled a standard output socket whose reader stalls: what the relay still holds is dropped at the deadline rather than waited on for ever"
+out=$(cd "$W" && $DRV 1 --deaf -- $SR --timeout 2 -- /bin/sh -c "$KIND 1; exec yes" 2>"$TMP/err")
+secs=$(echo "$out" | sed -n 's/^secs=//p')
+if echo "$out" | grep -qx "rc=124" && [ "${secs%.*}" -lt 10 ] && grep -qx fifo "$TMP/err"; then t_pass
 else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ') $(cat "$TMP/err")"; fi
 
 t_done

@@ -81,7 +81,7 @@ static void out_body(void)
 		got += drain(sv[0]);
 	}
 	relay_spawned(&r);
-	relay_finish(&r);	/* returns though `held` is still open */
+	(void)relay_finish(&r, -1);	/* returns though `held` is still open */
 	got += drain(sv[0]);
 	if (got != sizeof(data))
 		_exit(14);
@@ -123,7 +123,7 @@ static void in_body(void)
 	if (read(held, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 		_exit(25);
 	usleep(20000);	/* time the relay would take more, were it to */
-	relay_finish(&r);
+	(void)relay_finish(&r, -1);
 	if (drain(0) != sizeof(data) - RELAY_IN_CHUNK)
 		_exit(26);
 	close(held);
@@ -161,7 +161,7 @@ static void eof_body(void)
 		tot += (size_t)n;
 	if (n != 0 || tot != sizeof(buf))
 		_exit(33);
-	relay_finish(&r);
+	(void)relay_finish(&r, -1);
 	close(cmd);
 	close(sv[0]);
 }
@@ -184,7 +184,7 @@ static void none_body(void)
 		_exit(41);
 	if (relay_start(&r, -1, &err) < 0 || r.running)
 		_exit(42);
-	relay_finish(&r);
+	(void)relay_finish(&r, -1);
 }
 
 static void test_relay_none(void **state)
