@@ -38,6 +38,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_HUGETLBFS] = "hugetlbfs",
 	[ACH_REF_PIN] = "pin",
 	[ACH_REF_COREDUMP] = "core-dump",
+	[ACH_REF_SCHED] = "scheduling",
 	[ACH_REF_USER_LIMIT] = "user-limit",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",

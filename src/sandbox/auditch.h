@@ -53,6 +53,9 @@ enum auditch_label {
 	ACH_REF_COREDUMP,	/* the core limit could not be one byte (the
 				   caller's hard limit is 0) and core_pattern
 				   hands a dump to the host; arg errno */
+	ACH_REF_SCHED,		/* the command's real-time and nice limits could
+				   not be 0, or an inherited real-time policy not
+				   be left (helper.c, sched_ordinary); arg errno */
 	ACH_REF_USER_LIMIT,	/* a per-user kernel counter could not be halved for
 				   the sandbox (limits.h); arg limits_ucount_arg() */
 	/* degradations: the run goes on, recorded */

@@ -1097,6 +1097,40 @@ static void core_limit(void)
 		refuse(ACH_REF_COREDUMP, e);
 }
 
+/*
+ * The command schedules as an ordinary user's process does.  Its
+ * capabilities inside the user namespace count for nothing here: the
+ * kernel asks CAP_SYS_NICE of the initial namespace, and without it
+ * looks only at RLIMIT_RTPRIO (SCHED_FIFO/SCHED_RR, through
+ * sched_setscheduler, sched_setattr, pthread_setschedparam) and
+ * RLIMIT_NICE (a nice value below the present one, and leaving
+ * SCHED_IDLE).  A caller's may be raised (audio groups get rtprio 95 from
+ * limits.d; root's hard limits are unlimited), and a real-time thread
+ * that spins keeps the host's ordinary processes off its CPU but for the
+ * kernel's throttling share.  So both are 0, soft and hard, which the
+ * command cannot raise again; and a real-time policy the caller itself
+ * runs under (chrt) is left for SCHED_OTHER, keeping the caller's nice
+ * value, since a task already SCHED_FIFO stays so whatever its limit.
+ * SCHED_DEADLINE needs CAP_SYS_NICE whatever the limits, and a deadline
+ * task cannot fork, so none reaches here.  RLIMIT_RTTIME is left as it
+ * is: it bounds only a real-time task, which the command can no longer
+ * make itself, and even then only CPU time between two blocking calls,
+ * so a thread that sleeps a moment each tick would not meet it.
+ */
+static void sched_ordinary(void)
+{
+	struct rlimit zero = { 0, 0 };
+	struct sched_param other = { .sched_priority = 0 };
+	if (setrlimit(RLIMIT_RTPRIO, &zero) < 0 || setrlimit(RLIMIT_NICE, &zero) < 0)
+		refuse(ACH_REF_SCHED, errno);
+	int pol = sched_getscheduler(0);
+	if (pol < 0)
+		refuse(ACH_REF_SCHED, errno);
+	pol &= ~SCHED_RESET_ON_FORK;
+	if ((pol == SCHED_FIFO || pol == SCHED_RR) && sched_setscheduler(0, SCHED_OTHER, &other) < 0)
+		refuse(ACH_REF_SCHED, errno);
+}
+
 /* notify_fd >= 0 (port mode): the filter answers listen() through the
  * init; its listener descriptor goes to the init over notify_fd. */
 static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, int abi,
@@ -1145,6 +1179,7 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 			refuse(ACH_REF_MOUNT, errno);
 	}
 	core_limit();
+	sched_ordinary();
 	/* A memory limit held by rlimits: no System V objects (seccomp.h).
 	 * Built and loaded before the limits apply: libseccomp allocates, and
 	 * under a sanitizer's allocator an address-space limit fails it. */

@@ -493,6 +493,10 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "core limit is 0, which cannot be raised to that (%s) — raise it (ulimit -Hc unlimited, "
 				 "or LimitCORE= / limits.conf) or use a file core_pattern; nothing was run",
 				 strerror(arg));
+	case ACH_REF_SCHED:
+		return xasprintf("the sandbox could not keep real-time scheduling and raised priority from the "
+				 "command (its RLIMIT_RTPRIO and RLIMIT_NICE at 0, a real-time policy of the caller's "
+				 "left: %s); nothing was run", strerror(arg));
 	case ACH_REF_USER_LIMIT:
 		return limits_ucount_message(arg);
 	case ACH_REF_LIMIT:

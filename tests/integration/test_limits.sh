@@ -357,6 +357,49 @@ case $pattern in
 	else t_pass; fi ;;
 esac
 
+# ---- scheduling ----------------------------------------------------------------
+
+# sched_in [PREFIX...]: the sched probe's line (tests/probes/sys.c) from a
+# sandbox started through PREFIX (prlimit, chrt, setpriv), from a working
+# directory any user may use; SCHED_BAD is set to why the line is not an
+# ordinary user's: no real-time or nice headroom left (both limits 0, soft
+# and hard), SCHED_OTHER, and SCHED_FIFO, setpriority(-5) and
+# SCHED_DEADLINE refused.
+SW="$TMP/sched"
+mkdir -p "$SW"; chmod 777 "$SW"
+sched_in() {
+	line=$( (cd "$SW" && "$@" "$SANDBX" sandbox-run --allow-exec "$PROBES" -- "$PROBES/sys" sched) 2>"$TMP/err")
+	SCHED_BAD=""
+	for f in rtprio=0/0 nice=0/0 policy=other/0 fifo=EPERM setprio=EACCES deadline=EPERM; do
+		case " $line " in
+		*" $f "*) ;;
+		*) SCHED_BAD="${SCHED_BAD:+$SCHED_BAD; }not $f" ;;
+		esac
+	done
+	[ -z "$SCHED_BAD" ] || SCHED_BAD="through '$*': $SCHED_BAD in '$line' $(tail -n 2 "$TMP/err")"
+}
+ASNOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+t_start limits-rt-nice-zero "the command's RLIMIT_RTPRIO and RLIMIT_NICE are 0, soft and hard, what an ordinary user has, also where the caller's were raised (as root, where root may raise hard limits: prlimit --rtprio=50:50 --nice=30:30, for root and for another user through setpriv): sched_setscheduler(SCHED_FIFO) and sched_setattr(SCHED_DEADLINE) answer EPERM, setpriority(-5) EACCES"
+raise=""
+is_root && prlimit --rtprio=50:50 --nice=30:30 -- true 2>/dev/null && raise="prlimit --rtprio=50:50 --nice=30:30 --"
+bad=""
+sched_in; bad=$SCHED_BAD
+if [ -z "$bad" ] && [ -n "$raise" ]; then
+	sched_in $raise; bad=$SCHED_BAD
+	[ -n "$bad" ] || { sched_in $raise $ASNOBODY; bad=$SCHED_BAD; }
+fi
+if [ -n "$bad" ]; then t_fail "$bad"; else t_pass; fi
+
+t_start limits-rt-caller-policy "a caller running SCHED_FIFO (chrt -f 1: root, and another user started so by root through setpriv) does not pass it on: the command runs SCHED_OTHER, and its own SCHED_FIFO, setpriority(-5) and SCHED_DEADLINE are refused; a caller that cannot take SCHED_FIFO (RLIMIT_RTPRIO 0, no CAP_SYS_NICE) shows the plain case"
+if chrt -f 1 true 2>/dev/null; then
+	sched_in chrt -f 1; bad=$SCHED_BAD
+	if [ -z "$bad" ] && is_root; then sched_in chrt -f 1 $ASNOBODY; bad=$SCHED_BAD; fi
+else
+	sched_in; bad=$SCHED_BAD
+fi
+if [ -n "$bad" ]; then t_fail "$bad"; else t_pass; fi
+
 t_start limits-init-no-host-handles "the sandbox's init holds no handle on the host: as root, none of its descriptors is a cgroup directory (the supervisor's alone, removed after the call) or the supervisor's /proc/PID/ns; as the caller's own user, its descriptors cannot even be listed"
 tag="ih$$x$(date +%s)"
 bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 3

@@ -80,6 +80,16 @@
  *                             not the lowering took)
  *   sys core-limit-getset     prlimit64 setting the core limit to 0 and
  *                             asking the old value in the same call
+ *   sys sched                 this process's scheduling as it starts and
+ *                             what asking for more answers: "ok
+ *                             rtprio=SOFT/HARD nice=SOFT/HARD
+ *                             rttime=SOFT/HARD policy=NAME/PRIO niceval=N
+ *                             fifo=R setprio=R deadline=R", each R "ok" or
+ *                             an errno name: sched_setscheduler(SCHED_FIFO,
+ *                             priority 1), setpriority(-5) (nice -5 below
+ *                             a start at 0), sched_setattr(SCHED_DEADLINE,
+ *                             1 ms of every 10); a policy it got is left
+ *                             at once for SCHED_OTHER
  *
  * The terminal probes (tiocsti... tiocswinsz, tcxonc, tiocsctty) act on fd 0.  Those that
  * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
@@ -229,6 +239,70 @@ static int core_limit(void)
 	if (getrlimit(RLIMIT_CORE, &now) < 0)
 		return probe_report(-1);
 	printf("ok %llu %llu\n", (unsigned long long)now.rlim_cur, (unsigned long long)now.rlim_max);
+	return 0;
+}
+
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+/* struct sched_attr, first version (48 bytes; glibc 2.36 has no wrapper). */
+struct probe_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+static const char *res_name(long r)
+{
+	return r < 0 ? probe_errname(errno) : "ok";
+}
+
+static void print_limit(const char *name, int res)
+{
+	struct rlimit l;
+	if (getrlimit(res, &l) < 0) {
+		printf(" %s=%s", name, probe_errname(errno));
+		return;
+	}
+	printf(" %s=", name);
+	if (l.rlim_cur == RLIM_INFINITY)
+		printf("unlimited/");
+	else
+		printf("%llu/", (unsigned long long)l.rlim_cur);
+	if (l.rlim_max == RLIM_INFINITY)
+		printf("unlimited");
+	else
+		printf("%llu", (unsigned long long)l.rlim_max);
+}
+
+static int sched_probe(void)
+{
+	static const char *const names[] = { "other", "fifo", "rr", "batch", "iso", "idle", "deadline" };
+	struct sched_param fifo = { .sched_priority = 1 }, other = { .sched_priority = 0 }, now;
+	struct probe_sched_attr dl = { .size = sizeof(dl), .policy = SCHED_DEADLINE, .runtime = 1000000,
+				       .deadline = 10000000, .period = 10000000 };
+	int pol = sched_getscheduler(0);
+	if (pol < 0 || sched_getparam(0, &now) < 0)
+		return probe_report(-1);
+	pol &= ~SCHED_RESET_ON_FORK;
+	printf("ok");
+	print_limit("rtprio", RLIMIT_RTPRIO);
+	print_limit("nice", RLIMIT_NICE);
+	print_limit("rttime", RLIMIT_RTTIME);
+	errno = 0;
+	int nv = getpriority(PRIO_PROCESS, 0);
+	printf(" policy=%s/%d niceval=%d", pol >= 0 && pol <= 6 ? names[pol] : "?", now.sched_priority,
+	       errno ? 99 : nv);
+	long r = sched_setscheduler(0, SCHED_FIFO, &fifo);
+	printf(" fifo=%s", res_name(r));
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	r = setpriority(PRIO_PROCESS, 0, -5);
+	printf(" setprio=%s", res_name(r));
+	r = syscall(SYS_sched_setattr, 0, &dl, 0);
+	printf(" deadline=%s\n", res_name(r));
+	sched_setscheduler(0, SCHED_OTHER, &other);
 	return 0;
 }
 
@@ -926,6 +1000,8 @@ int main(int argc, char **argv)
 		return stdio_sock(n);
 	else if (!strcmp(n, "core-limit"))
 		return core_limit();
+	else if (!strcmp(n, "sched"))
+		return sched_probe();
 	else if (!strcmp(n, "core-limit-getset")) {
 		struct rlimit z = { 0, 0 }, old;
 		r = syscall(SYS_prlimit64, 0, RLIMIT_CORE, &z, &old);
