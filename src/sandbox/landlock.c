@@ -64,6 +64,30 @@ int landlock_scope_missing(int abi, int host_net, int allow_unix)
 	return host_net && allow_unix && !(landlock_scopes(abi) & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET);
 }
 
+/*
+ * Audit logging (ABI 7, 6.15).  With audit on, a Landlock domain writes a
+ * record to the host's audit log for each access it denies, and the flags
+ * of landlock_restrict_self say when: a domain's own flags cover only
+ * that domain.  The command may make domains of its own under the
+ * sandbox's and pick their flags itself: LOG_NEW_EXEC_ON, or the default
+ * in a loop of its own, has every denial of its domain written to the
+ * host's log, as many as it likes (filling it, or pushing out what else
+ * was there where audit rotates or drops).  LOG_SUBDOMAINS_OFF on the
+ * sandbox's domain turns logging off for every domain made under it
+ * later, whatever their flags; the kernel keeps it in the credentials,
+ * inherited across fork and execve, and no later call can turn it on
+ * again.  The sandbox's own domain keeps the default (logged before the
+ * execve only): after the execve nothing the command does is logged
+ * against it, and before it only the command stage's own denials are, the
+ * execve of a program no grant lets run among them, at most a few per run
+ * and none the command can add to, which an administrator with audit on
+ * may want to see.
+ */
+uint32_t landlock_restrict_flags(int abi)
+{
+	return abi >= 7 ? LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF : 0;
+}
+
 static int add_path_rule(int rfd, int pfd, uint64_t rights)
 {
 	struct landlock_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = pfd };
@@ -147,7 +171,7 @@ int landlock_apply(const struct policy *p, int abi, const struct landlock_extra 
 			goto fail;
 		}
 	}
-	if (syscall(SYS_landlock_restrict_self, rfd, 0) < 0) {
+	if (syscall(SYS_landlock_restrict_self, rfd, landlock_restrict_flags(abi)) < 0) {
 		*label = ACH_REF_LANDLOCK;
 		*arg = errno;
 		goto fail;

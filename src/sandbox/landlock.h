@@ -37,6 +37,13 @@ uint64_t landlock_scopes(int abi);
 int landlock_scope_missing(int abi, int host_net, int allow_unix);
 
 /*
+ * The flags of the command stage's landlock_restrict_self at abi: from 7
+ * on, LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF, so no domain the command
+ * makes inside the sandbox's writes to the host's audit log (landlock.c).
+ */
+uint32_t landlock_restrict_flags(int abi);
+
+/*
  * An extra rule for the view's own files (minimal /dev).  path is opened
  * O_PATH in the current root.
  */

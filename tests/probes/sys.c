@@ -90,6 +90,13 @@
  *                             a start at 0), sched_setattr(SCHED_DEADLINE,
  *                             1 ms of every 10); a policy it got is left
  *                             at once for SCHED_OTHER
+ *   sys landlock-nested FLAGS N  make a Landlock domain of its own under
+ *                             the sandbox's, handling file reads with no
+ *                             rule, landlock_restrict_self(FLAGS: a
+ *                             number, 2 = LOG_NEW_EXEC_ON), then open
+ *                             itself (argv[0]) for reading N times, each
+ *                             denied by that domain alone: "ok abi=A
+ *                             restrict=R denied=D/N" (D the EACCES)
  *
  * The terminal probes (tiocsti... tiocswinsz, tcxonc, tiocsctty) act on fd 0.  Those that
  * would change it (tiocsetd, tiocexcl, tiocswinsz) first check that fd 0
@@ -303,6 +310,28 @@ static int sched_probe(void)
 	r = syscall(SYS_sched_setattr, 0, &dl, 0);
 	printf(" deadline=%s\n", res_name(r));
 	sched_setscheduler(0, SCHED_OTHER, &other);
+	return 0;
+}
+
+/* A nested domain of the command's own and N denials of it (above). */
+static int landlock_nested(const char *self, unsigned flags, int n)
+{
+	struct sbx_landlock_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr.handled_access_fs), 0);
+	if (rfd < 0)
+		return probe_report(-1);
+	long r = syscall(SYS_landlock_restrict_self, rfd, flags);
+	const char *rs = res_name(r);
+	int denied = 0;
+	for (int i = 0; i < n && r == 0; i++) {
+		int fd = open(self, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		else if (errno == EACCES)
+			denied++;
+	}
+	printf("ok abi=%ld restrict=%s denied=%d/%d\n", abi, rs, denied, n);
 	return 0;
 }
 
@@ -1000,6 +1029,8 @@ int main(int argc, char **argv)
 		return stdio_sock(n);
 	else if (!strcmp(n, "core-limit"))
 		return core_limit();
+	else if (!strcmp(n, "landlock-nested") && argc > 3)
+		return landlock_nested(argv[0], (unsigned)strtoul(argv[2], NULL, 0), atoi(argv[3]));
 	else if (!strcmp(n, "sched"))
 		return sched_probe();
 	else if (!strcmp(n, "core-limit-getset")) {

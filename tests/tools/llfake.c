@@ -9,8 +9,19 @@
  * off (EOPNOTSUPP), below ABI 5, or below ABI 6 where a scope is needed,
  * on a machine whose kernel has ABI 7.
  *
- *   llfake --abi N -- PROG [ARG...]
- *   llfake --errno ENOSYS|EOPNOTSUPP -- PROG [ARG...]
+ * With --record, each landlock_restrict_self that PROG and what it
+ * starts make is written to FILE as it reaches the kernel, one line "FD
+ * 0xFLAGS", and goes on unchanged (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the
+ * audit flags sandbx passes, which nothing outside shows while audit is
+ * off.  Alone, the version question goes to the kernel too.
+ *
+ *   llfake --abi N [--record FILE] -- PROG [ARG...]
+ *   llfake --errno ENOSYS|EOPNOTSUPP [--record FILE] -- PROG [ARG...]
+ *   llfake --record FILE -- PROG [ARG...]
+ *
+ * A PROG that makes a filter with a listener of its own (sandbx's
+ * --allow-ports) cannot run under it: the kernel allows one listener in
+ * a chain of filters.
  *
  * Exit status: PROG's (128+n when a signal killed it), 64 on a usage
  * error, 125 when the filter could not be installed.  Linux only, x86_64
@@ -44,18 +55,20 @@
 #error "llfake: no audit arch for this machine"
 #endif
 
-static int install(void)
+/* fake: the version question comes here; record: every restrict_self. */
+static int install(int fake, int record)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, LLF_ARCH, 0, 5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 2),
 		/* the flags argument's low half: the version question */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, LANDLOCK_CREATE_RULESET_VERSION, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, LANDLOCK_CREATE_RULESET_VERSION, fake ? 2 : 1, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_restrict_self, record ? 1 : 0, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -104,27 +117,63 @@ static int status_of(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 }
 
+/* One call answered: a restrict_self recorded and let go on, or the
+ * version question answered as asked. */
+static void answer(int nfd, long abi, int err, FILE *rec)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	memset(&req, 0, sizeof(req));
+	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return;
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	if (req.data.nr == SYS_landlock_restrict_self) {
+		if (rec) {
+			fprintf(rec, "%d 0x%x\n", (int)req.data.args[0], (unsigned)req.data.args[1]);
+			fflush(rec);
+		}
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	} else if (err) {
+		resp.error = -err;
+	} else {
+		resp.val = abi;
+	}
+	/* ENOENT: the caller was killed meanwhile */
+	(void)ioctl(nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
 int main(int argc, char **argv)
 {
 	long abi = -1;
-	int err = 0, sp[2];
-	if (argc < 5 || strcmp(argv[3], "--") != 0)
-		goto usage;
-	if (strcmp(argv[1], "--abi") == 0) {
-		char *end;
-		abi = strtol(argv[2], &end, 10);
-		if (*end || abi < 0 || abi > 1000)
+	int err = 0, sp[2], i;
+	FILE *rec = NULL;
+	for (i = 1; i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
+		if (strcmp(argv[i], "--abi") == 0) {
+			char *end;
+			abi = strtol(argv[i + 1], &end, 10);
+			if (*end || abi < 0 || abi > 1000)
+				goto usage;
+		} else if (strcmp(argv[i], "--errno") == 0) {
+			if (strcmp(argv[i + 1], "ENOSYS") == 0)
+				err = ENOSYS;
+			else if (strcmp(argv[i + 1], "EOPNOTSUPP") == 0)
+				err = EOPNOTSUPP;
+			else
+				goto usage;
+		} else if (strcmp(argv[i], "--record") == 0 && !rec) {
+			if (!(rec = fopen(argv[i + 1], "we"))) {
+				perror("llfake: --record");
+				return 125;
+			}
+		} else {
 			goto usage;
-	} else if (strcmp(argv[1], "--errno") == 0) {
-		if (strcmp(argv[2], "ENOSYS") == 0)
-			err = ENOSYS;
-		else if (strcmp(argv[2], "EOPNOTSUPP") == 0)
-			err = EOPNOTSUPP;
-		else
-			goto usage;
-	} else {
-		goto usage;
+		}
 	}
+	int fake = abi >= 0 || err;
+	if (i + 1 >= argc || strcmp(argv[i], "--") != 0 || (abi >= 0 && err) || (!fake && !rec))
+		goto usage;
+	argv += i - 3;	/* PROG at argv[4], as before the options grew */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
 		perror("llfake: socketpair");
 		return 125;
@@ -136,7 +185,7 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		close(sp[0]);
-		int nfd = install();
+		int nfd = install(fake, rec != NULL);
 		if (nfd < 0 || send_fd(sp[1], nfd) < 0) {
 			fprintf(stderr, "llfake: cannot install the filter: %s\n", strerror(errno));
 			_exit(125);
@@ -159,21 +208,8 @@ int main(int argc, char **argv)
 	for (;;) {
 		struct pollfd p = { nfd, POLLIN, 0 };
 		int r = poll(&p, 1, 100);
-		if (r > 0 && (p.revents & POLLIN)) {
-			struct seccomp_notif req;
-			struct seccomp_notif_resp resp;
-			memset(&req, 0, sizeof(req));
-			if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
-				memset(&resp, 0, sizeof(resp));
-				resp.id = req.id;
-				if (err)
-					resp.error = -err;
-				else
-					resp.val = abi;
-				/* ENOENT: the caller was killed meanwhile */
-				(void)ioctl(nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-			}
-		}
+		if (r > 0 && (p.revents & POLLIN))
+			answer(nfd, abi, err, rec);
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid)
 			return status_of(st);
@@ -181,6 +217,6 @@ int main(int argc, char **argv)
 			return 125;
 	}
 usage:
-	fprintf(stderr, "usage: llfake --abi N | --errno ENOSYS|EOPNOTSUPP -- PROG [ARG...]\n");
+	fprintf(stderr, "usage: llfake [--abi N | --errno ENOSYS|EOPNOTSUPP] [--record FILE] -- PROG [ARG...]\n");
 	return 64;
 }

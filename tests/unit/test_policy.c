@@ -229,6 +229,20 @@ static void helper_core_pattern_shapes(void **state)
 	assert_false(helper_core_pattern_to_host(""));
 }
 
+/* The audit flags of the sandbox's own landlock_restrict_self: nested
+ * domains' logging off from ABI 7 (6.15), where the flag exists, and
+ * nothing else; below it, 0 (an older kernel answers EINVAL to the bit). */
+static void landlock_restrict_flags_by_abi(void **state)
+{
+	(void)state;
+	assert_int_equal(landlock_restrict_flags(7), LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF);
+	assert_int_equal(landlock_restrict_flags(8), LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF);
+	assert_int_equal(landlock_restrict_flags(6), 0);
+	assert_int_equal(landlock_restrict_flags(5), 0);
+	assert_false(landlock_restrict_flags(7) & LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF);
+	assert_false(landlock_restrict_flags(7) & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON);
+}
+
 static void cwd_shapes_refused(void **state)
 {
 	struct policy p;
@@ -683,6 +697,7 @@ int main(void)
 		cmocka_unit_test(policy_refuses_missing_grant),
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
+		cmocka_unit_test(landlock_restrict_flags_by_abi),
 		cmocka_unit_test(helper_env_loader_names),
 		cmocka_unit_test(helper_core_pattern_shapes),
 		cmocka_unit_test(cwd_shapes_refused),
