@@ -590,8 +590,11 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		}
 		struct tool_expect *seen = NULL;	/* the file as the question showed it */
 		if (v == GATE_ASK) {
-			/* bash's arguments are its command, shown as the subject is */
-			char *(*shown)(const char *, size_t) = strcmp(b->name, "bash") ? gate_visible : gate_visible_command;
+			/* The arguments hold the subject (bash's command, a
+			 * write's path) and the text written: shown by the
+			 * subject's rules, or the line below a path shown as
+			 * 'no<U+0338>tes.txt' would draw it struck through. */
+			char *(*shown)(const char *, size_t) = gate_visible_args;
 			char *reason = NULL, *args = shown(input, GATE_MAX_SHOWN);
 			char *diff, *diff_w;
 			call_diff(a, b->name, b->input, &diff, &diff_w, &seen);

