@@ -143,6 +143,32 @@ static void test_audit_record_escapes_blanks(void **state)
 	free(r);
 }
 
+/* A combining mark on an ASCII character changes how a record reads:
+ * 'pas' U+0338 'swd' is drawn as passwd with an 's' struck through, and
+ * was written as it came, unquoted.  Escaped, the value quoted, as the
+ * question shows it; each mark of a run (after an escape's digit); on a
+ * letter of another script it is kept. */
+static void test_audit_record_escapes_marks(void **state)
+{
+	(void)state;
+	const char *kv[] = { "path", "/etc/pas\xcc\xb8swd", "command", "rm a\xcc\xb5\xcc\xb6 \xcc\x81x" };
+	char *r = audit_format("denied", kv, 4);
+	assert_string_equal(r, "sandbx audit denied path=\"/etc/pas\\xcc\\xb8swd\" "
+			       "command=\"rm a\\xcc\\xb5\\xcc\\xb6 \\xcc\\x81x\"");
+	free(r);
+	/* at a value's start (drawn on its '='), an enclosing mark on '/' */
+	const char *kv1[] = { "v", "\xcc\x81", "w", "/\xe2\x83\x9d" };
+	r = audit_format("x", kv1, 4);
+	assert_string_equal(r, "sandbx audit x v=\"\\xcc\\x81\" w=\"/\\xe2\\x83\\x9d\"");
+	free(r);
+	/* Greek with its accent, Vietnamese with two marks on a precomposed
+	 * letter, Hindi's vowel sign: as they are, unquoted */
+	const char *kv2[] = { "a", "\xce\xb1\xcc\x81", "b", "\xc3\xa2\xcc\x83\xcc\x80", "c", "\xe0\xa4\x95\xe0\xa4\xbf" };
+	r = audit_format("x", kv2, 6);
+	assert_string_equal(r, "sandbx audit x a=\xce\xb1\xcc\x81 b=\xc3\xa2\xcc\x83\xcc\x80 c=\xe0\xa4\x95\xe0\xa4\xbf");
+	free(r);
+}
+
 /* While the screen is up records are held in memory: 100 of 100 KiB each
  * (a bash call's command, quoted twice) keep 4 MiB, not 10, and the rest
  * are counted in one line when they are printed. */
@@ -465,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_to_charset),
 		cmocka_unit_test(test_utf8_term_charset_init),
 		cmocka_unit_test(test_audit_record_escapes_controls),
+		cmocka_unit_test(test_audit_record_escapes_marks),
 		cmocka_unit_test(test_audit_record_escapes_blanks),
 		cmocka_unit_test(test_audit_held_bounded),
 		cmocka_unit_test(test_stderr_held_then_shown),
