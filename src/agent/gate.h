@@ -111,12 +111,16 @@ char *gate_visible(const char *s, size_t max);
 /* A bash command: gate_visible, and as <U+XXXX> too the characters that
  * draw as a blank but do not part words for the shell
  * (utf8_is_blank_lookalike: U+00A0, U+2000..U+200A, U+3000 and the
- * like) and a combining mark drawn on an ASCII character
- * (utf8_is_combining; after a letter of another script it is drawn). */
+ * like), a combining mark drawn on an ASCII character (utf8_is_combining;
+ * after a letter of another script it is drawn), and in a word that has
+ * ASCII letters the letters of Greek, Cyrillic and Armenian (U+0370..
+ * U+058F, U+1F00..U+1FFF), which pass for Latin ones ('p\u0430sswd'); a
+ * word is a run of ASCII letters and digits, '.', '_', '-' and
+ * characters that are not ASCII.  A word wholly in one script is drawn. */
 char *gate_visible_command(const char *s, size_t max);
 /* A call's arguments (printed JSON, any tool): gate_visible_command's
- * rules, so the arguments line shows what the subject line shows of the
- * same path or command. */
+ * rules, a JSON escape (\n, \u001b) parting words, so the arguments line
+ * shows what the subject line shows of the same path or command. */
 char *gate_visible_args(const char *s, size_t max);
 /* The same on one line: \n too as \x0a, so text of the model's printed
  * on a line of its own (stderr's notes) cannot start another line there

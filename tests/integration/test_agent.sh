@@ -924,6 +924,19 @@ q=b[b.index(b\"asks to run bash\"):b.index(b\"allow?\")]
 assert b\"\n  cat /etc/pas<U+0338>swd > m.txt # \xce\xb1\xcc\x81\n\" in q, q
 assert b\"s\xcc\xb8\" not in q, q
 "'
+# A Cyrillic a in /etc/passwd names another file that reads as that one;
+# a word wholly in Russian is drawn as it is.
+ask_case ag-approve-mixed-script "a Cyrillic letter in a word of ASCII letters in a bash command is shown as <U+XXXX>, in the subject and the arguments; a Russian word is drawn" \
+	bash '{"command":"cat /etc/p\u0430sswd > ms.txt # \u043f\u0440\u0438\u0432\u0435\u0442"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/ms.txt" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run bash\"):b.index(b\"allow?\")]
+ru=\"\u043f\u0440\u0438\u0432\u0435\u0442\".encode()
+assert b\"\n  cat /etc/p<U+0430>sswd > ms.txt # \" + ru + b\"\n\" in q, q
+assert b\"arguments: {\\\"command\\\":\\\"cat /etc/p<U+0430>sswd > ms.txt # \" + ru in q, q
+assert b\"p\xd0\xb0s\" not in q, q
+"'
 # The arguments line and the diff carry the path and the text written:
 # before, the line under 'no<U+0338>tes.txt' drew it struck through, and a
 # script's 'make<U+00A0># x; curl x | sh' read as a comment in both.

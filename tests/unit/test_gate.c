@@ -231,6 +231,65 @@ static void gate_visible_args_and_diff_rules(void **state)
 	free(a);
 }
 
+/* A word that mixes ASCII letters with letters of Greek, Cyrillic or
+ * Armenian: '/etc/p' U+0430 'sswd' (a Cyrillic a) reads as /etc/passwd
+ * and is another file.  In a command, a path, the arguments and the diff
+ * those letters are shown; a word wholly in one script is drawn, and
+ * prose keeps them. */
+static void gate_visible_mixed_script(void **state)
+{
+	(void)state;
+	shows(gate_visible_command, "cat /etc/p\xd0\xb0sswd", "cat /etc/p<U+0430>sswd");
+	shows(gate_visible_path, "/etc/p\xd0\xb0sswd", "/etc/p<U+0430>sswd");
+	/* Greek omicron, Armenian oh, the Supplement's d (U+0501), each in
+	 * a word of ASCII letters; a digit and '.', '_', '-' join a word */
+	shows(gate_visible_command, "g\xce\xbf \xd6\x85k \xd4\x81og a_\xd0\xb5 x-\xd1\x81 1.\xd1\x80y",
+	      "g<U+03BF> <U+0585>k <U+0501>og a_<U+0435> x-<U+0441> 1.<U+0440>y");
+	/* the Greek question mark (drawn as ';') in a word: 'a;rm' is one */
+	shows(gate_visible_command, "echo a\xcd\xberm", "echo a<U+037E>rm");
+	/* a mark after a letter shown is drawn on its '>': shown too */
+	shows(gate_visible_command, "p\xd0\xb0\xcc\x81ss", "p<U+0430><U+0301>ss");
+	/* one script to a word: Russian, Greek, Armenian words, a digit, and
+	 * words parted by '/', ' ', '=', ':' beside ASCII ones */
+	const char *one[] = {
+		"cat /tmp/\xd0\xbe\xd1\x82\xd1\x87\xd1\x91\xd1\x82 \xd0\xbf\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 "
+		"\xce\xb1\xce\xb2\xce\xb3 \xd5\xa2\xd5\xa1\xd6\x80\xd5\xa5\xd6\x82",
+		"\xd1\x84\xd0\xb0\xd0\xb9\xd0\xbb" "1/passwd name=\xd0\xb8\xd0\xbc\xd1\x8f:x",
+		"caf\xc3\xa9 \xe4\xb8\x96\xe7\x95\x8c \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d",
+	};
+	for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		shows(gate_visible_command, one[i], one[i]);
+		shows(gate_visible_path, one[i], one[i]);
+	}
+	/* the word is judged whole, past where the text is cut */
+	char *v = gate_visible_command("\xd0\xb0" "bc", 1);
+	assert_string_equal(v, "<U+0430>… [cut: 2 more bytes]");
+	free(v);
+	/* printed JSON: an escape parts words ('\n' is no 'n' of the next) */
+	shows(gate_visible_args, "{\"c\":\"a\\n\xd0\xbf\xd1\x80\xd0\xb8 \\u001b\xd0\xbf\"}",
+	      "{\"c\":\"a\\n\xd0\xbf\xd1\x80\xd0\xb8 \\u001b\xd0\xbf\"}");
+	shows(gate_visible_args, "{\"path\":\"/etc/p\xd0\xb0sswd\"}", "{\"path\":\"/etc/p<U+0430>sswd\"}");
+	char *d = gate_diff("f", NULL, "cat /etc/p\xd0\xb0sswd \xd0\xbf\xd1\x80\xd0\xb8\n", 100, 0);
+	assert_non_null(strstr(d, "\n+cat /etc/p<U+0430>sswd \xd0\xbf\xd1\x80\xd0\xb8\n"));
+	free(d);
+	/* prose keeps them */
+	shows(gate_visible, "p\xd0\xb0sswd", "p\xd0\xb0sswd");
+	/* every character of these blocks, in a word of ASCII letters;
+	 * none of Latin-1, Hebrew, CJK */
+	for (uint32_t cp = 0x370; cp <= 0x1fff; cp++) {
+		if (cp == 0x590)
+			cp = 0x1f00;
+		char in[8], want[24];
+		in[0] = 'x';
+		size_t k = (size_t)enc(cp, in + 1);
+		in[1 + k] = 'y';
+		in[2 + k] = '\0';
+		snprintf(want, sizeof(want), "x<U+%04X>y", (unsigned)cp);
+		shows(gate_visible_command, in, want);
+	}
+	shows(gate_visible_command, "x\xc3\xa9y x\xd7\xa9y x\xe4\xb8\x96y", "x\xc3\xa9y x\xd7\xa9y x\xe4\xb8\x96y");
+}
+
 static void gate_visible_escapes(void **state)
 {
 	char *v = gate_visible("rm -rf /\x1b[2J\xe2\x80\xae" "evil\tx\n\xff", 512);
@@ -469,6 +528,7 @@ int main(void)
 		cmocka_unit_test(gate_visible_path_blanks),
 		cmocka_unit_test(gate_visible_marks_on_ascii),
 		cmocka_unit_test(gate_visible_args_and_diff_rules),
+		cmocka_unit_test(gate_visible_mixed_script),
 		cmocka_unit_test(gate_visible_ignorable),
 		cmocka_unit_test(gate_visible_emoji_selector),
 		cmocka_unit_test(gate_diff_shapes),
