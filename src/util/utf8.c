@@ -90,27 +90,41 @@ static void width_init(void)
 	width_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 }
 
-int utf8_is_combining(uint32_t cp)
+/*
+ * Without C.UTF-8 (a locale that could not be made: none installed, no
+ * memory), what is known to draw on its own: the blocks that hold no
+ * character of width 0 in glibc's tables (test_utf8_nolocale checks every
+ * code point against them), Latin, Greek, Cyrillic, Armenian, Hebrew's
+ * letters, the symbols, CJK and Hangul's syllables among them.  Anything
+ * else is taken as a mark: the question shows more, never less (before,
+ * only the blocks of combining marks were, and a Hebrew point or a
+ * Devanagari vowel sign on an ASCII letter was drawn on it).
+ */
+static int draws_alone(uint32_t cp)
 {
-	/* without a UTF-8 locale: Combining Diacritical Marks (and their
-	 * Extended and Supplement), Cyrillic's, for Symbols, Half Marks */
 	static const uint32_t r[][2] = {
-		{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x1ab0, 0x1aff },
-		{ 0x1dc0, 0x1dff }, { 0x20d0, 0x20ff }, { 0xfe20, 0xfe2f },
+		{ 0x00a0, 0x02ff }, { 0x0370, 0x0482 }, { 0x048a, 0x058f }, { 0x05d0, 0x05ff },
+		{ 0x1e00, 0x1fff }, { 0x2010, 0x2027 }, { 0x2030, 0x205f }, { 0x2070, 0x20cf },
+		{ 0x2100, 0x2cee }, { 0x2e80, 0x3029 }, { 0x3030, 0x3098 }, { 0x309b, 0x9fff },
+		{ 0xac00, 0xd7a3 }, { 0xff01, 0xffef }, { 0x1f000, 0x1faff }, { 0x20000, 0x3ffff },
 	};
-	if (cp < 0x80)
-		return 0;
-	pthread_once(&width_once, width_init);
-	if (width_loc) {
-		locale_t old = uselocale(width_loc);
-		int w = wcwidth((wchar_t)cp);
-		uselocale(old);
-		return w == 0;
-	}
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
 		if (cp >= r[i][0] && cp <= r[i][1])
 			return 1;
 	return 0;
+}
+
+int utf8_is_combining(uint32_t cp)
+{
+	if (cp < 0x80)
+		return 0;
+	pthread_once(&width_once, width_init);
+	if (!width_loc)
+		return !draws_alone(cp);
+	locale_t old = uselocale(width_loc);
+	int w = wcwidth((wchar_t)cp);
+	uselocale(old);
+	return w == 0;
 }
 
 int utf8_is_unsafe(uint32_t cp)

@@ -45,8 +45,10 @@ int utf8_is_blank_lookalike(uint32_t cp);
  * own, whatever LC_CTYPE is): the nonspacing and enclosing marks
  * (U+0300..U+036F, the overlays U+0335..U+0338, U+20D0..U+20FF...) and
  * Hangul's medial and final jamo; and the characters that draw nothing
- * (utf8_is_invisible names them).  With no UTF-8 locale on the machine,
- * the blocks of combining marks. */
+ * (utf8_is_invisible names them).  When that locale cannot be made,
+ * every character outside the blocks known to hold none of those (Latin,
+ * Greek, Cyrillic, Armenian, Hebrew's letters, the symbols, CJK...): more
+ * is shown then, never less. */
 int utf8_is_combining(uint32_t cp);
 
 /* What a terminal must not receive as it is: a C0 control, DEL, a C1
