@@ -124,7 +124,10 @@ int utf8_is_combining(uint32_t cp)
 	locale_t old = uselocale(width_loc);
 	int w = wcwidth((wchar_t)cp);
 	uselocale(old);
-	return w == 0;
+	/* -1: a code point glibc's tables do not know (its Unicode is older
+	 * than the terminal's, or it is unassigned): a terminal that knows
+	 * it as a mark draws it on the character before, so it counts as one */
+	return w <= 0;
 }
 
 int utf8_is_unsafe(uint32_t cp)

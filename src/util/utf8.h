@@ -44,8 +44,10 @@ int utf8_is_blank_lookalike(uint32_t cp);
  * gives no columns in a UTF-8 locale (C.UTF-8, a locale object of its
  * own, whatever LC_CTYPE is): the nonspacing and enclosing marks
  * (U+0300..U+036F, the overlays U+0335..U+0338, U+20D0..U+20FF...) and
- * Hangul's medial and final jamo; and the characters that draw nothing
- * (utf8_is_invisible names them).  When that locale cannot be made,
+ * Hangul's medial and final jamo; the characters that draw nothing
+ * (utf8_is_invisible names them); and those wcwidth does not know (-1:
+ * unassigned, or newer than glibc's Unicode), which a newer terminal may
+ * draw as a mark.  When that locale cannot be made,
  * every character outside the blocks known to hold none of those (Latin,
  * Greek, Cyrillic, Armenian, Hebrew's letters, the symbols, CJK...): more
  * is shown then, never less. */
