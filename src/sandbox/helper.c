@@ -878,6 +878,26 @@ static int seize(pid_t tid)
 	return 0;
 }
 
+/*
+ * Reap one child that is ready, without blocking: its pid (st filled), 0
+ * when none is, -1 on error.  Looked at first and reaped by its pid, so
+ * the command's CPU time can be read while it is a zombie still: a
+ * reaped process's clock is gone, and the rusage it leaves behind is not
+ * the figure RLIMIT_CPU was held against (limits_report_kill).
+ */
+static pid_t reap_one(pid_t child, int *st, long long *cpu_ms)
+{
+	siginfo_t si;
+	si.si_pid = 0;
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return -1;
+	if (si.si_pid == 0)
+		return 0;
+	if (si.si_pid == child && (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+		*cpu_ms = limits_cpu_sample(child);
+	return waitpid(si.si_pid, st, __WALL | WNOHANG);
+}
+
 /* Let a seized thread go, with the signal it was stopped delivering (a
  * stop signal is dropped: a continue follows). */
 static int release(pid_t tid)
@@ -1405,6 +1425,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	enum job_state job = JOB_RUNNING;
+	long long cpu_ms = -1;
 	int listener = -1, sfd = signalfd(-1, &jobs, SFD_CLOEXEC);
 	if (sfd < 0)
 		_exit(EXIT_REFUSED);	/* nothing could be reaped */
@@ -1458,7 +1479,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 			listener = -1;
 		}
 		pid_t w;
-		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) != 0) {	/* 0: nobody else now */
+		while ((w = reap_one(child, &st, &cpu_ms)) != 0) {	/* 0: nobody else now */
 			if (w < 0 && errno != EINTR)
 				_exit(EXIT_REFUSED);
 			if (w > 0 && WIFSTOPPED(st)) {
@@ -1473,7 +1494,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 		if (w == child) {
 			int code = wait_status_code(st);
 			if (WIFSIGNALED(st))
-				limits_report_kill(p, WTERMSIG(st), AUDIT_FD);
+				limits_report_kill(p, WTERMSIG(st), cpu_ms, AUDIT_FD);
 			/* Exiting empties the pid namespace: every process the
 			 * command left behind is killed by the kernel.  Do it
 			 * here first — kill everything (pid 1 is spared), reap

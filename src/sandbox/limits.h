@@ -35,8 +35,8 @@
  *                                     has opened the grants, so a limit
  *                                     below what the stage holds open
  *                                     binds the command, not the stage
- *   4. limits_report_kill(p, sig, fd) init: the command died by sig — was
- *                                     it a limit?  (ACH_LIMIT_HIT)
+ *   4. limits_report_kill(p, sig, ms, fd) init: the command died by
+ *                                     sig — was it a limit?  (ACH_LIMIT_HIT)
  *   5. limits_finish(p, fd)           supervisor, after the init exited:
  *                                     OOM attribution, cgroup.kill, rmdir
  * Per-user counters (kernel/ucount.c), in the supervisor, apart from the
@@ -123,7 +123,12 @@ void limits_apply_nofile(const struct policy *p, int audit_fd);
 /* 1 when a cgroup enforces limit kind (after limits_prepare, in the
  * supervisor and what it forks), 0 when an rlimit does or nothing. */
 int limits_by_cgroup(int kind);
-void limits_report_kill(const struct policy *p, int sig, int audit_fd);
+/* In the init: the CPU time of its child pid (the command), in ms, as
+ * RLIMIT_CPU counts it, or -1.  Read before the reap, which ends it. */
+long long limits_cpu_sample(pid_t pid);
+/* cpu_ms: limits_cpu_sample of the command, or -1 (then the init's
+ * children rusage stands in). */
+void limits_report_kill(const struct policy *p, int sig, long long cpu_ms, int audit_fd);
 void limits_finish(struct policy *p, int audit_fd);
 /* In the init, right after the fork: close its copies of the cgroup
  * directories (the sandbox's, their parents, the supervisor's own), which

@@ -137,6 +137,15 @@ struct mount_attr {
 #define PR_SET_MEMORY_MERGE 67		/* 6.4 */
 #endif
 
+/* A process's CPU-time clock as clock_gettime(2) names it (2.6.12): the
+ * pid, inverted, shifted above the three bits that say which clock.  Not
+ * in the uapi headers (include/linux/posix-timers_types.h); glibc builds
+ * the same for clock_getcpuclockid(), but only the SCHED clock.  PROF is
+ * user plus system time as the scheduler tick charged it: the figure the
+ * kernel holds RLIMIT_CPU against (kernel/time/posix-cpu-timers.c). */
+#define SBX_CPUCLOCK_PROF 0
+#define SBX_PROCESS_CPUCLOCK(pid, which) ((clockid_t)(~(unsigned)(pid) << 3) | (which))
+
 /* The flags word of /proc/PID/stat (field 9) is the task's PF_* flags,
  * which no uapi header defines: PF_EXITING has been 0x4 since 2.6. */
 #ifndef PF_EXITING

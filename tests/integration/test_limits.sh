@@ -437,6 +437,14 @@ if [ "$a" -ne 1 ] || [ "$b" -ne 1 ]; then t_fail "message missing (SIGXCPU: $a, 
 elif [ "$c" -ne 0 ]; then t_fail "a SIGKILL with no limit involved was reported as a limit"
 else t_pass; fi
 
+t_start limits-cpu-tick "a command stopped by --limit-cpu 1 that ran only across the scheduler's ticks (charged about four times what it ran, as a busy host charges by chance) is still reported: the limit is judged by the kernel's own tick-charged figure"
+run --limit-cpu 1 --timeout 30 -- "$PROBES/lim_spin" tick >/dev/null
+out=$(cat "$TMP/out")
+if [ "$out" = "tick=0" ]; then t_skip "this kernel charges exact CPU time (no tick accounting)"
+elif [ "$RC" -ne 152 ]; then t_fail "exit $RC, expected 152 ($out): $(cat "$TMP/err")"
+elif ! grep -q 'sandbx: the command was killed: CPU time limit 1s reached' "$TMP/err"; then t_fail "message missing ($out): $(cat "$TMP/err")"
+else t_pass; fi
+
 t_start limits-cpu-forged "a command that sends itself SIGXCPU under --limit-cpu 5 without spending the time exits 152 with no 'CPU time limit' line"
 run --limit-cpu 5 --timeout 30 -- /bin/sh -c 'kill -XCPU $$' >/dev/null
 if [ "$RC" -ne 152 ]; then t_fail "exit $RC, expected 152: $(cat "$TMP/err")"
