@@ -403,6 +403,32 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
 	return placed_synced(dirfd, display, err);
 }
 
+/*
+ * The create's name is in place but its directory could not be synced
+ * (placed_synced said so in *err): take the name away again, so a command
+ * that fails leaves no file of its own making behind.  Nothing else is
+ * touched: only the file fd is, under name, goes.  -1 with *err saying
+ * nothing was created; FSU_UNSYNCED with *err as it was when the name
+ * is not fd's or cannot be removed.
+ */
+static int unplace(int dirfd, const char *name, const char *display, int fd, char **err)
+{
+	int e = errno;
+	struct stat mine, now;
+	if (fstat(fd, &mine) < 0 || fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    mine.st_dev != now.st_dev || mine.st_ino != now.st_ino || unlinkat(dirfd, name, 0) < 0) {
+		errno = e;
+		return FSU_UNSYNCED;
+	}
+	free(*err);
+	/* The removal is no more durable than the create was: said. */
+	*err = xasprintf("cannot create '%s': its directory could not be synced to disk: %s — the new file was "
+			 "removed again%s: check the filesystem (dmesg), then try again", display, strerror(e),
+			 dir_sync(dirfd) ? " (a crash may still bring it back)" : "");
+	errno = e;
+	return -1;
+}
+
 int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err)
 {
 	char *tmp;
@@ -437,6 +463,8 @@ int fsu_create_with(int dirfd, const char *name, const char *display, const void
 		return -1;
 	}
 	r = placed_synced(dirfd, display, err);
+	if (r < 0)
+		r = unplace(dirfd, name, display, fd, err);
 	if (r < 0) {
 		close(fd);
 		return r;

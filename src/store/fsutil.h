@@ -15,7 +15,8 @@
  *     written, fsync'ed, renamed over the target, and the directory fsync'ed;
  *     a new file with its first content, the same, linked (never clobbering);
  *     a directory made is synced into its parent; a sync that fails is an
- *     error that says what is in place already.
+ *     error that says what is in place already (a new file made by
+ *     fsu_create_with is removed again rather than left half-made).
  *
  * No state: every function returns a descriptor or 0, or -1 with a malloc'd
  * message in *err (errno is kept from the failing call where it helps the
@@ -92,7 +93,9 @@ char *fsu_links_advice(const char *display);
 
 /* What fsu_write_atomic and fsu_create_with return when the new file is
  * in place but its directory could not be synced to disk: a crash or a
- * power loss may still undo it.  *err says so; errno is the sync's. */
+ * power loss may still undo it.  *err says so; errno is the sync's.
+ * fsu_create_with removes its file then, and returns this only when
+ * that removal fails. */
 #define FSU_UNSYNCED (-2)
 
 /*
@@ -109,9 +112,12 @@ int fsu_write_atomic(int dirfd, const char *name, const char *display, const voi
  * is exclusively flock'ed, then renamed to name without replacing it (-1
  * with errno EEXIST when it exists; a filesystem without RENAME_NOREPLACE
  * links and unlinks instead); dirfd is fsync'ed.  A kill before the
- * rename leaves only the hidden temporary file.
+ * rename leaves only the hidden temporary file.  When dirfd cannot be
+ * synced, name is removed again (a create that fails leaves nothing of
+ * its own behind): -1, errno the sync's, *err saying so.
  * Returns the descriptor (O_WRONLY|O_APPEND, the lock held), or -1 with
- * *err, or FSU_UNSYNCED (the file is there, its directory not synced).
+ * *err, or FSU_UNSYNCED (the file is there, its directory not synced,
+ * and it could not be removed).
  */
 int fsu_create_with(int dirfd, const char *name, const char *display, const void *buf, size_t n, char **err);
 

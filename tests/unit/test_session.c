@@ -420,10 +420,13 @@ static void test_session_create_syncs_dirs(void **state)
 	strv_free(&notes);
 }
 
-/* A directory sync that fails is said: the session file is in place, a
- * crash may undo it, check the filesystem; a directory made but not
- * synced says so, with nothing in it yet.  Before, the message was
- * "cannot sync the directory" with advice about XDG_STATE_HOME. */
+static char *new_session_with_round(void);
+
+/* A directory sync that fails is said: a directory made but not synced
+ * says so, with nothing in it yet; a session file whose directory cannot
+ * be synced is removed again, and the message says so (before, it was
+ * left in place while the create failed), the sessions stored before
+ * untouched. */
 static void test_session_dir_sync_error_said(void **state)
 {
 	struct session *s = NULL;
@@ -440,19 +443,35 @@ static void test_session_dir_sync_error_said(void **state)
 	free(want);
 	free(err);
 	err = NULL;
-	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
-	session_close(s);
+	/* A session stored before stays; the one whose create failed goes:
+	 * the command fails, and a file with a header and no turn would be
+	 * what --continue takes up next. */
+	char *kept = new_session_with_round();
 	dir_sync_fails = 1;
 	assert_int_equal(session_create(&T.x, &s, &notes, &err), -1);
 	dir_sync_fails = 0;
 	assert_null(s);
-	want = xasprintf("'%s/", T.x.sessions_dir);
+	want = xasprintf("cannot create '%s/", T.x.sessions_dir);
 	if (strncmp(err, want, strlen(want)) != 0 ||
-	    !strstr(err, ".jsonl' is in place, but its directory could not be synced to disk: Input/output error — a "
-			 "crash or power loss may still undo that: check the filesystem (dmesg)") || strstr(err, "XDG_"))
+	    !strstr(err, ".jsonl': its directory could not be synced to disk: Input/output error — the new file was "
+			 "removed again (a crash may still bring it back): check the filesystem (dmesg), then try "
+			 "again") || strstr(err, "XDG_"))
 		fail_msg("create said: %s", err);
 	free(want);
 	free(err);
+	err = NULL;
+	char *kept_name = xasprintf("%s.jsonl", kept);
+	DIR *d = opendir(T.x.sessions_dir);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, kept_name) != 0)
+			fail_msg("the failed create left '%s'", e->d_name);
+	closedir(d);
+	free(kept_name);
+	assert_int_equal(session_resume(&T.x, kept, &s, &notes, &err), 0);
+	assert_int_equal(session_turns(s), 1);
+	session_close(s);
+	free(kept);
 	strv_free(&notes);
 }
 
