@@ -18,6 +18,7 @@
 #include "cli/cli_ldpath.h"
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
+#include "util/cjson.h"
 #include "util/log.h"
 
 /* How much of input that does not parse an error quotes. */
@@ -42,6 +43,27 @@ int cli_tool(struct cli_opts *o)
 		sbx_err("tool input is larger than %u MiB — pass less", TOOLS_MAX_INPUT >> 20);
 		return EXIT_USAGE;
 	}
+	if (cli_build_policy(o, 1, &p, &err) < 0) {
+		audit(LOG_INFO, "refused", "reason", err, NULL);
+		sbx_err("%s", err);
+		free(err);
+		return EXIT_REFUSED;
+	}
+	/* Before cJSON and the tool: grep opens PCRE2, bash libseccomp, the
+	 * parse of the input cJSON, and a library an earlier call planted
+	 * where LD_LIBRARY_PATH looks would be it.  The input is an argument,
+	 * so the process run again gets it whole. */
+	int rc = cli_ldpath_guard(&p);
+	if (rc) {
+		policy_release(&p);
+		return rc;
+	}
+	if (cjson_load(&err) < 0) {
+		sbx_err("%s", err);
+		free(err);
+		policy_release(&p);
+		return EXIT_ERROR;
+	}
 	/* The whole text must be the object: nothing may follow it. */
 	cJSON *in = cJSON_ParseWithOpts(o->tool_json, NULL, 1);
 	if (!in) {
@@ -52,27 +74,14 @@ int cli_tool(struct cli_opts *o)
 			snprintf(size, sizeof(size), " (%zu bytes; its start shown)", n);
 		sbx_err("tool input '%.*s%s' is not valid JSON%s — give an object such as '{\"path\":\"README.md\"}'",
 			TOOL_INPUT_QUOTED, o->tool_json, *size ? "..." : "", size);
+		policy_release(&p);
 		return EXIT_USAGE;
 	}
 	if (tools_json_has_nul(o->tool_json, strlen(o->tool_json))) {
 		sbx_err("tool input holds a NUL character (\\u0000), which no tool argument may contain — remove it");
 		cJSON_Delete(in);
-		return EXIT_USAGE;
-	}
-	if (cli_build_policy(o, 1, &p, &err) < 0) {
-		audit(LOG_INFO, "refused", "reason", err, NULL);
-		sbx_err("%s", err);
-		free(err);
-		cJSON_Delete(in);
-		return EXIT_REFUSED;
-	}
-	/* Before the tool: grep opens PCRE2, bash libseccomp, and a library
-	 * an earlier call planted where LD_LIBRARY_PATH looks would be it. */
-	int rc = cli_ldpath_guard(&p);
-	if (rc) {
 		policy_release(&p);
-		cJSON_Delete(in);
-		return rc;
+		return EXIT_USAGE;
 	}
 	if (fsguard_new(&p, NULL, 0, &g, &err) < 0) {
 		audit(LOG_INFO, "refused", "mechanism", "fsguard", "reason", err, NULL);

@@ -599,6 +599,19 @@ else
 	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $out $(cat "$TMP/err")"; fi
 fi
 
+t_start tl-ldpath-cjson-plant "sandbx tool with LD_LIBRARY_PATH=':' runs again without it before it opens cJSON: a libcjson.so.1 planted in the working directory is loaded by no process of sandbx's (its constructor never runs), and the input given on the command line still reaches the tool"
+if [ ! -e "$LE/evil.c" ]; then t_skip "no test library (tl-ldpath-planted)"
+elif ! cc -shared -fPIC -o "$LW/libcjson.so.1" "$LE/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	rm -f "$LE/pwned" "$LW/libpcre2-8.so.0"
+	out=$(cd "$LW" && LD_LIBRARY_PATH=":" "$SANDBX" tool read '{"path":"f.txt"}' 2>"$TMP/err")
+	rc=$?
+	rm -f "$LW/libcjson.so.1"
+	if [ $rc -eq 0 ] && [ ! -e "$LE/pwned" ] && has 'xyz' && \
+	   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$TMP/err"; then t_pass
+	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $out $(cat "$TMP/err")"; fi
+fi
+
 t_start tl-grep-match-limit "grep over a line where the pattern hits PCRE2's match limit says so naming the file and that matches there may be missing, and still searches the rest of that file and the others"
 GL="$W/glimit"; mkdir -p "$GL"
 { printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'; printf 'aab\n'; } > "$GL/hostile.txt"
