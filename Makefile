@@ -86,9 +86,11 @@ $(B)/obj/main.o: src/main.c $(wildcard src/*/*.h)
 
 # test_seccomp evaluates libseccomp's own export: linked to it.
 $(B)/tests/test_seccomp: LIBS += $(shell $(PKG_CONFIG) --libs libseccomp)
-# test_dl loads three copies of a probe object whose constructor records
-# a variable (dl_load's load_env).
-DLPROBES := $(B)/tests/libdlprobe1.so $(B)/tests/libdlprobe2.so $(B)/tests/libdlprobe3.so
+# test_dl loads copies of a probe object whose constructor records a
+# variable (dl_load's load_env), one per case: a second load of one is no
+# load (the fourth is loaded under a tight ulimit -v).
+DLPROBES := $(B)/tests/libdlprobe1.so $(B)/tests/libdlprobe2.so $(B)/tests/libdlprobe3.so \
+	    $(B)/tests/libdlprobe4.so
 $(B)/tests/libdlprobe%.so: tests/unit/dlprobe_lib.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O1 -Wall -shared -fPIC -o $@ $<

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "util/dl.h"
 #include "util/util.h"
@@ -30,6 +31,26 @@ static int single_threaded(void)
 	return one;
 }
 
+/* Whether the address-space or data rlimit is set (ulimit -v, -d). */
+static int memory_limited(void)
+{
+	struct rlimit as, data;
+	return (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ||
+	       (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY);
+}
+
+/* Whether the loader's reason is a shortage of memory: glibc says so
+ * (ENOMEM's "Cannot allocate memory", its own "out of memory"), or it
+ * could not map a segment, which a tight ulimit -v does, but so does a
+ * noexec mount: that counts only under a memory rlimit.  ("cannot
+ * allocate memory in static TLS block" is no shortage: lower case.) */
+static int memory_short(const char *why)
+{
+	if (strstr(why, "Cannot allocate memory") || strstr(why, "out of memory"))
+		return 1;
+	return (strstr(why, "failed to map segment") || strstr(why, "cannot map zero-fill")) && memory_limited();
+}
+
 static int bind_syms(struct dl_lib *l)
 {
 	int set = l->load_env && !getenv(l->load_env) && single_threaded() &&
@@ -43,11 +64,16 @@ static int bind_syms(struct dl_lib *l)
 	if (set)
 		unsetenv(l->load_env);
 	if (!h) {
-		/* "is missing" only when it is: under a tight address-space
-		 * limit the loader fails to map a library that is installed. */
+		/* The loader's words, without the name it repeats when it
+		 * looked the library up by it (a path it found stays). */
 		const char *e = dlerror();
-		if (e && !strstr(e, "No such file or directory"))
-			snprintf(l->why, sizeof(l->why), "%s", e);
+		size_t n = strlen(l->soname);
+		if (!e)
+			e = "the loader gave no reason";
+		else if (strncmp(e, l->soname, n) == 0 && strncmp(e + n, ": ", 2) == 0)
+			e += n + 2;
+		snprintf(l->why, sizeof(l->why), "%s", e);
+		l->short_of_memory = memory_short(e);	/* under the limits of now */
 		l->missing = l->soname;
 		return -1;
 	}
@@ -71,10 +97,16 @@ int dl_load(struct dl_lib *l, char **err)
 	pthread_mutex_unlock(&lock);
 	if (ok)
 		return 0;
-	if (err && l->why[0])
-		*err = xasprintf("cannot load %s: %s — if the process is short of memory (ulimit -v), give it more; "
-				 "otherwise reinstall %s", l->soname, l->why, l->package);
-	else if (err)
+	if (!err)
+		return -1;
+	if (!l->why[0])		/* loaded, a symbol is not there */
 		*err = xasprintf("cannot load %s (%s is missing) — install %s", l->soname, l->missing, l->package);
+	else if (strstr(l->why, "No such file or directory"))
+		*err = xasprintf("cannot load %s: %s — install %s", l->soname, l->why, l->package);
+	else if (l->short_of_memory)
+		*err = xasprintf("cannot load %s: %s — the process is short of memory: give it more (ulimit -v) and "
+				 "run again; should that not help, reinstall %s", l->soname, l->why, l->package);
+	else	/* there, but broken or foreign */
+		*err = xasprintf("cannot load %s: %s — reinstall %s", l->soname, l->why, l->package);
 	return -1;
 }

@@ -29,9 +29,10 @@ struct dl_lib {
 	void *table;
 	int state;		/* 0 not tried, 1 bound, -1 failed */
 	const char *missing;	/* on failure: the library or the first absent symbol */
-	/* on failure to load a library that is there (dlerror's words: out of
-	 * memory, a broken or foreign file): empty when it is simply absent */
-	char why[160];
+	/* on failure to open the library, dlerror's words (absent, out of
+	 * memory, a broken or foreign file); empty when a symbol is absent */
+	char why[256];
+	int short_of_memory;	/* why is a shortage of memory (dl.c) */
 	/* NULL, or a variable the library's constructors read, set for the
 	 * dlopen alone (see dl_load); e.g. "GNUTLS_NO_IMPLICIT_INIT". */
 	const char *load_env;
@@ -39,9 +40,9 @@ struct dl_lib {
 };
 
 #define DL_LIB(soname, package, syms, table) \
-	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, "", NULL, NULL }
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, "", 0, NULL, NULL }
 #define DL_LIB_ENV(soname, package, syms, table, name, value) \
-	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, "", name, value }
+	{ soname, package, syms, sizeof(syms) / sizeof((syms)[0]), table, 0, NULL, "", 0, name, value }
 
 /*
  * Open l->soname (RTLD_LAZY | RTLD_LOCAL) and fill l->table, once: later
@@ -50,8 +51,10 @@ struct dl_lib {
  * removed again, but only when the caller did not set it and the process
  * has a single thread (setenv races getenv in another thread); otherwise
  * the library loads as it would without it.  0, or -1 and, when
- * err is not NULL, *err saying what is missing and which package to
- * install.  The library stays loaded.
+ * err is not NULL, *err naming the library, giving the loader's reason
+ * (or the absent symbol) and the package that installs it; advice about
+ * memory only when the reason is a shortage of it.  The library stays
+ * loaded.
  */
 int dl_load(struct dl_lib *l, char **err);
 
