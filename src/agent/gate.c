@@ -103,116 +103,27 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 enum {
 	VIS_NEWLINE = 1,	/* \n kept as a line break */
 	VIS_PATH = 2,		/* a tab and a backslash as \xNN */
-	VIS_NAME = 4,		/* the rules of struct name_rules */
+	VIS_NAME = 4,		/* the rules of struct utf8_name_rules */
 	VIS_JSON = 8,		/* printed JSON: an escape (\n, \u001b) parts words */
 };
 
 /*
  * The rules for text that names what runs or is written (a command, a
  * path, the arguments, a write's or edit's lines in the diff), where one
- * character read as another changes what is approved.  Shown as <U+XXXX>:
- *
- *  - a blank bash does not split at (utf8_is_blank_lookalike);
- *  - a mark drawn on an ASCII character (the space, a letter, a slash):
- *    '/etc/pas\u0338swd' strikes an 's' through, 'a\u0335' draws a dash
- *    over an 'a'.  Letters of other scripts carry their marks for real
- *    and keep them drawn.  A mark after one shown as <U+XXXX> would be
- *    drawn on its '>', so each mark of a run is shown;
- *  - in a word that has ASCII letters, the letters of the scripts whose
- *    letters pass for Latin ones (lookalike_script): '/etc/p\u0430sswd'
- *    (a Cyrillic a) is another file than /etc/passwd.  A word wholly in
- *    one such script is drawn (a Russian file name), as browsers draw a
- *    domain label of one script and spell out one that mixes them.
- *
- * The state runs over the text in order: name_shown is asked about each
- * character, ASCII too, and name_drawn told how it was drawn.
+ * character read as another changes what is approved: struct
+ * utf8_name_rules (util/utf8.h), which audit records keep too.  What it
+ * names is shown as <U+XXXX>: a blank bash does not split at, a mark
+ * drawn on an ASCII character, and in a word that has ASCII letters the
+ * letters of the scripts whose letters pass for Latin ones.
  */
-struct name_rules {
-	int on_ascii;		/* what was drawn last is ASCII (an escape ends in ASCII) */
-	size_t word_end;	/* where the word being drawn ends (byte offset) */
-	int mixed;		/* ... and whether it mixes ASCII letters with a look-alike script */
-	int json;		/* VIS_JSON */
-};
-
-static void name_rules_init(struct name_rules *r, int json)
-{
-	*r = (struct name_rules){ .on_ascii = 1, .json = json };
-}
-
-/* Greek and Coptic, Cyrillic and its Supplement, Armenian (U+0370..U+058F)
- * and Greek Extended: scripts with letters drawn as Latin ones are (a c e
- * o p x y in Cyrillic, d q w in its Supplement, h n u o in Armenian).
- * Their punctuation and numeral signs count too: the Greek question mark
- * U+037E is drawn as ';'. */
-static int lookalike_script(uint32_t cp)
-{
-	return (cp >= 0x0370 && cp <= 0x058f) || (cp >= 0x1f00 && cp <= 0x1fff);
-}
-
-static int ascii_letter(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* A byte of a word: an ASCII letter or digit, '.', '_', '-', and every
- * byte of a character that is not ASCII.  Anything else parts words:
- * '/', a space, '=', quotes, a backslash. */
-static int word_byte(unsigned char c)
-{
-	return c >= 0x80 || ascii_letter(c) || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-
-/* The word starting at s[i] (n bytes): where it ends, *mixed whether it
- * has both ASCII letters and letters of a look-alike script. */
-static size_t word_scan(const unsigned char *s, size_t n, size_t i, int *mixed)
-{
-	int ascii = 0, other = 0;
-	while (i < n && word_byte(s[i])) {
-		uint32_t cp;
-		int l = s[i] < 0x80 ? 1 : utf8_decode(s + i, n - i, &cp);
-		if (s[i] < 0x80)
-			ascii |= ascii_letter(s[i]);
-		else if (l > 0)
-			other |= lookalike_script(cp);
-		i += l > 0 ? (size_t)l : 1;
-	}
-	*mixed = ascii && other;
-	return i;
-}
-
-/* Whether the character cp at s[i] (s n bytes long: a word is judged
- * whole, past where the text is cut) is shown as <U+XXXX>. */
-static int name_shown(struct name_rules *r, const unsigned char *s, size_t n, size_t i, uint32_t cp)
-{
-	if (i >= r->word_end) {
-		r->mixed = 0;
-		if (r->json && s[i] == '\\')	/* '\n' is no 'n' of the next word */
-			r->word_end = i + (i + 1 < n && s[i + 1] == 'u' ? 6 : 2);
-		else if (word_byte(s[i]))
-			r->word_end = word_scan(s, n, i, &r->mixed);
-	}
-	if (cp < 0x80)
-		return 0;
-	/* the locale's wcwidth last: it costs the most */
-	return utf8_is_blank_lookalike(cp) || (r->mixed && i < r->word_end && lookalike_script(cp)) ||
-	       (r->on_ascii && utf8_is_combining(cp));
-}
-
-/* What the character just drawn was: ASCII or an escape (1), or one that
- * is not ASCII drawn as it is (0). */
-static void name_drawn(struct name_rules *r, int ascii)
-{
-	r->on_ascii = ascii;
-}
-
 static char *visible(const char *str, size_t max, int how)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, shown = 0, cap = n * 4 + 64, len = 0;
 	char *out = xmalloc(cap + 1);
 	uint32_t prev = 0;
-	struct name_rules rules;
-	name_rules_init(&rules, how & VIS_JSON);
+	struct utf8_name_rules rules;
+	utf8_name_rules_init(&rules, how & VIS_JSON, str, how & VIS_NAME ? n : 0);
 	while (i < n) {
 		uint32_t cp = 0xfffd;
 		int l = utf8_decode(s + i, n - i, &cp);
@@ -222,28 +133,28 @@ static char *visible(const char *str, size_t max, int how)
 			len += (size_t)snprintf(out + len, cap - len, "… [cut: %zu more bytes]", n - i);
 			break;
 		}
-		int named = (how & VIS_NAME) && name_shown(&rules, s, n, i, l > 0 ? cp : 0xfffd);
+		int named = (how & VIS_NAME) && utf8_name_shown(&rules, s, n, i, l > 0 ? cp : 0xfffd);
 		/* in a path a tab is no layout: a trailing one would name
 		 * another file unseen ('notes.txt<TAB>') */
 		if (l <= 0 || ((how & VIS_PATH) && (cp == '\\' || cp == '\t'))) {
 			len += (size_t)snprintf(out + len, cap - len, "\\x%02x", s[i]);
-			name_drawn(&rules, 1);
+			utf8_name_drawn(&rules, 1);
 			i++;
 		} else if ((cp == '\n' && (how & VIS_NEWLINE)) || cp == '\t') {
 			out[len++] = (char)cp;
-			name_drawn(&rules, 1);
+			utf8_name_drawn(&rules, 1);
 			i++;
 		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || named) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
 				len += (size_t)snprintf(out + len, cap - len, "<U+%04X>", (unsigned)cp);
-			name_drawn(&rules, 1);
+			utf8_name_drawn(&rules, 1);
 			i += (size_t)l;
 		} else {
 			memcpy(out + len, s + i, (size_t)l);
 			len += (size_t)l;
-			name_drawn(&rules, cp < 0x80);
+			utf8_name_drawn(&rules, cp < 0x80);
 			i += (size_t)l;
 		}
 		shown++;
@@ -402,9 +313,9 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
  * that draws nothing (gate_hidden) as <U+XXXX>, like the arguments; the
  * controls are left to the terminal writer, which shows them as ^X.
  * *prev: the character before s, then the last of s.  With rules (a line
- * of the diff), what struct name_rules shows too; the word at the end is
+ * of the diff), what struct utf8_name_rules shows too; the word at the end is
  * judged up to s[whole]. */
-static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *prev, struct name_rules *rules,
+static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *prev, struct utf8_name_rules *rules,
 			   size_t whole)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -417,12 +328,12 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *pr
 			*prev = cp;
 		else if (l < 0)
 			*prev = 0xfffd;
-		int named = rules && name_shown(rules, u, whole, i, l > 0 ? cp : 0xfffd);
+		int named = rules && utf8_name_shown(rules, u, whole, i, l > 0 ? cp : 0xfffd);
 		if (l <= 1 || !(gate_hidden(before, cp) || named)) {
 			/* drawn as ASCII: ASCII, a control (^X), a C1 or bidi
 			 * control (<U+XXXX>), a byte that is not UTF-8 (\xNN) */
 			if (rules)
-				name_drawn(rules, l <= 1 || utf8_is_unsafe(cp));
+				utf8_name_drawn(rules, l <= 1 || utf8_is_unsafe(cp));
 			i += l > 0 ? (size_t)l : 1;
 			continue;
 		}
@@ -431,7 +342,7 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *pr
 		sb_add(b, s + run, i - run);
 		sb_add(b, esc, (size_t)k);
 		if (rules)
-			name_drawn(rules, 1);
+			utf8_name_drawn(rules, 1);
 		i += (size_t)l;
 		run = i;
 	}
@@ -509,8 +420,8 @@ static void sb_add_line(struct sbuf *b, const char *s, size_t n, size_t max)
 		shown++;
 	}
 	uint32_t prev = 0;
-	struct name_rules rules;
-	name_rules_init(&rules, 0);
+	struct utf8_name_rules rules;
+	utf8_name_rules_init(&rules, 0, s, n);
 	if (!max || i >= n) {
 		sb_add_visible(b, s, n, &prev, &rules, n);
 		return;

@@ -46,37 +46,33 @@ enum log_level log_level(void) { return level; }
 void log_set_level(enum log_level l) { level = l; }
 
 
-/* The character of v at i: its length in bytes, and *esc set when a
- * record must not carry it as it is (a C0 control, DEL, a C1 or bidi
- * control, a character that draws nothing or draws as a blank that is
- * not one, a combining mark drawn on an ASCII character, or a byte that
- * is not UTF-8, which is one byte long).  One that draws nothing would
- * hide in the record what ran: the model's path "x" and 600 tag
- * characters read as "x"; a no-break space makes the quoted "a\u00a0b"
- * read as two words, and ends a path unseen; "pas\u0338swd" strikes an
- * 's' through.  *on_ascii: what is written before v[i] ends in ASCII
- * (1 at a value's start, after its '=' or '"'); then, whether what is
- * written for it does (an escape \xNN does), so each mark of a run
- * after an ASCII character is escaped, not drawn on the escape's digit.
- * A mark after a letter of another script is drawn, as the approval
- * question draws it (gate.c). */
-static size_t char_at(const unsigned char *v, size_t n, size_t i, int *esc, int *on_ascii)
+/* The character of v at i (v n bytes long): its length in bytes, and
+ * *esc set when a record must not carry it as it is: a C0 control, DEL,
+ * a C1 or bidi control, a character that draws nothing, a byte that is
+ * not UTF-8 (one byte long), and what the approval question shows
+ * escaped in a name (struct utf8_name_rules: a blank that is not one, a
+ * combining mark drawn on an ASCII character, a letter of Greek,
+ * Cyrillic or Armenian in a word that has ASCII letters).  One that
+ * draws nothing would hide in the record what ran: the model's path "x"
+ * and 600 tag characters read as "x"; a no-break space makes the quoted
+ * "a\u00a0b" read as two words, and ends a path unseen; "pas\u0338swd"
+ * strikes an 's' through; "/etc/p\u0430sswd" (a Cyrillic a) reads as
+ * the password file.  r runs over v from its start (a value's start is
+ * after its '=' or '"', ASCII); an escape \xNN ends in ASCII, so each
+ * mark of a run after an ASCII character is escaped, not drawn on the
+ * escape's digit. */
+static size_t char_at(const unsigned char *v, size_t n, size_t i, int *esc, struct utf8_name_rules *r)
 {
-	*esc = v[i] < 0x20 || v[i] == 0x7f;
-	if (v[i] < 0x80) {
-		*on_ascii = 1;
+	uint32_t cp = v[i];
+	int l = v[i] < 0x80 ? 1 : utf8_decode(v + i, n - i, &cp);
+	int named = utf8_name_shown(r, v, n, i, l > 0 ? cp : 0xfffd);
+	if (l <= 1) {
+		*esc = l <= 0 || v[i] < 0x20 || v[i] == 0x7f;
+		utf8_name_drawn(r, 1);
 		return 1;
 	}
-	uint32_t cp;
-	int l = utf8_decode(v + i, n - i, &cp);
-	if (l <= 0) {
-		*esc = 1;
-		*on_ascii = 1;
-		return 1;
-	}
-	*esc = utf8_is_unsafe(cp) || utf8_is_invisible(cp) || utf8_is_blank_lookalike(cp) ||
-	       (*on_ascii && utf8_is_combining(cp));
-	*on_ascii = *esc;
+	*esc = named || utf8_is_unsafe(cp) || utf8_is_invisible(cp);
+	utf8_name_drawn(r, *esc);
 	return (size_t)l;
 }
 
@@ -84,9 +80,11 @@ static void append_value(char **out, size_t *len, size_t *cap, const char *v)
 {
 	const unsigned char *u = (const unsigned char *)v;
 	size_t n = strlen(v);
-	int quote = n == 0, esc, on_ascii = 1;
+	int quote = n == 0, esc;
+	struct utf8_name_rules r;
+	utf8_name_rules_init(&r, 0, (const char *)u, n);
 	for (size_t i = 0, l; i < n && !quote; i += l) {
-		l = char_at(u, n, i, &esc, &on_ascii);
+		l = char_at(u, n, i, &esc, &r);
 		quote = esc || u[i] == ' ' || u[i] == '"' || u[i] == '=' || u[i] == '\\';
 	}
 	size_t need = n * 4 + 3;
@@ -97,9 +95,9 @@ static void append_value(char **out, size_t *len, size_t *cap, const char *v)
 	char *o = *out + *len;
 	if (quote)
 		*o++ = '"';
-	on_ascii = 1;
+	utf8_name_rules_init(&r, 0, (const char *)u, n);
 	for (size_t i = 0; i < n;) {
-		size_t l = char_at(u, n, i, &esc, &on_ascii);
+		size_t l = char_at(u, n, i, &esc, &r);
 		if (quote && esc) {
 			for (size_t k = 0; k < l; k++)
 				o += sprintf(o, "\\x%02x", u[i + k]);
@@ -133,10 +131,11 @@ void sbx_err(const char *fmt, ...)
 	va_end(ap);
 	const unsigned char *u = (const unsigned char *)buf;
 	size_t n = strlen(buf), w = 0;
-	int on_ascii = 1;
+	struct utf8_name_rules r;
+	utf8_name_rules_init(&r, 0, (const char *)u, n);
 	for (size_t i = 0, l; i < n; i += l) {
 		int esc;
-		l = char_at(u, n, i, &esc, &on_ascii);
+		l = char_at(u, n, i, &esc, &r);
 		for (size_t k = 0; k < l; k++) {
 			if (esc)
 				w += (size_t)snprintf(vis + w, 5, "\\x%02x", u[i + k]);

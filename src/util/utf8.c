@@ -130,6 +130,75 @@ int utf8_is_combining(uint32_t cp)
 	return w <= 0;
 }
 
+/* Their punctuation and numeral signs count too: the Greek question mark
+ * U+037E is drawn as ';'.  Drawn as Latin: a c e o p x y in Cyrillic,
+ * d q w in its Supplement, h n u o in Armenian, omicron. */
+int utf8_is_lookalike_script(uint32_t cp)
+{
+	return (cp >= 0x0370 && cp <= 0x058f) || (cp >= 0x1f00 && cp <= 0x1fff);
+}
+
+static int ascii_letter(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* A byte of a word: an ASCII letter or digit, '.', '_', '-', and every
+ * byte of a character that is not ASCII.  Anything else parts words:
+ * '/', a space, '=', quotes, a backslash. */
+static int word_byte(unsigned char c)
+{
+	return c >= 0x80 || ascii_letter(c) || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+/* The word starting at s[i] (n bytes): where it ends, *mixed whether it
+ * has both ASCII letters and letters of a look-alike script. */
+static size_t word_scan(const unsigned char *s, size_t n, size_t i, int *mixed)
+{
+	int ascii = 0, other = 0;
+	while (i < n && word_byte(s[i])) {
+		uint32_t cp;
+		int l = s[i] < 0x80 ? 1 : utf8_decode(s + i, n - i, &cp);
+		if (s[i] < 0x80)
+			ascii |= ascii_letter(s[i]);
+		else if (l > 0)
+			other |= utf8_is_lookalike_script(cp);
+		i += l > 0 ? (size_t)l : 1;
+	}
+	*mixed = ascii && other;
+	return i;
+}
+
+void utf8_name_rules_init(struct utf8_name_rules *r, int json, const char *s, size_t n)
+{
+	uint64_t any = 0, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {	/* eight bytes a step: far cheaper than judging words */
+		memcpy(&w, s + i, 8);
+		any |= w;
+	}
+	for (; i < n; i++)
+		any |= (unsigned char)s[i];
+	*r = (struct utf8_name_rules){ .on_ascii = 1, .json = json,
+				       .word_end = any & 0x8080808080808080ull ? 0 : n };
+}
+
+int utf8_name_shown_at(struct utf8_name_rules *r, const unsigned char *s, size_t n, size_t i, uint32_t cp)
+{
+	if (i >= r->word_end) {
+		r->mixed = 0;
+		if (r->json && s[i] == '\\')	/* '\n' is no 'n' of the next word */
+			r->word_end = i + (i + 1 < n && s[i + 1] == 'u' ? 6 : 2);
+		else if (word_byte(s[i]))
+			r->word_end = word_scan(s, n, i, &r->mixed);
+	}
+	if (cp < 0x80)
+		return 0;
+	/* the locale's wcwidth last: it costs the most */
+	return utf8_is_blank_lookalike(cp) || (r->mixed && i < r->word_end && utf8_is_lookalike_script(cp)) ||
+	       (r->on_ascii && utf8_is_combining(cp));
+}
+
 int utf8_is_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || utf8_is_bidi(cp);

@@ -53,6 +53,60 @@ int utf8_is_blank_lookalike(uint32_t cp);
  * is shown then, never less. */
 int utf8_is_combining(uint32_t cp);
 
+/*
+ * The rules for text that names what runs or is written (a command, a
+ * path, the approval question's arguments and diff, an audit record's
+ * value), where one character read as another changes what is meant.
+ * utf8_name_shown says a character is to be shown escaped (the question
+ * writes <U+XXXX>, a record \xNN):
+ *
+ *  - a blank bash does not split at (utf8_is_blank_lookalike);
+ *  - a mark drawn on an ASCII character (the space, a letter, a slash):
+ *    '/etc/pas\u0338swd' strikes an 's' through, 'a\u0335' draws a dash
+ *    over an 'a'.  Letters of other scripts carry their marks for real
+ *    and keep them drawn.  A mark after an escape would be drawn on its
+ *    last character, so each mark of a run is shown;
+ *  - in a word that has ASCII letters, the letters of the scripts whose
+ *    letters pass for Latin ones (utf8_is_lookalike_script):
+ *    '/etc/p\u0430sswd' (a Cyrillic a) is another file than /etc/passwd.
+ *    A word wholly in one such script is drawn (a Russian file name), as
+ *    browsers draw a domain label of one script and spell out one that
+ *    mixes them.  A word is a run of ASCII letters and digits, '.', '_',
+ *    '-' and characters that are not ASCII, judged whole (s[0..n), past
+ *    where a caller cuts what it shows); with json (printed JSON) an
+ *    escape (\n, \u001b) parts words, so '\n' is no 'n' of the next.
+ *
+ * The state runs over the text in order: utf8_name_shown is asked about
+ * each character (s[i], cp; an ASCII one too, and 0xfffd for a byte that
+ * is not UTF-8), and utf8_name_drawn told whether what was written for it
+ * ends in ASCII (ASCII, or an escape) or not (a character drawn as it is).
+ */
+struct utf8_name_rules {
+	int on_ascii;		/* what was written last ends in ASCII */
+	size_t word_end;	/* where the word being walked ends (byte offset) */
+	int mixed;		/* ... and whether it mixes ASCII letters with a look-alike script */
+	int json;
+};
+
+/* Before walking s[0..n) from its start: all ASCII, none of it is shown
+ * and no word need be judged (a record or a command is mostly that). */
+void utf8_name_rules_init(struct utf8_name_rules *r, int json, const char *s, size_t n);
+int utf8_name_shown_at(struct utf8_name_rules *r, const unsigned char *s, size_t n, size_t i, uint32_t cp);
+/* Inside a word an ASCII character needs no call. */
+static inline int utf8_name_shown(struct utf8_name_rules *r, const unsigned char *s, size_t n, size_t i, uint32_t cp)
+{
+	return cp < 0x80 && i < r->word_end ? 0 : utf8_name_shown_at(r, s, n, i, cp);
+}
+static inline void utf8_name_drawn(struct utf8_name_rules *r, int ascii)
+{
+	r->on_ascii = ascii;
+}
+
+/* Greek and Coptic, Cyrillic and its Supplement, Armenian (U+0370..U+058F)
+ * and Greek Extended (U+1F00..U+1FFF): scripts with letters drawn as
+ * Latin ones are. */
+int utf8_is_lookalike_script(uint32_t cp);
+
 /* What a terminal must not receive as it is: a C0 control, DEL, a C1
  * control or a bidi control.  (\n and \t are C0: callers that keep them
  * test for them first.) */
