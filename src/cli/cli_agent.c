@@ -374,8 +374,9 @@ static void on_event(void *ud, const struct turn_event *ev)
 			st->text_open = 0;
 		}
 		/* The name is the model's: an unknown one reaches here too.
-		 * Name and subject are the model's: one line each. */
-		tool = gate_visible_line(ev->tool, 64);
+		 * Name and subject are the model's: one line each, held to
+		 * the rules of a name (a Cyrillic letter in 'r\u0435ad'). */
+		tool = gate_visible_path(ev->tool, 64);
 		subject = gate_visible_line(ev->subject ? ev->subject : "", SIZE_MAX);
 		utf8_term_printf(stderr, "sandbx: %s %s\n", tool, subject);
 		free(tool);
@@ -385,10 +386,12 @@ static void on_event(void *ud, const struct turn_event *ev)
 		const char *nl = strchr(ev->text, '\n');
 		int first = nl ? (int)(nl - ev->text) : (int)strlen(ev->text);
 		/* The first line of what a command printed or a file held:
-		 * its controls must not reach the terminal. */
+		 * its controls must not reach the terminal.  It is read as
+		 * names (ls, find, grep print them): a name's rules hold,
+		 * so 'p\u0430sswd' is not shown as passwd. */
 		char *line = xstrndup(ev->text, (size_t)first);
-		char *vis = gate_visible(line, 120);
-		tool = gate_visible_line(ev->tool, 64);
+		char *vis = gate_visible_command(line, 120);
+		tool = gate_visible_path(ev->tool, 64);
 		subject = gate_visible_line(ev->subject ? ev->subject : "", SIZE_MAX);
 		utf8_term_printf(stderr, "sandbx: %s %s — %s (%llu ms): %s%s\n", tool, subject,
 			ev->is_error ? "error" : "ok", (unsigned long long)ev->elapsed_ms, vis,

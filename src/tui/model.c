@@ -520,7 +520,11 @@ static size_t tool_call(struct tui_model *m, const struct turn_event *ev, uint64
 	struct tui_line *l = push_line(m, TL_TOOL);
 	l->tool = xcalloc(1, sizeof(*l->tool));
 	l->tool->id = tool_str(m, ev->id ? ev->id : "", TUI_MAX_TOOL_ID, 0);
-	l->tool->tool = tool_str(m, ev->tool ? ev->tool : "tool", TUI_MAX_TOOL_NAME, 1);
+	/* the name is the model's (an unknown one reaches here too): one
+	 * line, held to a name's rules as the subject is ('r\u0435ad') */
+	char *name = gate_visible_path(ev->tool ? ev->tool : "tool", TUI_MAX_TOOL_NAME);
+	l->tool->tool = tool_str(m, name, TUI_MAX_TOOL_NAME, 1);
+	free(name);
 	l->tool->subject = tool_str(m, ev->subject ? ev->subject : "", TUI_MAX_TOOL_SUBJECT, 1);
 	m->bytes += tool_bytes(l);
 	l->tool->start_ms = now;

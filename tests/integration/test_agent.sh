@@ -1408,6 +1408,44 @@ assert all(l.startswith(b'sandbx') or not l for l in lines), err
 assert b'nothere\\\\x0asandbx audit exited' in err, err
 "; then t_pass; else t_fail "rc=$RC $(cat -A "$D/err" | tail -8)"; fi
 
+# A Cyrillic a among ASCII letters reads as /etc/passwd's a: the records
+# write it \xNN, the one-line summaries <U+XXXX> (the command, the first
+# line of its output, the tool's name); --output jsonl, for programs,
+# carries the exact text.
+t_start ag-mixed-script-surfaces "a Greek, Cyrillic or Armenian letter in a word of ASCII letters is \\xNN in the audit records and <U+XXXX> in the tool summaries (name, command, first output line); --output jsonl carries it exact"
+mock_dir
+sse_tool toolu_m1 bash '{"command":"echo p\u0430sswd; cat p\u0430sswd"}' > "$D/r1.sse"
+sse_tool toolu_m2 'r\u0435ad' '{"path":"x"}' > "$D/r2.sse"
+sse_text "done" > "$D/r3.sse"
+mock_rounds 3
+ar --allow-tool bash --approve run -- go
+mock_stop
+E=$D; rc_text=$RC
+mock_dir	# a mock of its own: the last one's port file is not this one's
+cp "$E"/r?.sse "$D/"
+mock_rounds 3
+ar --allow-tool bash --approve run --output jsonl -- go
+mock_stop
+if [ $rc_text -eq 0 ] && [ $RC -eq 0 ] && python3 -c "
+import json
+err=open('$E/err','rb').read()
+a=b'p\xd0\xb0s'
+recs=[l for l in err.split(b'\n') if l.startswith(b'sandbx audit ')]
+assert recs and not [l for l in recs if a in l], ('raw in a record', recs)
+assert [l for l in recs if b'command=\"echo p\\\\xd0\\\\xb0sswd; cat p\\\\xd0\\\\xb0sswd\"' in l], recs
+notes=[l for l in err.split(b'\n') if l.startswith(b'sandbx: ')]
+assert not [l for l in notes if a in l], ('raw in a summary', notes)
+assert b'sandbx: bash echo p<U+0430>sswd; cat p<U+0430>sswd \xe2\x80\x94 error' in err, err
+assert b'): p<U+0430>sswd \xe2\x80\xa6' in err, err
+assert b'sandbx: r<U+0435>ad x' in err, err
+calls=[json.loads(l) for l in open('$D/out','rb').read().split(b'\n') if l.strip()]
+c=[o for o in calls if o.get('type')=='tool_call']
+assert c[0]['input']['command']=='echo p\u0430sswd; cat p\u0430sswd' and c[1]['tool']=='r\u0435ad', c
+r=[o for o in calls if o.get('type')=='tool_result']
+assert r[0]['content'].startswith('p\u0430sswd\n'), r
+assert a in open('$D/out','rb').read()
+"; then t_pass; else t_fail "rc=$rc_text/$RC $(cat -A "$E/err" | tail -8) $(tail -3 "$D/err")"; fi
+
 t_start ag-term-answer "on a terminal the answer's controls are made visible"
 mock_dir
 sse_text 'A\u001b[2JB\u009bC\u202eD\u0007E' > "$D/r1.sse"

@@ -253,6 +253,26 @@ static void test_tui_tool_fold(void **state)
 	tui_model_release(&m);
 }
 
+/* The tool's name is the model's: a Cyrillic letter in a word of ASCII
+ * letters is shown, as in the subject (before, 'r\u0435ad' read as read). */
+static void test_tui_tool_name_mixed_script(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	tui_model_init(&m, 60, 8, 0);
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TOOL_CALL;
+	ev.id = "t1";
+	ev.tool = "r\xd0\xb5" "ad";
+	ev.subject = "x";
+	tui_model_event(&m, &ev, 1000);
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "r<U+0435>ad x"));
+	assert_null(strstr(s, "r\xd0\xb5" "ad"));
+	free(s);
+	tui_model_release(&m);
+}
+
 /* A tool row's time and the status row's: under a second in ms, as
  * prov_duration says a wait (a 30 ms call read "0.0 s"); a call replayed
  * from a stored session, whose time is not known, shows none. */
@@ -1941,6 +1961,7 @@ int main(void)
 		cmocka_unit_test(test_tui_stream_split_utf8),
 		cmocka_unit_test(test_tui_markdown),
 		cmocka_unit_test(test_tui_tool_fold),
+		cmocka_unit_test(test_tui_tool_name_mixed_script),
 		cmocka_unit_test(test_tui_question_rows),
 		cmocka_unit_test(test_tui_question_marks_tool_row),
 		cmocka_unit_test(test_tui_question_first_last),
