@@ -120,31 +120,49 @@ static void append_value(char **out, size_t *len, size_t *cap, const char *v)
  * target, a program): each character a record would escape is written
  * \xNN here too, so the message stays one line (a name cannot forge an
  * audit record after it) and no escape sequence reaches the terminal.
- * No allocation: the helper reports through it too.
+ *
+ * The message takes no memory of the heap: it is made in buffers on the
+ * stack and leaves in one write, so a shortage of memory, which it may be
+ * reporting, cannot lose it (it went through vasprintf before, and a
+ * failed one wrote nothing).  What the escaping and the writing ask for
+ * is made once in the process, at its first need, and kept: the C.UTF-8
+ * locale object that tells a mark (utf8_is_combining) and, on a terminal,
+ * the terminal's charset (utf8_term_legacy).  When either cannot be made,
+ * more is escaped (the marks' fallback) or the text goes out as UTF-8.
  */
 void sbx_err(const char *fmt, ...)
 {
-	char buf[2048], vis[sizeof(buf) * 4];
+	static const char head[] = "sandbx: ";
+	char buf[2048], line[sizeof(head) + sizeof(buf) * 4 + 1];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	const unsigned char *u = (const unsigned char *)buf;
-	size_t n = strlen(buf), w = 0;
+	size_t n = strlen(buf), w = sizeof(head) - 1;
+	int ascii = 1;
+	memcpy(line, head, w);
 	struct utf8_name_rules r;
 	utf8_name_rules_init(&r, 0, (const char *)u, n);
 	for (size_t i = 0, l; i < n; i += l) {
 		int esc;
 		l = char_at(u, n, i, &esc, &r);
 		for (size_t k = 0; k < l; k++) {
-			if (esc)
-				w += (size_t)snprintf(vis + w, 5, "\\x%02x", u[i + k]);
-			else
-				vis[w++] = (char)u[i + k];
+			if (esc) {
+				w += (size_t)snprintf(line + w, 5, "\\x%02x", u[i + k]);
+			} else {
+				line[w++] = (char)u[i + k];
+				ascii &= u[i + k] < 0x80;
+			}
 		}
 	}
-	vis[w] = '\0';
-	utf8_term_printf(stderr, "sandbx: %s\n", vis);
+	line[w++] = '\n';
+	/* on a terminal that is not UTF-8, in its charset (utf8_term_printf's
+	 * way, without its copy) */
+	if (!ascii && utf8_term_legacy(STDERR_FILENO))
+		utf8_term_write(stderr, line, w, 1);
+	else
+		fwrite(line, 1, w, stderr);
 	fflush(stderr);
 }
 
