@@ -163,6 +163,8 @@ mock_dir() {
 mock_serve() {
 	_secs=${1:-${MOCK_T:-30}}
 	[ $# -gt 0 ] && shift
+	# a second mock in the same D must not be taken for the first's port
+	rm -f "$D/port"
 	"$TESTTOOLS/mockprov" -s "$D/script" -d "$D" -p "$D/port" -t "$_secs" "$@" 2>"$D/mock.err" &
 	MOCKPID=$!
 	MOCKPIDS="$MOCKPIDS $MOCKPID"
