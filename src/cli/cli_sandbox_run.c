@@ -85,14 +85,20 @@ fail:
  * outlives it: O_NONBLOCK left on a terminal (the shell's next read gets
  * EAGAIN), echo or canonical mode turned off, the redirected file's mode
  * changed.  Take them as they were before the run and put them back after.
- * (The set-id bits cannot be set at all: the syscall filter refuses them.)
+ * (The set-id bits cannot be set at all: the syscall filter refuses them.
+ * Nor can the terminal's window size, exclusive mode, line discipline or
+ * output flow: seccomp.c, denied_ioctls.)
+ *
+ * A terminal's settings belong to the terminal, not to a descriptor, so
+ * they are taken once per terminal (by device), however many of 0-2 it is.
  */
 struct stdio_snap {
 	int have[3];
 	int flags[3];
-	int tty[3];
-	struct termios tio[3];
 	struct stat st[3];
+	int nterm;
+	int term_fd[3];
+	struct termios tio[3];
 };
 
 static void stdio_take(struct stdio_snap *z)
@@ -102,29 +108,109 @@ static void stdio_take(struct stdio_snap *z)
 		if ((z->flags[fd] = fcntl(fd, F_GETFL)) < 0 || fstat(fd, &z->st[fd]) < 0)
 			continue;
 		z->have[fd] = 1;
-		z->tty[fd] = tcgetattr(fd, &z->tio[fd]) == 0;
+		/* Only a character device can be a terminal: a pipe or a
+		 * file costs no ioctl here (the bench's stdio is neither). */
+		if (!S_ISCHR(z->st[fd].st_mode))
+			continue;
+		int seen = 0;
+		for (int i = 0; i < z->nterm; i++)
+			seen |= z->st[z->term_fd[i]].st_rdev == z->st[fd].st_rdev;
+		if (!seen && tcgetattr(fd, &z->tio[z->nterm]) == 0)
+			z->term_fd[z->nterm++] = fd;
 	}
+}
+
+/* Field by field: struct termios has padding, which tcgetattr leaves as
+ * it found it, so a memcmp could see a change where there is none. */
+static int termios_same(const struct termios *a, const struct termios *b)
+{
+	return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag && a->c_cflag == b->c_cflag &&
+	       a->c_lflag == b->c_lflag && a->c_line == b->c_line &&
+	       memcmp(a->c_cc, b->c_cc, sizeof(a->c_cc)) == 0 &&
+	       cfgetispeed(a) == cfgetispeed(b) && cfgetospeed(a) == cfgetospeed(b);
+}
+
+/* ttyname fails once the terminal hung up: a pseudo-terminal is still
+ * named by its device numbers, as stdio_dev_tty names it. */
+static void term_name(int fd, dev_t rdev, char *buf, size_t n)
+{
+	if (ttyname_r(fd, buf, n) == 0)
+		return;
+	if (major(rdev) >= 136 && major(rdev) <= 143)
+		snprintf(buf, n, "/dev/pts/%u", (major(rdev) - 136) * 256 + minor(rdev));
+	else
+		snprintf(buf, n, "on descriptor %d", fd);
+}
+
+/*
+ * Put a terminal's settings back as they were before the run, if they
+ * changed.  TCSANOW: the command is gone, so nothing it wrote is still
+ * waiting to be processed under the settings it chose (output processing
+ * happens as each write is made); TCSADRAIN would wait for the terminal
+ * to take what is queued, which output stopped with ^S never lets happen;
+ * TCSAFLUSH would throw away what the user has typed ahead for the shell.
+ *
+ * Only from the foreground.  sandbx ends in the background of its
+ * terminal when its job was stopped (^Z) and put there, and then killed
+ * or timed out: the sandbox could not run meanwhile (held, helper.h),
+ * while the program in the foreground (the shell's line editor, an
+ * editor) set the terminal as it needs it; putting the settings of
+ * before the run back then would break that program, not mend the
+ * command's change.  A terminal that is not sandbx's controlling one
+ * has no foreground (tcgetpgrp fails) and is put back.
+ */
+static void term_restore(int fd, dev_t rdev, const struct termios *was)
+{
+	struct termios now;
+	char name[64];
+	if (tcgetattr(fd, &now) < 0) {
+		int e = errno;
+		term_name(fd, rdev, name, sizeof(name));
+		sbx_err("cannot read back the settings of terminal %s (%s) — if it is still in use, run "
+			"'stty sane' there", name, strerror(e));
+		return;
+	}
+	if (termios_same(&now, was))
+		return;
+	term_name(fd, rdev, name, sizeof(name));
+	pid_t fg = tcgetpgrp(fd);
+	if (fg > 0 && fg != getpgrp()) {
+		sbx_err("sandbx ended in the background of terminal %s, whose settings are not those the run "
+			"started with: they are left to the program in the foreground — if the terminal "
+			"misbehaves, run 'stty sane' there", name);
+		return;
+	}
+	/* A stop (^Z) between the check and the change would have the kernel
+	 * stop sandbx with SIGTTOU until fg: ignored, the change is made. */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGTTOU, &ign, &old);
+	const char *why = NULL;
+	if (tcsetattr(fd, TCSANOW, was) < 0)
+		why = strerror(errno);
+	sigaction(SIGTTOU, &old, NULL);
+	/* tcsetattr succeeds when any of the settings could be made: read
+	 * them back to know that all were. */
+	if (!why && tcgetattr(fd, &now) < 0)
+		why = strerror(errno);
+	else if (!why && !termios_same(&now, was))
+		why = "the terminal kept some of the command's";
+	if (why)
+		sbx_err("the command changed the settings of terminal %s and they could not be put back "
+			"(%s) — run 'stty sane' there", name, why);
+	else
+		sbx_err("the command changed the settings of terminal %s — put back as they were", name);
 }
 
 static void stdio_restore(const struct stdio_snap *z)
 {
 	for (int fd = 0; fd < 3; fd++) {
-		struct termios now;
 		struct stat st;
 		if (!z->have[fd])
 			continue;
 		int fl = fcntl(fd, F_GETFL);
 		if (fl >= 0 && fl != z->flags[fd])
 			(void)fcntl(fd, F_SETFL, z->flags[fd]);
-		if (z->tty[fd] && tcgetattr(fd, &now) == 0 && memcmp(&now, &z->tio[fd], sizeof(now)) != 0) {
-			/* Run in the background, sandbx would be stopped by
-			 * SIGTTOU for this: ignored, the change is made. */
-			struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-			sigemptyset(&ign.sa_mask);
-			sigaction(SIGTTOU, &ign, &old);
-			(void)tcsetattr(fd, TCSANOW, &z->tio[fd]);
-			sigaction(SIGTTOU, &old, NULL);
-		}
 		if (fstat(fd, &st) == 0 && st.st_dev == z->st[fd].st_dev && st.st_ino == z->st[fd].st_ino &&
 		    (st.st_mode & 07777) != (z->st[fd].st_mode & 07777)) {
 			if (fchmod(fd, z->st[fd].st_mode & 07777) == 0)
@@ -138,6 +224,8 @@ static void stdio_restore(const struct stdio_snap *z)
 					strerror(errno));
 		}
 	}
+	for (int i = 0; i < z->nterm; i++)
+		term_restore(z->term_fd[i], z->st[z->term_fd[i]].st_rdev, &z->tio[i]);
 }
 
 /*

@@ -25,6 +25,98 @@ IN
 	esac
 fi
 
+t_start sr-stdio-tty-settings-said "terminal settings a command leaves changed (stty tostop, stty -echo, raw mode when --timeout kills it) are put back once sandbx returns, with one line naming the terminal; its window size cannot be set (stty rows 13 cols 37 fails, the size stays); a command that changes nothing gets no line"
+if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
+else
+	rm -f "$W/tty.err" "$W/tty0.err"
+	cat > "$TMP/set.sh" <<IN
+cd "$W"
+stty rows 50 cols 100
+before=\$(stty -g)
+for c in 'stty tostop' 'stty -echo' 'stty rows 13 cols 37' 'stty raw -echo; sleep 30'; do
+	"$SANDBX" sandbox-run --timeout 2 -- sh -c "\$c" 2>>tty.err
+	echo "rc=\$?"
+	if [ "\$(stty -g)" = "\$before" ]; then echo "same"; else echo "changed:\$c"; stty "\$before"; fi
+done
+"$SANDBX" sandbox-run -- true 2>tty0.err
+echo "size \$(stty size)"
+IN
+	out=$(timeout 60 script -qec "sh $TMP/set.sh" /dev/null </dev/null | tr -d '\r' | tr '\n' ' ')
+	said=$(grep -c "^sandbx: the command changed the settings of terminal /dev/pts/[0-9]* — put back as they were\$" "$W/tty.err")
+	if [ "$out" = "rc=0 same rc=0 same rc=1 same rc=124 same size 50 100 " ] && [ "$said" = 3 ] &&
+	   grep -q "^stty: 'standard input': Operation not permitted" "$W/tty.err" && ! grep -q '^sandbx: ' "$W/tty0.err"; then t_pass
+	else t_fail "$out | said $said | $(grep -v audit "$W/tty.err" "$W/tty0.err" | tr '\n' ' ')"; fi
+fi
+
+t_start sr-stdio-tty-bg-left "sandbx ended in the background of its terminal (^Z, bg, then --timeout) leaves that terminal's settings to the program in the foreground, which turned echo off meanwhile, and says so; before, it put back the settings the run started with under that program (echo on again)"
+if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
+else
+	rm -f "$W/bg.err"
+	cat > "$TMP/bgset.sh" <<IN
+set -m
+cd "$W"
+"$SANDBX" sandbox-run --timeout 4 -- sleep 30 2>bg.err
+bg >/dev/null
+$PY -c 'import termios,time; a = termios.tcgetattr(0); a[3] &= ~termios.ECHO; termios.tcsetattr(0, termios.TCSANOW, a); time.sleep(5); print("fg", "echo" if termios.tcgetattr(0)[3] & termios.ECHO else "noecho"); a[3] |= termios.ECHO; termios.tcsetattr(0, termios.TCSANOW, a)'
+wait
+IN
+	out=$( (sleep 1.5; printf '\032'; sleep 9) | timeout 40 script -qec "bash $TMP/bgset.sh" /dev/null 2>/dev/null | tr -d '\r')
+	case "$out" in
+	*"fg noecho"*)
+		if grep -q "^sandbx: sandbx ended in the background of terminal /dev/pts/[0-9]*, whose settings are not those the run started with: they are left to the program in the foreground" "$W/bg.err" &&
+		   grep -q 'audit exited command="sleep 30" code=124' "$W/bg.err"; then t_pass
+		else t_fail "$(cat "$W/bg.err")"; fi ;;
+	*) t_fail "$out | $(cat "$W/bg.err" 2>/dev/null)" ;;
+	esac
+fi
+
+# ttyfail.py hangup|lock ERRFILE -- ARGV...: runs ARGV in a session of its
+# own with a new terminal as its stdin and stdout (stderr to ERRFILE); at
+# 1.5 s hangs that terminal up (closes its master) or, as root, locks its
+# echo bit as it is then (TIOCSLCKTRMIOS, which needs CAP_SYS_ADMIN), so
+# tcsetattr succeeds and leaves echo off; prints "rc=N" when ARGV ends.
+cat > "$TMP/ttyfail.py" <<'PY'
+import os, select, struct, subprocess, sys, termios, fcntl, time
+mode, errfile, argv = sys.argv[1], sys.argv[2], sys.argv[4:]
+m, s = os.openpty()
+name = os.ttyname(s)
+with open(errfile, "w") as err:
+	p = subprocess.Popen(argv, stdin=s, stdout=s, stderr=err, start_new_session=True)
+os.close(s)
+t0, done, lk = time.monotonic(), False, None
+while p.poll() is None and time.monotonic() - t0 < 30:
+	if not done and time.monotonic() - t0 > 1.5:
+		done = True
+		if mode == "hangup":
+			os.close(m)
+			m = None
+		else:
+			lk = os.open(name, os.O_RDWR | os.O_NOCTTY)
+			fcntl.ioctl(lk, 0x5457, struct.pack("4I B 19s", 0, 0, 0, termios.ECHO, 0, bytes(19)))
+	if m is not None and select.select([m], [], [], 0.05)[0]:
+		try:
+			os.read(m, 4096)
+		except OSError:
+			pass
+	elif m is None:
+		time.sleep(0.05)
+if lk is not None:
+	fcntl.ioctl(lk, 0x5457, bytes(36))
+print("rc=%s" % p.wait())
+PY
+
+t_start sr-stdio-tty-restore-failed "terminal settings that cannot be put back are named on stderr with what to do ('stty sane'), and the command's exit status is kept: a terminal hung up during the run; as root also one whose echo bit was locked meanwhile, where tcsetattr succeeds but leaves it off"
+cmd="\"$SANDBX\" sandbox-run -- sh -c 'stty -echo; sleep 3; exit 3'"
+out=$(cd "$W" && eval "$PY $TMP/ttyfail.py hangup $TMP/hup.err -- $cmd")
+ok=1; why="hangup: $out $(grep -v audit "$TMP/hup.err")"
+[ "$out" = "rc=3" ] && grep -q "^sandbx: cannot read back the settings of terminal /dev/pts/[0-9]* (Input/output error) — if it is still in use, run 'stty sane' there\$" "$TMP/hup.err" || ok=0
+if is_root; then
+	out=$(cd "$W" && eval "$PY $TMP/ttyfail.py lock $TMP/lock.err -- $cmd")
+	why="$why | lock: $out $(grep -v audit "$TMP/lock.err")"
+	[ "$out" = "rc=3" ] && grep -q "^sandbx: the command changed the settings of terminal /dev/pts/[0-9]* and they could not be put back (the terminal kept some of the command's) — run 'stty sane' there\$" "$TMP/lock.err" || ok=0
+fi
+if [ $ok = 1 ]; then t_pass; else t_fail "$why"; fi
+
 t_start sr-stdio-mode-restored "a command that chmods the file its stdout was redirected to (outside every grant) leaves the file's mode as it was, and sandbx says so"
 : > "$O/log"; chmod 644 "$O/log"
 ( cd "$W" && "$SANDBX" sandbox-run -- $PY -c 'import os; os.fchmod(1, 0o666); print("wrote")' ) >"$O/log" 2>"$TMP/err"
