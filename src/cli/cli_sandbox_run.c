@@ -151,13 +151,14 @@ static void term_name(int fd, dev_t rdev, char *buf, size_t n)
  * TCSAFLUSH would throw away what the user has typed ahead for the shell.
  *
  * Only from the foreground.  sandbx ends in the background of its
- * terminal when its job was stopped (^Z) and put there, and then killed
- * or timed out: the sandbox could not run meanwhile (held, helper.h),
+ * terminal when its job was stopped (^Z) and put there (bg), then killed
+ * or timed out: the sandbox was held meanwhile (helper.c, job control),
  * while the program in the foreground (the shell's line editor, an
- * editor) set the terminal as it needs it; putting the settings of
- * before the run back then would break that program, not mend the
- * command's change.  A terminal that is not sandbx's controlling one
- * has no foreground (tcgetpgrp fails) and is put back.
+ * editor) set the terminal as it needs it, and which change is whose
+ * cannot be told; putting the settings of before the run back then would
+ * break that program, so only tostop is.  A terminal that is not
+ * sandbx's controlling one has no foreground (tcgetpgrp fails) and is
+ * put back.
  */
 static void term_restore(int fd, dev_t rdev, const struct termios *was)
 {
@@ -174,11 +175,21 @@ static void term_restore(int fd, dev_t rdev, const struct termios *was)
 		return;
 	term_name(fd, rdev, name, sizeof(name));
 	pid_t fg = tcgetpgrp(fd);
-	if (fg > 0 && fg != getpgrp()) {
+	struct termios want = *was;
+	int background = fg > 0 && fg != getpgrp();
+	if (background) {
+		/* Except tostop: a program in the foreground has no use for
+		 * it, and left set by the command before the stop it stops
+		 * the shell's background jobs at their first write, long
+		 * after the run. */
+		want = now;
+		want.c_lflag = (now.c_lflag & ~(tcflag_t)TOSTOP) | (was->c_lflag & TOSTOP);
 		sbx_err("sandbx ended in the background of terminal %s, whose settings are not those the run "
-			"started with: they are left to the program in the foreground — if the terminal "
-			"misbehaves, run 'stty sane' there", name);
-		return;
+			"started with: they are left to the program in the foreground%s — if the terminal "
+			"misbehaves, run 'stty sane' there", name,
+			termios_same(&want, &now) ? "" : ", but for tostop, put back");
+		if (termios_same(&want, &now))
+			return;
 	}
 	/* A stop (^Z) between the check and the change would have the kernel
 	 * stop sandbx with SIGTTOU until fg: ignored, the change is made. */
@@ -186,19 +197,19 @@ static void term_restore(int fd, dev_t rdev, const struct termios *was)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGTTOU, &ign, &old);
 	const char *why = NULL;
-	if (tcsetattr(fd, TCSANOW, was) < 0)
+	if (tcsetattr(fd, TCSANOW, &want) < 0)
 		why = strerror(errno);
 	sigaction(SIGTTOU, &old, NULL);
 	/* tcsetattr succeeds when any of the settings could be made: read
 	 * them back to know that all were. */
 	if (!why && tcgetattr(fd, &now) < 0)
 		why = strerror(errno);
-	else if (!why && !termios_same(&now, was))
+	else if (!why && !termios_same(&now, &want))
 		why = "the terminal kept some of the command's";
 	if (why)
 		sbx_err("the command changed the settings of terminal %s and they could not be put back "
 			"(%s) — run 'stty sane' there", name, why);
-	else
+	else if (!background)
 		sbx_err("the command changed the settings of terminal %s — put back as they were", name);
 }
 

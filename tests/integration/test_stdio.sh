@@ -70,6 +70,30 @@ IN
 	esac
 fi
 
+t_start sr-stdio-tty-bg-tostop "sandbx ended in the background of its terminal (^Z, bg, then --timeout) puts back tostop, which the command set before the stop (left set, it stops the shell's later background jobs at their first write), and leaves the rest of the settings to the program in the foreground, saying so; before, tostop stayed set"
+if ! command -v script >/dev/null || ! command -v bash >/dev/null; then t_skip "no script(1) or bash to make a job-control terminal"
+else
+	rm -f "$W/bgt.err"
+	cat > "$TMP/bgtostop.sh" <<IN
+set -m
+cd "$W"
+stty -tostop echo
+"$SANDBX" sandbox-run --timeout 4 -- sh -c 'stty tostop -echo; sleep 30' 2>bgt.err
+bg >/dev/null
+wait
+stty -a | tr ' ;' '\n\n' | grep -x -e '-*tostop' -e '-*echo' | tr '\n' ' '
+stty echo -tostop
+IN
+	out=$( (sleep 1.5; printf '\032'; sleep 9) | timeout 40 script -qec "bash $TMP/bgtostop.sh" /dev/null 2>/dev/null | tr -d '\r')
+	case "$out" in
+	*"-echo -tostop "*)
+		if grep -q "^sandbx: sandbx ended in the background of terminal /dev/pts/[0-9]*, whose settings are not those the run started with: they are left to the program in the foreground, but for tostop, put back — if the terminal misbehaves, run 'stty sane' there\$" "$W/bgt.err" &&
+		   grep -q 'audit exited command=.* code=124' "$W/bgt.err"; then t_pass
+		else t_fail "$(cat "$W/bgt.err")"; fi ;;
+	*) t_fail "settings after: '$out' (want -echo -tostop) | $(cat "$W/bgt.err" 2>/dev/null)" ;;
+	esac
+fi
+
 # ttyfail.py hangup|lock ERRFILE -- ARGV...: runs ARGV in a session of its
 # own with a new terminal as its stdin and stdout (stderr to ERRFILE); at
 # 1.5 s hangs that terminal up (closes its master) or, as root, locks its
