@@ -354,3 +354,15 @@ int cli_ldpath_guard(const struct policy *p)
 	free(first);
 	return EXIT_REFUSED;
 }
+
+int cli_ldpath_guard_no_grants(void)
+{
+	/* No grants: only the entries that name the working directory (empty,
+	 * relative, a '$' token) go; an absolute one is the caller's choice,
+	 * and there is no grant to judge it against. */
+	struct policy p;
+	policy_init(&p);
+	int rc = cli_ldpath_guard(&p);
+	policy_release(&p);
+	return rc;
+}

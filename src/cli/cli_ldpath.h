@@ -8,7 +8,9 @@
  * call plant a library this unconfined process, which holds the API key,
  * then loads.  agent-run, tui and tool drop such entries by re-executing
  * themselves without them, once the grants are known and before any
- * request or tool.
+ * request or tool; sessions and hash, which have no grants, drop the
+ * entries naming the working directory before they open cJSON or
+ * libcrypto.
  */
 #ifndef SBX_CLI_LDPATH_H
 #define SBX_CLI_LDPATH_H
@@ -79,6 +81,15 @@ char *ldpath_home_terminfo_note(const struct policy *p);
 
  */
 int cli_ldpath_guard(const struct policy *p);
+
+/*
+ * cli_ldpath_guard for the commands that build no policy but open a
+ * library (sessions: cJSON; hash: libcrypto), before anything else that
+ * could load one: judged against no grant, so the entries dropped are the
+ * empty, relative and '$' ones, where a library planted in the working
+ * directory would be found.  Same returns.
+ */
+int cli_ldpath_guard_no_grants(void);
 
 /*
  * For agent-run and tui (which start libcurl, and so OpenSSL, and the

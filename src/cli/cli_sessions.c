@@ -4,7 +4,9 @@
  * line.  A '*' after the turn count marks a last turn that was cut short;
  * '-' is a count the listing did not make: of a file over 1 MiB it reads
  * the start and the end only (session.h), and the end holds no count.
- * Exit 0 (also when there are none), 1 when the store cannot be read.
+ * Exit 0 (also when there are none), 1 when the store cannot be read, 125
+ * when it cannot run again without an LD_LIBRARY_PATH entry naming the
+ * working directory (cli_ldpath.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "agent/gate.h"
 #include "cli/cli.h"
+#include "cli/cli_ldpath.h"
 #include "store/session.h"
 #include "util/log.h"
 #include "util/utf8.h"
@@ -41,6 +44,12 @@ int cli_sessions(struct cli_opts *o)
 	char *err = NULL;
 	(void)o;
 
+	/* Before the store is read: cJSON, opened at the first session file
+	 * parsed, would be the libcjson.so.1 an agent's call left in the
+	 * working directory when LD_LIBRARY_PATH names it (an empty entry). */
+	int rc = cli_ldpath_guard_no_grants();
+	if (rc)
+		return rc;
 	if (xdg_paths_get(&x, &err) < 0) {
 		sbx_err("%s", err);
 		free(err);

@@ -313,6 +313,19 @@ if [ $rc -eq 0 ] && printf '%s' "$l2" | grep -qE '^bbbb2222 +[0-9-]+ [0-9:]+ +1 
 	printf '%s' "$l3" | grep -qE '^aaaa1111 +[0-9-]+ [0-9:]+ +2\* +fix the build$' &&
 	! printf '%s' "$out" | grep -q "second line"; then t_pass; else t_fail "rc=$rc $(both)"; fi
 
+t_start st-sessions-ldpath-cjson-plant "sandbx sessions with LD_LIBRARY_PATH=':' runs again without it before it opens cJSON to read the store: a libcjson.so.1 planted in the working directory is loaded by no process of sandbx's (its constructor never runs), and the sessions are still listed (before, the plant was loaded and the listing failed: cannot load libcjson.so.1)"
+LE="$TMP/ldevil"; mkdir -p "$LE"; chmod 755 "$LE"; rm -f "$LE/pwned"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$LE" > "$LE/evil.c"
+if ! cc -shared -fPIC -o "$TMP/work/libcjson.so.1" "$LE/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	out=$(cd "$TMP/work" && env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+		LD_LIBRARY_PATH=":" "$SANDBX" sessions 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+	rm -f "$TMP/work/libcjson.so.1"
+	if [ $rc -eq 0 ] && [ ! -e "$LE/pwned" ] && printf '%s' "$out" | grep -q '^bbbb2222 .*write the docs$' &&
+		printf '%s' "$err" | grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)"; then t_pass
+	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $(both)"; fi
+fi
+
 t_start st-sessions-damaged "a damaged session is listed as unreadable with its line, the others still listed"
 printf '{"type":"header","version":9,"id":"cccc3333","created":1}\n' > "$SESS/cccc3333.jsonl"
 chmod 600 "$SESS/cccc3333.jsonl"
