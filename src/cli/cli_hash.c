@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cli_ldpath.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -14,6 +15,12 @@ int cli_hash(struct cli_opts *o)
 {
 	char hex[SHA256_HEX_LEN + 1], *err = NULL;
 	struct stat st;
+	/* Before libcrypto is opened: the pin is often taken in the project
+	 * an agent wrote to, where LD_LIBRARY_PATH's empty entry finds a
+	 * libcrypto.so.3 its call left. */
+	int rc = cli_ldpath_guard_no_grants();
+	if (rc)
+		return rc;
 	/* O_NONBLOCK: a FIFO with no writer would block the open for ever;
 	 * it is refused below, and a regular file's reads ignore the flag. */
 	int fd = open(o->hash_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

@@ -616,6 +616,19 @@ want=$(sha256sum /bin/true | cut -d' ' -f1)
 got=$("$SANDBX" hash /bin/true 2>/dev/null)
 if [ "$got" = "$want" ]; then t_pass; else t_fail "hash $got != $want"; fi
 
+t_start sb-hash-ldpath-plant "sandbx hash with LD_LIBRARY_PATH=':' runs again without it before it opens libcrypto: a libcrypto.so.3 planted in the working directory is loaded by no process of sandbx's (its constructor never runs), and the hash is still printed (before, the plant was loaded and the hash failed: cannot load libcrypto.so.3)"
+HW="$TMP/hashwork"; HE="$TMP/hashevil"; mkdir -p "$HW" "$HE"; chmod 755 "$HW" "$HE"; printf 'xyz\n' > "$HW/f.txt"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "w"); if (f) fclose(f); }\n' "$HE" > "$HE/evil.c"
+if ! cc -shared -fPIC -o "$HW/libcrypto.so.3" "$HE/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	want=$(sha256sum "$HW/f.txt" | cut -d' ' -f1)
+	got=$(cd "$HW" && LD_LIBRARY_PATH=":" "$SANDBX" hash f.txt 2>"$TMP/err"); rc=$?
+	if [ $rc -eq 0 ] && [ "$got" = "$want" ] && [ ! -e "$HE/pwned" ] &&
+		grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$TMP/err"; then t_pass
+	else t_fail "rc=$rc got=$got pwned=$(ls "$HE/pwned" 2>&1) $(cat "$TMP/err")"; fi
+fi
+rm -rf "$HW" "$HE"
+
 t_start sb-hash-fifo "sandbx hash of a FIFO, a socket or a device fails at once saying it is not a regular file (before, a FIFO with no writer blocked it for ever)"
 mkfifo "$TMP/hfifo"
 bad=""
