@@ -10,10 +10,13 @@ W="$TMP/work"
 mkdir -p "$W"; chmod 755 "$W"
 FB="$PROBES/lim_forkbomb"
 
-# run FLAGS... -- CMD...: stdout in $TMP/out (printed), stderr in $TMP/err, exit code in $RC.
+# run FLAGS... -- CMD...: stdout in $TMP/out (printed), stderr in $TMP/err, exit code in $RC
+# and in $TMP/rc.  Called as out=$(run ...) it runs in a subshell, whose RC
+# is lost: read the code back with RC=$(cat "$TMP/rc") after it.
 run() {
 	( cd "$W" && "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" ) >"$TMP/out" 2>"$TMP/err"
 	RC=$?
+	echo "$RC" >"$TMP/rc"
 	cat "$TMP/out"
 }
 # bg FLAGS... -- CMD...: the same in the background; BG_PID is the harness.
@@ -120,10 +123,11 @@ elif [ "$left" -ne 0 ]; then t_fail "$left bomb processes left on the host after
 else t_pass; fi
 
 t_start limits-procs-threads "threads, vfork and fork are counted alike: under --limit-procs 16 a probe starts 15 threads and then neither vfork nor fork succeeds; with --limit-procs none it starts 100 and both succeed"
-out=$(run --limit-procs 16 --timeout 60 -- "$PROBES/lim_threads" 100)
-ctl=$(run --limit-procs none --timeout 60 -- "$PROBES/lim_threads" 100)
-if [ "$out" = "err EAGAIN threads=15 vfork=EAGAIN fork=EAGAIN" ] && [ "$ctl" = "ok threads=100 vfork=ok fork=ok" ]; then t_pass
-else t_fail "limited='$out' ($(head -c 200 "$TMP/err")) unlimited='$ctl'"; fi
+out=$(run --limit-procs 16 --timeout 60 -- "$PROBES/lim_threads" 100); RC=$(cat "$TMP/rc")
+ctl=$(run --limit-procs none --timeout 60 -- "$PROBES/lim_threads" 100); ctl_rc=$(cat "$TMP/rc")
+if [ "$out" = "err EAGAIN threads=15 vfork=EAGAIN fork=EAGAIN" ] && [ "$RC" -eq 1 ] &&
+	[ "$ctl" = "ok threads=100 vfork=ok fork=ok" ] && [ "$ctl_rc" -eq 0 ]; then t_pass
+else t_fail "limited='$out' rc=$RC ($(head -c 200 "$TMP/err")) unlimited='$ctl' rc=$ctl_rc"; fi
 
 t_start limits-procs-mechanism "the process limit is a pids cgroup (pids.max = N + the init) where the caller can create one, else RLIMIT_NPROC = N + 2 in the sandbox's own user namespace; the cgroup is removed after the call"
 tag="pm$$x$(date +%s)"
@@ -170,10 +174,11 @@ elif [ "$v2p" != "$mine" ]; then t_fail "an unprivileged run moved the command t
 else t_pass; fi
 
 t_start limits-cgroupns "the command has a cgroup namespace of its own: /proc/self/cgroup names no host cgroup path (not the caller's, not the sandbox's sandbx-PID), with or without a limit"
-a=$(run --allow-read /proc -- /bin/cat /proc/self/cgroup)
-b=$(run --allow-read /proc --limit-memory 256M -- /bin/cat /proc/self/cgroup)
+a=$(run --allow-read /proc -- /bin/cat /proc/self/cgroup); a_rc=$(cat "$TMP/rc")
+b=$(run --allow-read /proc --limit-memory 256M -- /bin/cat /proc/self/cgroup); RC=$(cat "$TMP/rc")
 bad=$(printf '%s\n%s\n' "$a" "$b" | grep -v ':/$')
-if [ -z "$a" ] || [ -z "$b" ]; then t_fail "no /proc/self/cgroup read: $(cat "$TMP/err")"
+if [ -z "$a" ] || [ -z "$b" ] || [ "$a_rc" -ne 0 ] || [ "$RC" -ne 0 ]; then
+	t_fail "no /proc/self/cgroup read (rc $a_rc and $RC): $(cat "$TMP/err")"
 elif [ -n "$bad" ]; then t_fail "host paths inside: $bad"
 else t_pass; fi
 
@@ -240,11 +245,12 @@ fi
 # ---- memory --------------------------------------------------------------------
 
 t_start limits-memory "an allocation of 2 GiB under --limit-memory 256M fails (rlimit) or is killed (cgroup) without ever holding more than 256 MiB"
-out=$(run --limit-memory 256M --timeout 60 -- "$PROBES/lim_alloc" 2048)
+out=$(run --limit-memory 256M --timeout 60 -- "$PROBES/lim_alloc" 2048); RC=$(cat "$TMP/rc")
 mib=${out##*mib=}
 case "$out" in
 "err ENOMEM mib="*)
-	if [ "$mib" -ge 256 ]; then t_fail "reached $mib MiB before ENOMEM"
+	if [ "$RC" -ne 1 ]; then t_fail "rc=$RC after '$out', expected the probe's own exit 1: $(cat "$TMP/err")"
+	elif [ "$mib" -ge 256 ]; then t_fail "reached $mib MiB before ENOMEM"
 	elif [ "$mib" -lt 128 ]; then t_fail "only $mib MiB before ENOMEM: the limit is tighter than asked"
 	else t_pass; fi ;;
 "")	if [ "$RC" -eq 137 ] && memory_cgroup_expected; then t_pass
@@ -336,10 +342,11 @@ elif ls "$W"/core* >/dev/null 2>&1; then t_fail "a core file was left: $(ls "$W"
 else t_pass; fi
 
 t_start limits-core-one-byte "the command's core limit is one byte, soft and hard, and stays so: lowering it to 0 (ssh-agent's setrlimit) returns ok and changes nothing, and prlimit64 lowering it while asking the old value is refused (EPERM); a core_pattern that pipes to a program skips a dump at one byte only, not at 0"
-out=$(run -- "$PROBES/sys" core-limit)
-gs=$(run -- "$PROBES/sys" core-limit-getset)
-if [ "$out" != "ok 1 1" ]; then t_fail "core limit after lowering it: '$out' (rc $RC), expected 'ok 1 1'"
-elif [ "${gs%% *}" != "err" ] || [ "$(echo "$gs" | cut -d' ' -f2)" != EPERM ]; then t_fail "prlimit64 set+get of the core limit: '$gs', expected EPERM"
+out=$(run -- "$PROBES/sys" core-limit); RC=$(cat "$TMP/rc")
+gs=$(run -- "$PROBES/sys" core-limit-getset); gs_rc=$(cat "$TMP/rc")
+if [ "$out" != "ok 1 1" ] || [ "$RC" -ne 0 ]; then t_fail "core limit after lowering it: '$out' (rc $RC), expected 'ok 1 1' and rc 0"
+elif [ "${gs%% *}" != "err" ] || [ "$(echo "$gs" | cut -d' ' -f2)" != EPERM ] || [ "$gs_rc" -ne 1 ]; then
+	t_fail "prlimit64 set+get of the core limit: '$gs' (rc $gs_rc), expected EPERM and rc 1"
 else t_pass; fi
 
 t_start limits-core-hard-zero "a caller whose hard core limit is 0 cannot give one byte: with a core_pattern naming a file the command runs with 0, soft and hard; with one handing dumps to a program or socket of the host the run is refused (exit 125, refused mechanism=core-dump)"
@@ -454,9 +461,9 @@ else t_pass; fi
 # ---- file size -----------------------------------------------------------------
 
 t_start limits-fsize "a write past --limit-file-size 1M fails with EFBIG at 1 MiB"
-out=$(run --limit-file-size 1M -- "$PROBES/lim_write" "$W/big" 2048 ignore)
+out=$(run --limit-file-size 1M -- "$PROBES/lim_write" "$W/big" 2048 ignore); RC=$(cat "$TMP/rc")
 size=$(wc -c < "$W/big" 2>/dev/null)
-if [ "$out" != "err EFBIG kib=1024" ]; then t_fail "expected 'err EFBIG kib=1024', got '$out' rc=$RC"
+if [ "$out" != "err EFBIG kib=1024" ] || [ "$RC" -ne 1 ]; then t_fail "expected 'err EFBIG kib=1024' and rc 1, got '$out' rc=$RC"
 elif [ "$size" -ne 1048576 ]; then t_fail "the file holds $size bytes"
 else t_pass; fi
 
@@ -470,22 +477,24 @@ rm -f "$W/big" "$W/big2"
 # ---- open files ----------------------------------------------------------------
 
 t_start limits-nofile "--limit-open-files 50 stops the 48th open (0-2 are open) with EMFILE"
-out=$(run --limit-open-files 50 -- "$PROBES/lim_nofile" 1000)
-[ "$out" = "err EMFILE opened=47" ] && t_pass || t_fail "expected 'err EMFILE opened=47', got '$out' rc=$RC"
+out=$(run --limit-open-files 50 -- "$PROBES/lim_nofile" 1000); RC=$(cat "$TMP/rc")
+[ "$out" = "err EMFILE opened=47" ] && [ "$RC" -eq 1 ] && t_pass || t_fail "expected 'err EMFILE opened=47' and rc 1, got '$out' rc=$RC"
 
 t_start limits-nofile-small "a --limit-open-files below what the sandbox itself holds open while it is built (4 here: one above 0-2) binds the command alone: the probe opens one file and is stopped at the second, and the run is not refused"
-out=$(run --limit-open-files 4 -- "$PROBES/lim_nofile" 1000)
-if [ "$out" != "err EMFILE opened=1" ]; then t_fail "expected 'err EMFILE opened=1', got '$out' rc=$RC: $(grep -v 'audit spawned' "$TMP/err")"
+out=$(run --limit-open-files 4 -- "$PROBES/lim_nofile" 1000); RC=$(cat "$TMP/rc")
+if [ "$out" != "err EMFILE opened=1" ] || [ "$RC" -ne 1 ]; then
+	t_fail "expected 'err EMFILE opened=1' and rc 1, got '$out' rc=$RC: $(grep -v 'audit spawned' "$TMP/err")"
 else t_pass; fi
 
 t_start limits-caller-nofile-low "a caller whose soft open-files limit is too low for sandbx's own descriptors (ulimit -Sn 12, the hard limit higher) still gets a sandbox: sandbx raises its own soft limit, and the command, and the agent's bash, are held to the caller's 12"
 hard=$(ulimit -Hn)
 if [ "$hard" != unlimited ] && [ "$hard" -lt 1024 ]; then t_skip "the hard open-files limit here is $hard"
 else
-	out=$( ulimit -Sn 12; run -- "$PROBES/lim_nofile" 1000 ); rc1=$RC
+	out=$( ulimit -Sn 12; run -- "$PROBES/lim_nofile" 1000 ); rc1=$(cat "$TMP/rc")
 	e1=$(grep -v 'audit spawned' "$TMP/err")
 	tl=$( cd "$W" && ulimit -Sn 12 && "$SANDBX" tool bash '{"command":"ulimit -n"}' 2>"$TMP/err2" )
-	if [ "$out" != "err EMFILE opened=9" ]; then t_fail "sandbox-run: expected 'err EMFILE opened=9', got '$out': $e1"
+	if [ "$out" != "err EMFILE opened=9" ] || [ "$rc1" -ne 1 ]; then
+		t_fail "sandbox-run: expected 'err EMFILE opened=9' and rc 1, got '$out' rc=$rc1: $e1"
 	elif ! printf '%s' "$tl" | grep -qF '12\n[exit status 0]'; then t_fail "tool bash: $tl $(cat "$TMP/err2")"
 	else t_pass; fi
 fi
