@@ -323,6 +323,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	char *err = NULL;
 	int pin_fd = -1;
 
+	xalloc_exit_code(EXIT_REFUSED);	/* 1 would read as the command's own */
 	if (cli_build_policy(o, 0, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);

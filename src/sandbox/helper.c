@@ -1597,6 +1597,7 @@ int helper_main(int argc, char **argv)
 	uint64_t ppid;
 	int alive[2];
 
+	xalloc_exit_code(EXIT_REFUSED);	/* no stage may exit as the command */
 	if (argc < 5 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
 		_exit(EXIT_REFUSED);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

@@ -481,6 +481,12 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 		return xasprintf("Landlock could not be fully enforced (%s); a partial sandbox is refused — "
 				 "nothing was run", strerror(arg));
 	case ACH_REF_SECCOMP:
+		if (arg == ENOMEM) {
+			char advice[192];
+			memory_limit_advice(advice, sizeof(advice));
+			return xasprintf("the syscall filter could not be built: out of memory — %s; nothing was run",
+					 advice);
+		}
 		return xasprintf("the syscall filter could not be installed (%s); nothing was run", strerror(arg));
 	case ACH_REF_PRIVS:
 		return xasprintf("the command's privileges could not be dropped (%s); nothing was run",

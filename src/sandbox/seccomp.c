@@ -834,6 +834,24 @@ static void enosys_stub(uint32_t arch, uint32_t newest, struct sock_filter *out)
 	memcpy(out, stub, sizeof(stub));
 }
 
+/* What seccomp_export_bpf may take at its peak, four times over: for the
+ * default policy it crashed with 64 KiB of room left and never with 128
+ * (tool bash swept from ulimit -v 3320 to 6000 KiB by 8 or 16). */
+#define EXPORT_ROOM (512 << 10)
+
+/* 0 when n bytes of address space can still be mapped, else -ENOMEM.
+ * libseccomp 2.5's seccomp_export_bpf does not survive an allocation
+ * that fails: it follows the NULL (SIGSEGV, seen under ulimit -v) instead
+ * of returning an error, so the room is checked before it runs. */
+static int export_room(size_t n)
+{
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	munmap(m, n);
+	return 0;
+}
+
 int seccomp_filter_compile(const struct policy *p, uint32_t newest, struct seccomp_bpf *out)
 {
 	const size_t insn = sizeof(struct sock_filter);
@@ -847,7 +865,7 @@ int seccomp_filter_compile(const struct policy *p, uint32_t newest, struct secco
 		r = -errno;
 		goto out;
 	}
-	if ((r = seccomp_export_bpf(ctx, tmp)) < 0)
+	if ((r = export_room(EXPORT_ROOM)) < 0 || (r = seccomp_export_bpf(ctx, tmp)) < 0)
 		goto out;
 	if (lseek(tmp, 0, SEEK_SET) < 0) {
 		r = -errno;
@@ -876,7 +894,9 @@ out:
  * The stream is a 32-bit instruction count, then the instructions.  The
  * program is compiled whole first and written in one go, so a failure
  * half-way leaves a count the reader finds unmatched rather than a
- * shorter program that might still load.
+ * shorter program that might still load.  A compile that failed writes a
+ * count of 0 and its errno, so the refusal can say why (ENOMEM: which
+ * limit to raise) instead of "Invalid argument".
  */
 int seccomp_filter_export(const struct policy *p, int fd)
 {
@@ -888,6 +908,9 @@ int seccomp_filter_export(const struct policy *p, int fd)
 				    write_all_nosignal(fd, bpf->insns, count * sizeof(struct sock_filter)) < 0
 			    ? -errno
 			    : 0;
+	} else {
+		uint32_t why[2] = { 0, r < 0 && r > -4096 ? (uint32_t)-r : EINVAL };
+		(void)write_all_nosignal(fd, why, sizeof(why));
 	}
 	free(bpf);
 	return r;
@@ -911,7 +934,14 @@ int seccomp_filter_read(int fd, struct seccomp_bpf *out)
 	ssize_t n = read_to_eof(fd, (char *)out->insns, sizeof(out->insns));
 	if (n < 0)
 		return (int)n;
-	if (count == 0 || count > SECCOMP_BPF_MAX_INSNS || (size_t)n != count * sizeof(struct sock_filter))
+	if (count == 0) {
+		/* the writer's errno, when it says one (seccomp_filter_export) */
+		uint32_t e = 0;
+		if (n == sizeof(e))
+			memcpy(&e, out->insns, sizeof(e));
+		return e > 0 && e < 4096 ? -(int)e : -EINVAL;
+	}
+	if ( count > SECCOMP_BPF_MAX_INSNS || (size_t)n != count * sizeof(struct sock_filter))
 		return -EINVAL;
 	out->len = (unsigned short)count;
 	return 0;

@@ -79,14 +79,18 @@ int seccomp_filter_compile(const struct policy *p, uint32_t newest, struct secco
 /*
  * Build p's filter and write the compiled program to fd, only once it is
  * complete: a 32-bit native-endian instruction count, then the
- * instructions.  0 or -errno.
+ * instructions; when the compile fails, a count of 0 and its errno
+ * (32 bits).  0 or -errno (-ENOMEM also when too little address space is
+ * left for libseccomp's export, which does not survive a failed
+ * allocation).
  */
 int seccomp_filter_export(const struct policy *p, int fd);
 
 /*
  * Read one program written by seccomp_filter_export from fd, up to end
- * of file; 0, or -errno (-EINVAL: empty, oversized, or the count does not
- * match what followed, e.g. the writer failed half-way).
+ * of file; 0, or -errno: the writer's, when it wrote a count of 0 and an
+ * errno; -EINVAL when empty, oversized, or the count does not match what
+ * followed (e.g. the writer failed half-way).
  */
 int seccomp_filter_read(int fd, struct seccomp_bpf *out);
 

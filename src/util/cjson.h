@@ -48,6 +48,7 @@
 	X(GetObjectItem) \
 	X(GetObjectItemCaseSensitive) \
 	X(GetStringValue) \
+	X(InitHooks) \
 	X(IsArray) \
 	X(IsBool) \
 	X(IsNumber) \
@@ -107,6 +108,7 @@ static inline const struct sbx_cjson *sbx_cjson(void)
 #define cJSON_GetObjectItem (sbx_cjson()->GetObjectItem)
 #define cJSON_GetObjectItemCaseSensitive (sbx_cjson()->GetObjectItemCaseSensitive)
 #define cJSON_GetStringValue (sbx_cjson()->GetStringValue)
+#define cJSON_InitHooks (sbx_cjson()->InitHooks)
 #define cJSON_IsArray (sbx_cjson()->IsArray)
 #define cJSON_IsBool (sbx_cjson()->IsBool)
 #define cJSON_IsNumber (sbx_cjson()->IsNumber)

@@ -8,15 +8,41 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "util/util.h"
 
-static void oom(void)
+static int oom_code = 1;	/* EXIT_ERROR */
+
+void xalloc_exit_code(int code)
 {
-	static const char m[] = "sandbx: out of memory\n";
-	(void)!write(2, m, sizeof(m) - 1);
-	abort();
+	oom_code = code;
+}
+
+void memory_limit_advice(char *b, size_t n)
+{
+	struct rlimit as, data;
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+		snprintf(b, n, "its address-space limit (ulimit -v) is %llu KiB: raise it and run again",
+			 (unsigned long long)(as.rlim_cur >> 10));
+	else if (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY)
+		snprintf(b, n, "its data limit (ulimit -d) is %llu KiB: raise it and run again",
+			 (unsigned long long)(data.rlim_cur >> 10));
+	else
+		snprintf(b, n, "close other programs, or raise its memory limit (a cgroup's memory.max), and run again");
+}
+
+/* An exit with a reason, not abort(): SIGABRT reads as a crash, and a
+ * limit the caller set is no bug.  _exit: stdout's buffer may hold half a
+ * result, which must not look whole.  No allocation on this path. */
+static _Noreturn void oom(void)
+{
+	char m[256], advice[192];
+	memory_limit_advice(advice, sizeof(advice));
+	int n = snprintf(m, sizeof(m), "sandbx: out of memory — %s\n", advice);
+	(void)!write(2, m, n > 0 && (size_t)n < sizeof(m) ? (size_t)n : sizeof(m) - 1);
+	_exit(oom_code);
 }
 
 void *xmalloc(size_t n)

@@ -1,7 +1,8 @@
 /*
  * util.h — small helpers shared by every module: allocation that never
- * returns NULL (out of memory aborts: a half-built policy is worse than no
- * run), string lists, EINTR-safe I/O and number parsing.
+ * returns NULL (out of memory ends the process, saying so and which limit
+ * to raise: a half-built policy is worse than no run), string lists,
+ * EINTR-safe I/O and number parsing.
  *
  * Ownership: xstrdup/xasprintf results belong to the caller (free()).
  * A struct strv owns its strings; strv_free releases them and the array.
@@ -21,6 +22,13 @@
 #define RETRY_EINTR(expr) ({ long _r; do _r = (long)(expr); while (_r == -1 && errno == EINTR); _r; })
 
 void *xmalloc(size_t n);
+/* The exit code when an allocation fails (1 unless set): the sandbox's
+ * stages and sandbox-run use 125, as their other refusals. */
+void xalloc_exit_code(int code);
+/* What to do when memory ran out, into b (no allocation): raise the
+ * address-space or data limit when one is set (ulimit -v, -d), naming its
+ * value, else free the machine's memory. */
+void memory_limit_advice(char *b, size_t n);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);

@@ -612,6 +612,33 @@ else
 	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $out $(cat "$TMP/err")"; fi
 fi
 
+t_start tl-small-address-space-sweep "sandbx tool read (a small file and a 230 KB one) and tool bash under address-space limits (ulimit -v) swept from 2800 to 8000 KiB either work or exit 1 to 127 with a message saying memory ran short and what to raise, never by a signal (before: SIGABRT, 134, when the first allocation failed; SIGSEGV, 139, printing the read's result when cJSON's allocation failed, and in libseccomp's export of the bash call's filter)"
+if [ "${SANDBX_SANITIZED:-0}" = 1 ]; then
+	t_skip "a sanitized build's runtime reserves its shadow memory before main, which no such limit fits (SIGSEGV there)"
+else
+	SW="$TMP/swwork"; mkdir -p "$SW"; chmod 755 "$SW"; echo hello > "$SW/small.txt"; seq 1 40000 > "$SW/big.txt"
+	bad="" works=0 short=0
+	for c in 'read|{"path":"small.txt"}|2800|32' 'read|{"path":"big.txt"}|2800|32' 'bash|{"command":"echo hi"}|3200|48'; do
+		tool=${c%%|*} rest=${c#*|}; in=${rest%%|*} rest=${rest#*|}; lo=${rest%%|*} step=${rest#*|}
+		v=$lo
+		while [ "$v" -le 8000 ]; do
+			( cd "$SW" && ulimit -v "$v" && exec "$SANDBX" tool "$tool" "$in" ) >"$TMP/out" 2>"$TMP/err" </dev/null
+			rc=$?
+			if [ $rc -eq 0 ]; then works=$((works + 1))
+			elif [ $rc -ge 128 ]; then bad="$bad [$tool $in at $v KiB: signal, rc=$rc $(head -c 200 "$TMP/err")]"
+			elif grep -q 'ulimit -v\|error while loading shared libraries\|cannot allocate TLS' "$TMP/err" "$TMP/out"; then
+				short=$((short + 1))
+			else bad="$bad [$tool $in at $v KiB: rc=$rc, no word of memory: $(head -c 200 "$TMP/out") $(head -c 200 "$TMP/err")]"
+			fi
+			v=$((v + step))
+		done
+	done
+	rm -rf "$SW"
+	if [ -n "$bad" ]; then t_fail "$bad"
+	elif [ $works -eq 0 ] || [ $short -eq 0 ]; then t_fail "the sweep missed the edge: $works runs worked, $short were short of memory"
+	else t_pass; fi
+fi
+
 t_start tl-grep-match-limit "grep over a line where the pattern hits PCRE2's match limit says so naming the file and that matches there may be missing, and still searches the rest of that file and the others"
 GL="$W/glimit"; mkdir -p "$GL"
 { printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'; printf 'aab\n'; } > "$GL/hostile.txt"

@@ -1111,6 +1111,15 @@ static void test_seccomp_read_rejects_bad_programs(void **state)
 	count = 0;
 	memcpy(buf, &count, 4);
 	assert_int_equal(read_bytes(buf, 4, &bpf), -EINVAL);		/* no program */
+	/* A count of 0 and an errno: the writer's compile failed, and why. */
+	uint32_t why[2] = { 0, ENOMEM };
+	assert_int_equal(read_bytes(why, sizeof(why), &bpf), -ENOMEM);
+	why[1] = 0;
+	assert_int_equal(read_bytes(why, sizeof(why), &bpf), -EINVAL);	/* no errno */
+	why[1] = 5000;
+	assert_int_equal(read_bytes(why, sizeof(why), &bpf), -EINVAL);	/* none such */
+	why[1] = ENOMEM;
+	assert_int_equal(read_bytes(why, sizeof(why) - 1, &bpf), -EINVAL);	/* torn */
 	count = 2;
 	memcpy(buf, &count, 4);
 	assert_int_equal(read_bytes(buf, 4 + insn, &bpf), -EINVAL);	/* one short */
