@@ -941,7 +941,7 @@ int seccomp_filter_read(int fd, struct seccomp_bpf *out)
 			memcpy(&e, out->insns, sizeof(e));
 		return e > 0 && e < 4096 ? -(int)e : -EINVAL;
 	}
-	if ( count > SECCOMP_BPF_MAX_INSNS || (size_t)n != count * sizeof(struct sock_filter))
+	if (count > SECCOMP_BPF_MAX_INSNS || (size_t)n != count * sizeof(struct sock_filter))
 		return -EINVAL;
 	out->len = (unsigned short)count;
 	return 0;
