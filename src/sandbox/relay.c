@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "sandbox/relay.h"
+#include "util/log.h"
 #include "util/util.h"
 
 /* A stream socket that is connected, or may be: a listening one (a service
@@ -32,13 +33,21 @@ static int relayable(int fd, struct stat *st)
 	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l) == 0 && !listening;
 }
 
+static void relay_reset(struct relay *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	r->notes_end = &r->notes;
+	r->wake[0] = r->wake[1] = r->stop_fd = -1;
+	r->note_wake[0] = r->note_wake[1] = -1;
+	for (int fd = 0; fd < 3; fd++)
+		r->cmd_end[fd] = -1;
+}
+
 int relay_prepare(struct relay *r, int stdio[3], char **err)
 {
 	struct stat st[3];
-	memset(r, 0, sizeof(*r));
-	r->wake[0] = r->wake[1] = r->stop_fd = -1;
-	for (int fd = 0; fd < 3; fd++)
-		r->cmd_end[fd] = -1;
+	relay_reset(r);
 	for (int fd = 0; fd < 3; fd++) {
 		int p[2];
 		if (!relayable(fd, &st[fd]))
@@ -47,6 +56,7 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 		 * command writes to them reaches the socket in its order. */
 		if (fd == 2 && r->cmd_end[1] >= 0 && st[2].st_dev == st[1].st_dev && st[2].st_ino == st[1].st_ino) {
 			stdio[2] = r->cmd_end[1];
+			r->err = &r->ch[r->n - 1];
 			continue;
 		}
 		if (pipe2(p, O_CLOEXEC) < 0) {
@@ -68,16 +78,21 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 			(void)fcntl(c->pipe, F_SETPIPE_SZ, RELAY_IN_CHUNK);
 		c->chunk = c->out ? RELAY_OUT_BUF : RELAY_IN_CHUNK;
 		c->buf = xmalloc(c->chunk);
+		c->last = '\n';	/* sandbx's spawned record came before */
+		if (fd == 2)
+			r->err = c;
 	}
 	return 0;
 }
 
-static void chan_end(struct relay_chan *c)
+static void chan_end(struct relay *r, struct relay_chan *c)
 {
 	if (c->done)
 		return;
+	pthread_mutex_lock(&r->mu);	/* relay_note asks err's pipe */
 	close(c->pipe);
 	c->done = 1;
+	pthread_mutex_unlock(&r->mu);
 	c->len = 0;
 }
 
@@ -87,37 +102,90 @@ static void chan_wait(struct relay_chan *c, int fd, short ev)
 	c->wait_fd_ev = ev;
 }
 
-/* Pipe to socket, as far as it goes without waiting.  After the run only
- * what the pipe held then (c->left) is read: a writer that outlived the
- * sandbox (a descriptor sent out over a socket) cannot keep sandbx. */
-static void pump_out(struct relay_chan *c, int over)
+/* Send what goes without waiting: the bytes sent; 0: the socket is
+ * full (waited on); -1: the channel ended. */
+static ssize_t sock_send(struct relay *r, struct relay_chan *c, const char *p, size_t n)
+{
+	for (;;) {
+		ssize_t w = send(c->sock, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w == 0 || (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
+			chan_wait(c, c->sock, POLLOUT);
+			return 0;
+		}
+		if (w < 0) {
+			/* The caller's end is gone (EPIPE, ECONNRESET): with
+			 * the pipe closed the command's next write fails as it
+			 * would have on the socket. */
+			chan_end(r, c);
+			return -1;
+		}
+		c->last = p[w - 1];
+		return w;
+	}
+}
+
+/* The first of sandbx's lines for c still to send, if c is err's. */
+static struct relay_note *note_first(struct relay *r, struct relay_chan *c)
+{
+	struct relay_note *nt;
+	if (c != r->err)
+		return NULL;
+	pthread_mutex_lock(&r->mu);
+	nt = r->notes;
+	pthread_mutex_unlock(&r->mu);
+	return nt;
+}
+
+static void note_sent(struct relay *r)
+{
+	pthread_mutex_lock(&r->mu);
+	struct relay_note *nt = r->notes;
+	r->notes = nt->next;
+	if (!r->notes)
+		r->notes_end = &r->notes;
+	pthread_mutex_unlock(&r->mu);
+	free(nt);
+}
+
+/* Pipe to socket, as far as it goes without waiting, with sandbx's own
+ * lines in their places (relay.h, order).  After the run only what the
+ * pipe held then (c->left) is read: a writer that outlived the sandbox
+ * (a descriptor sent out over a socket) cannot keep sandbx. */
+static void pump_out(struct relay *r, struct relay_chan *c, int over)
 {
 	for (;;) {
 		if (c->len) {
-			ssize_t w = send(c->sock, c->buf + c->off, c->len, MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				chan_wait(c, c->sock, POLLOUT);
+			ssize_t w = sock_send(r, c, c->buf + c->off, c->len);
+			if (w <= 0)
 				return;
-			}
-			if (w < 0) {
-				/* The caller's end is gone (EPIPE, ECONNRESET):
-				 * with the pipe closed the command's next write
-				 * fails as it would have on the socket. */
-				chan_end(c);
-				return;
-			}
 			c->off += (size_t)w;
 			c->len -= (size_t)w;
 			continue;
 		}
+		struct relay_note *nt = note_first(r, c);
+		if (nt && nt->at == c->taken) {
+			ssize_t w = sock_send(r, c, nt->text + nt->off, nt->len - nt->off);
+			if (w <= 0)
+				return;
+			nt->off += (size_t)w;
+			if (nt->off == nt->len)
+				note_sent(r);
+			continue;
+		}
 		if (over && !c->left) {
-			chan_end(c);
+			chan_end(r, c);
 			return;
 		}
 		size_t want = over && c->left < RELAY_OUT_BUF ? c->left : RELAY_OUT_BUF;
+		if (nt && nt->at - c->taken < want)
+			want = nt->at - c->taken;	/* up to the note, no further */
+		pthread_mutex_lock(&r->mu);
 		ssize_t n = read(c->pipe, c->buf, want);
+		if (n > 0)
+			c->taken += (size_t)n;
+		pthread_mutex_unlock(&r->mu);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN && !over) {
@@ -125,7 +193,7 @@ static void pump_out(struct relay_chan *c, int over)
 			return;
 		}
 		if (n <= 0) {
-			chan_end(c);
+			chan_end(r, c);
 			return;
 		}
 		if (over)
@@ -133,6 +201,39 @@ static void pump_out(struct relay_chan *c, int over)
 		c->off = 0;
 		c->len = (size_t)n;
 	}
+}
+
+/* log_divert's: a line of sandbx's own for standard error, queued to go
+ * after what the command wrote before it: what the relay holds (taken
+ * counts it) and what the pipe holds now.  Once err ended (its caller's
+ * end gone), after the lines still queued, or else at once (-1: the
+ * caller writes it). */
+static int relay_note(void *ctx, const char *line, size_t n)
+{
+	struct relay *r = ctx;
+	struct relay_chan *c = r->err;
+	struct relay_note *nt = malloc(sizeof(*nt) + n);	/* not xmalloc: sbx_err may report a shortage */
+	int k = 0, queued = 0;
+	if (!nt)
+		return -1;
+	memcpy(nt->text, line, n);
+	nt->next = NULL;
+	nt->off = 0;
+	nt->len = n;
+	pthread_mutex_lock(&r->mu);
+	if ((!c->done && ioctl(c->pipe, FIONREAD, &k) == 0) || (c->done && r->notes)) {
+		nt->at = c->taken + (size_t)k;
+		*r->notes_end = nt;
+		r->notes_end = &nt->next;
+		queued = 1;
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (!queued) {
+		free(nt);
+		return -1;
+	}
+	(void)!write(r->note_wake[1], "", 1);	/* non-blocking: a full pipe already says so */
+	return 0;
 }
 
 /* A command that has read RELAY_IN_STREAM bytes of its input streams it:
@@ -152,10 +253,10 @@ static void in_grow(struct relay_chan *c)
 /* Socket to pipe: a chunk is read from the socket only once the pipe has
  * room, and while the pipe is one page, once it is empty (POLLOUT), so
  * the relay takes little of the caller's input ahead of the command. */
-static void pump_in(struct relay_chan *c, int over)
+static void pump_in(struct relay *r, struct relay_chan *c, int over)
 {
 	if (over) {
-		chan_end(c);	/* nothing more is taken from the caller */
+		chan_end(r, c);	/* nothing more is taken from the caller */
 		return;
 	}
 	for (;;) {
@@ -168,7 +269,7 @@ static void pump_in(struct relay_chan *c, int over)
 				return;
 			}
 			if (w < 0) {
-				chan_end(c);	/* no reader is left (EPIPE) */
+				chan_end(r, c);	/* no reader is left (EPIPE) */
 				return;
 			}
 			c->off += (size_t)w;
@@ -179,7 +280,7 @@ static void pump_in(struct relay_chan *c, int over)
 		in_grow(c);
 		struct pollfd p = { .fd = c->pipe, .events = POLLOUT };
 		if (poll(&p, 1, 0) < 0 || (p.revents & POLLERR)) {
-			chan_end(c);
+			chan_end(r, c);
 			return;
 		}
 		if (!(p.revents & POLLOUT)) {
@@ -196,7 +297,7 @@ static void pump_in(struct relay_chan *c, int over)
 		if (n <= 0) {
 			/* end of the caller's input, or its end broke: the
 			 * command reads end of file */
-			chan_end(c);
+			chan_end(r, c);
 			return;
 		}
 		c->off = 0;
@@ -209,7 +310,7 @@ static void *relay_run(void *arg)
 	struct relay *r = arg;
 	int over = 0, ready[3] = { 1, 1, 1 };
 	for (;;) {
-		struct pollfd pf[4];
+		struct pollfd pf[5];
 		int at[3], n = 0;
 		for (int i = 0; i < r->n; i++) {
 			struct relay_chan *c = &r->ch[i];
@@ -217,7 +318,7 @@ static void *relay_run(void *arg)
 			if (c->done)
 				continue;
 			if (ready[i])
-				(c->out ? pump_out : pump_in)(c, over);
+				(c->out ? pump_out : pump_in)(r, c, over);
 			if (c->done)
 				continue;
 			at[i] = n;
@@ -236,13 +337,21 @@ static void *relay_run(void *arg)
 			tmo = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		pf[n] = (struct pollfd){ .fd = over ? r->stop_fd : r->wake[0], .events = POLLIN };
-		if (poll(pf, (nfds_t)n + 1, tmo) < 0) {
+		/* after the run no note comes: sandbx is in relay_finish */
+		pf[n + 1] = (struct pollfd){ .fd = over ? -1 : r->note_wake[0], .events = POLLIN };
+		if (poll(pf, (nfds_t)n + 2, tmo) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		for (int i = 0; i < r->n; i++)
 			ready[i] = at[i] >= 0 && pf[at[i]].revents;
+		if (pf[n + 1].revents) {
+			char b[64];
+			while (read(r->note_wake[0], b, sizeof(b)) > 0)
+				;
+			ready[r->err - r->ch] = 1;
+		}
 		if (!pf[n].revents)
 			continue;
 		if (over)
@@ -260,9 +369,16 @@ static void *relay_run(void *arg)
 	}
 	for (int i = 0; i < r->n; i++) {
 		struct relay_chan *c = &r->ch[i];
-		if (c->out && !c->done)
-			r->dropped += c->len + c->left;
-		chan_end(c);
+		size_t lost = c->out && !c->done ? c->len + c->left : 0;
+		r->dropped += lost;
+		/* Given up in the middle of a line of the command's (sandbx
+		 * ends it: relay_finish), unless a line of sandbx's own was
+		 * being sent, whose rest relay_finish writes first. */
+		pthread_mutex_lock(&r->mu);
+		if (c == r->err && lost && c->last != '\n' && !(r->notes && r->notes->off))
+			r->cut = 1;
+		pthread_mutex_unlock(&r->mu);
+		chan_end(r, c);
 	}
 	return NULL;
 }
@@ -273,7 +389,7 @@ int relay_start(struct relay *r, int stop_fd, char **err)
 	if (!r->n)
 		return 0;
 	r->stop_fd = stop_fd;
-	if (pipe2(r->wake, O_CLOEXEC) < 0) {
+	if (pipe2(r->wake, O_CLOEXEC) < 0 || (r->err && pipe2(r->note_wake, O_CLOEXEC | O_NONBLOCK) < 0)) {
 		*err = xasprintf("cannot start relaying the standard sockets: %s", strerror(errno));
 		(void)relay_finish(r, 0);
 		return -1;
@@ -290,6 +406,8 @@ int relay_start(struct relay *r, int stop_fd, char **err)
 		return -1;
 	}
 	r->running = 1;
+	if (r->err)
+		log_divert(relay_note, r);
 	return 0;
 }
 
@@ -302,27 +420,43 @@ void relay_spawned(struct relay *r)
 		}
 }
 
+/* After the thread: what the flush did not send of sandbx's own lines,
+ * written now (none is lost), after the end of a line it cut. */
+static void notes_out(struct relay *r)
+{
+	if (r->cut)
+		(void)write_all_nosignal(2, "\n", 1);
+	while (r->notes) {
+		struct relay_note *nt = r->notes;
+		r->notes = nt->next;
+		(void)write_all_nosignal(2, nt->text + nt->off, nt->len - nt->off);
+		free(nt);
+	}
+}
+
 size_t relay_finish(struct relay *r, long flush_ms)
 {
 	size_t dropped = 0;
 	relay_spawned(r);
 	if (r->running) {
+		log_divert(NULL, NULL);	/* sandbx writes to fd 2 again once this returns */
 		r->flush_deadline = flush_ms < 0 ? -1 : mono_ms() + flush_ms;
 		(void)!write(r->wake[1], "", 1);
 		pthread_join(r->th, NULL);
 		r->running = 0;
 		dropped = r->dropped;
 	}
+	notes_out(r);
 	for (int i = 0; i < r->n; i++) {
-		chan_end(&r->ch[i]);
+		chan_end(r, &r->ch[i]);
 		free(r->ch[i].buf);
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (r->wake[i] >= 0)
 			close(r->wake[i]);
-	memset(r, 0, sizeof(*r));
-	r->wake[0] = r->wake[1] = r->stop_fd = -1;
-	for (int fd = 0; fd < 3; fd++)
-		r->cmd_end[fd] = -1;
+		if (r->note_wake[i] >= 0)
+			close(r->note_wake[i]);
+	}
+	relay_reset(r);
 	return dropped;
 }

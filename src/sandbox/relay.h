@@ -24,6 +24,20 @@
  * relay_finish is also the way out after a failed start; after a failed
  * relay_prepare or relay_start nothing is left to release.
  *
+ * Order on standard error: while the relay runs and fd 2 is a relayed
+ * socket, the lines sandbx writes there itself (sbx_err, audit) are not
+ * written to it directly, which would put them before what the command
+ * wrote earlier but the relay still holds, or into the middle of a line
+ * the relay has sent part of.  They are given to the relay (log_divert),
+ * which sends each after exactly what the command had written to the pipe
+ * when it came: the order a direct write would have had without a relay.
+ * (Not bounded by the relay: they are sandbx's own, a few in a run.)
+ * A flush given up (relay_finish's deadline, a signal) can still end
+ * the stream in the middle of a command's line: relay_finish then ends
+ * that line, and writes sandbx's lines the relay did not send, so what
+ * sandbx writes after starts a line of its own and none of its lines is
+ * lost.
+ *
  * Bounds: an output relay holds at most RELAY_OUT_BUF bytes.  An input
  * relay reads at most RELAY_IN_CHUNK from the socket and only once the
  * command has read all it was given (its pipe is one page and empty), so
@@ -51,13 +65,30 @@ struct relay_chan {
 	size_t off, len;	/* bytes held, not yet passed on */
 	size_t fed;		/* input: bytes written to the command's pipe */
 	size_t left;		/* after the run: what the pipe still holds to flush */
+	size_t taken;		/* output: bytes read from the pipe in all */
+	char last;		/* output: the last byte passed to the socket */
 	short wait_fd_ev;	/* what pump() waits for: POLLIN or POLLOUT ... */
 	int wait_fd;		/* ... on this descriptor */
+};
+
+/* A line of sandbx's own for standard error, and where it goes. */
+struct relay_note {
+	struct relay_note *next;
+	size_t at;		/* after this many bytes the command wrote (taken) */
+	size_t off, len;	/* sent, and in all */
+	char text[];
 };
 
 struct relay {
 	int n;			/* channels in use; 0: nothing relayed */
 	struct relay_chan ch[3];
+	struct relay_chan *err;	/* the channel fd 2's socket is on, or NULL */
+	/* err's taken, pipe and done, and the notes, are shared with the
+	 * thread that logs: under mu */
+	pthread_mutex_t mu;
+	struct relay_note *notes, **notes_end;
+	int note_wake[2];	/* written when a note is queued */
+	int cut;		/* err's flush was given up in a line of the command's */
 	int cmd_end[3];		/* the command's ends, until relay_spawned */
 	int wake[2];		/* written by relay_finish: the run is over */
 	int stop_fd;		/* after the run: readable means give up the flush */

@@ -28,6 +28,8 @@ static unsigned long long dropped, dropped_bytes;
  * back (log_hold_crash). */
 static volatile int hold_fd = -1, hold_saved = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int (*divert_fn)(void *ctx, const char *line, size_t n);
+static void *divert_ctx;
 
 void log_init(void)
 {
@@ -40,6 +42,12 @@ void log_init(void)
 		level = LOG_DEBUG;
 	else
 		sbx_err("unknown SANDBX_LOG value '%s' — use off, info or debug; using info", v);
+}
+
+void log_divert(int (*fn)(void *ctx, const char *line, size_t n), void *ctx)
+{
+	divert_fn = fn;
+	divert_ctx = ctx;
 }
 
 enum log_level log_level(void) { return level; }
@@ -129,6 +137,8 @@ static void append_value(char **out, size_t *len, size_t *cap, const char *v)
  * locale object that tells a mark (utf8_is_combining) and, on a terminal,
  * the terminal's charset (utf8_term_legacy).  When either cannot be made,
  * more is escaped (the marks' fallback) or the text goes out as UTF-8.
+ * While a relay runs on fd 2 (log_divert) the line is handed to it, which
+ * copies it to the heap; when that fails, it is written here as ever.
  */
 void sbx_err(const char *fmt, ...)
 {
@@ -157,6 +167,8 @@ void sbx_err(const char *fmt, ...)
 		}
 	}
 	line[w++] = '\n';
+	if (divert_fn && divert_fn(divert_ctx, line, w) == 0)
+		return;
 	/* on a terminal that is not UTF-8, in its charset (utf8_term_printf's
 	 * way, without its copy) */
 	if (!ascii && utf8_term_legacy(STDERR_FILENO))
@@ -185,6 +197,18 @@ char *audit_format(const char *event, const char *const *kv, size_t nkv)
 		append_value(&out, &len, &cap, kv[i + 1] ? kv[i + 1] : "");
 	}
 	return out;
+}
+
+/* A record of n bytes to the divert, its NUL its newline meanwhile: 0
+ * when taken. */
+static int record_diverted(char *line, size_t n)
+{
+	if (!divert_fn)
+		return -1;
+	line[n] = '\n';
+	int r = divert_fn(divert_ctx, line, n + 1);
+	line[n] = '\0';
+	return r;
 }
 
 static __thread int muted;
@@ -216,7 +240,7 @@ void audit(enum log_level lvl, const char *event, ...)
 	if (holding && held_bytes + ln > LOG_MAX_HELD) {
 		dropped++;
 		dropped_bytes += ln;
-	} else {
+	} else if (record_diverted(line, ln - 1) != 0) {
 		held_bytes += holding ? ln : 0;
 		utf8_term_printf(stderr, "%s\n", line);
 		fflush(stderr);

@@ -30,6 +30,16 @@ void log_set_level(enum log_level l);
 void sbx_err(const char *fmt, ...) SBX_ATTR_PRINTF(1, 2);
 
 /*
+ * While fn is set, each line sbx_err and audit would write to standard
+ * error (newline included) is given to fn instead: fd 2 is a socket the
+ * command's error output reaches through sandbx's relay (relay.h), and
+ * the relay puts sandbx's line after what the command wrote before it.
+ * fn answers 0 when it took the line; else the line is written to fd 2
+ * as ever.  Set and cleared by the thread that logs, while no other does.
+ */
+void log_divert(int (*fn)(void *ctx, const char *line, size_t n), void *ctx);
+
+/*
  * Emit an audit record at level lvl.  The variadic part is key, value
  * pairs of const char *, ended by NULL.  Values are quoted and escaped
  * as needed, so a path cannot forge a second record.

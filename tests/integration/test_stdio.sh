@@ -413,6 +413,10 @@ fi
 #   --close             close our end after the first bytes came back
 #   --deaf              hold the socket open and never read from it (a
 #                       reader that stalls): only the exit is waited for
+#   --deaf-for S        read nothing for S seconds, then all to the end
+#   --sndbuf N          SO_SNDBUF N on the end the command side gets, so
+#                       the socket takes only a few KiB ahead of its reader
+#                       (N=1: the kernel's least, 4480 bytes here)
 cat > "$TMP/sockdrv.py" <<'PY'
 import hashlib, os, selectors, signal, socket, subprocess, sys, threading, time
 a = sys.argv[1:]
@@ -420,9 +424,12 @@ fds = a.pop(0)
 opt = {}
 while a[0] != "--":
 	k = a.pop(0)
-	opt[k] = a.pop(0) if k in ("--send-after", "--bulk") else True
+	opt[k] = a.pop(0) if k in ("--send-after", "--bulk", "--deaf-for", "--sndbuf") else True
 argv = a[1:]
 s, t = socket.socketpair()
+if "--sndbuf" in opt:
+	t.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(opt["--sndbuf"]))
+late = float(opt["--deaf-for"]) if "--deaf-for" in opt else None
 p = subprocess.Popen(argv, stdin=t if "0" in fds else subprocess.DEVNULL,
 	stdout=t if "1" in fds else subprocess.PIPE, stderr=t if "2" in fds else None, start_new_session=True)
 if "--hold" not in opt:
@@ -436,12 +443,16 @@ if "--bulk" in opt:
 		s.shutdown(socket.SHUT_WR)
 	threading.Thread(target=feed, daemon=True).start()
 sel = selectors.DefaultSelector()
-if "--deaf" not in opt:
+if "--deaf" not in opt and late is None:
 	sel.register(s, selectors.EVENT_READ)
 if p.stdout:
 	sel.register(p.stdout, selectors.EVENT_READ)
 out, sent, live = b"", False, len(sel.get_map())
-while (live or "--deaf" in opt) and time.monotonic() < t0 + 60:
+while (live or "--deaf" in opt or late is not None) and time.monotonic() < t0 + 60:
+	if late is not None and time.monotonic() >= t0 + late:
+		sel.register(s, selectors.EVENT_READ)
+		live += 1
+		late = None
 	if not live:
 		time.sleep(0.05)
 	for k, _ in sel.select(0.1):
@@ -538,5 +549,18 @@ out=$(cd "$W" && $DRV 1 --deaf -- $SR --timeout 2 -- /bin/sh -c "$KIND 1; exec y
 secs=$(echo "$out" | sed -n 's/^secs=//p')
 if echo "$out" | grep -qx "rc=124" && [ "${secs%.*}" -lt 10 ] && grep -qx fifo "$TMP/err"; then t_pass
 else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ') $(cat "$TMP/err")"; fi
+
+t_start sr-stdio-socket-err-order "with standard error a socket whose reader stalls, a command that wrote 50 KB of 999-character lines to it (less than its pipe takes: it never waits) and exited in time has what the socket took, then sandbx's message of what was not passed on, then the exited record last: each a line of its own, no line of sandbx's in the middle of one of the command's where the flush was given up"
+out=$(cd "$W" && $DRV 2 --sndbuf 1 --deaf-for 5 -- $SR --timeout 3 -- /bin/sh -c 'yes $(printf %0999d 0) | head -c 50000 >&2')
+body=$(echo "$out" | grep -v '^rc=' | grep -v '^secs=')
+# the command's lines whole, but for the one the flush cut; sandbx's lines
+# whole and in their order
+mixed=$(echo "$body" | grep -v '^sandbx audit ' | grep -v '^sandbx: ' | grep -v '^0\{1,999\}$' | cut -c1-80)
+cut=$(echo "$body" | grep '^0*$' | awk 'length($0) != 999' | wc -l)
+ours=$(echo "$body" | grep '^sandbx' | sed 's/^\(sandbx audit [a-z]*\) .*/\1/; s/^sandbx: [0-9]* bytes the command wrote were not passed on: .*/sandbx: lost/' | tr '\n' ' ')
+if echo "$out" | grep -qx 'rc=0' && [ -z "$mixed" ] && [ "$cut" -le 1 ] &&
+   [ "$ours" = "sandbx audit spawned sandbx: lost sandbx audit exited " ] &&
+   echo "$body" | tail -1 | grep -q '^sandbx audit exited .* code=0$'; then t_pass
+else t_fail "mixed '$mixed' cut=$cut ours '$ours' $(echo "$out" | tail -2 | tr '\n' ' ')"; fi
 
 t_done

@@ -20,6 +20,7 @@
 
 #include "child_testutil.h"
 #include "sandbox/relay.h"
+#include "util/log.h"
 
 #define BIG (100 * 1024)
 
@@ -193,6 +194,68 @@ static void test_relay_none(void **state)
 	run_child(none_body);
 }
 
+/* A line sandbx writes to standard error (a socket) during the run, while
+ * the relay holds what the command wrote before it (its reader has not
+ * read yet), reaches the socket after all of that and before what the
+ * command writes next: the order a write of sandbx's own would have had
+ * without a relay.  Written straight to the socket, it went in among the
+ * bytes the relay held, as soon as the reader made room. */
+#define NOTE "sandbx: a line of sandbx's own\n"
+#define NOTE_WANT (BIG + sizeof(NOTE) - 1 + 1000)
+static void note_body(void)
+{
+	int sv[2], stdio[3] = { -1, -1, -1 }, small = 1, st;
+	struct relay r;
+	char *err = NULL;
+	static char data[BIG], want[NOTE_WANT], got[NOTE_WANT + 1];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || devnull_on(0) < 0 || devnull_on(1) < 0 ||
+	    setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) < 0 || dup2(sv[1], 2) != 2)
+		_exit(50);
+	close(sv[1]);
+	memset(want, 'a', BIG);
+	memcpy(want + BIG, NOTE, sizeof(NOTE) - 1);
+	memset(want + BIG + sizeof(NOTE) - 1, 'b', 1000);
+	pid_t reader = fork();
+	if (reader < 0)
+		_exit(51);
+	if (reader == 0) {
+		/* the caller: reads only once the relay holds the command's
+		 * bytes and sandbx has written its line, then all to the end */
+		size_t n = 0;
+		ssize_t k;
+		if (devnull_on(2) < 0)
+			_exit(1);
+		usleep(300000);
+		while (n < sizeof(got) && (k = read(sv[0], got + n, sizeof(got) - n)) > 0)
+			n += (size_t)k;
+		_exit(n == sizeof(want) && memcmp(got, want, n) == 0 ? 0 : 1);
+	}
+	close(sv[0]);
+	if (relay_prepare(&r, stdio, &err) < 0 || r.n != 1 || stdio[2] < 0 || relay_start(&r, -1, &err) < 0)
+		_exit(52);
+	int cmd = dup(stdio[2]);
+	relay_spawned(&r);
+	memset(data, 'a', sizeof(data));
+	if (cmd < 0 || write_all(cmd, data, sizeof(data)) < 0)	/* the pipe, the relay and the socket take it */
+		_exit(53);
+	sbx_err("a line of sandbx's own");
+	memset(data, 'b', 1000);
+	if (write_all(cmd, data, 1000) < 0)
+		_exit(54);
+	close(cmd);
+	(void)relay_finish(&r, -1);
+	if (devnull_on(2) < 0 || waitpid(reader, &st, 0) != reader || !WIFEXITED(st))
+		_exit(55);
+	if (WEXITSTATUS(st) != 0)
+		_exit(56);
+}
+
+static void test_relay_note_in_order(void **state)
+{
+	(void)state;
+	run_child(note_body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_relay_in_bounded),
 		cmocka_unit_test(test_relay_in_eof),
 		cmocka_unit_test(test_relay_none),
+		cmocka_unit_test(test_relay_note_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
