@@ -417,6 +417,7 @@ fi
 #   --sndbuf N          SO_SNDBUF N on the end the command side gets, so
 #                       the socket takes only a few KiB ahead of its reader
 #                       (N=1: the kernel's least, 4480 bytes here)
+#   --count             print "got=LEN" of what came back, not the bytes
 cat > "$TMP/sockdrv.py" <<'PY'
 import hashlib, os, selectors, signal, socket, subprocess, sys, threading, time
 a = sys.argv[1:]
@@ -485,6 +486,8 @@ if "--bulk" in opt:
 	head, _, rest = out.partition(b"\n")
 	print("sum=" + head.decode(errors="replace").split()[0] if head else "sum=")
 	print("got=%d %s" % (len(rest), hashlib.sha256(rest).hexdigest()))
+elif "--count" in opt:
+	print("got=%d" % len(out))
 else:
 	sys.stdout.write(out.decode(errors="replace"))
 print("rc=%s" % rc)
@@ -562,5 +565,15 @@ if echo "$out" | grep -qx 'rc=0' && [ -z "$mixed" ] && [ "$cut" -le 1 ] &&
    [ "$ours" = "sandbx audit spawned sandbx: lost sandbx audit exited " ] &&
    echo "$body" | tail -1 | grep -q '^sandbx audit exited .* code=0$'; then t_pass
 else t_fail "mixed '$mixed' cut=$cut ours '$ours' $(echo "$out" | tail -2 | tr '\n' ' ')"; fi
+
+t_start sr-stdio-socket-lost-output "a command that wrote 50 KB to a standard output socket and exited in time, whose reader then took nothing for the rest of --timeout 3 (the socket's buffer at the least: 4480 bytes), ends sandbx with the command's own status (0), with one message, its exact words, counting the bytes that did not reach the socket: 50000 less what the reader got afterwards"
+out=$(cd "$W" && $DRV 1 --sndbuf 1 --deaf-for 5 --count -- $SR --timeout 3 -- /bin/sh -c 'head -c 50000 /dev/zero' 2>"$TMP/err")
+got=$(echo "$out" | sed -n 's/^got=//p')
+lost=$(sed -n 's/^sandbx: \([0-9]*\) bytes the command wrote were not passed on: the reader of its standard output or error took none for the rest of --timeout 3s$/\1/p' "$TMP/err")
+said=$(grep -c 'not passed on' "$TMP/err")
+if echo "$out" | grep -qx 'rc=0' && [ -n "$got" ] && [ -n "$lost" ] && [ "$said" = 1 ] &&
+   [ $((got + lost)) -eq 50000 ] && [ "$lost" -ge 40000 ] &&
+   tail -n 1 "$TMP/err" | grep -q '^sandbx audit exited .* code=0$'; then t_pass
+else t_fail "got='$got' lost='$lost' $(echo "$out" | tail -2 | tr '\n' ' ') $(grep -v '^sandbx audit spawned' "$TMP/err" | tr '\n' ' ')"; fi
 
 t_done
