@@ -407,6 +407,32 @@ else
 fi
 if [ -n "$bad" ]; then t_fail "$bad"; else t_pass; fi
 
+t_start limits-rt-refused "where the command stage cannot make the command an ordinary user's process the run is refused, not run with the caller's scheduling: with setting RLIMIT_RTPRIO answered EPERM (a seccomp filter of the caller's: schedfail --rtprio; any caller), and with leaving the caller's SCHED_FIFO answered EPERM (chrt -f 1 and schedfail --setscheduler, where the caller can take SCHED_FIFO: root), sandbx exits 125 with refused mechanism=scheduling naming the error, and the command never ran; the same runs without the filter do run it"
+SF=$TESTTOOLS/schedfail
+bad=""
+# sched_try WANT PREFIX...: sandbox-run under PREFIX; WANT 125 (refused,
+# not run) or 0 (ran: the control)
+sched_try() {
+	want=$1; shift
+	rm -f "$W/ran"
+	( cd "$W" && "$@" "$SANDBX" sandbox-run --allow-write "$W" -- /bin/sh -c 'echo ran > ran' ) >/dev/null 2>"$TMP/err"
+	rc=$?
+	ran=no; [ -e "$W/ran" ] && ran=yes
+	if [ "$want" = 125 ] && [ "$rc" = 125 ] && [ "$ran" = no ] &&
+	   grep -q '^sandbx audit refused mechanism=scheduling reason=.*left: Operation not permitted); nothing was run"$' "$TMP/err" &&
+	   grep -q '^sandbx audit exited .* code=125$' "$TMP/err"; then return
+	elif [ "$want" = 0 ] && [ "$rc" = 0 ] && [ "$ran" = yes ]; then return; fi
+	bad="$bad [$*: rc=$rc ran=$ran $(grep -v '^sandbx audit spawned' "$TMP/err" | head -3 | tr '\n' ' ')]"
+}
+sched_try 125 "$SF" --rtprio --
+sched_try 0 env --
+if chrt -f 1 true 2>/dev/null; then
+	sched_try 125 chrt -f 1 "$SF" --setscheduler --
+	sched_try 0 chrt -f 1 env --
+fi
+rm -f "$W/ran"
+if [ -n "$bad" ]; then t_fail "$bad"; else t_pass; fi
+
 t_start limits-init-no-host-handles "the sandbox's init holds no handle on the host: as root, none of its descriptors is a cgroup directory (the supervisor's alone, removed after the call) or the supervisor's /proc/PID/ns; as the caller's own user, its descriptors cannot even be listed"
 tag="ih$$x$(date +%s)"
 bg --limit-procs 64 --timeout 60 -- "$FB" 1 "$tag" 3
