@@ -413,7 +413,13 @@ int cli_sandbox_run(struct cli_opts *o)
 		 * cannot hold sandbx past it. */
 		long left = tmo < 0 ? -1 : res.timed_out ? 0 : tmo - (mono_ms() - t0);
 		size_t lost = relay_finish(&rl, tmo >= 0 && left < 0 ? 0 : left);
-		if (lost && !res.timed_out)
+		/* A signal to sandbx gives the flush up too (relay.h), with
+		 * or without a --timeout: the message names the one that did. */
+		int asked = sandbox_sigs_caught();
+		if (lost && asked)
+			sbx_err("%zu bytes the command wrote were not passed on: sandbx was asked to end (%s) before "
+				"the reader of its standard output or error took them", lost, sandbox_sig_name(asked));
+		else if (lost && !res.timed_out)
 			sbx_err("%zu bytes the command wrote were not passed on: the reader of its standard output "
 				"or error took none for the rest of --timeout %llus",
 				lost, (unsigned long long)o->timeout);

@@ -576,4 +576,13 @@ if echo "$out" | grep -qx 'rc=0' && [ -n "$got" ] && [ -n "$lost" ] && [ "$said"
    tail -n 1 "$TMP/err" | grep -q '^sandbx audit exited .* code=0$'; then t_pass
 else t_fail "got='$got' lost='$lost' $(echo "$out" | tail -2 | tr '\n' ' ') $(grep -v '^sandbx audit spawned' "$TMP/err" | tr '\n' ' ')"; fi
 
+t_start sr-stdio-socket-lost-on-signal "output a stalled reader never took, given up because sandbx got SIGTERM after the command ended (no --timeout), is counted in a message that names the signal (it named a --timeout 0s that was never given), and sandbx ends by the signal (143) with the exited record last"
+out=$(cd "$W" && $DRV 1 --sndbuf 1 --deaf-for 5 --count -- /bin/sh -c "$SR -- /bin/sh -c 'head -c 50000 /dev/zero' 2>$TMP/err & p=\$!; sleep 2; kill \$p; wait \$p 2>/dev/null; echo \$? > $TMP/rc")
+got=$(echo "$out" | sed -n 's/^got=//p')
+lost=$(sed -n 's/^sandbx: \([0-9]*\) bytes the command wrote were not passed on: sandbx was asked to end (SIGTERM) before the reader of its standard output or error took them$/\1/p' "$TMP/err")
+said=$(grep -c 'not passed on' "$TMP/err")
+if [ "$(cat "$TMP/rc")" = 143 ] && [ -n "$got" ] && [ -n "$lost" ] && [ "$said" = 1 ] && [ $((got + lost)) -eq 50000 ] &&
+   tail -n 1 "$TMP/err" | grep -q '^sandbx audit exited .* code=143 stopped=SIGTERM$'; then t_pass
+else t_fail "rc=$(cat "$TMP/rc") got='$got' lost='$lost' $(grep -v '^sandbx audit spawned' "$TMP/err" | tr '\n' ' ')"; fi
+
 t_done
