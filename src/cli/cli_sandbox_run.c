@@ -324,6 +324,11 @@ int cli_sandbox_run(struct cli_opts *o)
 	int pin_fd = -1;
 
 	xalloc_exit_code(EXIT_REFUSED);	/* 1 would read as the command's own */
+	/* A reader of standard error that went away (a socket's, a pipe's)
+	 * must not end sandbx at its last record, in place of the command's
+	 * status: the write fails with EPIPE, which nothing here acts on.  The
+	 * helper is spawned with SIGPIPE back at its default (sandbox.c). */
+	signal(SIGPIPE, SIG_IGN);
 	if (cli_build_policy(o, 0, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);

@@ -547,6 +547,11 @@ out=$(cd "$W" && $DRV 1 --close -- $SR -- /bin/sh -c "$KIND 1; exec yes" 2>"$TMP
 if echo "$out" | grep -qx "rc=141" && grep -qx fifo "$TMP/err"; then t_pass
 else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ') $(cat "$TMP/err")"; fi
 
+t_start sr-stdio-socket-err-reader-gone "a caller that closes its end of a standard error socket during the run does not end sandbx by SIGPIPE at its last record: sandbx exits with the command's own status (7); before, it died of SIGPIPE"
+out=$(cd "$W" && $DRV 2 --close -- $SR -- /bin/sh -c 'sleep 1; echo x >&2; sleep 0.5; exit 7')
+if echo "$out" | grep -qx "rc=7"; then t_pass
+else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ')"; fi
+
 t_start sr-stdio-socket-timeout-stalled "--timeout 2 still ends sandbx (exit 124) within seconds when the command filled a standard output socket whose reader stalls: what the relay still holds is dropped at the deadline rather than waited on for ever"
 out=$(cd "$W" && $DRV 1 --deaf -- $SR --timeout 2 -- /bin/sh -c "$KIND 1; exec yes" 2>"$TMP/err")
 secs=$(echo "$out" | sed -n 's/^secs=//p')
