@@ -458,6 +458,11 @@ int cli_agent_run(struct cli_opts *o)
 	static char outbuf[64u << 10];	/* glibc ignores the size without a buffer */
 	if (!st.tty)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* Before the policy, whose home lookup may open an NSS module: run
+	 * again without the entries the command line's grants reach. */
+	int rc = cli_ldpath_guard_early(o);
+	if (rc)
+		return rc;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
@@ -467,7 +472,7 @@ int cli_agent_run(struct cli_opts *o)
 	/* The grants known, before any library is opened late (libcurl
 	 * included), any request or any tool: run again without the search
 	 * path entries a call could plant a library in. */
-	int rc = cli_agent_start(o, &p);
+	rc = cli_agent_start(o, &p);
 	if (rc) {
 		policy_release(&p);
 		return rc;

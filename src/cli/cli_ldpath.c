@@ -20,6 +20,9 @@
  * executed carries its own; a mark left in the caller's environment names
  * no such process and is ignored, rather than refusing the run. */
 #define LDPATH_MARK "SANDBX_LDPATH_CLEANED"
+/* + the variable's name: the caller's value of a variable the re-exec
+ * changed, for the command (cli_ldpath_command_value). */
+#define LDPATH_WAS "SANDBX_LDPATH_WAS_"
 #define LDPATH_MAX_LINKS 40	/* as the kernel's ELOOP */
 
 char **cli_main_argv;
@@ -283,6 +286,22 @@ int cli_ldpath_env_guard(const struct policy *p)
 	return 0;
 }
 
+/* glibc splits LD_LIBRARY_PATH at ':' and ';', GCONV_PATH at ':'. */
+static const struct {
+	const char *var, *seps, *was;
+} vars[] = {
+	{ "LD_LIBRARY_PATH", ":;", LDPATH_WAS "LD_LIBRARY_PATH" },
+	{ "GCONV_PATH", ":", LDPATH_WAS "GCONV_PATH" },
+};
+
+/* -1 until the first guard of this process has looked: then whether it
+ * is the one a guard executed again, and the caller's values it carried.
+ * The mark and the carriers leave the environment at that first look, so
+ * every later guard of the same process must know it from here: the one
+ * after the policy must not execute a re-executed process again. */
+static int reexecuted = -1;
+static char *carried[SBX_ARRAY_LEN(vars)];
+
 static int mark_is_own(void)
 {
 	const char *v = getenv(LDPATH_MARK);
@@ -291,17 +310,37 @@ static int mark_is_own(void)
 	return v && strcmp(v, own) == 0;
 }
 
+static int is_reexecuted(void)
+{
+	if (reexecuted >= 0)
+		return reexecuted;
+	reexecuted = mark_is_own();
+	unsetenv(LDPATH_MARK);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
+		/* Believed only from our own re-exec: one the caller set is
+		 * dropped unread. */
+		const char *v = getenv(vars[i].was);
+		if (reexecuted && v)
+			carried[i] = xstrdup(v);
+		unsetenv(vars[i].was);
+	}
+	return reexecuted;
+}
+
+const char *cli_ldpath_command_value(const char *var)
+{
+	(void)is_reexecuted();
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
+		if (strcmp(var, vars[i].var) == 0 && carried[i])
+			return carried[i];
+	return getenv(var);
+}
+
 int cli_ldpath_guard(const struct policy *p)
 {
-	/* glibc splits LD_LIBRARY_PATH at ':' and ';', GCONV_PATH at ':'. */
-	static const struct { const char *var, *seps; } vars[] = {
-		{ "LD_LIBRARY_PATH", ":;" },
-		{ "GCONV_PATH", ":" },
-	};
-	int again = mark_is_own();
+	int again = is_reexecuted();
 	char own[24];
 	char *what = NULL, *first = NULL;
-	unsetenv(LDPATH_MARK);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
 		const char *v = getenv(vars[i].var);
 		struct strv removed = { 0 };
@@ -328,6 +367,9 @@ int cli_ldpath_guard(const struct policy *p)
 		what = w;
 		if (!first)
 			first = xasprintf("%s entry %s", vars[i].var, removed.v[0]);
+		/* The command may still be given it (--allow-env): the caller's
+		 * value rides along, for the command only. */
+		setenv(vars[i].was, v, 1);
 		if (kept)
 			setenv(vars[i].var, kept, 1);
 		else
@@ -350,6 +392,8 @@ int cli_ldpath_guard(const struct policy *p)
 	refuse(xasprintf("cannot run again without %s (/proc/self/exe: %s) — remove it from the environment "
 			 "and run again", first, strerror(e)));
 	unsetenv(LDPATH_MARK);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
+		unsetenv(vars[i].was);
 	free(what);
 	free(first);
 	return EXIT_REFUSED;
@@ -362,6 +406,30 @@ int cli_ldpath_guard_no_grants(void)
 	 * and there is no grant to judge it against. */
 	struct policy p;
 	policy_init(&p);
+	int rc = cli_ldpath_guard(&p);
+	policy_release(&p);
+	return rc;
+}
+
+int cli_ldpath_guard_early(const struct cli_opts *o)
+{
+	/* The write grants the policy will hold, from what is known before
+	 * it is built: each --allow-write path, resolved, or else the working
+	 * directory.  Building it only refuses what it learns later (the
+	 * home, sandbx's own state), never adds a write grant, so an entry
+	 * that stays here stays after it too.  A path that does not resolve
+	 * now is refused by the policy; it is no grant either way. */
+	struct policy p;
+	char cwd[PATH_MAX];
+	policy_init(&p);
+	p.grants = xcalloc(o->npaths + 1, sizeof(*p.grants));
+	for (size_t i = 0; i < o->npaths; i++) {
+		char *real = (o->paths[i].access & POL_WRITE) ? realpath(o->paths[i].path, NULL) : NULL;
+		if (real)
+			p.grants[p.ngrants++] = (struct policy_grant){ .path = real, .access = POL_WRITE };
+	}
+	if (o->npaths == 0 && getcwd(cwd, sizeof(cwd)))
+		p.grants[p.ngrants++] = (struct policy_grant){ .path = xstrdup(cwd), .access = POL_READ | POL_WRITE };
 	int rc = cli_ldpath_guard(&p);
 	policy_release(&p);
 	return rc;

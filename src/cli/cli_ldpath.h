@@ -7,8 +7,10 @@
  * working directory), relative, or lies in a write grant would let a tool
  * call plant a library this unconfined process, which holds the API key,
  * then loads.  agent-run, tui and tool drop such entries by re-executing
- * themselves without them, once the grants are known and before any
- * request or tool; sessions and hash, which have no grants, drop the
+ * themselves without them, judged against the command line's write grants
+ * before the policy is built (its home lookup may open an NSS module), and
+ * again once it is, before any request or tool; sessions and hash, which
+ * have no grants, drop the
  * entries naming the working directory before they open cJSON or
  * libcrypto.
  */
@@ -70,6 +72,8 @@ void ldpath_drop_late(const struct policy *p);
  */
 char *ldpath_home_terminfo_note(const struct policy *p);
 
+struct cli_opts;
+
 /*
  * For agent-run, tui and tool once p is built: when LD_LIBRARY_PATH or
  * GCONV_PATH holds an entry to drop, say so on stderr and execute
@@ -78,9 +82,30 @@ char *ldpath_home_terminfo_note(const struct policy *p);
  * removed; EXIT_REFUSED (said on stderr) when the re-exec fails or this is
  * already the re-executed process (SANDBX_LDPATH_CLEANED holds this
  * process's pid; any other value is ignored); does not return otherwise.
-
+ * The caller's value of each variable changed rides along to the process
+ * run again, for the command only (cli_ldpath_command_value).  Only the
+ * first guard of a process reads the mark: a later one knows from it.
  */
 int cli_ldpath_guard(const struct policy *p);
+
+/*
+ * cli_ldpath_guard for sandbox-run, agent-run, tui and tool before the
+ * policy is built, which looks up the caller's home (getpwuid: an NSS
+ * module the files source does not answer for is opened through
+ * LD_LIBRARY_PATH): judged against the write grants the command line
+ * gives (each --allow-write path, resolved), or the working directory
+ * when it names no path.  The policy holds no write grant beyond these,
+ * so the guard after it then finds nothing more to drop.  Same returns.
+ */
+int cli_ldpath_guard_early(const struct cli_opts *o);
+
+/*
+ * The value the sandboxed command is given for var when --allow-env names
+ * it: in the process a guard ran again, the caller's value of a variable
+ * the guard changed (that process itself loads through the cleaned one);
+ * else getenv(var).  NULL when unset.
+ */
+const char *cli_ldpath_command_value(const char *var);
 
 /*
  * cli_ldpath_guard for the commands that build no policy but open a

@@ -43,6 +43,10 @@ int cli_tool(struct cli_opts *o)
 		sbx_err("tool input is larger than %u MiB — pass less", TOOLS_MAX_INPUT >> 20);
 		return EXIT_USAGE;
 	}
+	/* Before the policy, whose home lookup may open an NSS module. */
+	int rc = cli_ldpath_guard_early(o);
+	if (rc)
+		return rc;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
@@ -53,7 +57,7 @@ int cli_tool(struct cli_opts *o)
 	 * parse of the input cJSON, and a library an earlier call planted
 	 * where LD_LIBRARY_PATH looks would be it.  The input is an argument,
 	 * so the process run again gets it whole. */
-	int rc = cli_ldpath_guard(&p);
+	rc = cli_ldpath_guard(&p);
 	if (rc) {
 		policy_release(&p);
 		return rc;

@@ -129,6 +129,9 @@ int cli_tui(struct cli_opts *o)
 	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL, *home_ti = NULL;
 	int rc = EXIT_ERROR, r, last = 0;
 
+	/* Before the policy, whose home lookup may open an NSS module. */
+	if ((r = cli_ldpath_guard_early(o)) != 0)
+		return r;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);

@@ -629,6 +629,74 @@ else
 fi
 rm -rf "$HW" "$HE"
 
+# glibc opens an NSS module through LD_LIBRARY_PATH as it was at start, at
+# the first lookup that reaches it: building the policy looks up the
+# caller's home (getpwuid), and for a user the files source does not hold
+# (passwd: files systemd, LDAP, sssd) that opens the next source's module.
+# The host's /etc/nsswitch.conf cannot be changed safely, so a private
+# mount namespace binds one naming a module of the test's own first, which
+# every passwd lookup then opens, as a user files does not hold would.
+# getent shows the module is opened that way here before sandbx is asked.
+nss_ns() {
+	if is_root; then unshare -m --propagation private "$@"; else unshare -Urm --propagation private "$@"; fi
+}
+# nss_setup: the module's source, the nsswitch.conf and the working
+# directory in $NW, $NE; "" or why the mechanism is missing in $nss_why.
+nss_setup() {
+	NW="$TMP/nsswork"; NE="$TMP/nssevil"; mkdir -p "$NW" "$NE/home"; chmod 755 "$NW" "$NE" "$NE/home"
+	printf 'xyz\n' > "$NW/f.txt"
+	printf '#include <stdio.h>\n#include <unistd.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/loaded", "a"); if (f) { fprintf(f, "%%ld\\n", (long)getpid()); fclose(f); } }\n' "$NE" > "$NE/nss.c"
+	printf 'passwd: sbxtest files\ngroup: sbxtest files\nshadow: sbxtest files\nhosts: sbxtest files\nservices: sbxtest files\n' > "$NE/nsswitch.conf"
+	chmod 644 "$NE/nsswitch.conf"; rm -f "$NE/loaded"
+	nss_why=""
+	if ! cc -shared -fPIC -o "$NW/libnss_sbxtest.so.2" "$NE/nss.c" 2>"$TMP/err"; then nss_why="cannot build the module: $(cat "$TMP/err")"; return; fi
+	chmod 755 "$NW/libnss_sbxtest.so.2"
+	nss_ns sh -c 'mount --bind "$1/nsswitch.conf" /etc/nsswitch.conf || exit 99; cd "$2" && LD_LIBRARY_PATH=: getent passwd 0 >/dev/null
+		[ -s "$1/loaded" ]' sh "$NE" "$NW" 2>"$TMP/err"
+	case $? in
+	0) rm -f "$NE/loaded" ;;
+	99) nss_why="cannot bind an nsswitch.conf in a private mount namespace (unshare -m, or -Urm unprivileged): $(cat "$TMP/err")" ;;
+	*) nss_why="getent with LD_LIBRARY_PATH=':' did not open the module in the working directory here (nscd answering?): $(cat "$TMP/err")" ;;
+	esac
+}
+# nss_run NAME CMD...: CMD (sandbx's arguments) in $NW with LD_LIBRARY_PATH=':'
+# under that nsswitch.conf; stdout, stderr, status in $NE/NAME.{out,err,rc}.
+nss_run() {
+	n=$1; shift
+	nss_ns sh -c 'mount --bind "$1/nsswitch.conf" /etc/nsswitch.conf || exit 99; cd "$2" || exit 98; shift 2
+		exec env -u ANTHROPIC_API_KEY HOME="$NE_HOME" XDG_CONFIG_HOME="$NE_HOME/.config" XDG_STATE_HOME="$NE_HOME/.state" \
+			LD_LIBRARY_PATH=: "$@"' sh "$NE" "$NW" "$SANDBX" "$@" >"$NE/$n.out" 2>"$NE/$n.err" </dev/null
+	echo $? > "$NE/$n.rc"
+}
+# nss_check NAME RC: it exited RC, said the note once, and no process
+# opened the module; else the reason in $bad.
+nss_check() {
+	rc=$(cat "$NE/$1.rc")
+	[ "$rc" = "$2" ] || bad="$bad [$1: exit $rc, not $2: $(cat "$NE/$1.err")]"
+	[ "$(grep -c "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$NE/$1.err")" = 1 ] ||
+		bad="$bad [$1: not one note: $(cat "$NE/$1.err")]"
+	[ ! -s "$NE/loaded" ] || bad="$bad [$1: the planted NSS module ran in pid $(cat "$NE/loaded" | tr '\n' ' ')]"
+	rm -f "$NE/loaded"
+}
+
+t_start sb-ldpath-nss-before-policy "sandbx tool, agent-run and tui with LD_LIBRARY_PATH=':' run again without it before building the policy, whose home lookup opens an NSS module the files source does not answer for: a libnss_*.so.2 planted in the working directory is opened by no process of sandbx's (before, its constructor ran in the first process of each, before the re-exec)"
+nss_setup
+if [ -n "$nss_why" ]; then t_skip "$nss_why"
+else
+	export NE_HOME="$NE/home"
+	bad=""
+	nss_run tool tool read '{"path":"f.txt"}'
+	nss_check tool 0
+	grep -q xyz "$NE/tool.out" || bad="$bad [tool: no output: $(cat "$NE/tool.out")]"
+	nss_run agent agent-run -- hi
+	nss_check agent 1
+	grep -q "no API key" "$NE/agent.err" || bad="$bad [agent-run: not the missing key: $(cat "$NE/agent.err")]"
+	nss_run tui tui
+	nss_check tui 1
+	grep -q "no API key" "$NE/tui.err" || bad="$bad [tui: not the missing key: $(cat "$NE/tui.err")]"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
 t_start sb-hash-fifo "sandbx hash of a FIFO, a socket or a device fails at once saying it is not a regular file (before, a FIFO with no writer blocked it for ever)"
 mkfifo "$TMP/hfifo"
 bad=""
