@@ -301,6 +301,7 @@ static const struct {
  * after the policy must not execute a re-executed process again. */
 static int reexecuted = -1;
 static char *carried[SBX_ARRAY_LEN(vars)];
+static int carried_checked;	/* by carried_check: until then none is believed */
 
 static int mark_is_own(void)
 {
@@ -331,15 +332,45 @@ const char *cli_ldpath_command_value(const char *var)
 {
 	(void)is_reexecuted();
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
-		if (strcmp(var, vars[i].var) == 0 && carried[i])
+		if (strcmp(var, vars[i].var) == 0 && carried[i] && carried_checked)
 			return carried[i];
 	return getenv(var);
+}
+
+/* A carried value is believed only as what our own guard could have
+ * cleaned into the value this process runs with: judged as that guard
+ * judged it, it must leave exactly the current one.  A caller that execs
+ * sandbx with its own pid as the mark can then add to what the command
+ * gets only entries this guard drops, as it could by setting the
+ * variable itself; anything else is not believed (the command gets the
+ * current value).  Judged once, at the first guard with grants. */
+static void carried_check(const struct policy *p)
+{
+	if (carried_checked)
+		return;
+	carried_checked = 1;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
+		if (!carried[i])
+			continue;
+		const char *cur = getenv(vars[i].var);
+		struct strv removed = { 0 };
+		char *kept = NULL;
+		size_t n = ldpath_filter(carried[i], vars[i].seps, p, &kept, &removed);
+		if (!n || (kept ? !cur || strcmp(kept, cur) : cur != NULL)) {
+			free(carried[i]);
+			carried[i] = NULL;
+		}
+		free(kept);
+		strv_free(&removed);
+	}
 }
 
 int cli_ldpath_guard(const struct policy *p)
 {
 	int again = is_reexecuted();
 	char own[24];
+	if (again)
+		carried_check(p);
 	char *what = NULL, *first = NULL;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
 		const char *v = getenv(vars[i].var);
@@ -352,8 +383,8 @@ int cli_ldpath_guard(const struct policy *p)
 		}
 		char *list = join(&removed);
 		if (again) {
-			refuse(xasprintf("%s holds %s, still after running again without it — a tool call could "
-					 "plant a library there that sandbx then loads; remove it from %s and run again",
+			refuse(xasprintf("%s holds %s, still after running again without it — what runs under "
+					 "these grants could plant a library there that sandbx then loads; remove it from %s and run again",
 					 vars[i].var, list, vars[i].var));
 			free(list);
 			free(kept);
@@ -380,8 +411,8 @@ int cli_ldpath_guard(const struct policy *p)
 	}
 	if (!what)
 		return 0;
-	sbx_err("note: running again without %s — a tool call could plant a library there that this "
-		"unconfined process would load later", what);
+	sbx_err("note: running again without %s — what runs under these grants could plant a library "
+		"there that this unconfined process would load later", what);
 	snprintf(own, sizeof(own), "%ld", (long)getpid());
 	setenv(LDPATH_MARK, own, 1);
 	fflush(NULL);
@@ -421,6 +452,10 @@ int cli_ldpath_guard_early(const struct cli_opts *o)
 	 * now is refused by the policy; it is no grant either way. */
 	struct policy p;
 	char cwd[PATH_MAX];
+	/* Nothing to judge, nothing to resolve (sandbox-run's usual case);
+	 * the mark and carriers, if any, wait for the guard after the policy. */
+	if (!getenv(vars[0].var) && !getenv(vars[1].var))
+		return 0;
 	policy_init(&p);
 	p.grants = xcalloc(o->npaths + 1, sizeof(*p.grants));
 	for (size_t i = 0; i < o->npaths; i++) {

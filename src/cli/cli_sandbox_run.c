@@ -15,6 +15,7 @@
 #include <termios.h>
 
 #include "cli/cli.h"
+#include "cli/cli_ldpath.h"
 #include "sandbox/helper.h"
 #include "sandbox/limits.h"
 #include "sandbox/relay.h"
@@ -329,11 +330,23 @@ int cli_sandbox_run(struct cli_opts *o)
 	 * status: the write fails with EPIPE, which nothing here acts on.  The
 	 * helper is spawned with SIGPIPE back at its default (sandbox.c). */
 	signal(SIGPIPE, SIG_IGN);
+	/* This process is not confined, and loads libraries late (libseccomp
+	 * for the filter, libcrypto for --pin-sha256, an NSS module for the
+	 * policy's home lookup or a --allow-net name): never from where the
+	 * command can write, through LD_LIBRARY_PATH as it was at start.  The
+	 * command still gets the caller's value (--allow-env). */
+	int rc = cli_ldpath_guard_early(o);
+	if (rc)
+		return rc;
 	if (cli_build_policy(o, 0, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
 		return EXIT_REFUSED;
+	}
+	if ((rc = cli_ldpath_guard(&p)) != 0) {
+		policy_release(&p);
+		return rc;
 	}
 	if (o->pin_hex && (pin_fd = open_pinned(o, &p, &err)) < 0) {
 		audit(LOG_INFO, "refused", "mechanism", "pin", "reason", err, NULL);
@@ -360,7 +373,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	/* sandbx exits right after the run: it need not wait for the
 	 * supervisor's own teardown once it reports the run over. */
 	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
-				   .no_reap = 1 };
+				   .env_value = cli_ldpath_command_value, .no_reap = 1 };
 	/* A standard descriptor that is a socket reaches the command as a
 	 * pipe sandbx relays (relay.h): what the command does to a socket
 	 * (shutdown, its options) could not be put back after the run. */
@@ -393,7 +406,6 @@ int cli_sandbox_run(struct cli_opts *o)
 	free(env);
 	free(pin);
 
-	int rc;
 	struct stdio_snap z;
 	stdio_take(&z);
 	const char *failed = NULL;

@@ -95,6 +95,10 @@ struct sandbox_spawn {
 	char *const *argv;	/* program and arguments */
 	int pin_fd;		/* -1, or O_RDONLY fd of the pinned program */
 	int stdio[3];		/* -1 = inherit the harness's */
+	/* The value the command gets for a variable the policy passes, or
+	 * NULL for none; NULL here: the harness's own (getenv).  sandbox-run
+	 * gives its caller's, where a re-exec cleaned the harness's own. */
+	const char *(*env_value)(const char *name);
 	int no_reap;		/* the caller exits right after sandbox_wait: return
 				   once the supervisor reports the run over, without
 				   waiting for its own exit (it is not reaped) */

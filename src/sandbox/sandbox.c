@@ -99,7 +99,8 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	for (char *const *a = s->argv; *a; a++)
 		strv_push(&args, *a);
 	for (size_t i = 0; i < s->policy->env.n; i++) {
-		const char *name = s->policy->env.v[i], *v = getenv(name);
+		const char *name = s->policy->env.v[i];
+		const char *v = s->env_value ? s->env_value(name) : getenv(name);
 		if (v)
 			strv_push_own(&env, xasprintf("%s%s=%s", helper_env_for_command_only(name) ?
 						      HELPER_CMDENV_PREFIX : "", name, v));

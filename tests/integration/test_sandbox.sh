@@ -694,8 +694,66 @@ else
 	nss_run tui tui
 	nss_check tui 1
 	grep -q "no API key" "$NE/tui.err" || bad="$bad [tui: not the missing key: $(cat "$NE/tui.err")]"
+	nss_run sr sandbox-run -- /bin/cat f.txt
+	nss_check sr 0
+	grep -q xyz "$NE/sr.out" || bad="$bad [sandbox-run: no output: $(cat "$NE/sr.out")]"
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
+
+# sandbox-run is not confined either, and opens libseccomp (the filter)
+# and, with --pin-sha256, libcrypto after the command line is read: with
+# an empty LD_LIBRARY_PATH entry (the working directory, the default write
+# grant) a command could leave one there for the next run to load.
+t_start sb-ldpath-sandbox-run-plant "sandbox-run with LD_LIBRARY_PATH=':' runs again without it before it opens libseccomp or (--pin-sha256) libcrypto, saying so once: the libseccomp.so.2 and libcrypto.so.3 an earlier command left in the working directory are loaded by no process of sandbx's and the command runs (before, sandbx loaded the planted library and refused the run)"
+SW="$TMP/srwork"; SE="$TMP/srevil"; mkdir -p "$SW" "$SE"; chmod 755 "$SW" "$SE"
+printf '#include <stdio.h>\n#include <unistd.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/loaded", "a"); if (f) { fprintf(f, "%%ld\\n", (long)getpid()); fclose(f); } }\n' "$SE" > "$SE/evil.c"
+if ! cc -shared -fPIC -o "$SE/evil.so" "$SE/evil.c" 2>"$TMP/err"; then t_fail "cannot build the library: $(cat "$TMP/err")"
+else
+	chmod 755 "$SE/evil.so"; rm -f "$SE/loaded"
+	bad=""
+	sr_ld() { (cd "$SW" && LD_LIBRARY_PATH=":" "$SANDBX" sandbox-run "$@") >"$TMP/out" 2>"$TMP/err" </dev/null; rc=$?; }
+	sr_said() {
+		[ "$(grep -c "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$TMP/err")" = 1 ] ||
+			bad="$bad [$1: not one note: $(cat "$TMP/err")]"
+		[ ! -s "$SE/loaded" ] || bad="$bad [$1: the planted library ran in pid $(tr '\n' ' ' < "$SE/loaded")]"
+		rm -f "$SE/loaded"
+	}
+	# The command plants them in its own grant, as one could.
+	sr_ld --allow-read "$SE" --allow-write "$SW" -- /bin/sh -c "cp '$SE/evil.so' libseccomp.so.2 && cp '$SE/evil.so' libcrypto.so.3"
+	[ $rc -eq 0 ] && [ -e "$SW/libseccomp.so.2" ] && [ -e "$SW/libcrypto.so.3" ] || bad="$bad [plant: rc=$rc $(cat "$TMP/err")]"
+	sr_said plant
+	sr_ld -- /bin/true
+	[ $rc -eq 0 ] || bad="$bad [true: rc=$rc $(cat "$TMP/err")]"
+	sr_said true
+	sr_ld --pin-sha256 "$(sha256sum /bin/true | cut -d' ' -f1)" -- /bin/true
+	[ $rc -eq 0 ] || bad="$bad [pin: rc=$rc $(cat "$TMP/err")]"
+	sr_said pin
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
+t_start sb-ldpath-sandbox-run-allow-env "after sandbox-run ran again without LD_LIBRARY_PATH and GCONV_PATH entries, --allow-env still gives the command the caller's values, whole, while sandbx loads no library planted where they point; a SANDBX_LDPATH_WAS_ value the caller set is not what the command gets (with or without a re-exec), and none reaches it"
+if [ ! -e "$SW/libseccomp.so.2" ]; then t_skip "no planted library (sb-ldpath-sandbox-run-plant)"
+else
+	bad=""
+	envs='printf "%s|%s|%s\n" "${LD_LIBRARY_PATH-unset}" "${GCONV_PATH-unset}" "$(env | grep -c ^SANDBX_)"'
+	(cd "$SW" && LD_LIBRARY_PATH=":$SE;lib" GCONV_PATH="$SW/gconv:/usr/lib/gconv" SANDBX_LDPATH_WAS_LD_LIBRARY_PATH=/injected \
+		"$SANDBX" sandbox-run --allow-env LD_LIBRARY_PATH --allow-env GCONV_PATH --allow-env SANDBX_LDPATH_WAS_LD_LIBRARY_PATH \
+		--allow-env SANDBX_LDPATH_WAS_GCONV_PATH --allow-env SANDBX_LDPATH_CLEANED -- /bin/sh -c "$envs") >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(cat "$TMP/out")" = ":$SE;lib|$SW/gconv:/usr/lib/gconv|0" ] || bad="$bad [re-exec: rc=$rc out=$(cat "$TMP/out") $(cat "$TMP/err")]"
+	grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory), 'lib' (relative.*GCONV_PATH: '$SW/gconv'" "$TMP/err" ||
+		bad="$bad [no note: $(cat "$TMP/err")]"
+	[ ! -s "$SE/loaded" ] || bad="$bad [the planted library ran in pid $(tr '\n' ' ' < "$SE/loaded")]"
+	rm -f "$SE/loaded"
+	# Nothing to drop, no re-exec: a value the caller put in the carrier
+	# is not the command's, not even with the mark of its own pid.
+	(cd "$SW" && LD_LIBRARY_PATH=/usr/lib SANDBX_LDPATH_WAS_LD_LIBRARY_PATH=:/injected exec sh -c 'SANDBX_LDPATH_CLEANED=$$ exec "$0" "$@"' \
+		"$SANDBX" sandbox-run --allow-env LD_LIBRARY_PATH -- /bin/sh -c "$envs") >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(cat "$TMP/out")" = "/usr/lib|unset|0" ] || bad="$bad [no re-exec: rc=$rc out=$(cat "$TMP/out") $(cat "$TMP/err")]"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+rm -rf "$SW" "$SE"
 
 t_start sb-hash-fifo "sandbx hash of a FIFO, a socket or a device fails at once saying it is not a regular file (before, a FIFO with no writer blocked it for ever)"
 mkfifo "$TMP/hfifo"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -272,6 +273,51 @@ static void test_ldpath_home_terminfo(void **state)
 	free(saved);
 }
 
+/* In a child (the carriers are read once per process): LD_LIBRARY_PATH
+ * cur (NULL: unset), the carrier was, the mark (own: this process's pid),
+ * then, when guard, the guard against pol: what the command would get. */
+static int carried_case(const char *cur, const char *was, int own, int guard, const char *want)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char mark[24];
+		snprintf(mark, sizeof(mark), "%ld", own ? (long)getpid() : (long)getpid() + 1);
+		if (cur)
+			setenv("LD_LIBRARY_PATH", cur, 1);
+		else
+			unsetenv("LD_LIBRARY_PATH");
+		unsetenv("GCONV_PATH");
+		setenv("SANDBX_LDPATH_WAS_LD_LIBRARY_PATH", was, 1);
+		setenv("SANDBX_LDPATH_CLEANED", mark, 1);
+		if (guard && cli_ldpath_guard(&pol) != 0)
+			_exit(2);
+		const char *got = cli_ldpath_command_value("LD_LIBRARY_PATH");
+		if (getenv("SANDBX_LDPATH_WAS_LD_LIBRARY_PATH") || getenv("SANDBX_LDPATH_CLEANED"))
+			_exit(3);	/* the carrier and mark leave the environment */
+		_exit((!got && !want) || (got && want && strcmp(got, want) == 0) ? 0 : 1);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static void test_ldpath_carried(void **state)
+{
+	(void)state;
+	char was[512];
+	/* What our guard cleaned into the current value: believed. */
+	snprintf(was, sizeof(was), ":%s", at("grant/lib"));
+	assert_int_equal(carried_case(NULL, was, 1, 1, was), 0);
+	assert_int_equal(carried_case("/usr/lib", ":/usr/lib", 1, 1, ":/usr/lib"), 0);
+	/* Anything else is not, own mark or not: the current value. */
+	assert_int_equal(carried_case("/usr/lib", ":/injected", 1, 1, "/usr/lib"), 0);
+	assert_int_equal(carried_case("/usr/lib", "/usr/lib", 1, 1, "/usr/lib"), 0);
+	assert_int_equal(carried_case(NULL, "/usr/lib", 1, 1, NULL), 0);
+	assert_int_equal(carried_case("/usr/lib", ":/usr/lib", 0, 1, "/usr/lib"), 0);
+	/* Nor before a guard judged it against grants. */
+	assert_int_equal(carried_case("/usr/lib", ":/usr/lib", 1, 0, "/usr/lib"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_ldpath_openssl_refused),
 		cmocka_unit_test(test_ldpath_drop_late),
 		cmocka_unit_test(test_ldpath_home_terminfo),
+		cmocka_unit_test(test_ldpath_carried),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
