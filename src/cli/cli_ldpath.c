@@ -307,8 +307,10 @@ static int mark_is_own(void)
 {
 	const char *v = getenv(LDPATH_MARK);
 	char own[24];
+	if (!v)
+		return 0;	/* sandbox-run's spawn path: not even getpid */
 	snprintf(own, sizeof(own), "%ld", (long)getpid());
-	return v && strcmp(v, own) == 0;
+	return strcmp(v, own) == 0;
 }
 
 static int is_reexecuted(void)
