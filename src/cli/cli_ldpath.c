@@ -1,5 +1,5 @@
 /*
- * cli_ldpath.c — drop the search-path entries a tool call could plant a
+ * cli_ldpath.c — drop the search-path entries what runs under the grants could plant a
  * library in, by re-executing the harness without them (cli_ldpath.h).
  */
 #include <errno.h>
@@ -386,8 +386,8 @@ int cli_ldpath_guard(const struct policy *p)
 		char *list = join(&removed);
 		if (again) {
 			refuse(xasprintf("%s holds %s, still after running again without it — what runs under "
-					 "these grants could plant a library there that sandbx then loads; remove it from %s and run again",
-					 vars[i].var, list, vars[i].var));
+					 "these grants could plant a library there that sandbx then loads; remove it "
+					 "from %s and run again", vars[i].var, list, vars[i].var));
 			free(list);
 			free(kept);
 			strv_free(&removed);
