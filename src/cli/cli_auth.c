@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_ldpath.h"
 #include "store/credentials.h"
 #include "util/log.h"
 
@@ -256,12 +257,17 @@ int cli_auth(struct cli_opts *o)
 {
 	struct xdg_paths x;
 	char *err = NULL;
+	/* Before the paths: with HOME unset or relative they come from
+	 * getpwuid, which may open an NSS module through LD_LIBRARY_PATH as
+	 * it was at start, in the process that is about to read the key. */
+	int rc = cli_ldpath_guard_no_grants();
+	if (rc)
+		return rc;
 	if (xdg_paths_get(&x, &err) < 0) {
 		sbx_err("%s", err);
 		free(err);
 		return EXIT_ERROR;
 	}
-	int rc;
 	if (strcmp(o->auth_action, "login") == 0)
 		rc = auth_login(&x);
 	else if (strcmp(o->auth_action, "logout") == 0)

@@ -9,10 +9,9 @@
  * then loads.  agent-run, tui and tool drop such entries by re-executing
  * themselves without them, judged against the command line's write grants
  * before the policy is built (its home lookup may open an NSS module), and
- * again once it is, before any request or tool; sessions and hash, which
- * have no grants, drop the
- * entries naming the working directory before they open cJSON or
- * libcrypto.
+ * again once it is, before any request or tool; sessions, hash and auth,
+ * which have no grants, drop the entries naming the working directory
+ * before they open cJSON, libcrypto or (auth, HOME unset) an NSS module.
  */
 #ifndef SBX_CLI_LDPATH_H
 #define SBX_CLI_LDPATH_H
@@ -109,7 +108,8 @@ const char *cli_ldpath_command_value(const char *var);
 
 /*
  * cli_ldpath_guard for the commands that build no policy but open a
- * library (sessions: cJSON; hash: libcrypto), before anything else that
+ * library (sessions: cJSON; hash: libcrypto; auth: an NSS module, when
+ * HOME is unset or relative), before anything else that
  * could load one: judged against no grant, so the entries dropped are the
  * empty, relative and '$' ones, where a library planted in the working
  * directory would be found.  Same returns.

@@ -700,6 +700,32 @@ else
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
 
+# auth has no grants: with HOME unset its paths come from getpwuid, which
+# opens the module too, in the process that reads and stores the key.
+t_start sb-ldpath-auth-nss "sandbx auth status and login, HOME unset and LD_LIBRARY_PATH=':', run again without it before the passwd lookup that finds the configuration directory: a libnss_*.so.2 planted in the working directory is opened by no process of sandbx's and the key is stored (before, its constructor ran in the process that read the key)"
+if [ -n "$nss_why" ]; then t_skip "$nss_why"
+else
+	export NE_HOME="$NE/home"
+	bad=""
+	# auth_run NAME ARGS...: as nss_run, HOME unset, the key on stdin
+	auth_run() {
+		n=$1; shift
+		printf 'sk-ant-test-KEY0123456789\n' | nss_ns sh -c 'mount --bind "$1/nsswitch.conf" /etc/nsswitch.conf || exit 99
+			cd "$2" || exit 98; shift 2
+			exec env -u ANTHROPIC_API_KEY -u HOME XDG_CONFIG_HOME="$NE_HOME/.config" XDG_STATE_HOME="$NE_HOME/.state" \
+				LD_LIBRARY_PATH=: "$@"' sh "$NE" "$NW" "$SANDBX" "$@" >"$NE/$n.out" 2>"$NE/$n.err"
+		echo $? > "$NE/$n.rc"
+	}
+	auth_run status auth status
+	nss_check status 1
+	grep -q "no API key" "$NE/status.err" || bad="$bad [status: not the missing key: $(cat "$NE/status.err")]"
+	auth_run login auth login
+	nss_check login 0
+	[ -s "$NE_HOME/.config/sandbx/credentials.toml" ] || bad="$bad [login: no key stored: $(cat "$NE/login.err")]"
+	rm -rf "$NE_HOME/.config"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
 # sandbox-run is not confined either, and opens libseccomp (the filter)
 # and, with --pin-sha256, libcrypto after the command line is read: with
 # an empty LD_LIBRARY_PATH entry (the working directory, the default write
