@@ -123,6 +123,9 @@ struct turn_outcome {
 /* Built by the cli layer from struct cli_opts (see cli.h for defaults). */
 struct agent_config {
 	const struct policy *policy;	/* the session's policy (FsGuard and bash) */
+	/* bash's command gets this value of a variable the policy passes
+	 * (struct sandbox_spawn); NULL: the harness's own */
+	const char *(*env_value)(const char *name);
 	const char *model;
 	const char *base_url;		/* NULL: ANTHROPIC_BASE_URL or the public API */
 	const char *system;		/* appended to the generated system prompt */

@@ -109,6 +109,7 @@ int cli_tool(struct cli_opts *o)
 	struct tool_ctx ctx = {
 		.guard = g,
 		.policy = &p,
+		.env_value = cli_ldpath_command_value,
 		.limits = { o->max_scan_files, o->max_scan_bytes, o->max_results },
 		.stop = &stop_flag,
 	};

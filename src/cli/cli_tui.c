@@ -167,6 +167,7 @@ int cli_tui(struct cli_opts *o)
 
 	struct agent_config cfg = {
 		.policy = &p,
+		.env_value = cli_ldpath_command_value,
 		.model = o->model,
 		.base_url = o->base_url,
 		.system = o->system,

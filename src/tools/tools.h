@@ -93,6 +93,7 @@ struct tool_expect {
 struct tool_ctx {
 	struct fsguard *guard;		/* in-process tools (borrowed) */
 	const struct policy *policy;	/* bash (borrowed) */
+	const char *(*env_value)(const char *name);	/* bash: struct sandbox_spawn's; NULL: getenv */
 	struct tool_limits limits;
 	volatile sig_atomic_t *stop;	/* may be NULL */
 	const struct tool_expect *expect;	/* write, edit: approved as this; NULL: unchecked */

@@ -1298,6 +1298,22 @@ for mark in 1 "" 0 "$$"; do
 done
 [ -n "$T_ID" ] && t_pass
 
+t_start ag-ldpath-bash-allow-env "after agent-run ran again without LD_LIBRARY_PATH and GCONV_PATH entries, --allow-env still gives the bash call's command the caller's values, whole, as sandbox-run does (before, it got what was left of them)"
+mock_dir
+sse_tool toolu_v1 bash '{"command":"printf \"%s|%s|%s\" \"${LD_LIBRARY_PATH-unset}\" \"${GCONV_PATH-unset}\" \"$(env | grep -c ^SANDBX_)\""}' > "$D/r1.sse"
+sse_text "done" > "$D/r2.sse"
+mock_rounds 2
+LD_LIBRARY_PATH=":$TMP/keep;lib" GCONV_PATH="$W/gconv:/usr/lib/gconv" ar --allow-write "$W" --allow-env LD_LIBRARY_PATH \
+	--allow-env GCONV_PATH --allow-tool bash --approve run -- show it
+mock_stop
+if [ $RC -eq 0 ] && grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory), 'lib' (relative" "$D/err" && python3 -c "
+import json; b=json.load(open('$D/req-2.json'))
+r=[c for m in b['messages'] for c in (m['content'] if isinstance(m['content'], list) else []) if c.get('type')=='tool_result']
+t=r[0]['content'] if isinstance(r[0]['content'], str) else ''.join(x.get('text','') for x in r[0]['content'])
+assert t.startswith(':$TMP/keep;lib|$W/gconv:/usr/lib/gconv|0'), t
+"; then t_pass
+else t_fail "rc=$RC $(tail -c 600 "$D/err")"; fi
+
 # OpenSSL reads its configuration at libcurl's initialisation (the first
 # request): a file there can load a provider module (code) or .include
 # another.  One a call could write (here: one an earlier run left in the

@@ -612,6 +612,18 @@ else
 	else t_fail "rc=$rc pwned=$(ls "$LE/pwned" 2>&1) $out $(cat "$TMP/err")"; fi
 fi
 
+t_start tl-ldpath-bash-allow-env "after sandbx tool ran again without LD_LIBRARY_PATH and GCONV_PATH entries, --allow-env still gives bash's command the caller's values, whole, as sandbox-run does (before, it got what was left of them)"
+if [ ! -e "$LE/evil.c" ]; then t_skip "no test directory (tl-ldpath-planted)"
+else
+	out=$(cd "$LW" && LD_LIBRARY_PATH=":$LE;lib" GCONV_PATH="$LW/gconv:/usr/lib/gconv" "$SANDBX" tool bash \
+		'{"command":"printf \"%s|%s|%s\" \"${LD_LIBRARY_PATH-unset}\" \"${GCONV_PATH-unset}\" \"$(env | grep -c ^SANDBX_)\""}' \
+		--allow-write "$LW" --allow-env LD_LIBRARY_PATH --allow-env GCONV_PATH 2>"$TMP/err")
+	rc=$?
+	if [ $rc -eq 0 ] && has "\"content\":\":$LE;lib|$LW/gconv:/usr/lib/gconv|0\\n[exit status 0]" && \
+	   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory), 'lib' (relative" "$TMP/err"; then t_pass
+	else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+fi
+
 # Not in a sanitized build: its runtime reserves shadow memory before main,
 # which no such limit fits (it dies by SIGSEGV there); the other legs run it.
 if [ "${SANDBX_SANITIZED:-0}" != 1 ]; then
