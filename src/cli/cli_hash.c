@@ -19,7 +19,7 @@ int cli_hash(struct cli_opts *o)
 	 * an agent wrote to, where LD_LIBRARY_PATH's empty entry finds a
 	 * libcrypto.so.3 its call left. */
 	int rc = cli_ldpath_guard_no_grants();
-	if (rc)
+	if (rc || (rc = cli_ldpath_openssl_guard(NULL)) != 0)
 		return rc;
 	/* O_NONBLOCK: a FIFO with no writer would block the open for ever;
 	 * it is refused below, and a regular file's reads ignore the flag. */

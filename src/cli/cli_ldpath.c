@@ -162,7 +162,8 @@ size_t ldpath_filter_keep_empty(const char *value, const char *seps, const struc
 }
 
 /* OpenSSL reads these at libcurl's first request (OPENSSL_init_ssl with
- * OPENSSL_INIT_LOAD_CONFIG): the configuration file, which can load a
+ * OPENSSL_INIT_LOAD_CONFIG), and at the first digest sha256.c starts (the
+ * default library context loads the configuration): the configuration file, which can load a
  * provider or engine module (code) and .include other files; the directory
  * relative .includes are looked up in; the directories providers and
  * engines named without a path are loaded from.  Dropping one would change
@@ -180,7 +181,7 @@ char *ldpath_openssl_refusal(const struct policy *p)
 		if (!why)
 			continue;
 		char *shown = str_hex_escape(v, "'", 1);
-		char *msg = xasprintf("%s is '%s' (%s) — a tool call could write there what OpenSSL then reads "
+		char *msg = xasprintf("%s is '%s' (%s) — a tool call or sandboxed command could write there what OpenSSL then reads "
 				      "in this unconfined process (a module to load, a file to include, its TLS "
 				      "settings); set %s to a path outside the write grants, or unset it, and run again",
 				      openssl_vars[i], shown, why, openssl_vars[i]);
@@ -274,16 +275,28 @@ static void refuse(char *msg)
 	free(msg);
 }
 
-int cli_ldpath_env_guard(const struct policy *p)
+int cli_ldpath_openssl_guard(const struct policy *p)
 {
-	/* LOCPATH first: the refusal's dash decides the terminal's charset. */
-	ldpath_drop_late(p);
+	struct policy none;
+	if (!p) {
+		policy_init(&none);
+		p = &none;
+	}
 	char *no = ldpath_openssl_refusal(p);
+	if (p == &none)
+		policy_release(&none);
 	if (no) {
 		refuse(no);
 		return EXIT_REFUSED;
 	}
 	return 0;
+}
+
+int cli_ldpath_env_guard(const struct policy *p)
+{
+	/* LOCPATH first: the refusal's dash decides the terminal's charset. */
+	ldpath_drop_late(p);
+	return cli_ldpath_openssl_guard(p);
 }
 
 /* glibc splits LD_LIBRARY_PATH at ':' and ';', GCONV_PATH at ':'. */

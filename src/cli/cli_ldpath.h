@@ -117,6 +117,15 @@ const char *cli_ldpath_command_value(const char *var);
 int cli_ldpath_guard_no_grants(void);
 
 /*
+ * EXIT_REFUSED, said on stderr and as a refused record, when
+ * ldpath_openssl_refusal(p) has a message; else 0.  p NULL: no grants
+ * (only the empty and relative values, the working directory, refused).
+ * For sandbox-run with --pin-sha256 and hash, before libcrypto's first
+ * digest, which reads the configuration.
+ */
+int cli_ldpath_openssl_guard(const struct policy *p);
+
+/*
  * For agent-run and tui (which start libcurl, and so OpenSSL, and the
  * screen) once p is built, before cli_ldpath_guard: ldpath_drop_late, then
  * EXIT_REFUSED, said on stderr, when ldpath_openssl_refusal has a message;

@@ -344,7 +344,9 @@ int cli_sandbox_run(struct cli_opts *o)
 		free(err);
 		return EXIT_REFUSED;
 	}
-	if ((rc = cli_ldpath_guard(&p)) != 0) {
+	/* libcrypto's first digest (the pin) reads OpenSSL's configuration,
+	 * which can load a module: never one the command can write. */
+	if ((rc = cli_ldpath_guard(&p)) != 0 || (o->pin_hex && (rc = cli_ldpath_openssl_guard(&p)) != 0)) {
 		policy_release(&p);
 		return rc;
 	}

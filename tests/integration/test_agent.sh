@@ -1346,7 +1346,7 @@ else
 		mock_stop
 		var=${v##* }; var=${var%%=*}
 		if [ $RC -ne 125 ] || [ -e "$TMP/ossl-pwned" ] || [ -e "$D/req-1.json" ] || \
-		   ! grep -q "^sandbx: $var is '.*' (.*) — a tool call could write there what OpenSSL then reads.*set $var to a path outside the write grants, or unset it, and run again" "$D/err"; then
+		   ! grep -q "^sandbx: $var is '.*' (.*) — a tool call or sandboxed command could write there what OpenSSL then reads.*set $var to a path outside the write grants, or unset it, and run again" "$D/err"; then
 			bad="$bad [$v: rc=$RC pwned=$(ls "$TMP/ossl-pwned" 2>&1) $(tail -c 300 "$D/err")]"
 		fi
 	done

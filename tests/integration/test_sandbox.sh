@@ -781,6 +781,44 @@ else
 fi
 rm -rf "$SW" "$SE"
 
+# libcrypto's first digest (the pin, sandbx hash) loads OpenSSL's
+# configuration, which can load a provider module: code, in the
+# unconfined sandbx.  One the command can write is refused.
+t_start sb-openssl-pin-refused "sandbox-run --pin-sha256 and sandbx hash refuse (125), naming the variable, an OPENSSL_CONF / OPENSSL_MODULES a command could write (relative, in a write grant): the provider module a command planted is not loaded; without a pin nothing is refused; outside the grants the configuration is still read (the module runs)"
+OW="$TMP/osslwork"; OO="$TMP/osslout"; mkdir -p "$OW" "$OO"; chmod 755 "$OW" "$OO"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "a"); if (f) fclose(f); }\nint OSSL_provider_init(void) { return 0; }\n' "$OO" > "$OO/prov.c"
+if ! cc -shared -fPIC -o "$OO/evprov.so" "$OO/prov.c" 2>"$TMP/err"; then t_fail "cannot build the module: $(cat "$TMP/err")"
+else
+	chmod 755 "$OO/evprov.so"
+	pin=$(sha256sum /bin/true | cut -d' ' -f1)
+	bad=""
+	# The command plants the configuration and the module in its grant.
+	(cd "$OW" && "$SANDBX" sandbox-run --allow-read "$OO" --allow-write "$OW" -- /bin/sh -c \
+		"cp '$OO/evprov.so' evprov.so && printf 'openssl_conf = init\\n[init]\\nproviders = prov\\n[prov]\\nevil = evil_sect\\n[evil_sect]\\nmodule = $OW/evprov.so\\nactivate = 1\\n' > openssl.cnf") \
+		>"$TMP/out" 2>"$TMP/err" </dev/null
+	[ $? -eq 0 ] && [ -s "$OW/openssl.cnf" ] || bad="$bad [plant: $(cat "$TMP/err")]"
+	for v in "OPENSSL_CONF=openssl.cnf" "OPENSSL_CONF=$OW/openssl.cnf" "OPENSSL_MODULES=$OW"; do
+		var=${v%%=*}
+		for c in "sandbox-run --pin-sha256 $pin -- /bin/true" "hash /bin/true"; do
+			case "$c.$v" in hash*"=$OW"*) continue ;; esac	# hash has no grants: an absolute path is the caller's
+			rm -f "$OO/pwned"
+			(cd "$OW" && env "$v" "$SANDBX" $c) >"$TMP/out" 2>"$TMP/err" </dev/null; rc=$?
+			[ $rc -eq 125 ] && [ ! -e "$OO/pwned" ] && [ ! -s "$TMP/out" ] &&
+				grep -q "^sandbx: $var is '.*' (.*) — a tool call or sandboxed command could write there what OpenSSL then reads" "$TMP/err" ||
+				bad="$bad [$v $c: rc=$rc pwned=$(ls "$OO/pwned" 2>&1) $(cat "$TMP/err")]"
+		done
+	done
+	rm -f "$OO/pwned"
+	(cd "$OW" && OPENSSL_CONF=openssl.cnf "$SANDBX" sandbox-run -- /bin/true) >"$TMP/out" 2>"$TMP/err" </dev/null; rc=$?
+	[ $rc -eq 0 ] && [ ! -e "$OO/pwned" ] || bad="$bad [no pin: rc=$rc $(cat "$TMP/err")]"
+	# Outside the grants, the same file is read: the refusal is what stops it.
+	cp "$OW/openssl.cnf" "$OO/abs.cnf"; chmod 644 "$OO/abs.cnf"
+	(cd "$OW" && OPENSSL_CONF="$OO/abs.cnf" "$SANDBX" sandbox-run --pin-sha256 "$pin" -- /bin/true) >"$TMP/out" 2>"$TMP/err" </dev/null
+	[ -e "$OO/pwned" ] && ! grep -q "OPENSSL_CONF is" "$TMP/err" || bad="$bad [outside: not read: $(cat "$TMP/err")]"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+rm -rf "$OW" "$OO"
+
 t_start sb-hash-fifo "sandbx hash of a FIFO, a socket or a device fails at once saying it is not a regular file (before, a FIFO with no writer blocked it for ever)"
 mkfifo "$TMP/hfifo"
 bad=""
