@@ -296,6 +296,17 @@ if has rc1 "All done."; then
 else t_fail "the call did not run: $(shot rc1 | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rc1 2>/dev/null
 
+sse_bash "$TMP/envdump.sse" toolu_e1 "env > env.txt"
+t_start tui-real-ldpath-bash-allow-env "after tui ran again without an LD_LIBRARY_PATH entry (an empty one), --allow-env still gives the bash call's command the caller's value, whole"
+mock_sse "$TMP/envdump.sse" "$TMP/after.sse"
+rm -rf "$TMP/rw" && mkdir -p "$TMP/rw" "$TMP/rhome"
+run rl1 100 30 "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test LD_LIBRARY_PATH=':$TMP/keep' sh -c 'cd \"$TMP/rw\" && exec \"$SANDBX\" tui --base-url http://127.0.0.1:$PORT --allow-tool bash --approve run --allow-env LD_LIBRARY_PATH 2>\"$TMP/rl1.err\"'"
+has rl1 "type a prompt" && tm send-keys -t rl1 "dump it" Enter
+if has rl1 "All done." && grep -qx "LD_LIBRARY_PATH=:$TMP/keep" "$TMP/rw/env.txt" 2>/dev/null &&
+   grep -q "running again without LD_LIBRARY_PATH: '' (empty: the working directory)" "$TMP/rl1.err"; then t_pass
+else t_fail "env: $(grep LD_ "$TMP/rw/env.txt" 2>&1) $(cat "$TMP/rl1.err") $(shot rl1 | grep -v '^$' | tail -4)"; fi
+tm send-keys -t rl1 C-d
+
 # ncurses reads the terminal description at the screen: one a call could
 # write (here: one an earlier run left in the working directory, TERMINFO
 # pointing there) would choose the bytes sent to the terminal.  Its
