@@ -185,11 +185,11 @@ static void term_restore(int fd, dev_t rdev, const struct termios *was)
 		 * after the run. */
 		want = now;
 		want.c_lflag = (now.c_lflag & ~(tcflag_t)TOSTOP) | (was->c_lflag & TOSTOP);
+		int tostop_same = termios_same(&want, &now);
 		sbx_err("sandbx ended in the background of terminal %s, whose settings are not those the run "
 			"started with: they are left to the program in the foreground%s — if the terminal "
-			"misbehaves, run 'stty sane' there", name,
-			termios_same(&want, &now) ? "" : ", but for tostop, put back");
-		if (termios_same(&want, &now))
+			"misbehaves, run 'stty sane' there", name, tostop_same ? "" : ", but for tostop, put back");
+		if (tostop_same)
 			return;
 	}
 	/* A stop (^Z) between the check and the change would have the kernel
