@@ -263,7 +263,7 @@ c=$(run --allow-network -- "$NET" listen-own-notify)
 if [ "$o" = "err EBUSY 16" ] && [ "$c" = ok ]; then t_pass
 else t_fail "ports='$o' ($(head -c 200 "$TMP/err")) bare='$c'"; fi
 
-t_start net-ports-listen-linger "ports: the init never waits in a close() of the command's socket: a connected socket with SO_LINGER and unsent data, closed by the command while its listen() is being answered, never holds the next listen() 1 s (before: held for the 2 s linger)"
+t_start net-ports-listen-linger "ports: the init never waits in a close() of the command's socket: a connected socket with SO_LINGER and unsent data, closed by the command while its listen() is being answered, never holds the next listen() 3 s (before: held for the 6 s linger)"
 o=""
 for lp in $((43000 + $$ % 9000)) $((52000 + $$ % 9000)) 59996; do
 	o=$(run --allow-network "$pa,$lp" -- "$NET" listen-linger "$lp")

@@ -40,12 +40,12 @@
  *   net listen-linger PORT           up to 2000 times: a TCP socket connected to
  *                                    its own listener on 127.0.0.1:PORT, with
  *                                    data the peer never reads and SO_LINGER
- *                                    2 s, given to listen() by one thread and
+ *                                    6 s, given to listen() by one thread and
  *                                    closed by another a few us later, so that
  *                                    the init may hold the last reference;
  *                                    then how long a listen() on a socketpair
  *                                    end takes to be answered: "ok" when never
- *                                    1 s, else "stalled TRY SECONDS" (exit 1)
+ *                                    3 s, else "stalled TRY SECONDS" (exit 1)
  *   net unix-socket                  socket(AF_UNIX, SOCK_STREAM)
  *   net unix-socketpair-dgram        socketpair(AF_UNIX, SOCK_DGRAM)
  *   net unix-socketpair-stream       socketpair(AF_UNIX, SOCK_STREAM)
@@ -579,7 +579,9 @@ static void linger_try(const struct sockaddr *sa, socklen_t len, int tell, int d
 	fcntl(linger_sock, F_SETFL, O_NONBLOCK);
 	for (int i = 0; i < 64 && write(linger_sock, buf, sizeof(buf)) > 0; i++)
 		;
-	struct linger lg = { 1, 2 };
+	/* Twice the bound below: a held close shows as 6 s, a slow answer
+	 * on a loaded machine (1.6 s seen once on two CPUs) does not fail. */
+	struct linger lg = { 1, 6 };
 	setsockopt(linger_sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	pthread_t t;
 	if (pthread_create(&t, NULL, linger_listen, NULL) != 0)
@@ -641,7 +643,7 @@ static int listen_linger(const char *port)
 			close(s);	/* a reset: no close lingers on after this */
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (t > 1.0) {
+		if (t > 3.0) {
 			printf("stalled %d %.2f\n", k, t);
 			return 1;
 		}
