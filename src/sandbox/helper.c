@@ -670,7 +670,7 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 	}
 
 	if (netpol_bind_files(root, dns, tmpfs_dev) < 0)
-		refuse(ACH_REF_DNS, errno);
+		refuse(ACH_REF_DNS, netpol_refusal_arg(errno, -1));
 
 	for (size_t i = 0; i < p->ngrants; i++)
 		if (fds[i] >= 0)
@@ -1641,7 +1641,7 @@ int helper_main(int argc, char **argv)
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */
 	if (netpol_prepare(&p, &dns) < 0)
-		refuse(ACH_REF_DNS, errno);
+		refuse(ACH_REF_DNS, netpol_refusal_arg(errno, dns.bad_name));
 
 	/* The caller's per-user limits, read while still in its namespace. */
 	int ucarg;

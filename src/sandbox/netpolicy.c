@@ -111,8 +111,30 @@ char *netpol_render_hosts(const struct netpol_host *h, size_t n)
 	return out;
 }
 
-char *netpol_refusal_message(int e)
+/* errno values are small: the index rides above them, plus one (0: none). */
+#define NETPOL_ARG_ERRNO 4096
+
+int netpol_refusal_arg(int e, int name)
 {
+	if (e < 0 || e >= NETPOL_ARG_ERRNO)
+		e = EIO;
+	if (name < 0 || name >= NETPOL_MAX_NAMES)
+		name = -1;
+	return (name + 1) * NETPOL_ARG_ERRNO + e;
+}
+
+char *netpol_refusal_message(int arg, const struct policy *p)
+{
+	int e = arg % NETPOL_ARG_ERRNO, i = arg / NETPOL_ARG_ERRNO - 1;
+	const char *name = i >= 0 && p && (size_t)i < p->dns.n ? p->dns.v[i] : NULL;
+	if (name && (e == ENXIO || e == EAGAIN)) {
+		/* the name passed netpol_name_ok: nothing in it to escape */
+		return e == ENXIO ? xasprintf("--allow-dns '%s' does not resolve on the host — check the name (the "
+					      "host's resolver must answer it before the command starts); nothing "
+					      "was run", name)
+				  : xasprintf("the host's resolver could not answer --allow-dns '%s' for now — retry "
+					      "when the host's DNS works; nothing was run", name);
+	}
 	switch (e) {
 	case ELOOP:
 		return xstrdup("/etc/hosts or /etc/nsswitch.conf is a symbolic link on the host, which the "
@@ -244,6 +266,7 @@ int netpol_prepare(const struct policy *p, struct netpol_files *f)
 
 	f->active = 0;
 	f->hosts_fd = f->nsswitch_fd = f->resolv_fd = -1;
+	f->bad_name = -1;
 	if (p->dns.n == 0)
 		return 0;
 	if (p->dns.n > NETPOL_MAX_NAMES) {
@@ -253,12 +276,14 @@ int netpol_prepare(const struct policy *p, struct netpol_files *f)
 	if (host_not_symlink("/etc/hosts") < 0 || host_not_symlink("/etc/nsswitch.conf") < 0)
 		return -1;
 	for (size_t i = 0; i < p->dns.n; i++) {
+		f->bad_name = (int)i;
 		if (!netpol_name_ok(p->dns.v[i])) {
 			errno = EINVAL;
 			goto out;
 		}
 		if (resolve_one(p->dns.v[i], &addrs, &names) < 0)
 			goto out;
+		f->bad_name = -1;
 	}
 	h = xcalloc(addrs.n, sizeof(*h));
 	for (size_t i = 0; i < addrs.n; i++) {

@@ -22,8 +22,10 @@
  * Errors are -1 with errno: ELOOP a symlinked file (host or view), ENXIO
  * a name the host does not resolve, EAGAIN the host's resolver failed
  * for now, ENOENT a granted host /etc without the file (sandbx never adds
- * a file to the host), EINVAL a name that is not a host name.
- * netpol_refusal_message() turns that errno into the refusal text.
+ * a file to the host), EINVAL a name that is not a host name.  For
+ * ENXIO, EAGAIN and EINVAL, f->bad_name is the index of the name in
+ * p->dns; netpol_refusal_arg() packs both into the refusal's one integer
+ * and netpol_refusal_message() turns it into the text, naming the name.
  */
 #ifndef SBX_NETPOLICY_H
 #define SBX_NETPOLICY_H
@@ -45,6 +47,7 @@ struct netpol_files {
 	int hosts_fd;		/* rendered files (sealed memfds), or -1 */
 	int nsswitch_fd;
 	int resolv_fd;
+	int bad_name;		/* out: p->dns index of the name that failed, or -1 */
 };
 
 /* One line of the rendered hosts file. */
@@ -79,7 +82,12 @@ char *netpol_render_hosts(const struct netpol_host *h, size_t n);
 const char *netpol_nsswitch_text(void);
 const char *netpol_resolv_text(void);
 
-/* The refusal message for ACH_REF_DNS with errno e (malloc'd). */
-char *netpol_refusal_message(int e);
+/* ACH_REF_DNS's integer: errno e and, when name >= 0, its index in
+ * p->dns (f->bad_name). */
+int netpol_refusal_arg(int e, int name);
+
+/* The refusal message for that integer (malloc'd), naming p->dns's name
+ * when the integer has an index within it. */
+char *netpol_refusal_message(int arg, const struct policy *p);
 
 #endif

@@ -552,7 +552,7 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 						 : "ptrace: ",
 				 arg == EAGAIN || arg == ENOENT ? "" : strerror(arg));
 	case ACH_REF_DNS:
-		return netpol_refusal_message(arg);
+		return netpol_refusal_message(arg, p);
 	default:
 		return xasprintf("the sandbox refused to run the command (%s)", auditch_name(label));
 	}

@@ -343,6 +343,12 @@ check_refused "'/etc/hosts'" --allow-dns localhost --allow-network 80 --allow-re
 rc=$?; [ $rc = 64 ] && grep -q -- "--dns-over-tcp" "$TMP/err" || bad="$bad [dns-over-tcp without 53: rc=$rc]"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
+t_start net-dns-unresolved-named "dns: a listed name the host cannot resolve refuses the run (125) with a message naming that name, not the ones that resolve"
+run --allow-network 80 --allow-dns localhost --allow-dns sandbx-no-such-name.invalid -- /bin/true >/dev/null
+if [ $RC -eq 125 ] && grep -Eq "^sandbx: (--allow-dns 'sandbx-no-such-name.invalid' does not resolve on the host|the host's resolver could not answer --allow-dns 'sandbx-no-such-name.invalid' for now) — " "$TMP/err" &&
+   ! grep -q "'localhost'" "$TMP/err"; then t_pass
+else t_fail "rc=$RC $(cat "$TMP/err")"; fi
+
 t_start net-dns-over-tcp-env "dns: --dns-over-tcp imposes RES_OPTIONS=use-vc on the command"
 out=$(run --allow-network 53 --dns-over-tcp -- /usr/bin/env)
 out2=$(RES_OPTIONS=x run --allow-network 53 -- /usr/bin/env)

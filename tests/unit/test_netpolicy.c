@@ -192,15 +192,33 @@ static void netpol_messages(void **state)
 {
 	int errs[] = { ELOOP, ENXIO, EAGAIN, ENOENT, EINVAL, EIO };
 	for (size_t i = 0; i < SBX_ARRAY_LEN(errs); i++) {
-		char *m = netpol_refusal_message(errs[i]);
+		char *m = netpol_refusal_message(netpol_refusal_arg(errs[i], -1), NULL);
 		assert_non_null(strstr(m, "--allow-dns"));
 		assert_non_null(strstr(m, " — "));
 		assert_non_null(strstr(m, "nothing was run"));
 		free(m);
 	}
-	char *m = netpol_refusal_message(ELOOP);
+	char *m = netpol_refusal_message(netpol_refusal_arg(ELOOP, -1), NULL);
 	assert_non_null(strstr(m, "symbolic link"));
 	free(m);
+	/* A name's index names it; one past the policy's names does not. */
+	struct policy p;
+	policy_init(&p);
+	strv_push(&p.dns, "a.example");
+	strv_push(&p.dns, "b.example");
+	m = netpol_refusal_message(netpol_refusal_arg(ENXIO, 1), &p);
+	assert_non_null(strstr(m, "--allow-dns 'b.example' does not resolve on the host"));
+	free(m);
+	m = netpol_refusal_message(netpol_refusal_arg(EAGAIN, 0), &p);
+	assert_non_null(strstr(m, "could not answer --allow-dns 'a.example' for now"));
+	free(m);
+	m = netpol_refusal_message(netpol_refusal_arg(ENXIO, 2), &p);
+	assert_non_null(strstr(m, "an --allow-dns name does not resolve"));
+	free(m);
+	m = netpol_refusal_message(netpol_refusal_arg(ENOENT, 0), &p);
+	assert_non_null(strstr(m, "no hosts or nsswitch.conf"));
+	free(m);
+	policy_release(&p);
 }
 
 static void netpol_env_dns_over_tcp(void **state)
