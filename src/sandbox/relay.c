@@ -420,16 +420,65 @@ void relay_spawned(struct relay *r)
 		}
 }
 
+/* Once a flush with a deadline is over: sandbx's own lines for the
+ * standard error socket go until tail_deadline (mono_ms), then no more
+ * (tail_gone); -1: written as long as it takes. */
+static long tail_deadline = -1;
+static int tail_gone;
+
+/* n bytes of p to fd 2, a socket, by tail_deadline: 0, or -1 when it
+ * passed or the socket failed.  send() with MSG_DONTWAIT changes no flag
+ * of the descriptor, which the caller's processes share. */
+static int tail_send(const char *p, size_t n)
+{
+	while (n > 0 && !tail_gone) {
+		ssize_t k = send(2, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k > 0) {
+			p += k;
+			n -= (size_t)k;
+			continue;
+		}
+		long left = tail_deadline - mono_ms();
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || left <= 0) {
+			tail_gone = 1;
+			break;
+		}
+		struct pollfd pf = { .fd = 2, .events = POLLOUT };
+		(void)poll(&pf, 1, (int)(left < INT_MAX ? left : INT_MAX));
+	}
+	return tail_gone ? -1 : 0;
+}
+
+/* log_divert's after relay_finish with a deadline: each line sent by
+ * it, or dropped once it passed.  Always taken. */
+static int tail_note(void *ctx, const char *line, size_t n)
+{
+	(void)ctx;
+	(void)tail_send(line, n);
+	return 0;
+}
+
+static void tail_write(const char *p, size_t n)
+{
+	if (tail_deadline >= 0)
+		(void)tail_send(p, n);
+	else
+		(void)write_all_nosignal(2, p, n);
+}
+
 /* After the thread: what the flush did not send of sandbx's own lines,
- * written now (none is lost), after the end of a line it cut. */
+ * written now (none is lost but to the tail's deadline), after the end
+ * of a line it cut. */
 static void notes_out(struct relay *r)
 {
 	if (r->cut)
-		(void)write_all_nosignal(2, "\n", 1);
+		tail_write("\n", 1);
 	while (r->notes) {
 		struct relay_note *nt = r->notes;
 		r->notes = nt->next;
-		(void)write_all_nosignal(2, nt->text + nt->off, nt->len - nt->off);
+		tail_write(nt->text + nt->off, nt->len - nt->off);
 		free(nt);
 	}
 }
@@ -446,7 +495,16 @@ size_t relay_finish(struct relay *r, long flush_ms)
 		r->running = 0;
 		dropped = r->dropped;
 	}
+	/* With a deadline (--timeout), a reader of standard error that
+	 * stalls does not hold sandbx's own last lines for ever either:
+	 * they have until RELAY_TAIL_MS past the flush's deadline. */
+	if (r->err && flush_ms >= 0) {
+		tail_deadline = (r->flush_deadline >= 0 ? r->flush_deadline : mono_ms() + flush_ms) + RELAY_TAIL_MS;
+		tail_gone = 0;
+	}
 	notes_out(r);
+	if (r->err && flush_ms >= 0)
+		log_divert(tail_note, NULL);
 	for (int i = 0; i < r->n; i++) {
 		chan_end(r, &r->ch[i]);
 		free(r->ch[i].buf);

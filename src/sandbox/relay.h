@@ -36,7 +36,11 @@
  * the stream in the middle of a command's line: relay_finish then ends
  * that line, and writes sandbx's lines the relay did not send, so what
  * sandbx writes after starts a line of its own and none of its lines is
- * lost.
+ * lost.  With a deadline (flush_ms >= 0: --timeout), those lines and every
+ * one sandbx writes after relay_finish (the exited record) have until
+ * RELAY_TAIL_MS past it to reach the socket, then are dropped: a reader
+ * that never reads does not hold sandbx (log_divert stays set for the rest
+ * of the process).
  *
  * Bounds: an output relay holds at most RELAY_OUT_BUF bytes.  An input
  * relay reads at most RELAY_IN_CHUNK from the socket and only once the
@@ -54,6 +58,7 @@
 #define RELAY_OUT_BUF (64 * 1024)
 #define RELAY_IN_CHUNK 4096
 #define RELAY_IN_STREAM (64 * 1024)
+#define RELAY_TAIL_MS 2000	/* sandbx's last lines, past the flush's deadline */
 
 struct relay_chan {
 	int sock;		/* the caller's descriptor: 0, 1 or 2 */

@@ -559,7 +559,9 @@ if echo "$out" | grep -qx "rc=124" && [ "${secs%.*}" -lt 10 ] && grep -qx fifo "
 else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ') $(cat "$TMP/err")"; fi
 
 t_start sr-stdio-socket-err-order "with standard error a socket whose reader stalls, a command that wrote 50 KB of 999-character lines to it (less than its pipe takes: it never waits) and exited in time has what the socket took, then sandbx's message of what was not passed on, then the exited record last: each a line of its own, no line of sandbx's in the middle of one of the command's where the flush was given up"
-out=$(cd "$W" && $DRV 2 --sndbuf 1 --deaf-for 5 -- $SR --timeout 3 -- /bin/sh -c 'yes $(printf %0999d 0) | head -c 50000 >&2')
+# The reader comes back at 4 s: after the flush's deadline (3 s), before
+# that of sandbx's last lines (2 s more, relay.h).
+out=$(cd "$W" && $DRV 2 --sndbuf 1 --deaf-for 4 -- $SR --timeout 3 -- /bin/sh -c 'yes $(printf %0999d 0) | head -c 50000 >&2')
 body=$(echo "$out" | grep -v '^rc=' | grep -v '^secs=')
 # the command's lines whole, but for the one the flush cut; sandbx's lines
 # whole and in their order
@@ -570,6 +572,12 @@ if echo "$out" | grep -qx 'rc=0' && [ -z "$mixed" ] && [ "$cut" -le 1 ] &&
    [ "$ours" = "sandbx audit spawned sandbx: lost sandbx audit exited " ] &&
    echo "$body" | tail -1 | grep -q '^sandbx audit exited .* code=0$'; then t_pass
 else t_fail "mixed '$mixed' cut=$cut ours '$ours' $(echo "$out" | tail -2 | tr '\n' ' ')"; fi
+
+t_start sr-stdio-socket-err-stalled-final "--timeout 2 ends sandbx (exit 124) within seconds when the command filled a standard error socket whose reader never reads: sandbx's own last lines (the timeout message, the exited record) have 2 s past the deadline, then are dropped; before, sandbx waited on them for ever"
+out=$(cd "$W" && $DRV 2 --deaf -- $SR --timeout 2 -- /bin/sh -c 'exec yes >&2')
+secs=$(echo "$out" | sed -n 's/^secs=//p')
+if echo "$out" | grep -qx "rc=124" && [ -n "$secs" ] && [ "${secs%.*}" -lt 9 ]; then t_pass
+else t_fail "$(echo "$out" | tail -2 | tr '\n' ' ')"; fi
 
 t_start sr-stdio-socket-lost-output "a command that wrote 50 KB to a standard output socket and exited in time, whose reader then took nothing for the rest of --timeout 3 (the socket's buffer at the least: 4480 bytes), ends sandbx with the command's own status (0), with one message, its exact words, counting the bytes that did not reach the socket: 50000 less what the reader got afterwards"
 out=$(cd "$W" && $DRV 1 --sndbuf 1 --deaf-for 5 --count -- $SR --timeout 3 -- /bin/sh -c 'head -c 50000 /dev/zero' 2>"$TMP/err")
