@@ -163,10 +163,10 @@ size_t ldpath_filter_keep_empty(const char *value, const char *seps, const struc
 
 /* OpenSSL reads these at libcurl's first request (OPENSSL_init_ssl with
  * OPENSSL_INIT_LOAD_CONFIG), and at the first digest sha256.c starts (the
- * default library context loads the configuration): the configuration file, which can load a
- * provider or engine module (code) and .include other files; the directory
- * relative .includes are looked up in; the directories providers and
- * engines named without a path are loaded from.  Dropping one would change
+ * default library context loads the configuration): the configuration
+ * file, which can load a provider or engine module (code) and .include
+ * other files; the directory relative .includes are looked up in; the
+ * directories providers and engines named without a path are loaded from.  Dropping one would change
  * what protects the connection that carries the key (a FIPS provider, a
  * protocol floor) without a word: refuse instead. */
 static const char *const openssl_vars[] = {
@@ -181,7 +181,8 @@ char *ldpath_openssl_refusal(const struct policy *p)
 		if (!why)
 			continue;
 		char *shown = str_hex_escape(v, "'", 1);
-		char *msg = xasprintf("%s is '%s' (%s) — a tool call or sandboxed command could write there what OpenSSL then reads "
+		char *msg = xasprintf("%s is '%s' (%s) — a tool call or sandboxed command could write there what "
+				      "OpenSSL then reads "
 				      "in this unconfined process (a module to load, a file to include, its TLS "
 				      "settings); set %s to a path outside the write grants, or unset it, and run again",
 				      openssl_vars[i], shown, why, openssl_vars[i]);

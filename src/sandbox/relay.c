@@ -426,10 +426,10 @@ void relay_spawned(struct relay *r)
 static long tail_deadline = -1;
 static int tail_gone;
 
-/* n bytes of p to fd 2, a socket, by tail_deadline: 0, or -1 when it
- * passed or the socket failed.  send() with MSG_DONTWAIT changes no flag
- * of the descriptor, which the caller's processes share. */
-static int tail_send(const char *p, size_t n)
+/* n bytes of p to fd 2, a socket, by tail_deadline; once it passed or
+ * the socket failed, nothing more (tail_gone).  send() with MSG_DONTWAIT
+ * changes no flag of the descriptor, which the caller's processes share. */
+static void tail_send(const char *p, size_t n)
 {
 	while (n > 0 && !tail_gone) {
 		ssize_t k = send(2, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -448,7 +448,6 @@ static int tail_send(const char *p, size_t n)
 		struct pollfd pf = { .fd = 2, .events = POLLOUT };
 		(void)poll(&pf, 1, (int)(left < INT_MAX ? left : INT_MAX));
 	}
-	return tail_gone ? -1 : 0;
 }
 
 /* log_divert's after relay_finish with a deadline: each line sent by
@@ -456,14 +455,14 @@ static int tail_send(const char *p, size_t n)
 static int tail_note(void *ctx, const char *line, size_t n)
 {
 	(void)ctx;
-	(void)tail_send(line, n);
+	tail_send(line, n);
 	return 0;
 }
 
 static void tail_write(const char *p, size_t n)
 {
 	if (tail_deadline >= 0)
-		(void)tail_send(p, n);
+		tail_send(p, n);
 	else
 		(void)write_all_nosignal(2, p, n);
 }
@@ -498,12 +497,13 @@ size_t relay_finish(struct relay *r, long flush_ms)
 	/* With a deadline (--timeout), a reader of standard error that
 	 * stalls does not hold sandbx's own last lines for ever either:
 	 * they have until RELAY_TAIL_MS past the flush's deadline. */
-	if (r->err && flush_ms >= 0) {
+	int tail = r->err && flush_ms >= 0;
+	if (tail) {
 		tail_deadline = (r->flush_deadline >= 0 ? r->flush_deadline : mono_ms() + flush_ms) + RELAY_TAIL_MS;
 		tail_gone = 0;
 	}
 	notes_out(r);
-	if (r->err && flush_ms >= 0)
+	if (tail)
 		log_divert(tail_note, NULL);
 	for (int i = 0; i < r->n; i++) {
 		chan_end(r, &r->ch[i]);
