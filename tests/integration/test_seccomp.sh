@@ -326,19 +326,24 @@ cached() {
 	res=${res#ok }
 }
 # evict_kept ID WANT ARGS...: the probe confined with $PC granted
-# read-only answers WANT, and the host's pages stay resident.
+# read-only answers WANT, and the host's pages stay resident.  Tried a
+# second time when they did not: an eviction that gets through the filter
+# happens every time, while the kernel's own reclaim under a loaded run
+# (the sanitized suite) once took 2 of the 1024 pages meanwhile.
 evict_kept() {
 	t_start "$1"
 	want=$2
 	shift 2
-	cached
-	before=$res
-	probe --allow-read "$PC" -- "$PCACHE" "$@"
-	after=$("$PCACHE" resident "$PC/data")
-	case "$before|$out|$after" in
-	*"|$want"*"|ok $before") t_pass ;;
-	*) t_fail "host resident before '$before', the probe '$out' (exit $rc), host after '$after'" ;;
-	esac
+	for try in 1 2; do
+		cached
+		before=$res
+		probe --allow-read "$PC" -- "$PCACHE" "$@"
+		after=$("$PCACHE" resident "$PC/data")
+		case "$before|$out|$after" in
+		*"|$want"*"|ok $before") t_pass; return ;;
+		esac
+	done
+	t_fail "host resident before '$before', the probe '$out' (exit $rc), host after '$after' (twice)"
 }
 POSIX_FADV_DONTNEED=4 MADV_PAGEOUT=21
 t_start sc-pagecache-host-cached
