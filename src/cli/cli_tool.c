@@ -68,12 +68,6 @@ int cli_tool(struct cli_opts *o)
 		policy_release(&p);
 		return EXIT_ERROR;
 	}
-	/* cJSON answers a failed allocation with NULL, which reads as input
-	 * that is not JSON, a result without its content, or (printing it)
-	 * a crash: here it ends the run as xmalloc does, saying which limit
-	 * to raise.  This process does nothing else with cJSON. */
-	cJSON_Hooks hooks = { .malloc_fn = xmalloc, .free_fn = free };
-	cJSON_InitHooks(&hooks);
 	/* The whole text must be the object: nothing may follow it. */
 	cJSON *in = cJSON_ParseWithOpts(o->tool_json, NULL, 1);
 	if (!in) {

@@ -1,11 +1,13 @@
 /*
  * cjson.c — see cjson.h.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "util/cjson.h"
 #include "util/dl.h"
 #include "util/log.h"
+#include "util/util.h"
 
 static struct sbx_cjson fns;
 const struct sbx_cjson *sbx_cjson_table;
@@ -18,10 +20,26 @@ static const struct dl_sym syms[] = {
 
 static struct dl_lib lib = DL_LIB("libcjson.so.1", "libcjson1", syms, &fns);
 
+/* cJSON answers a failed allocation with NULL, and a NULL parse reads as
+ * text that is not JSON: a session's last line parsed short of memory was
+ * taken for a torn append and cut off the file, a tool's input refused as
+ * invalid, a result printed as nothing.  With xmalloc as its allocator a
+ * short allocation ends the process instead, saying which limit to raise
+ * and changing nothing stored.  Set before the table is published, so no
+ * cJSON call of sandbx's runs with the default. */
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+static void hooks_init(void)
+{
+	cJSON_Hooks hooks = { .malloc_fn = xmalloc, .free_fn = free };
+	fns.InitHooks(&hooks);
+}
+
 int cjson_load(char **err)
 {
 	if (dl_load(&lib, err) < 0)
 		return -1;
+	pthread_once(&hooks_once, hooks_init);
 	__atomic_store_n(&sbx_cjson_table, &fns, __ATOMIC_RELEASE);
 	return 0;
 }
