@@ -256,7 +256,8 @@ static void add_text(const char *s, size_t n)
  * would send, prepared when the screen started, and sets the terminal's
  * modes back, so the shell is not left without echo, in the alternate
  * screen, with mouse reports typed into it.  Then the signal goes on to
- * the handler before ours (a sanitizer's) or its default action.
+ * the handler before ours (a sanitizer's) or its default action.  A failed
+ * allocation, which ends sandbx by _exit (util.h), does the same first.
  */
 #define RENDER_RESET_MAX 512		/* the escape sequences written */
 static const int fatal_sigs[] = { SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGQUIT, SIGTRAP, SIGSYS };
@@ -284,19 +285,26 @@ static void reset_add(const char *s)
 
 static void fatal_restore(void)
 {
+	xalloc_on_oom(NULL);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(fatal_sigs); i++)
 		sigaction(fatal_sigs[i], &fatal_old[i], NULL);
 	fatal_set = 0;
 }
 
-static void on_fatal(int sig, siginfo_t *si, void *uc)
+/* What endwin would do, without allocating or taking a lock. */
+static void screen_give_back(void)
 {
-	(void)uc;
 	ssize_t r = write(STDOUT_FILENO, reset_seq, reset_len);
 	(void)r;
 	if (reset_tio_ok)
 		tcsetattr(STDOUT_FILENO, TCSANOW, &reset_tio);
 	log_hold_crash();	/* what stderr held, and the report to come, reach the terminal */
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	screen_give_back();
 	fatal_restore();
 	/* a fault the kernel raised comes again when this returns; a signal
 	 * that was sent is sent again */
@@ -321,6 +329,8 @@ static void fatal_install(void)
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(fatal_sigs); i++)
 		sigaction(fatal_sigs[i], &sa, &fatal_old[i]);
+	/* memory running out ends sandbx by _exit, past endwin too */
+	xalloc_on_oom(screen_give_back);
 	fatal_set = 1;
 }
 

@@ -14,10 +14,16 @@
 #include "util/util.h"
 
 static int oom_code = 1;	/* EXIT_ERROR */
+static void (*oom_hook)(void);
 
 void xalloc_exit_code(int code)
 {
 	oom_code = code;
+}
+
+void xalloc_on_oom(void (*fn)(void))
+{
+	__atomic_store_n(&oom_hook, fn, __ATOMIC_RELEASE);
 }
 
 void memory_limit_advice(char *b, size_t n)
@@ -39,6 +45,9 @@ void memory_limit_advice(char *b, size_t n)
 static _Noreturn void oom(void)
 {
 	char m[256], advice[192];
+	void (*hook)(void) = __atomic_exchange_n(&oom_hook, NULL, __ATOMIC_ACQ_REL);
+	if (hook)	/* once, even when two threads run short together */
+		hook();
 	memory_limit_advice(advice, sizeof(advice));
 	int n = snprintf(m, sizeof(m), "sandbx: out of memory — %s\n", advice);
 	(void)!write(2, m, n > 0 && (size_t)n < sizeof(m) ? (size_t)n : sizeof(m) - 1);

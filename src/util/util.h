@@ -25,6 +25,11 @@ void *xmalloc(size_t n);
 /* The exit code when an allocation fails (1 unless set): the sandbox's
  * stages and sandbox-run use 125, as their other refusals. */
 void xalloc_exit_code(int code);
+/* Called, when set, just before the message of a failed allocation is
+ * written and the process exits: the screen gives the terminal back, so
+ * the message is seen and the shell is not left in raw mode.  It must
+ * not allocate.  NULL unsets it. */
+void xalloc_on_oom(void (*fn)(void));
 /* What to do when memory ran out, into b (no allocation): raise the
  * address-space or data limit when one is set (ulimit -v, -d), naming its
  * value, else free the machine's memory. */

@@ -296,6 +296,57 @@ if has rc1 "All done."; then
 else t_fail "the call did not run: $(shot rc1 | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rc1 2>/dev/null
 
+# big_sse FILE: an answer of 24 MiB of text, in 64 KiB deltas
+big_sse() {
+	python3 - "$1" <<'PY'
+import json, sys
+with open(sys.argv[1], 'w') as f:
+    w = lambda d: f.write("event: %s\ndata: %s\n\n" % (d["type"], json.dumps(d)))
+    w({"type": "message_start", "message": {"id": "msg_t", "type": "message", "role": "assistant", "content": [],
+       "model": "m", "usage": {"input_tokens": 20, "output_tokens": 1}}})
+    w({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+    chunk = ("word " * 13107)[:65535] + "\n"
+    for i in range(384):
+        w({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}})
+    w({"type": "content_block_stop", "index": 0})
+    w({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 9}})
+    w({"type": "message_stop"})
+PY
+}
+t_start tui-real-out-of-memory "memory running out while the screen is up (a 24 MiB answer under an address-space limit, or, sanitized, ASan's 16 MiB cap on one allocation) ends sandbx tui with exit 1 after giving the terminal back: the normal screen shows 'out of memory' and the limit to raise, echo and canonical mode are on again (before: the alternate screen stayed, the terminal was left -echo -icanon, and the message went to the held stderr, never shown)"
+big_sse "$TMP/big.sse"
+oom_bad="" oom_ok=0
+# the first limit under which the screen comes up (the libraries' mappings
+# vary a little between machines), up to one where the answer fits (80 MiB)
+for mb in 48 56 64; do
+	mock_sse "$TMP/big.sse"
+	rm -rf "$TMP/rw" "$TMP/om.stty" && mkdir -p "$TMP/rw" "$TMP/rhome"
+	tm kill-session -t om 2>/dev/null
+	if [ "${SANDBX_SANITIZED:-0}" = 1 ]; then
+		lim="ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}max_allocation_size_mb=16:allocator_may_return_null=1"
+	else lim="prlimit --as=$((mb << 20))"; fi
+	rm -f "$TMP/om.rc"
+	tm new-session -d -s om -x 100 -y 30 "trap '' HUP; cd '$TMP/rw' && env LANG=C.UTF-8 HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test $lim \"$SANDBX\" tui --base-url http://127.0.0.1:$PORT; echo \$? > '$TMP/om.rc'; stty -a > '$TMP/om.stty'; trap - HUP; sleep 30"
+	if ! has om "type a prompt"; then
+		oom_bad="$oom_bad [$mb MiB: no screen, exit $(rc om 10): $(shot om | grep -v '^$' | tail -2)]"
+		mock_stop
+		continue
+	fi
+	tm send-keys -t om "say much" Enter
+	r=$(rc om 300)
+	i=0; while [ ! -s "$TMP/om.stty" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+	alt=$(tm display -p -t om '#{alternate_on}')
+	if [ "$r" = 1 ] && [ "$alt" = 0 ] && has om "sandbx: out of memory — " 20 && shot om | grep -q "raise it and run again" &&
+		grep -qw -- icanon "$TMP/om.stty" && grep -qw -- echo "$TMP/om.stty"; then oom_ok=1
+	else
+		oom_bad="$oom_bad [$mb MiB: exit $r, alternate screen $alt, $(grep -ow -- '-\?icanon\|-\?echo' "$TMP/om.stty" | tr '\n' ' ')screen: $(shot om | grep -v '^$' | tail -3)]"
+	fi
+	mock_stop
+	break
+done
+tm kill-session -t om 2>/dev/null
+if [ $oom_ok = 1 ]; then t_pass; else t_fail "$oom_bad"; fi
+
 sse_bash "$TMP/envdump.sse" toolu_e1 "env > env.txt"
 t_start tui-real-ldpath-bash-allow-env "after tui ran again without an LD_LIBRARY_PATH entry (an empty one), --allow-env still gives the bash call's command the caller's value, whole"
 mock_sse "$TMP/envdump.sse" "$TMP/after.sse"
