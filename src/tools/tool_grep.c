@@ -33,6 +33,9 @@
 #include "util/dl.h"
 #include "util/utf8.h"
 
+/* The search child's exit status when an allocation failed (util.h). */
+#define GREP_CHILD_OOM 86
+
 /*
  * PCRE2 is opened the first time a pattern needs it (util/dl.h says why),
  * not linked: each pcre2_* name used below is a pointer in this table.
@@ -599,6 +602,8 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 		struct tool_result r = { 0 };
 		close(pfd[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		/* a failed allocation here exits so: the parent tells the model */
+		xalloc_exit_code(GREP_CHILD_OOM);
 		grep_search(g, c, path, fd, 0, &r);	/* timed by the parent */
 		char flag = r.is_error ? 1 : 0;
 		if (write_all(pfd[1], &flag, 1) == 0 && r.content)
@@ -650,7 +655,8 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 	close(pfd[0]);
 	if (!ended)
 		kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	buf[len] = '\0';
 	if (stopped) {
@@ -666,6 +672,16 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 	}
 	if (len == 0) {
 		free(buf);
+		/* "run it again" would not help when the search ran short of
+		 * memory or crashed: the model is told which */
+		if (WIFEXITED(st) && WEXITSTATUS(st) == GREP_CHILD_OOM) {
+			char advice[192];
+			memory_limit_advice(advice, sizeof(advice));
+			return tool_fail(out, "sandbx ran out of memory in the search — %s", advice);
+		}
+		if (WIFSIGNALED(st))
+			return tool_fail(out, "the search ended by signal %d (%s) without a result — search a narrower "
+					      "path or with a simpler pattern", WTERMSIG(st), strsignal(WTERMSIG(st)));
 		return tool_fail(out, "the search ended without a result — run it again");
 	}
 	int is_error = buf[0] == 1;

@@ -651,6 +651,40 @@ t_start tl-small-address-space-sweep "sandbx tool read (a small file and a 230 K
 	else t_pass; fi
 fi
 
+# Not sanitized, as the sweep above.
+if [ "${SANDBX_SANITIZED:-0}" != 1 ]; then
+t_start tl-grep-child-short-of-memory "a regular expression searched under address-space limits swept from 3200 to 8000 KiB either finds its lines or says why not: when the search's own process runs short of memory, the result says sandbx ran out of memory and names the limit to raise (before: 'the search ended without a result — run it again', advice that cannot help)"
+	SW="$TMP/gswork"; mkdir -p "$SW"; chmod 755 "$SW"; seq 1 40000 > "$SW/big.txt"
+	bad="" works=0 child=0 v=3200
+	while [ $v -le 8000 ]; do
+		( cd "$SW" && ulimit -v "$v" && exec "$SANDBX" tool grep '{"pattern":"9.9","path":"big.txt"}' ) >"$TMP/out" 2>"$TMP/err" </dev/null
+		r=$?
+		if [ $r -eq 0 ] && grep -q '"is_error":false' "$TMP/out"; then works=$((works + 1))
+		elif grep -q "ended without a result" "$TMP/out"; then bad="$bad [$v KiB: $(head -c 200 "$TMP/out")]"
+		elif grep -q "ran out of memory in the search — its address-space limit (ulimit -v) is $v KiB" "$TMP/out"; then
+			child=$((child + 1))
+		fi
+		v=$((v + 64))
+	done
+	rm -rf "$SW"
+	if [ -n "$bad" ]; then t_fail "$bad"
+	elif [ $works -eq 0 ] || [ $child -eq 0 ]; then t_fail "the sweep missed the edge: $works searches worked, $child ran short in the search"
+	else t_pass; fi
+fi
+
+t_start tl-grep-child-signal "a regular expression's search process killed mid-search (SIGKILL, as the kernel's OOM killer sends) is reported with the signal's number and name, not as something to run again"
+head -c 200000 /dev/zero | tr '\0' x > "$W/xline.txt"; echo >> "$W/xline.txt"
+( cd "$W" && exec "$SANDBX" tool grep '{"pattern":"(?=x*y)","path":"xline.txt"}' ) >"$TMP/gsig.out" 2>"$TMP/gsig.err" </dev/null &
+gp=$!
+i=0 cp=""
+while [ -z "$cp" ] && [ $i -lt 100 ]; do cp=$(pgrep -P $gp); [ -z "$cp" ] && sleep 0.05; i=$((i + 1)); done
+[ -n "$cp" ] && kill -s KILL $cp
+wait $gp
+r=$?
+if [ -n "$cp" ] && [ $r -eq 1 ] && grep -qF "the search ended by signal 9 (Killed) without a result" "$TMP/gsig.out"; then t_pass
+else t_fail "child '$cp', rc=$r $(head -c 300 "$TMP/gsig.out") $(head -c 300 "$TMP/gsig.err")"; fi
+rm -f "$W/xline.txt"
+
 t_start tl-grep-match-limit "grep over a line where the pattern hits PCRE2's match limit says so naming the file and that matches there may be missing, and still searches the rest of that file and the others"
 GL="$W/glimit"; mkdir -p "$GL"
 { printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'; printf 'aab\n'; } > "$GL/hostile.txt"
