@@ -324,7 +324,8 @@ for mb in 48 56 64; do
 	tm kill-session -t om 2>/dev/null
 	if [ "${SANDBX_SANITIZED:-0}" = 1 ]; then
 		lim="ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}max_allocation_size_mb=16:allocator_may_return_null=1"
-	else lim="prlimit --as=$((mb << 20))"; fi
+		oom_advice="raise its memory limit (a cgroup's memory.max)"	# no ulimit -v is set
+	else lim="prlimit --as=$((mb << 20))" oom_advice="(ulimit -v) is $((mb << 10)) KiB: raise it and run again"; fi
 	rm -f "$TMP/om.rc"
 	tm new-session -d -s om -x 100 -y 30 "trap '' HUP; cd '$TMP/rw' && env LANG=C.UTF-8 HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test $lim \"$SANDBX\" tui --base-url http://127.0.0.1:$PORT; echo \$? > '$TMP/om.rc'; stty -a > '$TMP/om.stty'; trap - HUP; sleep 30"
 	if ! has om "type a prompt"; then
@@ -336,7 +337,7 @@ for mb in 48 56 64; do
 	r=$(rc om 300)
 	i=0; while [ ! -s "$TMP/om.stty" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
 	alt=$(tm display -p -t om '#{alternate_on}')
-	if [ "$r" = 1 ] && [ "$alt" = 0 ] && has om "sandbx: out of memory — " 20 && shot om | grep -q "raise it and run again" &&
+	if [ "$r" = 1 ] && [ "$alt" = 0 ] && has om "sandbx: out of memory — " 20 && tm capture-pane -p -J -t om | grep -qF "$oom_advice" &&
 		grep -qw -- icanon "$TMP/om.stty" && grep -qw -- echo "$TMP/om.stty"; then oom_ok=1
 	else
 		oom_bad="$oom_bad [$mb MiB: exit $r, alternate screen $alt, $(grep -ow -- '-\?icanon\|-\?echo' "$TMP/om.stty" | tr '\n' ' ')screen: $(shot om | grep -v '^$' | tail -3)]"
