@@ -461,7 +461,7 @@ int cli_agent_run(struct cli_opts *o)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* Before the policy, whose home lookup may open an NSS module: run
 	 * again without the entries the command line's grants reach. */
-	int rc = cli_ldpath_guard_early(o);
+	int rc = cli_ldpath_guard_early(o, LDPATH_LATE_AGENT);
 	if (rc)
 		return rc;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {

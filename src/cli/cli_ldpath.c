@@ -211,25 +211,37 @@ static char *join(const struct strv *v)
 static const struct {
 	const char *var, *seps;
 	int keep_empty;	/* an empty entry is no path (ignored, or the default) */
+	unsigned reader;	/* LDPATH_LATE_*: what reads it in this process */
 	const char *what;
 } late_vars[] = {
-	{ "TERMINFO", "", 1, "a terminal description (what the screen sends)" },
-	{ "TERMINFO_DIRS", ":", 1, "a terminal description (what the screen sends)" },
-	{ "LOCPATH", ":", 0, "locale data" },
-	{ "HOSTALIASES", "", 1, "a host alias (where a name resolves)" },
+	{ "TERMINFO", "", 1, LDPATH_LATE_SCREEN, "a terminal description (what the screen sends)" },
+	{ "TERMINFO_DIRS", ":", 1, LDPATH_LATE_SCREEN, "a terminal description (what the screen sends)" },
+	{ "LOCPATH", ":", 0, LDPATH_LATE_CHARSET, "locale data" },
+	{ "HOSTALIASES", "", 1, LDPATH_LATE_SCREEN, "a host alias (where a name resolves)" },
 };
 
-void ldpath_drop_late(const struct policy *p)
+/* The caller's values dropped here, for the confined command
+ * (cli_ldpath_command_value): only this process reads them. */
+static char *late_was[SBX_ARRAY_LEN(late_vars)];
+static int late_dropped[SBX_ARRAY_LEN(late_vars)];
+
+void ldpath_drop_late(const struct policy *p, unsigned readers)
 {
 	/* The environment first, then the notes: the first line on stderr
 	 * decides the terminal's charset (newlocale, which reads LOCPATH). */
 	char *notes[SBX_ARRAY_LEN(late_vars)] = { 0 };
 	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
+		if (!(late_vars[i].reader & readers))
+			continue;	/* never read here: left to the command */
 		const char *v = getenv(late_vars[i].var);
 		struct strv removed = { 0 };
 		char *kept = NULL;
 		if (v && filter(v, late_vars[i].seps, late_vars[i].keep_empty, p, &kept, &removed)) {
 			notes[i] = join(&removed);
+			if (!late_dropped[i]) {
+				late_was[i] = xstrdup(v);	/* before setenv, which may free v */
+				late_dropped[i] = 1;
+			}
 			if (kept)
 				setenv(late_vars[i].var, kept, 1);
 			else
@@ -241,8 +253,8 @@ void ldpath_drop_late(const struct policy *p)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
 		if (!notes[i])
 			continue;
-		sbx_err("note: not using %s %s — a tool call could plant %s there that this unconfined "
-			"process would read", late_vars[i].var, notes[i], late_vars[i].what);
+		sbx_err("note: not using %s %s — a tool call or sandboxed command could plant %s there that this "
+			"unconfined process would read", late_vars[i].var, notes[i], late_vars[i].what);
 		free(notes[i]);
 	}
 }
@@ -296,7 +308,7 @@ int cli_ldpath_openssl_guard(const struct policy *p)
 int cli_ldpath_env_guard(const struct policy *p)
 {
 	/* LOCPATH first: the refusal's dash decides the terminal's charset. */
-	ldpath_drop_late(p);
+	ldpath_drop_late(p, LDPATH_LATE_AGENT);
 	return cli_ldpath_openssl_guard(p);
 }
 
@@ -350,6 +362,9 @@ const char *cli_ldpath_command_value(const char *var)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
 		if (strcmp(var, vars[i].var) == 0 && carried[i] && carried_checked)
 			return carried[i];
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++)
+		if (strcmp(var, late_vars[i].var) == 0 && late_dropped[i])
+			return late_was[i];
 	return getenv(var);
 }
 
@@ -458,7 +473,7 @@ int cli_ldpath_guard_no_grants(void)
 	return rc;
 }
 
-int cli_ldpath_guard_early(const struct cli_opts *o)
+int cli_ldpath_guard_early(const struct cli_opts *o, unsigned readers)
 {
 	/* The write grants the policy will hold, from what is known before
 	 * it is built: each --allow-write path, resolved, or else the working
@@ -470,7 +485,10 @@ int cli_ldpath_guard_early(const struct cli_opts *o)
 	char cwd[PATH_MAX];
 	/* Nothing to judge, nothing to resolve (sandbox-run's usual case);
 	 * the mark and carriers, if any, wait for the guard after the policy. */
-	if (!getenv(vars[0].var) && !getenv(vars[1].var))
+	int ld = getenv(vars[0].var) || getenv(vars[1].var), late = 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++)
+		late |= (late_vars[i].reader & readers) && getenv(late_vars[i].var);
+	if (!ld && !late)
 		return 0;
 	policy_init(&p);
 	p.grants = xcalloc(o->npaths + 1, sizeof(*p.grants));
@@ -481,7 +499,11 @@ int cli_ldpath_guard_early(const struct cli_opts *o)
 	}
 	if (o->npaths == 0 && getcwd(cwd, sizeof(cwd)))
 		p.grants[p.ngrants++] = (struct policy_grant){ .path = xstrdup(cwd), .access = POL_READ | POL_WRITE };
-	int rc = cli_ldpath_guard(&p);
+	/* The late ones first: the policy's refusal, and the guard's note,
+	 * are lines on the terminal, which read LOCPATH's locale data. */
+	if (late)
+		ldpath_drop_late(&p, readers);
+	int rc = ld ? cli_ldpath_guard(&p) : 0;
 	policy_release(&p);
 	return rc;
 }

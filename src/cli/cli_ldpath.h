@@ -58,9 +58,18 @@ char *ldpath_openssl_refusal(const struct policy *p);
  * Drop from the environment the TERMINFO, TERMINFO_DIRS, LOCPATH and
  * HOSTALIASES entries ldpath_entry_why judges (an empty TERMINFO_DIRS
  * entry, the default place, stays), one note on stderr per variable naming
- * each and why; the variable is unset when nothing is left.
+ * each and why; the variable is unset when nothing is left.  readers: the
+ * variables this process reads (LDPATH_LATE_*): LOCPATH in every command
+ * that writes a line to a terminal (the charset), TERMINFO and the rest in
+ * agent-run and tui (the screen; libcurl's resolver), never in sandbox-run
+ * and tool, whose names are resolved by the helper, without HOSTALIASES.
+ * Before the first line on stderr.  The confined command still gets the
+ * caller's value (cli_ldpath_command_value).
  */
-void ldpath_drop_late(const struct policy *p);
+#define LDPATH_LATE_CHARSET 1u	/* a line on a terminal: every command */
+#define LDPATH_LATE_SCREEN 2u	/* the screen, libcurl's resolver */
+#define LDPATH_LATE_AGENT (LDPATH_LATE_CHARSET | LDPATH_LATE_SCREEN)	/* agent-run, tui */
+void ldpath_drop_late(const struct policy *p, unsigned readers);
 
 /*
  * When $HOME/.terminfo (where ncurses looks for the terminal's description
@@ -95,14 +104,19 @@ int cli_ldpath_guard(const struct policy *p);
  * gives (each --allow-write path, resolved), or the working directory
  * when it names no path.  The policy holds no write grant beyond these,
  * so the guard after it then finds nothing more to drop.  Same returns.
+ * Before that, ldpath_drop_late(readers) against the same grants: the
+ * first line on the terminal, a refused policy's included, reads LOCPATH.
  */
-int cli_ldpath_guard_early(const struct cli_opts *o);
+int cli_ldpath_guard_early(const struct cli_opts *o, unsigned readers);
 
 /*
  * The value the sandboxed command is given for var when --allow-env names
  * it: in the process a guard ran again, the caller's value of a variable
  * the guard changed (that process itself loads through the cleaned one);
- * else getenv(var).  NULL when unset.
+ * a variable ldpath_drop_late changed in this process, the caller's value;
+ * else getenv(var).  NULL when unset.  (A late variable's value is not
+ * carried across a guard's re-exec: after one the command gets what
+ * ldpath_drop_late left, as the note said.)
  */
 const char *cli_ldpath_command_value(const char *var);
 

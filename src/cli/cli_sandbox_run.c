@@ -335,7 +335,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	 * policy's home lookup or a --allow-net name): never from where the
 	 * command can write, through LD_LIBRARY_PATH as it was at start.  The
 	 * command still gets the caller's value (--allow-env). */
-	int rc = cli_ldpath_guard_early(o);
+	int rc = cli_ldpath_guard_early(o, LDPATH_LATE_CHARSET);
 	if (rc)
 		return rc;
 	if (cli_build_policy(o, 0, &p, &err) < 0) {

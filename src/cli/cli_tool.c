@@ -44,7 +44,7 @@ int cli_tool(struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	/* Before the policy, whose home lookup may open an NSS module. */
-	int rc = cli_ldpath_guard_early(o);
+	int rc = cli_ldpath_guard_early(o, LDPATH_LATE_CHARSET);
 	if (rc)
 		return rc;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {

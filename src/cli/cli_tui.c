@@ -130,7 +130,7 @@ int cli_tui(struct cli_opts *o)
 	int rc = EXIT_ERROR, r, last = 0;
 
 	/* Before the policy, whose home lookup may open an NSS module. */
-	if ((r = cli_ldpath_guard_early(o)) != 0)
+	if ((r = cli_ldpath_guard_early(o, LDPATH_LATE_AGENT)) != 0)
 		return r;
 	if (cli_build_policy(o, 1, &p, &err) < 0) {
 		audit(LOG_INFO, "refused", "reason", err, NULL);

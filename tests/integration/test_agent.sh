@@ -1364,7 +1364,7 @@ fi
 # setlocale and HOSTALIASES at a lookup, each time, through getenv: what the
 # harness's getenv answers once it runs is what they would read.  A tool
 # call allowed these variables (--allow-env) gets that answer.
-t_start ag-env-late-dropped "agent-run drops the TERMINFO, TERMINFO_DIRS, LOCPATH and HOSTALIASES entries a call could write (in a write grant, relative, through a symlink), one note each, without running again; the others (an empty TERMINFO_DIRS entry: the default) stay"
+t_start ag-env-late-dropped "agent-run drops the TERMINFO, TERMINFO_DIRS, LOCPATH and HOSTALIASES entries a call could write (in a write grant, relative, through a symlink) from its own environment, one note each, without running again; the bash call's command, confined, still gets the caller's values under --allow-env (before, it got what was left)"
 ln -sfn "$W/ti" "$TMP/tilink"
 mock_dir
 sse_tool toolu_l1 bash '{"command":"echo \"TI=${TERMINFO-unset} TD=${TERMINFO_DIRS-unset} LP=${LOCPATH-unset} HA=${HOSTALIASES-unset}\""}' > "$D/r1.sse"
@@ -1377,7 +1377,7 @@ mock_stop
 if [ $RC -eq 0 ] && python3 -c "
 import json
 b=json.load(open('$D/req-2.json')); r=json.dumps(b['messages'][2]['content'][0]['content'])
-assert 'TI=unset TD=:/usr/share/terminfo LP=/usr/lib/locale HA=unset' in r, r
+assert 'TI=$W/ti TD=:$TMP/tilink:/usr/share/terminfo LP=loc:/usr/lib/locale HA=$W/hosts' in r, r
 err=open('$D/err').read()
 notes=[l for l in err.split('\n') if l.startswith('sandbx: note: not using')]
 assert len(notes) == 4, err

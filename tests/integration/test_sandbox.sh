@@ -784,6 +784,32 @@ rm -rf "$SW" "$SE"
 # libcrypto's first digest (the pin, sandbx hash) loads OpenSSL's
 # configuration, which can load a provider module: code, in the
 # unconfined sandbx.  One the command can write is refused.
+t_start sb-locpath-planted "sandbox-run and tool on a terminal do not read locale data from a LOCPATH entry a command could write (here a FIFO planted as its LC_CTYPE, which an open would wait on): a note names the entry, a refused policy's message is still written, and the command given --allow-env LOCPATH still gets the caller's value (before, the harness opened the planted file for its first line on the terminal and hung there)"
+if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
+else
+	LW="$TMP/locwork"; mkdir -p "$LW/loc/C.UTF-8" "$LW/loc/C.utf8"; chmod -R 755 "$LW"
+	mkfifo "$LW/loc/C.UTF-8/LC_CTYPE" "$LW/loc/C.utf8/LC_CTYPE"
+	bad=""
+	for c in "sandbox-run --allow-write $LW --allow-read $TMP/no-such -- /bin/true" \
+		"tool read {\"path\":\"x\"} --allow-write $LW --allow-read $TMP/no-such" \
+		"sandbox-run --allow-env LOCPATH -- /bin/sh -c 'echo LP=\$LOCPATH'"; do
+		printf 'cd "%s" && LOCPATH="%s/loc:/usr/lib/locale" LC_ALL=C.UTF-8 exec "%s" %s\n' "$LW" "$LW" "$SANDBX" "$c" > "$TMP/loc.sh"
+		timeout 20 script -qc "sh $TMP/loc.sh" /dev/null </dev/null > "$TMP/loc.out" 2>&1
+		r=$?
+		out=$(tr -d '\r' < "$TMP/loc.out")
+		if [ $r -eq 124 ]; then bad="$bad [$c: hung, the harness opened the planted LC_CTYPE]"; continue; fi
+		printf '%s' "$out" | grep -qF "sandbx: note: not using LOCPATH '$LW/loc' (it resolves into the write grant $LW)" &&
+			printf '%s' "$out" | grep -q "locale data there that this unconfined process would read" ||
+			bad="$bad [$c: no note: $out]"
+		case $c in
+		*no-such*) printf '%s' "$out" | grep -q "no-such" || bad="$bad [$c: no refusal: $out]" ;;
+		*) printf '%s' "$out" | grep -qxF "LP=$LW/loc:/usr/lib/locale" || bad="$bad [$c: the command's LOCPATH: $out]" ;;
+		esac
+	done
+	rm -rf "$LW"
+	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+fi
+
 t_start sb-openssl-pin-refused "sandbox-run --pin-sha256 and sandbx hash refuse (125), naming the variable, an OPENSSL_CONF / OPENSSL_MODULES a command could write (relative, in a write grant): the provider module a command planted is not loaded; without a pin nothing is refused; outside the grants the configuration is still read (the module runs)"
 OW="$TMP/osslwork"; OO="$TMP/osslout"; mkdir -p "$OW" "$OO"; chmod 755 "$OW" "$OO"
 printf '#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) { FILE *f = fopen("%s/pwned", "a"); if (f) fclose(f); }\nint OSSL_provider_init(void) { return 0; }\n' "$OO" > "$OO/prov.c"

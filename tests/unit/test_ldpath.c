@@ -224,7 +224,7 @@ static void test_ldpath_drop_late(void **state)
 	free(v);
 	setenv("LOCPATH", "loc", 1);
 	setenv("HOSTALIASES", at("grant/hosts"), 1);
-	ldpath_drop_late(&pol);
+	ldpath_drop_late(&pol, LDPATH_LATE_AGENT);
 	assert_null(getenv("TERMINFO"));
 	assert_string_equal(getenv("TERMINFO_DIRS"), ":/usr/share/terminfo");
 	assert_null(getenv("LOCPATH"));	/* gone before the first note: it reads it */
@@ -233,7 +233,7 @@ static void test_ldpath_drop_late(void **state)
 	/* Outside the grants: left as it is. */
 	setenv("TERMINFO", at("ro/ti"), 1);
 	setenv("HOSTALIASES", "/etc/host.aliases", 1);
-	ldpath_drop_late(&pol);
+	ldpath_drop_late(&pol, LDPATH_LATE_AGENT);
 	assert_string_equal(getenv("TERMINFO"), at("ro/ti"));
 	assert_string_equal(getenv("HOSTALIASES"), "/etc/host.aliases");
 	unsetenv("TERMINFO");
