@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	log_init();
 	cli_main_argv = argv;	/* for cli_ldpath_guard's re-exec */
+	cli_ldpath_locale_first();
 
 	if (cli_parse(&o, argc, argv, &err) < 0) {
 		sbx_err("%s", err);

@@ -461,6 +461,14 @@ int cli_ldpath_guard(const struct policy *p)
 	return EXIT_REFUSED;
 }
 
+void cli_ldpath_locale_first(void)
+{
+	struct policy none;
+	policy_init(&none);
+	ldpath_drop_late(&none, LDPATH_LATE_CHARSET);
+	policy_release(&none);
+}
+
 int cli_ldpath_guard_no_grants(void)
 {
 	/* No grants: only the entries that name the working directory (empty,

@@ -131,6 +131,15 @@ const char *cli_ldpath_command_value(const char *var);
 int cli_ldpath_guard_no_grants(void);
 
 /*
+ * ldpath_drop_late(LDPATH_LATE_CHARSET) judged against no grant, before
+ * anything is written: every command's first line on a terminal (a usage
+ * error's, the note's own) reads LOCPATH's locale data, and an empty or
+ * relative entry names the working directory.  The commands with grants
+ * judge the rest against them (cli_ldpath_guard_early).
+ */
+void cli_ldpath_locale_first(void);
+
+/*
  * EXIT_REFUSED, said on stderr and as a refused record, when
  * ldpath_openssl_refusal(p) has a message; else 0.  p NULL: no grants
  * (only the empty and relative values, the working directory, refused).

@@ -784,7 +784,7 @@ rm -rf "$SW" "$SE"
 # libcrypto's first digest (the pin, sandbx hash) loads OpenSSL's
 # configuration, which can load a provider module: code, in the
 # unconfined sandbx.  One the command can write is refused.
-t_start sb-locpath-planted "sandbox-run and tool on a terminal do not read locale data from a LOCPATH entry a command could write (here a FIFO planted as its LC_CTYPE, which an open would wait on): a note names the entry, a refused policy's message is still written, and the command given --allow-env LOCPATH still gets the caller's value (before, the harness opened the planted file for its first line on the terminal and hung there)"
+t_start sb-locpath-planted "sandbox-run and tool on a terminal do not read locale data from a LOCPATH entry a command could write (here a FIFO planted as its LC_CTYPE, which an open would wait on): a note names the entry, a refused policy's message is still written, and the command given --allow-env LOCPATH still gets the caller's value (before, the harness opened the planted file for its first line on the terminal and hung there); a relative entry is not read by sessions, auth, hash or a usage error's message either"
 if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
 else
 	LW="$TMP/locwork"; mkdir -p "$LW/loc/C.UTF-8" "$LW/loc/C.utf8"; chmod -R 755 "$LW"
@@ -806,7 +806,18 @@ else
 		*) printf '%s' "$out" | grep -qxF "LP=$LW/loc:/usr/lib/locale" || bad="$bad [$c: the command's LOCPATH: $out]" ;;
 		esac
 	done
-	rm -rf "$LW"
+	# the commands with no grants, and a usage error: a relative entry
+	# names the working directory
+	for c in "sessions" "auth status" "hash /bin/true" "--no-such-flag"; do
+		printf 'cd "%s" && HOME="%s" XDG_STATE_HOME="%s/st" XDG_CONFIG_HOME="%s/cfg" LOCPATH=loc LC_ALL=C.UTF-8 exec "%s" %s\n' \
+			"$LW" "$TMP/lochome" "$TMP/lochome" "$TMP/lochome" "$SANDBX" "$c" > "$TMP/loc.sh"
+		timeout 20 script -qc "sh $TMP/loc.sh" /dev/null </dev/null > "$TMP/loc.out" 2>&1
+		r=$?
+		out=$(tr -d '\r' < "$TMP/loc.out")
+		if [ $r -eq 124 ]; then bad="$bad [$c: hung, sandbx opened the planted LC_CTYPE]"; continue; fi
+		printf '%s' "$out" | grep -qF "sandbx: note: not using LOCPATH 'loc' (relative" || bad="$bad [$c: no note: $out]"
+	done
+	rm -rf "$LW" "$TMP/lochome"
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
 
