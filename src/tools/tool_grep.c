@@ -149,9 +149,11 @@ struct grepst {
 	uint64_t files, bytes, max_files, max_bytes;
 	uint64_t visited, max_visited;	/* entries the walk passed, any type */
 	uint64_t matches, shown, max_shown;
-	uint64_t binary, big, limit_hit;
+	uint64_t binary, big, limit_hit, short_hit;
+	unsigned limit_kinds;		/* GREP_LIMIT_*: which limits limit_hit counts */
 	struct tskip unopened;		/* files that could not be opened */
 	struct tskip limited;		/* files where a limit gave up a line */
+	struct tskip shorted;		/* files where memory ran short for a line */
 	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_ENTRIES } cap;
 	struct tout o;
 };
@@ -256,11 +258,58 @@ static void grep_release(struct grepst *g)
 	free(g->buf);
 	tskip_release(&g->unopened);
 	tskip_release(&g->limited);
+	tskip_release(&g->shorted);
 	tout_release(&g->o);
 }
 
 /* Offset of the next match at or after pos, or -1 (-2: a limit was hit);
  * *end: where the match ends. */
+enum { GREP_LIMIT_MATCH = 1, GREP_LIMIT_DEPTH = 2, GREP_LIMIT_HEAP = 4, GREP_LIMIT_STACK = 8,
+       GREP_LIMIT_OTHER = 16 };
+
+/* A line pcre2_match gave up on: counted by why, so the note's advice fits.
+ * PCRE2_ERROR_NOMEMORY is the process's memory running short below
+ * the heap limit (a ulimit -v, a cgroup): no simpler pattern is needed,
+ * only more memory. */
+static void gave_up(struct grepst *g, int r)
+{
+	if (r == PCRE2_ERROR_NOMEMORY) {
+		g->short_hit++;
+		return;
+	}
+	g->limit_hit++;
+	g->limit_kinds |= r == PCRE2_ERROR_MATCHLIMIT	? GREP_LIMIT_MATCH
+			: r == PCRE2_ERROR_DEPTHLIMIT	? GREP_LIMIT_DEPTH
+			: r == PCRE2_ERROR_HEAPLIMIT	? GREP_LIMIT_HEAP
+			: r == PCRE2_ERROR_JIT_STACKLIMIT ? GREP_LIMIT_STACK
+							  : GREP_LIMIT_OTHER;
+}
+
+/* "match limit", "match and heap limits", ...: the limits a search hit. */
+static char *limit_names(unsigned kinds)
+{
+	static const char *const names[] = { "match", "depth", "heap", "JIT stack" };
+	char *out = xstrdup("");
+	size_t n = 0, seen = 0;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(names); i++)
+		n += (kinds >> i) & 1;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(names); i++) {
+		if (!((kinds >> i) & 1))
+			continue;
+		seen++;
+		char *t = xasprintf("%s%s%s", out, seen == 1 ? "" : seen == n ? " and " : ", ", names[i]);
+		free(out);
+		out = t;
+	}
+	/* a start moved outside the search by \K, or an error PCRE2 adds
+	 * later: said as what it is */
+	const char *other = (kinds & GREP_LIMIT_OTHER) ? "a PCRE2 error" : "";
+	char *t = n ? xasprintf("PCRE2's %s limit%s%s%s", out, n == 1 ? "" : "s", *other ? " and " : "", other)
+		    : xstrdup(other);
+	free(out);
+	return t;
+}
+
 static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_t pos, size_t *end_out)
 {
 	if (g->lit) {
@@ -295,12 +344,12 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 	if (r == PCRE2_ERROR_NOMATCH)
 		return -1;
 	if (r < 0) {
-		g->limit_hit++;
+		gave_up(g, r);
 		return -2;	/* this line is given up; the next ones are not */
 	}
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(g->md), m = ov[0];
 	if (m < pos || m > n) {	/* \K can move the start: never outside */
-		g->limit_hit++;
+		gave_up(g, 0);
 		return -2;
 	}
 	*end_out = ov[1] > m ? ov[1] : m;	/* a lookahead can end it before its start */
@@ -320,7 +369,7 @@ static int line_matches(struct grepst *g, const unsigned char *b, size_t ls, siz
 	if (r == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (r < 0) {
-		g->limit_hit++;
+		gave_up(g, r);
 		return -2;
 	}
 	return 1;
@@ -482,10 +531,12 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 	}
 	close(fd);
 	g->bytes += got;
-	uint64_t hits = g->limit_hit;
+	uint64_t hits = g->limit_hit, shorts = g->short_hit;
 	search_buf(g, path, g->buf, got);
 	if (g->limit_hit > hits)
 		tskip_add(&g->limited, 0, path);
+	if (g->short_hit > shorts)
+		tskip_add(&g->shorted, 0, path);
 	return 0;
 }
 
@@ -566,13 +617,26 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 		tout_note(o, "(skipped %llu file%s over 2 MiB)\n", (unsigned long long)g->big, g->big == 1 ? "" : "s");
 	/* "no matches" above is only as true as the lines searched: name
 	 * where lines were given up */
-	if (g->limit_hit)
-		tout_note(o, "(the pattern hit PCRE2's match limit %llu time%s in %llu file%s, %s'%s': "
+	if (g->limit_hit) {
+		char *which = limit_names(g->limit_kinds);
+		tout_note(o, "(the pattern hit %s %llu time%s in %llu file%s, %s'%s': "
 			     "the rest of each such line was not searched, so matches there may be "
-			     "missing — simplify the pattern)\n",
+			     "missing — simplify the pattern)\n", which,
 			  (unsigned long long)g->limit_hit, g->limit_hit == 1 ? "" : "s",
 			  (unsigned long long)g->limited.n, g->limited.n == 1 ? "" : "s",
 			  g->limited.n == 1 ? "" : "the first ", g->limited.first ? g->limited.first : "");
+		free(which);
+	}
+	if (g->short_hit) {
+		char advice[192];
+		memory_limit_advice(advice, sizeof(advice));
+		tout_note(o, "(sandbx ran out of memory matching the pattern %llu time%s in %llu file%s, %s'%s': "
+			     "the rest of each such line was not searched, so matches there may be "
+			     "missing — %s)\n",
+			  (unsigned long long)g->short_hit, g->short_hit == 1 ? "" : "s",
+			  (unsigned long long)g->shorted.n, g->shorted.n == 1 ? "" : "s",
+			  g->shorted.n == 1 ? "" : "the first ", g->shorted.first ? g->shorted.first : "", advice);
+	}
 	return tool_ok_own(out, tout_detach(o));
 }
 

@@ -695,6 +695,25 @@ if [ $rc -eq 0 ] && has 'glimit/hostile.txt:2:aab' && has 'glimit/calm.txt:1:aab
    ! has '1 places'; then t_pass
 else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 
+t_start tl-grep-pattern-heap "a pattern whose backtracking outgrows PCRE2's 64 MiB heap limit (no JIT, a line of 300,000 'a') is said to hit the heap limit, not the match limit, and the file's other line is still found"
+python3 -c "print('a' * 300000 + '\\nz')" > "$W/heapline.txt"
+tool grep '{"path":"heapline.txt","pattern":"(*NO_JIT)(a|b)*z"}'
+if [ $rc -eq 0 ] && has 'heapline.txt:2:z' && has "the pattern hit PCRE2's heap limit 1 time in 1 file, 'heapline.txt'" &&
+   ! has "match limit"; then t_pass
+else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+
+# ulimit -v under ASan cannot leave room for its shadow memory.
+if [ "${SANDBX_SANITIZED:-0}" != 1 ]; then
+t_start tl-grep-pattern-short-of-memory "the same search under ulimit -v 48000 KiB, where PCRE2's allocation fails below its heap limit, says sandbx ran out of memory matching the pattern and names the limit to raise (before: 'hit PCRE2's match limit — simplify the pattern'), and still finds the other line"
+out=$(cd "$W" && ulimit -v 48000 && exec "$SANDBX" tool grep '{"path":"heapline.txt","pattern":"(*NO_JIT)(a|b)*z"}' 2>"$TMP/err" </dev/null)
+rc=$?
+if [ $rc -eq 0 ] && has 'heapline.txt:2:z' &&
+   has "(sandbx ran out of memory matching the pattern 1 time in 1 file, 'heapline.txt': the rest of each such line was not searched, so matches there may be missing — its address-space limit (ulimit -v) is 48000 KiB: raise it and run again)" &&
+   ! has "PCRE2's"; then t_pass
+else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
+fi
+rm -f "$W/heapline.txt"
+
 t_start tl-walk-depth "grep and find stop 64 directories down and say how many directories they left out (a tree 70 deep): the shallow match is shown, the deeper one is not claimed absent"
 DP="deep"; i=1; while [ $i -le 70 ]; do DP="$DP/d$i"; i=$((i + 1)); done
 mkdir -p "$W/$DP"; echo needle > "$W/$DP/bottom.txt"; echo needle > "$W/deep/top.txt"
