@@ -307,7 +307,10 @@ int cli_ldpath_openssl_guard(const struct policy *p)
 
 int cli_ldpath_env_guard(const struct policy *p)
 {
-	/* LOCPATH first: the refusal's dash decides the terminal's charset. */
+	/* LOCPATH first: the refusal's dash decides the terminal's charset.
+	 * cli_ldpath_guard_early judged these against the paths as they
+	 * resolved then; this judges them against the grants the policy
+	 * holds, which differ when a path was swapped in between. */
 	ldpath_drop_late(p, LDPATH_LATE_AGENT);
 	return cli_ldpath_openssl_guard(p);
 }
