@@ -213,11 +213,14 @@ static const struct {
 	int keep_empty;	/* an empty entry is no path (ignored, or the default) */
 	unsigned reader;	/* LDPATH_LATE_*: what reads it in this process */
 	const char *what;
+	const char *was;	/* the caller's value across a guard's re-exec */
 } late_vars[] = {
-	{ "TERMINFO", "", 1, LDPATH_LATE_SCREEN, "a terminal description (what the screen sends)" },
-	{ "TERMINFO_DIRS", ":", 1, LDPATH_LATE_SCREEN, "a terminal description (what the screen sends)" },
-	{ "LOCPATH", ":", 0, LDPATH_LATE_CHARSET, "locale data" },
-	{ "HOSTALIASES", "", 1, LDPATH_LATE_SCREEN, "a host alias (where a name resolves)" },
+	{ "TERMINFO", "", 1, LDPATH_LATE_SCREEN, "a terminal description (what the screen sends)",
+	  LDPATH_WAS "TERMINFO" },
+	{ "TERMINFO_DIRS", ":", 1, LDPATH_LATE_SCREEN, "a terminal description (what the screen sends)",
+	  LDPATH_WAS "TERMINFO_DIRS" },
+	{ "LOCPATH", ":", 0, LDPATH_LATE_CHARSET, "locale data", LDPATH_WAS "LOCPATH" },
+	{ "HOSTALIASES", "", 1, LDPATH_LATE_SCREEN, "a host alias (where a name resolves)", LDPATH_WAS "HOSTALIASES" },
 };
 
 /* The caller's values dropped here, for the confined command
@@ -330,6 +333,7 @@ static const struct {
  * after the policy must not execute a re-executed process again. */
 static int reexecuted = -1;
 static char *carried[SBX_ARRAY_LEN(vars)];
+static char *late_carried[SBX_ARRAY_LEN(late_vars)];
 static int carried_checked;	/* by carried_check: until then none is believed */
 
 static int mark_is_own(void)
@@ -356,6 +360,12 @@ static int is_reexecuted(void)
 			carried[i] = xstrdup(v);
 		unsetenv(vars[i].was);
 	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
+		const char *v = getenv(late_vars[i].was);
+		if (reexecuted && v)
+			late_carried[i] = xstrdup(v);
+		unsetenv(late_vars[i].was);
+	}
 	return reexecuted;
 }
 
@@ -365,9 +375,14 @@ const char *cli_ldpath_command_value(const char *var)
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
 		if (strcmp(var, vars[i].var) == 0 && carried[i] && carried_checked)
 			return carried[i];
-	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++)
-		if (strcmp(var, late_vars[i].var) == 0 && late_dropped[i])
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
+		if (strcmp(var, late_vars[i].var) != 0)
+			continue;
+		if (late_dropped[i])
 			return late_was[i];
+		if (late_carried[i] && carried_checked)
+			return late_carried[i];
+	}
 	return getenv(var);
 }
 
@@ -393,6 +408,21 @@ static void carried_check(const struct policy *p)
 		if (!n || (kept ? !cur || strcmp(kept, cur) : cur != NULL)) {
 			free(carried[i]);
 			carried[i] = NULL;
+		}
+		free(kept);
+		strv_free(&removed);
+	}
+	/* The late ones alike, judged as ldpath_drop_late judged them. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
+		if (!late_carried[i])
+			continue;
+		const char *cur = getenv(late_vars[i].var);
+		struct strv removed = { 0 };
+		char *kept = NULL;
+		size_t n = filter(late_carried[i], late_vars[i].seps, late_vars[i].keep_empty, p, &kept, &removed);
+		if (!n || (kept ? !cur || strcmp(kept, cur) : cur != NULL)) {
+			free(late_carried[i]);
+			late_carried[i] = NULL;
 		}
 		free(kept);
 		strv_free(&removed);
@@ -449,6 +479,11 @@ int cli_ldpath_guard(const struct policy *p)
 		"there that this unconfined process would load later", what);
 	snprintf(own, sizeof(own), "%ld", (long)getpid());
 	setenv(LDPATH_MARK, own, 1);
+	/* What ldpath_drop_late changed rides along too: the process run
+	 * again sees only what it left. */
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++)
+		if (late_dropped[i])
+			setenv(late_vars[i].was, late_was[i], 1);
 	fflush(NULL);
 	cli_nofile_restore();	/* the run again raises it from the caller's */
 	if (cli_main_argv)
@@ -459,6 +494,8 @@ int cli_ldpath_guard(const struct policy *p)
 	unsetenv(LDPATH_MARK);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
 		unsetenv(vars[i].was);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++)
+		unsetenv(late_vars[i].was);
 	free(what);
 	free(first);
 	return EXIT_REFUSED;

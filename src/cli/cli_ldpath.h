@@ -114,9 +114,10 @@ int cli_ldpath_guard_early(const struct cli_opts *o, unsigned readers);
  * it: in the process a guard ran again, the caller's value of a variable
  * the guard changed (that process itself loads through the cleaned one);
  * a variable ldpath_drop_late changed in this process, the caller's value;
- * else getenv(var).  NULL when unset.  (A late variable's value is not
- * carried across a guard's re-exec: after one the command gets what
- * ldpath_drop_late left, as the note said.)
+ * else getenv(var).  NULL when unset.  A late variable's caller value
+ * rides across a guard's re-exec as the others' do, and is believed on
+ * the same terms (judged as ldpath_drop_late judged it, it must leave
+ * exactly the current value).
  */
 const char *cli_ldpath_command_value(const char *var);
 

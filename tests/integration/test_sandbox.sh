@@ -781,6 +781,24 @@ else
 fi
 rm -rf "$SW" "$SE"
 
+t_start sb-late-carried-reexec "when sandbox-run also runs again for LD_LIBRARY_PATH, --allow-env LOCPATH still gives the command the caller's LOCPATH, whole, not what was left of it after the entry in the write grant was dropped (before, it got '/usr/lib/locale'); a SANDBX_LDPATH_WAS_LOCPATH the caller set, even with the mark of sandbx's own pid, is not what the command gets, and none reaches it"
+LW="$TMP/latework"; mkdir -p "$LW/lib" "$LW/loc"; chmod -R 755 "$LW"
+bad=""
+envs='printf "%s|%s|%s\n" "${LD_LIBRARY_PATH-unset}" "${LOCPATH-unset}" "$(env | grep -c ^SANDBX_)"'
+(cd "$LW" && LD_LIBRARY_PATH="$LW/lib" LOCPATH="$LW/loc:/usr/lib/locale" "$SANDBX" sandbox-run --allow-env LD_LIBRARY_PATH \
+	--allow-env LOCPATH --allow-env SANDBX_LDPATH_WAS_LOCPATH --allow-env SANDBX_LDPATH_CLEANED -- /bin/sh -c "$envs") \
+	>"$TMP/out" 2>"$TMP/err" </dev/null
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$TMP/out")" = "$LW/lib|$LW/loc:/usr/lib/locale|0" ] || bad="$bad [re-exec: rc=$rc out=$(cat "$TMP/out") $(cat "$TMP/err")]"
+grep -qF "running again without LD_LIBRARY_PATH: '$LW/lib'" "$TMP/err" && grep -qF "not using LOCPATH '$LW/loc'" "$TMP/err" ||
+	bad="$bad [notes: $(cat "$TMP/err")]"
+(cd "$LW" && LOCPATH=/usr/lib/locale SANDBX_LDPATH_WAS_LOCPATH=/forged exec sh -c 'SANDBX_LDPATH_CLEANED=$$ exec "$0" "$@"' \
+	"$SANDBX" sandbox-run --allow-env LOCPATH -- /bin/sh -c "$envs") >"$TMP/out" 2>"$TMP/err" </dev/null
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$TMP/out")" = "unset|/usr/lib/locale|0" ] || bad="$bad [forged: rc=$rc out=$(cat "$TMP/out") $(cat "$TMP/err")]"
+rm -rf "$LW"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 # libcrypto's first digest (the pin, sandbx hash) loads OpenSSL's
 # configuration, which can load a provider module: code, in the
 # unconfined sandbx.  One the command can write is refused.

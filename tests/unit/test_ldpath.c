@@ -273,32 +273,38 @@ static void test_ldpath_home_terminfo(void **state)
 	free(saved);
 }
 
-/* In a child (the carriers are read once per process): LD_LIBRARY_PATH
- * cur (NULL: unset), the carrier was, the mark (own: this process's pid),
- * then, when guard, the guard against pol: what the command would get. */
-static int carried_case(const char *cur, const char *was, int own, int guard, const char *want)
+/* In a child (the carriers are read once per process): var cur (NULL:
+ * unset), its carrier was, the mark (own: this process's pid), then, when
+ * guard, the guard against pol: what the command would get. */
+static int carried_var(const char *var, const char *cur, const char *was, int own, int guard, const char *want)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
 		char mark[24];
 		snprintf(mark, sizeof(mark), "%ld", own ? (long)getpid() : (long)getpid() + 1);
-		if (cur)
-			setenv("LD_LIBRARY_PATH", cur, 1);
-		else
-			unsetenv("LD_LIBRARY_PATH");
+		char carrier[64];
+		snprintf(carrier, sizeof(carrier), "SANDBX_LDPATH_WAS_%s", var);
+		unsetenv("LD_LIBRARY_PATH");
 		unsetenv("GCONV_PATH");
-		setenv("SANDBX_LDPATH_WAS_LD_LIBRARY_PATH", was, 1);
+		if (cur)
+			setenv(var, cur, 1);
+		setenv(carrier, was, 1);
 		setenv("SANDBX_LDPATH_CLEANED", mark, 1);
 		if (guard && cli_ldpath_guard(&pol) != 0)
 			_exit(2);
-		const char *got = cli_ldpath_command_value("LD_LIBRARY_PATH");
-		if (getenv("SANDBX_LDPATH_WAS_LD_LIBRARY_PATH") || getenv("SANDBX_LDPATH_CLEANED"))
+		const char *got = cli_ldpath_command_value(var);
+		if (getenv(carrier) || getenv("SANDBX_LDPATH_CLEANED"))
 			_exit(3);	/* the carrier and mark leave the environment */
 		_exit((!got && !want) || (got && want && strcmp(got, want) == 0) ? 0 : 1);
 	}
 	int st = -1;
 	waitpid(pid, &st, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static int carried_case(const char *cur, const char *was, int own, int guard, const char *want)
+{
+	return carried_var("LD_LIBRARY_PATH", cur, was, own, guard, want);
 }
 
 static void test_ldpath_carried(void **state)
@@ -316,6 +322,21 @@ static void test_ldpath_carried(void **state)
 	assert_int_equal(carried_case("/usr/lib", ":/usr/lib", 0, 1, "/usr/lib"), 0);
 	/* Nor before a guard judged it against grants. */
 	assert_int_equal(carried_case("/usr/lib", ":/usr/lib", 1, 0, "/usr/lib"), 0);
+	/* A late variable's carrier, on the same terms (LOCPATH: an empty
+	 * entry names the working directory). */
+	snprintf(was, sizeof(was), "%s:/usr/lib/locale", at("grant/loc"));
+	assert_int_equal(carried_var("LOCPATH", "/usr/lib/locale", was, 1, 1, was), 0);
+	assert_int_equal(carried_var("LOCPATH", "/usr/lib/locale", ":/usr/lib/locale", 1, 1, ":/usr/lib/locale"), 0);
+	assert_int_equal(carried_var("LOCPATH", NULL, was, 1, 1, NULL), 0);
+	assert_int_equal(carried_var("LOCPATH", "/usr/lib/locale", "/forged", 1, 1, "/usr/lib/locale"), 0);
+	assert_int_equal(carried_var("LOCPATH", "/usr/lib/locale", was, 0, 1, "/usr/lib/locale"), 0);
+	assert_int_equal(carried_var("LOCPATH", "/usr/lib/locale", was, 1, 0, "/usr/lib/locale"), 0);
+	/* TERMINFO_DIRS keeps an empty entry (the default place): not one
+	 * the guard drops, so not believed */
+	assert_int_equal(carried_var("TERMINFO_DIRS", ":/usr/share/terminfo", ":/usr/share/terminfo", 1, 1,
+				     ":/usr/share/terminfo"), 0);
+	snprintf(was, sizeof(was), ":%s", at("grant/ti"));
+	assert_int_equal(carried_var("TERMINFO_DIRS", "", was, 1, 1, was), 0);
 }
 
 int main(void)
@@ -325,9 +346,11 @@ int main(void)
 		cmocka_unit_test(test_ldpath_write_grant),
 		cmocka_unit_test(test_ldpath_filter_splits),
 		cmocka_unit_test(test_ldpath_openssl_refused),
+		/* before drop_late: its children must not inherit the
+		 * caller's values drop_late keeps for this process */
+		cmocka_unit_test(test_ldpath_carried),
 		cmocka_unit_test(test_ldpath_drop_late),
 		cmocka_unit_test(test_ldpath_home_terminfo),
-		cmocka_unit_test(test_ldpath_carried),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
