@@ -262,8 +262,6 @@ static void grep_release(struct grepst *g)
 	tout_release(&g->o);
 }
 
-/* Offset of the next match at or after pos, or -1 (-2: a limit was hit);
- * *end: where the match ends. */
 enum { GREP_LIMIT_MATCH = 1, GREP_LIMIT_DEPTH = 2, GREP_LIMIT_HEAP = 4, GREP_LIMIT_STACK = 8,
        GREP_LIMIT_OTHER = 16 };
 
@@ -310,6 +308,8 @@ static char *limit_names(unsigned kinds)
 	return t;
 }
 
+/* Offset of the next match at or after pos, or -1 (-2: a limit was hit);
+ * *end: where the match ends. */
 static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_t pos, size_t *end_out)
 {
 	if (g->lit) {
