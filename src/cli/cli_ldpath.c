@@ -393,40 +393,32 @@ const char *cli_ldpath_command_value(const char *var)
  * gets only entries this guard drops, as it could by setting the
  * variable itself; anything else is not believed (the command gets the
  * current value).  Judged once, at the first guard with grants. */
+static void carried_judge(char **carrier, const char *var, const char *seps, int keep_empty, const struct policy *p)
+{
+	if (!*carrier)
+		return;
+	const char *cur = getenv(var);
+	struct strv removed = { 0 };
+	char *kept = NULL;
+	size_t n = filter(*carrier, seps, keep_empty, p, &kept, &removed);
+	if (!n || (kept ? !cur || strcmp(kept, cur) : cur != NULL)) {
+		free(*carrier);
+		*carrier = NULL;
+	}
+	free(kept);
+	strv_free(&removed);
+}
+
 static void carried_check(const struct policy *p)
 {
 	if (carried_checked)
 		return;
 	carried_checked = 1;
-	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++) {
-		if (!carried[i])
-			continue;
-		const char *cur = getenv(vars[i].var);
-		struct strv removed = { 0 };
-		char *kept = NULL;
-		size_t n = ldpath_filter(carried[i], vars[i].seps, p, &kept, &removed);
-		if (!n || (kept ? !cur || strcmp(kept, cur) : cur != NULL)) {
-			free(carried[i]);
-			carried[i] = NULL;
-		}
-		free(kept);
-		strv_free(&removed);
-	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
+		carried_judge(&carried[i], vars[i].var, vars[i].seps, 0, p);	/* as ldpath_filter */
 	/* The late ones alike, judged as ldpath_drop_late judged them. */
-	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++) {
-		if (!late_carried[i])
-			continue;
-		const char *cur = getenv(late_vars[i].var);
-		struct strv removed = { 0 };
-		char *kept = NULL;
-		size_t n = filter(late_carried[i], late_vars[i].seps, late_vars[i].keep_empty, p, &kept, &removed);
-		if (!n || (kept ? !cur || strcmp(kept, cur) : cur != NULL)) {
-			free(late_carried[i]);
-			late_carried[i] = NULL;
-		}
-		free(kept);
-		strv_free(&removed);
-	}
+	for (size_t i = 0; i < SBX_ARRAY_LEN(late_vars); i++)
+		carried_judge(&late_carried[i], late_vars[i].var, late_vars[i].seps, late_vars[i].keep_empty, p);
 }
 
 int cli_ldpath_guard(const struct policy *p)
