@@ -308,21 +308,6 @@ static char *limit_names(unsigned kinds)
 	return t;
 }
 
-/* pcre2_match, not pcre2_jit_match: it runs the JIT code when there is
- * some ((*NO_JIT) leaves none) and keeps the checks the fast path drops.
- * The JIT code's stack (GREP_JIT_STACK_MAX) holds some 20,000 repeats of
- * a group ('(a|b)*z' on a line of 50,000 'a' then 'z' gave up), the
- * interpreter's heap frames (GREP_HEAP_KIB) many more: a line the JIT
- * code gives up on is matched again by the interpreter, which the match
- * and heap limits still bound. */
-static int match_from(struct grepst *g, const unsigned char *b, size_t n, size_t pos)
-{
-	int r = pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
-	if (r == PCRE2_ERROR_JIT_STACKLIMIT)
-		r = pcre2_match(g->re, b, n, pos, PCRE2_NO_JIT, g->md, g->mctx);
-	return r;
-}
-
 /* Offset of the next match at or after pos, or -1 (-2: a limit was hit);
  * *end: where the match ends. */
 static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_t pos, size_t *end_out)
@@ -352,7 +337,10 @@ static long next_match(struct grepst *g, const unsigned char *b, size_t n, size_
 		}
 		return -1;
 	}
-	int r = match_from(g, b, n, pos);
+	/* pcre2_match, not pcre2_jit_match: it runs the JIT code when there
+	 * is some ((*NO_JIT) leaves none) and keeps the checks the fast path
+	 * drops. */
+	int r = pcre2_match(g->re, b, n, pos, 0, g->md, g->mctx);
 	if (r == PCRE2_ERROR_NOMATCH)
 		return -1;
 	if (r < 0) {
@@ -377,7 +365,7 @@ static int line_matches(struct grepst *g, const unsigned char *b, size_t ls, siz
 {
 	if (g->lit)
 		return 0;	/* a literal crossing a line break holds one: no line has it */
-	int r = match_from(g, b + ls, le - ls, 0);
+	int r = pcre2_match(g->re, b + ls, le - ls, 0, 0, g->md, g->mctx);
 	if (r == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (r < 0) {

@@ -702,13 +702,6 @@ if [ $rc -eq 0 ] && has 'heapline.txt:2:z' && has "the pattern hit PCRE2's heap 
    ! has "match limit"; then t_pass
 else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 
-t_start tl-grep-jit-long-line "a match the JIT code's 1 MiB stack cannot hold ('(a|b)*z' over a line of 50,000 'a' then 'z', as in a minified file) is found by matching that line again without the JIT, and no line is said given up (before: no match, and 'hit PCRE2's match limit')"
-python3 -c "print('x'); print('a' * 50000 + 'z'); print('y')" > "$W/jitline.txt"
-tool grep '{"path":"jitline.txt","pattern":"(a|b)*z"}'
-if [ $rc -eq 0 ] && has 'jitline.txt:2:aaaa' && ! has "PCRE2's" && ! has 'no matches'; then t_pass
-else t_fail "rc=$rc $(printf '%s' "$out" | head -c 300) $(cat "$TMP/err")"; fi
-rm -f "$W/jitline.txt"
-
 # ulimit -v under ASan cannot leave room for its shadow memory.
 if [ "${SANDBX_SANITIZED:-0}" != 1 ]; then
 t_start tl-grep-pattern-short-of-memory "the same search under ulimit -v 48000 KiB, where PCRE2's allocation fails below its heap limit, says sandbx ran out of memory matching the pattern and names the limit to raise (before: 'hit PCRE2's match limit — simplify the pattern'), and still finds the other line"
