@@ -702,6 +702,15 @@ if [ $rc -eq 0 ] && has 'heapline.txt:2:z' && has "the pattern hit PCRE2's heap 
    ! has "match limit"; then t_pass
 else t_fail "rc=$rc $out $(cat "$TMP/err")"; fi
 
+t_start tl-grep-jit-stack-lines "over 40 lines of 50,000 'a' and a last line 'z', '(a|b)*z' overflows the JIT code's stack on each long line: grep gives those lines up at once, finds the 'z' and says the JIT stack limit gave up 40 lines (a retry without the JIT, tried and reverted, rescanned each line from every start position and ran out the 30 s budget with nothing found)"
+python3 -c "
+for i in range(40): print('a' * 50000)
+print('z')" > "$W/jitlines.txt"
+tool grep '{"path":"jitlines.txt","pattern":"(a|b)*z"}'
+if [ $rc -eq 0 ] && has 'jitlines.txt:41:z' && has "the pattern hit PCRE2's JIT stack limit 40 times in 1 file, 'jitlines.txt'"; then t_pass
+else t_fail "rc=$rc $(printf '%s' "$out" | head -c 300) $(cat "$TMP/err")"; fi
+rm -f "$W/jitlines.txt"
+
 # ulimit -v under ASan cannot leave room for its shadow memory.
 if [ "${SANDBX_SANITIZED:-0}" != 1 ]; then
 t_start tl-grep-pattern-short-of-memory "the same search under ulimit -v 48000 KiB, where PCRE2's allocation fails below its heap limit, says sandbx ran out of memory matching the pattern and names the limit to raise (before: 'hit PCRE2's match limit — simplify the pattern'), and still finds the other line"
