@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -156,7 +157,62 @@ struct grepst {
 	struct tskip shorted;		/* files where memory ran short for a line */
 	enum { CAP_NONE, CAP_FILES, CAP_BYTES, CAP_ENTRIES } cap;
 	struct tout o;
+	struct grep_progress *prog;	/* the search child's, shared; NULL in-process */
 };
+
+/*
+ * What the search child has found so far, in memory it shares with the
+ * harness: a search its time budget ends still answers with the lines it
+ * had shown, the counts, and the file it was in.  The child is killed and
+ * reaped before the harness reads it; each length is stored after what it
+ * covers (release), so a kill between the two leaves the old length.
+ */
+#define GREP_PROGRESS_PATH 1024
+struct grep_progress {
+	uint64_t files, matches, shown;
+	size_t plen;			/* path[0..plen): the file being searched, 0 between files */
+	size_t len;			/* text[0..len): the lines shown so far */
+	char path[GREP_PROGRESS_PATH];
+	char text[TOOLS_MAX_OUTPUT + 1];
+};
+
+/* The child starts searching path (NULL: done with it). */
+static void progress_file(struct grepst *g, const char *path)
+{
+	struct grep_progress *p = g->prog;
+	if (!p)
+		return;
+	__atomic_store_n(&p->plen, 0, __ATOMIC_RELEASE);
+	p->files = g->files;
+	if (!path)
+		return;
+	char *vis = tools_name_visible(path);
+	size_t n = strlen(vis);
+	if (n > sizeof(p->path)) {
+		/* the end names the file: keep it */
+		memcpy(p->path, "...", 3);
+		memcpy(p->path + 3, vis + n - (sizeof(p->path) - 3), sizeof(p->path) - 3);
+		n = sizeof(p->path);
+	} else {
+		memcpy(p->path, vis, n);
+	}
+	free(vis);
+	__atomic_store_n(&p->plen, n, __ATOMIC_RELEASE);
+}
+
+/* The child counted a match, and showed o's text up to from + what it added. */
+static void progress_line(struct grepst *g, size_t from)
+{
+	struct grep_progress *p = g->prog;
+	if (!p)
+		return;
+	p->matches = g->matches;
+	p->shown = g->shown;
+	if (g->o.len > from && g->o.len <= sizeof(p->text) - 1) {
+		memcpy(p->text + from, g->o.buf + from, g->o.len - from);
+		__atomic_store_n(&p->len, g->o.len, __ATOMIC_RELEASE);
+	}
+}
 
 /* Rough frequency of a byte in text and source (higher = more common). */
 static int byte_rank(unsigned char b)
@@ -391,8 +447,11 @@ static void grep_report(struct grepst *g, const char *path, const unsigned char 
 			uint64_t *line, size_t *counted)
 {
 	g->matches++;
-	if (g->shown >= g->max_shown || g->o.full)
+	if (g->shown >= g->max_shown || g->o.full) {
+		progress_line(g, g->o.len);
 		return;
+	}
+	size_t from = g->o.len;
 	*line += count_nl(b + *counted, b + lstart);
 	*counted = lstart;
 	size_t len = lend - lstart;
@@ -407,6 +466,7 @@ static void grep_report(struct grepst *g, const char *path, const unsigned char 
 	if (tout_printf(&g->o, "%s:%llu:%.*s%s\n", vis, (unsigned long long)*line,
 			nul ? (int)strlen(nul) : (int)len, nul ? nul : text, cut ? " [... line cut]" : "") == 0)
 		g->shown++;
+	progress_line(g, from);
 	free(nul);
 	free(vis);
 }
@@ -532,7 +592,9 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 	close(fd);
 	g->bytes += got;
 	uint64_t hits = g->limit_hit, shorts = g->short_hit;
+	progress_file(g, path);
 	search_buf(g, path, g->buf, got);
+	progress_file(g, NULL);
 	if (g->limit_hit > hits)
 		tskip_add(&g->limited, 0, path);
 	if (g->short_hit > shorts)
@@ -641,30 +703,89 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 }
 
 /*
+ * The answer of a search its budget ended: the lines the child had shown,
+ * then what was and was not searched, from its progress (tree: the path
+ * is a directory).
+ */
+static char *timed_out_text(const struct grep_progress *p, int tree, long budget)
+{
+	struct tout o;
+	tout_init(&o, TOOLS_MAX_OUTPUT);
+	size_t len = __atomic_load_n(&p->len, __ATOMIC_ACQUIRE);
+	size_t plen = __atomic_load_n(&p->plen, __ATOMIC_ACQUIRE);
+	if (len > TOOLS_MAX_OUTPUT)
+		len = 0;
+	if (plen > sizeof(p->path))
+		plen = 0;
+	(void)tout_add(&o, p->text, len);
+	/* with a file named, it is the one being searched: not done */
+	uint64_t done = plen && p->files ? p->files - 1 : p->files;
+	char where[GREP_PROGRESS_PATH + 16] = "";
+	if (plen)
+		snprintf(where, sizeof(where), " in '%.*s'", (int)plen, p->path);
+	char *found;
+	const char *in = plen ? " before it" : "";
+	if (p->matches == 0)
+		found = tree && done ? xasprintf("No match was found in the %llu file%s searched%s",
+						 (unsigned long long)done, done == 1 ? "" : "s", in)
+				     : xstrdup(plen ? "No match was found before it stopped" : "No match was found");
+	else if (p->shown < p->matches)
+		found = xasprintf("%llu matching line%s were found first (%llu shown above)", (unsigned long long)p->matches,
+				  p->matches == 1 ? "" : "s", (unsigned long long)p->shown);
+	else
+		found = xasprintf("The %llu matching line%s above %s found first", (unsigned long long)p->matches,
+				  p->matches == 1 ? "" : "s", p->matches == 1 ? "was" : "were");
+	const char *rest = !plen ? "the files after them were" : tree ? "the rest of that file and the files after it were"
+								: "the rest of the file was";
+	tout_note(&o, "(stopped after %.1f s%s: the pattern is too slow on this text. %s; %s not searched, so "
+		      "matches there are missing — simplify the pattern (a lookahead or a nested repeat rescans each "
+		      "line from every position) or search a narrower path%s)\n",
+		  (double)budget / 1000, where, found, rest, plen && tree ? " without that file" : "");
+	free(found);
+	return tout_detach(&o);
+}
+
+/*
  * A regular expression runs in a child process, which the call kills after
  * its time budget or on a stop request: PCRE2's JIT code cannot be
  * interrupted, its match limit does not count every runaway pattern
  * ((?=x*y) rescans a long line from each position), and a callout in the
  * pattern would cost the optimisations that make most patterns fast.  The
- * child sends back one byte (is_error) and the result's text.
+ * child sends back one byte (is_error) and the result's text; what it has
+ * shown so far is also in the shared progress, which answers a search the
+ * budget ends.
  */
 static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char *path, int fd, long budget,
 			 struct tool_result *out)
 {
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return tool_fail(out, "cannot start the search: %s", strerror(errno));
+	struct stat fst;
+	int tree = fstat(fd, &fst) == 0 && S_ISDIR(fst.st_mode);
+	struct grep_progress *prog = mmap(NULL, sizeof(*prog), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (prog == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return tool_fail(out, "cannot start the search: %s", strerror(e));
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		int e = errno;
+		munmap(prog, sizeof(*prog));
+		close(fd);
+		return tool_fail(out, "cannot start the search: %s", strerror(e));
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
 		close(pfd[0]);
 		close(pfd[1]);
 		close(fd);
+		munmap(prog, sizeof(*prog));
 		return tool_fail(out, "cannot start the search: %s", strerror(e));
 	}
 	if (pid == 0) {
 		struct tool_result r = { 0 };
 		close(pfd[0]);
+		g->prog = prog;
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		/* a failed allocation here exits so: the parent tells the model */
 		xalloc_exit_code(GREP_CHILD_OOM);
@@ -725,15 +846,16 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 	buf[len] = '\0';
 	if (stopped) {
 		free(buf);
+		munmap(prog, sizeof(*prog));
 		return tool_fail(out, "cancelled");
 	}
 	if (timed_out) {
 		free(buf);
-		return tool_ok_own(out, xasprintf("(stopped after %.1f s: the pattern is too slow on this text, and "
-						  "what it had found is dropped — simplify it (a lookahead or a nested "
-						  "repeat rescans each line from every position) or search a narrower "
-						  "path)\n", (double)budget / 1000));
+		char *text = timed_out_text(prog, tree, budget);
+		munmap(prog, sizeof(*prog));
+		return tool_ok_own(out, text);
 	}
+	munmap(prog, sizeof(*prog));
 	if (len == 0) {
 		free(buf);
 		/* "run it again" would not help when the search ran short of

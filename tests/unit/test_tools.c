@@ -710,9 +710,47 @@ static void tool_grep_time_bound(void **state)
 	long t0 = test_ms();
 	assert_int_equal(run(f, "grep", "{\"path\":\"long.txt\",\"pattern\":\"(?=x*y)\"}", &r), 0);
 	long took = test_ms() - t0;
-	EXPECT_HAS(r, "(stopped after 0.3 s: the pattern is too slow on this text");
+	EXPECT_HAS(r, "(stopped after 0.3 s in 'long.txt': the pattern is too slow on this text. No match was found "
+		      "before it stopped; the rest of the file was not searched, so matches there are missing");
 	tool_result_release(&r);
 	assert_true(took < 3000);	/* unbounded, this takes about 50 s here */
+	/* what the search had shown before the budget ended it is kept, and
+	 * the note says where it stopped: before, the answer held the note
+	 * alone */
+	char *mixed = xmalloc(400100);
+	strcpy(mixed, "here one\nhere two\n");
+	size_t at = strlen(mixed);
+	memset(mixed + at, 'x', 400000);
+	strcpy(mixed + at + 400000, "\nhere three\n");
+	tt_file(f->dir, "w/mixed.txt", mixed);
+	tt_dir(f->dir, "w/tree");
+	tt_file(f->dir, "w/tree/slow.txt", mixed);
+	free(mixed);
+	assert_int_equal(run(f, "grep", "{\"path\":\"mixed.txt\",\"pattern\":\"(?=x*y)|here\"}", &r), 0);
+	assert_string_equal(r.content, "mixed.txt:1:here one\nmixed.txt:2:here two\n"
+				       "(stopped after 0.3 s in 'mixed.txt': the pattern is too slow on this text. The 2 "
+				       "matching lines above were found first; the rest of the file was not searched, so "
+				       "matches there are missing — simplify the pattern (a lookahead or a nested repeat "
+				       "rescans each line from every position) or search a narrower path)\n");
+	tool_result_release(&r);
+	/* in a tree it names the file it was in, counted apart from those done */
+	f->ctx.limits.max_results = 1;
+	assert_int_equal(run(f, "grep", "{\"path\":\"tree\",\"pattern\":\"(?=x*y)|here\"}", &r), 0);
+	assert_string_equal(r.content, "tree/slow.txt:1:here one\n"
+				       "(stopped after 0.3 s in 'tree/slow.txt': the pattern is too slow on this text. 2 "
+				       "matching lines were found first (1 shown above); the rest of that file and the "
+				       "files after it were not searched, so matches there are missing — simplify the "
+				       "pattern (a lookahead or a nested repeat rescans each line from every position) or "
+				       "search a narrower path without that file)\n");
+	tool_result_release(&r);
+	f->ctx.limits.max_results = 0;
+	assert_int_equal(run(f, "grep", "{\"path\":\"tree\",\"pattern\":\"(?=x*y)|nothing\"}", &r), 0);
+	assert_string_equal(r.content, "(stopped after 0.3 s in 'tree/slow.txt': the pattern is too slow on this "
+				       "text. No match was found before it stopped; the rest of that file "
+				       "and the files after it were not searched, so matches there are missing — simplify "
+				       "the pattern (a lookahead or a nested repeat rescans each line from every position) "
+				       "or search a narrower path without that file)\n");
+	tool_result_release(&r);
 	/* a stop request while it runs ends it as cancelled */
 	f->ctx.limits.grep_ms = 0;
 	pthread_t t;
