@@ -730,17 +730,21 @@ static char *timed_out_text(const struct grep_progress *p, int tree, long budget
 						 (unsigned long long)done, done == 1 ? "" : "s", in)
 				     : xstrdup(plen ? "No match was found before it stopped" : "No match was found");
 	else if (p->shown < p->matches)
-		found = xasprintf("%llu matching line%s were found first (%llu shown above)", (unsigned long long)p->matches,
-				  p->matches == 1 ? "" : "s", (unsigned long long)p->shown);
+		found = xasprintf("%llu matching line%s %s found first (%llu shown above)", (unsigned long long)p->matches,
+				  p->matches == 1 ? "" : "s", p->matches == 1 ? "was" : "were", (unsigned long long)p->shown);
 	else
 		found = xasprintf("The %llu matching line%s above %s found first", (unsigned long long)p->matches,
 				  p->matches == 1 ? "" : "s", p->matches == 1 ? "was" : "were");
-	const char *rest = !plen ? "the files after them were" : tree ? "the rest of that file and the files after it were"
-								: "the rest of the file was";
-	tout_note(&o, "(stopped after %.1f s%s: the pattern is too slow on this text. %s; %s not searched, so "
-		      "matches there are missing — simplify the pattern (a lookahead or a nested repeat rescans each "
-		      "line from every position) or search a narrower path%s)\n",
-		  (double)budget / 1000, where, found, rest, plen && tree ? " without that file" : "");
+	/* not in a file: between two in a tree, or (a race) a single file's
+	 * search done but its answer not yet sent */
+	const char *rest = plen ? (tree ? "the rest of that file and the files after it were" : "the rest of the file was")
+				: tree ? "the files after them were" : NULL;
+	char *missing = rest ? xasprintf("; %s not searched, so matches there may be missing", rest) : xstrdup("");
+	tout_note(&o, "(stopped after %.1f s%s: the pattern is too slow on this text. %s%s — simplify the pattern "
+		      "(a lookahead or a nested repeat rescans each line from every position) or search a narrower "
+		      "path%s)\n",
+		  (double)budget / 1000, where, found, missing, plen && tree ? " without that file" : "");
+	free(missing);
 	free(found);
 	return tout_detach(&o);
 }
