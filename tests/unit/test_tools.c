@@ -692,6 +692,10 @@ static void *stop_later(void *arg)
  * ((?=x*y): quadratic, and PCRE2's match limit never trips) runs in a
  * child the call kills after its time budget, with a note; a stop request
  * ends it too, as cancelled. */
+/* How a note after a search the budget ended ends. */
+#define SLOW_TAIL " — simplify the pattern (a lookahead or a nested repeat rescans each line from every position) " \
+		  "or search a narrower path"
+
 static void tool_grep_time_bound(void **state)
 {
 	/* Under valgrind PCRE2 runs without JIT (grep_setup) and its match
@@ -730,8 +734,7 @@ static void tool_grep_time_bound(void **state)
 	assert_string_equal(r.content, "mixed.txt:1:here one\nmixed.txt:2:here two\n"
 				       "(stopped after 0.3 s in 'mixed.txt': the pattern is too slow on this text. The 2 "
 				       "matching lines above were found first; the rest of the file was not searched, so "
-				       "matches there may be missing — simplify the pattern (a lookahead or a nested repeat "
-				       "rescans each line from every position) or search a narrower path)\n");
+				       "matches there may be missing" SLOW_TAIL ")\n");
 	tool_result_release(&r);
 	/* in a tree it names the file it was in, counted apart from those done */
 	f->ctx.limits.max_results = 1;
@@ -739,9 +742,8 @@ static void tool_grep_time_bound(void **state)
 	assert_string_equal(r.content, "tree/slow.txt:1:here one\n"
 				       "(stopped after 0.3 s in 'tree/slow.txt': the pattern is too slow on this text. 2 "
 				       "matching lines were found first (1 shown above); the rest of that file and the "
-				       "files after it were not searched, so matches there may be missing — simplify the "
-				       "pattern (a lookahead or a nested repeat rescans each line from every position) or "
-				       "search a narrower path without that file)\n");
+				       "files after it were not searched, so matches there may be missing" SLOW_TAIL
+				       " without that file)\n");
 	tool_result_release(&r);
 	/* a path too long for the note keeps its end, which names the file */
 	char deep[1400] = "w/deep";
@@ -775,9 +777,8 @@ static void tool_grep_time_bound(void **state)
 	assert_int_equal(run(f, "grep", "{\"path\":\"tree\",\"pattern\":\"(?=x*y)|nothing\"}", &r), 0);
 	assert_string_equal(r.content, "(stopped after 0.3 s in 'tree/slow.txt': the pattern is too slow on this "
 				       "text. No match was found before it stopped; the rest of that file "
-				       "and the files after it were not searched, so matches there may be missing — simplify "
-				       "the pattern (a lookahead or a nested repeat rescans each line from every position) "
-				       "or search a narrower path without that file)\n");
+				       "and the files after it were not searched, so matches there may be missing" SLOW_TAIL
+				       " without that file)\n");
 	tool_result_release(&r);
 	/* a stop request while it runs ends it as cancelled */
 	f->ctx.limits.grep_ms = 0;
