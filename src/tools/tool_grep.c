@@ -171,12 +171,15 @@ struct grepst {
 struct grep_progress {
 	uint64_t files, matches, shown;
 	size_t plen;			/* path[0..plen): the file being searched, 0 between files */
+	int cut;			/* path holds the end of a longer one */
 	size_t len;			/* text[0..len): the lines shown so far */
 	char path[GREP_PROGRESS_PATH];
 	char text[TOOLS_MAX_OUTPUT + 1];
 };
 
-/* The child starts searching path (NULL: done with it). */
+/* The child starts searching path (NULL: done with it).  The raw bytes,
+ * made visible only by the harness if a note needs them: this runs for
+ * every file searched. */
 static void progress_file(struct grepst *g, const char *path)
 {
 	struct grep_progress *p = g->prog;
@@ -186,17 +189,13 @@ static void progress_file(struct grepst *g, const char *path)
 	p->files = g->files;
 	if (!path)
 		return;
-	char *vis = tools_name_visible(path);
-	size_t n = strlen(vis);
-	if (n > sizeof(p->path)) {
-		/* the end names the file: keep it */
-		memcpy(p->path, "...", 3);
-		memcpy(p->path + 3, vis + n - (sizeof(p->path) - 3), sizeof(p->path) - 3);
+	size_t n = strlen(path);
+	p->cut = n > sizeof(p->path);
+	if (p->cut) {	/* the end names the file: keep it */
+		path += n - sizeof(p->path);
 		n = sizeof(p->path);
-	} else {
-		memcpy(p->path, vis, n);
 	}
-	free(vis);
+	memcpy(p->path, path, n);
 	__atomic_store_n(&p->plen, n, __ATOMIC_RELEASE);
 }
 
@@ -720,9 +719,12 @@ static char *timed_out_text(const struct grep_progress *p, int tree, long budget
 	(void)tout_add(&o, p->text, len);
 	/* with a file named, it is the one being searched: not done */
 	uint64_t done = plen && p->files ? p->files - 1 : p->files;
-	char where[GREP_PROGRESS_PATH + 16] = "";
-	if (plen)
-		snprintf(where, sizeof(where), " in '%.*s'", (int)plen, p->path);
+	char raw[GREP_PROGRESS_PATH + 1];
+	memcpy(raw, p->path, plen);
+	raw[plen] = '\0';
+	char *vis = tools_name_visible(raw);
+	char *where = plen ? xasprintf(" in '%s%s'", p->cut ? "..." : "", vis) : xstrdup("");
+	free(vis);
 	char *found;
 	const char *in = plen ? " before it" : "";
 	if (p->matches == 0)
@@ -746,6 +748,7 @@ static char *timed_out_text(const struct grep_progress *p, int tree, long budget
 		  (double)budget / 1000, where, found, missing, plen && tree ? " without that file" : "");
 	free(missing);
 	free(found);
+	free(where);
 	return tout_detach(&o);
 }
 
@@ -848,18 +851,16 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	buf[len] = '\0';
+	char *partial = timed_out ? timed_out_text(prog, tree, budget) : NULL;
+	munmap(prog, sizeof(*prog));
 	if (stopped) {
 		free(buf);
-		munmap(prog, sizeof(*prog));
 		return tool_fail(out, "cancelled");
 	}
 	if (timed_out) {
 		free(buf);
-		char *text = timed_out_text(prog, tree, budget);
-		munmap(prog, sizeof(*prog));
-		return tool_ok_own(out, text);
+		return tool_ok_own(out, partial);
 	}
-	munmap(prog, sizeof(*prog));
 	if (len == 0) {
 		free(buf);
 		/* "run it again" would not help when the search ran short of
