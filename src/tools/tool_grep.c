@@ -571,6 +571,9 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 		return 0;
 	}
 	tool_hook(g->c, "checked", path);
+	/* before the buffer: a search that runs short of memory for this
+	 * file's still names it */
+	progress_file(g, path);
 	if (size + 1 > g->alloc) {
 		size_t a = g->alloc ? g->alloc : 64 * 1024;
 		while (a < size + 1)
@@ -591,7 +594,6 @@ static int search_fd(struct grepst *g, int fd, const char *path)
 	close(fd);
 	g->bytes += got;
 	uint64_t hits = g->limit_hit, shorts = g->short_hit;
-	progress_file(g, path);
 	search_buf(g, path, g->buf, got);
 	progress_file(g, NULL);
 	if (g->limit_hit > hits)
@@ -702,11 +704,14 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 }
 
 /*
- * The answer of a search its budget ended: the lines the child had shown,
- * then what was and was not searched, from its progress (tree: the path
- * is a directory).
+ * The answer of a search that ended before its child finished: the lines
+ * the child had shown, then a note from its progress (tree: the path is a
+ * directory) saying what ended it (head; why, when known), what was and
+ * was not searched, and what to do (advice; narrower: it ends in "search a
+ * narrower path", which a tree's note completes with the file to leave out).
  */
-static char *timed_out_text(const struct grep_progress *p, int tree, long budget)
+static char *partial_text(const struct grep_progress *p, int tree, const char *head, const char *why,
+			  const char *advice, int narrower)
 {
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
@@ -742,10 +747,8 @@ static char *timed_out_text(const struct grep_progress *p, int tree, long budget
 	const char *rest = plen ? (tree ? "the rest of that file and the files after it were" : "the rest of the file was")
 				: tree ? "the files after them were" : NULL;
 	char *missing = rest ? xasprintf("; %s not searched, so matches there may be missing", rest) : xstrdup("");
-	tout_note(&o, "(stopped after %.1f s%s: the pattern is too slow on this text. %s%s — simplify the pattern "
-		      "(a lookahead or a nested repeat rescans each line from every position) or search a narrower "
-		      "path%s)\n",
-		  (double)budget / 1000, where, found, missing, plen && tree ? " without that file" : "");
+	tout_note(&o, "(%s%s: %s%s%s%s — %s%s)\n", head, where, why ? why : "", why ? ". " : "", found, missing, advice,
+		  narrower && plen && tree ? " without that file" : "");
 	free(missing);
 	free(found);
 	free(where);
@@ -851,7 +854,33 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	buf[len] = '\0';
-	char *partial = timed_out ? timed_out_text(prog, tree, budget) : NULL;
+	char *partial = NULL;
+	if (timed_out) {
+		char head[64];
+		snprintf(head, sizeof(head), "stopped after %.1f s", (double)budget / 1000);
+		partial = partial_text(prog, tree, head, "the pattern is too slow on this text",
+				       "simplify the pattern (a lookahead or a nested repeat rescans each line from every "
+				       "position) or search a narrower path", 1);
+	} else if (!stopped && len == 0) {
+		/* "run it again" would not help when the search ran short of
+		 * memory or crashed: the model is told which, with what the
+		 * child had found when it started a file */
+		int started = __atomic_load_n(&prog->plen, __ATOMIC_ACQUIRE) || prog->files || prog->matches;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == GREP_CHILD_OOM) {
+			char advice[192];
+			memory_limit_advice(advice, sizeof(advice));
+			partial = started ? partial_text(prog, tree, "sandbx ran out of memory in the search", NULL, advice, 0)
+					  : xasprintf("sandbx ran out of memory in the search — %s", advice);
+		} else if (WIFSIGNALED(st)) {
+			char head[96];
+			snprintf(head, sizeof(head), "the search ended by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+			partial = started ? partial_text(prog, tree, head, NULL, "search a narrower path or with a simpler "
+										 "pattern", 0)
+					  : xasprintf("%s without a result — search a narrower path or with a simpler "
+						      "pattern", head);
+		} else
+			partial = xstrdup("the search ended without a result — run it again");
+	}
 	munmap(prog, sizeof(*prog));
 	if (stopped) {
 		free(buf);
@@ -863,17 +892,7 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 	}
 	if (len == 0) {
 		free(buf);
-		/* "run it again" would not help when the search ran short of
-		 * memory or crashed: the model is told which */
-		if (WIFEXITED(st) && WEXITSTATUS(st) == GREP_CHILD_OOM) {
-			char advice[192];
-			memory_limit_advice(advice, sizeof(advice));
-			return tool_fail(out, "sandbx ran out of memory in the search — %s", advice);
-		}
-		if (WIFSIGNALED(st))
-			return tool_fail(out, "the search ended by signal %d (%s) without a result — search a narrower "
-					      "path or with a simpler pattern", WTERMSIG(st), strsignal(WTERMSIG(st)));
-		return tool_fail(out, "the search ended without a result — run it again");
+		return tool_fail_own(out, partial);
 	}
 	int is_error = buf[0] == 1;
 	char *content = xstrdup(buf + 1);
