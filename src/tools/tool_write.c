@@ -244,6 +244,15 @@ static int acl_get(int pfd, char *acl, size_t *n)
 	return 0;
 }
 
+/* Remove the access ACL a new file fd inherited, if any (0 when it has
+ * none or its filesystem keeps no ACLs). */
+static int acl_drop(int fd)
+{
+	if (fremovexattr(fd, ACL_XATTR) == 0 || errno == ENODATA || errno == EOPNOTSUPP)
+		return 0;
+	return -1;
+}
+
 /* All of a file's user.* values together that are carried over (ext4
  * holds about 4 KiB of them in all; a file with more fails the write). */
 #define WRITE_XATTR_MAX (1024 * 1024)
@@ -809,9 +818,12 @@ no_temp:
 		mode &= ~(mode_t)S_IRWXG;
 	/* the ACL before the mode: set, it makes the group bits its mask,
 	 * which the old mode's are; the user xattrs while the owner may
-	 * still write the file */
+	 * still write the file.  A replaced file that had none gets none:
+	 * the temp file took its directory's default ACL, whose named
+	 * entries the old mode's group bits would then unmask */
 	const char *xfail = NULL;
 	if (wr < 0 || (acln && fsetxattr(fd, ACL_XATTR, acl, acln, 0) < 0) ||
+	    (exists && !acln && acl_drop(fd) < 0) ||
 	    uxattrs_put(fd, &xs, &xfail) < 0 || (exists && fchmod(fd, mode) < 0) || fsync(fd) < 0) {
 		*err = xfail ? uxattr_error(path, xfail, errno, 0) : write_error(path, errno);
 		close(fd);

@@ -1191,6 +1191,60 @@ static void tool_write_keeps_acl(void **state)
 	tfx_free(f);
 }
 
+/* A directory's default ACL: user::rwx user:65534:rwx group::r-x
+ * mask::rwx other::---, which each file made in it takes. */
+static const unsigned char acl_default_nobody[] = {
+	2, 0, 0, 0,
+	0x01, 0, 7, 0, 0xff, 0xff, 0xff, 0xff,
+	0x02, 0, 7, 0, 0xfe, 0xff, 0, 0,
+	0x04, 0, 5, 0, 0xff, 0xff, 0xff, 0xff,
+	0x10, 0, 7, 0, 0xff, 0xff, 0xff, 0xff,
+	0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* A file with no ACL, in a directory with a default ACL, keeps having
+ * none when write or edit replaces it: the new file took the directory's
+ * default ACL, and the old mode's group bits (rw) then became its mask,
+ * giving user 65534, whom the old file's mode shut out, read and write. */
+static void tool_write_no_acl_from_dir_default(void **state)
+{
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct stat st;
+	char got[256];
+	(void)state;
+	tt_file(f->dir, "w/plain.txt", "secret one\n");
+	char *d = tt_path(f->dir, "w");
+	char *p = tt_path(f->dir, "w/plain.txt");
+	if (setxattr(d, "system.posix_acl_default", acl_default_nobody, sizeof(acl_default_nobody), 0) < 0) {
+		free(d);
+		free(p);
+		tfx_free(f);
+		skip();	/* a filesystem without POSIX ACLs */
+	}
+	assert_int_equal(chmod(p, 0660), 0);
+	assert_true(getxattr(p, "system.posix_acl_access", got, sizeof(got)) < 0);
+	assert_int_equal(run(f, "edit", "{\"path\":\"plain.txt\",\"old\":\"one\",\"new\":\"two\"}", &r), 0);
+	tool_result_release(&r);
+	assert_true(getxattr(p, "system.posix_acl_access", got, sizeof(got)) < 0);
+	assert_int_equal(errno, ENODATA);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0660);
+	assert_int_equal(chmod(p, 0640), 0);
+	assert_int_equal(run(f, "write", "{\"path\":\"plain.txt\",\"content\":\"secret three\\n\"}", &r), 0);
+	tool_result_release(&r);
+	assert_true(getxattr(p, "system.posix_acl_access", got, sizeof(got)) < 0);
+	assert_int_equal(errno, ENODATA);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	char *now = tt_slurp(f->dir, "w/plain.txt");
+	assert_string_equal(now, "secret three\n");
+	free(now);
+	free(d);
+	free(p);
+	tfx_free(f);
+}
+
 /* Each user.* attribute of path, "name=hexvalue;" in listing order. */
 static char *xattrs_of(const char *p)
 {
@@ -2855,6 +2909,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_killed_leaves_nothing),
 		cmocka_unit_test(tool_write_keeps_owner),
 		cmocka_unit_test(tool_write_keeps_acl),
+		cmocka_unit_test(tool_write_no_acl_from_dir_default),
 		cmocka_unit_test(tool_write_group_not_kept),
 		cmocka_unit_test(tool_write_keeps_xattrs),
 		cmocka_unit_test(tool_write_xattr_no_room),
