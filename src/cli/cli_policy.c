@@ -39,28 +39,106 @@ static const char *const shared_roots[] = { "/var", "/opt", "/srv", "/tmp", "/va
  * never writable through a grant. */
 static const char *const kernel_trees[] = { "/proc", "/sys", "/dev" };
 
-/* Resolve the longest existing prefix of path and append the rest, so a
- * store that does not exist yet is still compared by its real location. */
+/* rest taken by name onto the resolved directory real: '.' dropped, '..'
+ * taking off the last name (the directories that are not there yet will
+ * be made as directories, so '..' is their parent). */
+static char *fold_rest(const char *real, const char *rest)
+{
+	size_t cap = strlen(real) + strlen(rest) + 2, n = 0;
+	char *out = xmalloc(cap);
+	if (strcmp(real, "/") != 0) {
+		n = strlen(real);
+		memcpy(out, real, n);
+	}
+	while (*rest) {
+		while (*rest == '/')
+			rest++;
+		size_t cl = strcspn(rest, "/");
+		if (cl == 0)
+			break;
+		if (cl == 2 && rest[0] == '.' && rest[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else if (!(cl == 1 && rest[0] == '.')) {
+			out[n++] = '/';
+			memcpy(out + n, rest, cl);
+			n += cl;
+		}
+		rest += cl;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * Where path is, or will be once its missing directories are made: the
+ * longest prefix that exists resolved; a dangling symlink next in the path
+ * followed to what it names (a store made through it lands there); the
+ * rest, which does not exist, by name with '.' and '..' folded.  So a store
+ * that does not exist yet, spelled through a symlink or a '..' after a
+ * missing directory, is still compared by its real location.
+ */
 char *cli_resolve_prefix(const char *path)
 {
-	char *dup = xstrdup(path), *real = NULL;
-	size_t n = strlen(dup);
-	for (;;) {
-		real = realpath(dup, NULL);
-		if (real)
+	char *cur = xstrdup(path);
+	for (int hops = 0; hops < 40; hops++) {
+		if (cur[0] != '/')
 			break;
-		char *slash = strrchr(dup, '/');
-		if (!slash || slash == dup) {
-			free(dup);
-			return xstrdup(path);
+		char *dup = xstrdup(cur), *real = NULL;
+		for (;;) {
+			real = realpath(dup, NULL);
+			if (real)
+				break;
+			char *slash = strrchr(dup, '/');
+			if (slash == dup) {
+				dup[1] = '\0';	/* "/" always resolves */
+				real = realpath(dup, NULL);
+				break;
+			}
+			*slash = '\0';
 		}
-		*slash = '\0';
+		if (!real) {
+			free(dup);
+			break;
+		}
+		/* rest: what follows the resolved prefix (after "/" itself, all) */
+		const char *rest = strcmp(dup, "/") == 0 ? cur : cur + strlen(dup);
+		free(dup);
+		const char *c = rest;
+		while (*c == '/')
+			c++;
+		size_t cl = strcspn(c, "/");
+		char *next = NULL;
+		if (cl > 0 && !(cl == 1 && c[0] == '.') && !(cl == 2 && c[0] == '.' && c[1] == '.')) {
+			char *first = xasprintf("%s/%.*s", strcmp(real, "/") == 0 ? "" : real, (int)cl, c);
+			struct stat st;
+			char tgt[PATH_MAX];
+			ssize_t tl;
+			if (lstat(first, &st) == 0 && S_ISLNK(st.st_mode) &&
+			    (tl = readlink(first, tgt, sizeof(tgt) - 1)) > 0) {
+				tgt[tl] = '\0';
+				next = tgt[0] == '/' ? xasprintf("%s%s", tgt, c + cl)
+						     : xasprintf("%s/%s%s", strcmp(real, "/") == 0 ? "" : real, tgt, c + cl);
+			}
+			free(first);
+		}
+		if (!next) {
+			char *out = fold_rest(real, rest);
+			free(real);
+			free(cur);
+			return out;
+		}
+		free(real);
+		free(cur);
+		cur = next;
 	}
-	size_t kept = strlen(dup);
-	char *out = kept < n ? xasprintf("%s%s", strcmp(real, "/") == 0 ? "" : real, path + kept) : xstrdup(real);
-	free(real);
-	free(dup);
-	return out;
+	/* relative, or a loop of links: as given */
+	free(cur);
+	return xstrdup(path);
 }
 
 int cli_is_floor(const char *path)

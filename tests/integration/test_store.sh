@@ -554,6 +554,23 @@ t_start st-grant-inside "a grant inside the session store is refused too"
 pol --allow-write "$SESS"
 if [ $rc -eq 125 ] && printf '%s' "$err" | grep -q "session store"; then t_pass; else t_fail "rc=$rc $err"; fi
 
+t_start st-grant-store-spelled-missing "a grant reaching a store whose XDG value passes through a directory not made yet ('missing/..') or a dangling symlink is refused: the store is compared where it is, or will be made, not as spelled (before: sandbox-run and tool read let the command read the sessions, and tool write made a store through the link)"
+SP="$TMP/spelled"; rm -rf "$SP"; mkdir -p "$SP/xdg8/sandbx/sessions" "$SP/p4"; chmod -R 755 "$SP"
+echo SESSION8 > "$SP/xdg8/sandbx/sessions/s.jsonl"
+ln -s "$SP/p4/state" "$SP/slink"
+bad=""
+o=$(cd "$SP/xdg8" && XDG_STATE_HOME="$SP/nonexist/../xdg8" "$SANDBX" tool read '{"path":"sandbx/sessions/s.jsonl"}' 2>&1); r=$?
+case "$r $o" in "125 "*"sandbx's own session store '$SP/xdg8/sandbx'"*) ;; *) bad="$bad [missing/.. tool read: rc=$r $o]";; esac
+o=$(cd "$SP" && XDG_STATE_HOME="$SP/nonexist/../xdg8" "$SANDBX" sandbox-run --allow-read "$SP/xdg8" -- /bin/cat "$SP/xdg8/sandbx/sessions/s.jsonl" 2>&1); r=$?
+case "$r $o" in "125 "*"sandbx's own session store"*) ;; *) bad="$bad [missing/.. sandbox-run: rc=$r $o]";; esac
+o=$(cd "$SP/p4" && XDG_STATE_HOME="$SP/slink" "$SANDBX" tool write '{"path":"state/sandbx/sessions/x.jsonl","content":"planted"}' 2>&1); r=$?
+case "$r $o" in "125 "*"sandbx's own session store '$SP/p4/state/sandbx'"*) ;; *) bad="$bad [dangling link tool write: rc=$r $o]";; esac
+[ -e "$SP/p4/state" ] && bad="$bad [the store was made through the link]"
+o=$(cd "$SP" && XDG_STATE_HOME="$SP/nonexist/../xdg8" "$SANDBX" sandbox-run --allow-read "$SP/p4" -- /bin/true 2>&1); r=$?
+[ $r -eq 0 ] || bad="$bad [an unrelated grant refused: rc=$r $o]"
+rm -rf "$SP"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start st-grant-config "a grant holding the credential file is refused naming the credential directory"
 pol --allow-read "$CFG"
 r1=$rc e1=$err

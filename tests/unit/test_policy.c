@@ -669,6 +669,68 @@ static void owned_paths_refused_both_ways(void **state)
 	xdg_paths_release(&x);
 }
 
+/* The store's location when it is not there yet: a '..' after a missing
+ * directory folds (the directory is made, then left), and a dangling
+ * symlink is followed to where the store would be made.  Before, both
+ * were compared as spelled, so a grant of the real place passed. */
+static void resolve_prefix_missing_parts(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/sbx-rp-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	char *t = realpath(tmpl, NULL);
+	assert_non_null(t);
+	char *p = xasprintf("%s/xdg8", t), *q = xasprintf("%s/p4", t);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(mkdir(q, 0700), 0);
+	char *l1 = xasprintf("%s/slink", t), *l2 = xasprintf("%s/rlink", t), *l3 = xasprintf("%s/loop1", t),
+	     *l4 = xasprintf("%s/loop2", t), *tg = xasprintf("%s/p4/state", t);
+	assert_int_equal(symlink(tg, l1), 0);
+	assert_int_equal(symlink("p4/../p4/other", l2), 0);
+	assert_int_equal(symlink(l4, l3), 0);
+	assert_int_equal(symlink(l3, l4), 0);
+	/* beneath t; want "=" + path: that path itself */
+	struct { const char *in, *want; } c[] = {
+		{ "/nonexist/../xdg8/sandbx", "/xdg8/sandbx" },
+		{ "/nonexist/../../x", "=/tmp/x" },
+		{ "/a/./b/../c", "/a/c" },
+		{ "/slink/sandbx", "/p4/state/sandbx" },
+		{ "/rlink/sandbx/.", "/p4/other/sandbx" },
+		{ "/xdg8", "/xdg8" },
+		{ "/loop1/sandbx", "/loop1/sandbx" },	/* a loop: as given */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *in = xasprintf("%s%s", t, c[i].in);
+		char *want = c[i].want[0] == '=' ? xstrdup(c[i].want + 1) : xasprintf("%s%s", t, c[i].want);
+		char *got = cli_resolve_prefix(in);
+		assert_string_equal(got, want);
+		free(got);
+		free(in);
+		free(want);
+	}
+	char *got = cli_resolve_prefix("/sbx-no-such-dir/x/../y");
+	assert_string_equal(got, "/sbx-no-such-dir/y");
+	free(got);
+	got = cli_resolve_prefix("relative/../x");
+	assert_string_equal(got, "relative/../x");
+	free(got);
+	unlink(l1);
+	unlink(l2);
+	unlink(l3);
+	unlink(l4);
+	rmdir(p);
+	rmdir(q);
+	rmdir(t);
+	free(l1);
+	free(l2);
+	free(l3);
+	free(l4);
+	free(tg);
+	free(p);
+	free(q);
+	free(t);
+}
+
 static void util_parsers(void **state)
 {
 	uint64_t v;
@@ -711,6 +773,7 @@ int main(void)
 		cmocka_unit_test(grant_symlink_detected),
 		cmocka_unit_test(grant_resolved_refuses_changed),
 		cmocka_unit_test(owned_paths_refused_both_ways),
+		cmocka_unit_test(resolve_prefix_missing_parts),
 		cmocka_unit_test(util_parsers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
