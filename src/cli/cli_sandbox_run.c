@@ -376,9 +376,10 @@ int cli_sandbox_run(struct cli_opts *o)
 	 * supervisor's own teardown once it reports the run over. */
 	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
 				   .env_value = cli_ldpath_command_value, .no_reap = 1 };
-	/* A standard descriptor that is a socket reaches the command as a
-	 * pipe sandbx relays (relay.h): what the command does to a socket
-	 * (shutdown, its options) could not be put back after the run. */
+	/* A standard descriptor that is a socket or a pipe reaches the
+	 * command as a pipe sandbx relays (relay.h): what the command does to
+	 * a socket (shutdown, its options) could not be put back after the
+	 * run, and a pipe it could open again the other way. */
 	struct relay rl;
 	if (relay_prepare(&rl, s.stdio, &err) < 0) {
 		audit(LOG_INFO, "refused", "mechanism", "stdio-relay", "reason", err, NULL);

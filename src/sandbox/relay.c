@@ -7,31 +7,42 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "sandbox/relay.h"
 #include "util/log.h"
 #include "util/util.h"
 
-/* A stream socket that is connected, or may be: a listening one (a service
- * started with its listening socket as standard input, to accept() on it)
- * carries no bytes to relay, and is passed as it is. */
+/* What fd is to the relay: a stream socket that is connected, or may be
+ * (a listening one, a service started with its listening socket as
+ * standard input to accept() on it, carries no bytes to relay and is
+ * passed as it is), or a pipe (a FIFO included).  0: neither, passed. */
 static int relayable(int fd, struct stat *st)
 {
 	int type = 0, listening = 0;
 	socklen_t l = sizeof(type);
-	if (fstat(fd, st) < 0 || !S_ISSOCK(st->st_mode))
+	if (fstat(fd, st) < 0)
+		return 0;
+	if (S_ISFIFO(st->st_mode))
+		return RELAY_PIPE;
+	if (!S_ISSOCK(st->st_mode))
 		return 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 || type != SOCK_STREAM)
 		return 0;
 	l = sizeof(listening);
-	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l) == 0 && !listening;
+	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l) == 0 && !listening ? RELAY_SOCK : 0;
 }
+
+/* sandbx's last lines for a standard error pipe, after relay_finish: its
+ * own non-blocking handle on that pipe (tail_send), or -1. */
+static int tail_fd = -1;
 
 static void relay_reset(struct relay *r)
 {
@@ -40,8 +51,24 @@ static void relay_reset(struct relay *r)
 	r->notes_end = &r->notes;
 	r->wake[0] = r->wake[1] = r->stop_fd = -1;
 	r->note_wake[0] = r->note_wake[1] = -1;
+	r->devnull = -1;
 	for (int fd = 0; fd < 3; fd++)
 		r->cmd_end[fd] = -1;
+	for (int i = 0; i < 3; i++)
+		r->ch[i].io = -1;
+}
+
+/*
+ * A handle of the relay's own on the caller's pipe fd for output: opened
+ * again through /proc/self/fd, it is a description of sandbx's alone, so
+ * O_NONBLOCK on it changes nothing for the caller's processes, which share
+ * theirs.  -1 with errno; ENXIO: the pipe has no reader left.
+ */
+static int pipe_own_end(int fd)
+{
+	char via[32];
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+	return open(via, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 }
 
 int relay_prepare(struct relay *r, int stdio[3], char **err)
@@ -49,27 +76,30 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 	struct stat st[3];
 	relay_reset(r);
 	for (int fd = 0; fd < 3; fd++) {
-		int p[2];
-		if (!relayable(fd, &st[fd]))
+		int p[2], kind = relayable(fd, &st[fd]);
+		const char *what = fd == 0 ? "input" : fd == 1 ? "output" : "error";
+		if (!kind)
 			continue;
-		/* Output and error on one socket share one pipe: what the
-		 * command writes to them reaches the socket in its order. */
+		/* Output and error on one socket or pipe share one pipe: what
+		 * the command writes to them reaches it in its order. */
 		if (fd == 2 && r->cmd_end[1] >= 0 && st[2].st_dev == st[1].st_dev && st[2].st_ino == st[1].st_ino) {
 			stdio[2] = r->cmd_end[1];
 			r->err = &r->ch[r->n - 1];
 			continue;
 		}
 		if (pipe2(p, O_CLOEXEC) < 0) {
-			*err = xasprintf("cannot make the pipe that stands in for standard %s (a socket): %s — close "
+			*err = xasprintf("cannot make the pipe that stands in for standard %s (a %s): %s — close "
 					 "descriptors this process holds open, or raise the open-files limit (ulimit -n)",
-					 fd == 0 ? "input" : fd == 1 ? "output" : "error", strerror(errno));
+					 what, kind == RELAY_SOCK ? "socket" : "pipe", strerror(errno));
 			(void)relay_finish(r, 0);
 			return -1;
 		}
 		struct relay_chan *c = &r->ch[r->n++];
 		c->sock = fd;
+		c->kind = kind;
 		c->out = fd != 0;
 		c->pipe = c->out ? p[0] : p[1];
+		c->io = fd;
 		r->cmd_end[fd] = stdio[fd] = c->out ? p[1] : p[0];
 		(void)fcntl(c->pipe, F_SETFL, O_NONBLOCK);	/* our end only */
 		/* One page: the input pipe is then writable only once the
@@ -81,6 +111,30 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 		c->last = '\n';	/* sandbx's spawned record came before */
 		if (fd == 2)
 			r->err = c;
+		if (kind != RELAY_PIPE)
+			continue;
+		if (c->out) {
+			c->io = pipe_own_end(fd);
+			if (c->io < 0 && errno == ENXIO) {
+				/* no reader: the command's first write fails
+				 * as it would have on the caller's pipe */
+				c->io = -1;
+				close(c->pipe);
+				c->done = 1;
+			} else if (c->io < 0) {
+				*err = xasprintf("cannot relay standard %s (a pipe): opening it again through "
+						 "/proc/self/fd/%d failed: %s — sandbx gives the command a pipe of its "
+						 "own, so that it cannot open yours for reading; redirect standard %s to a "
+						 "file, or run sandbx where /proc is mounted", what, fd, strerror(errno),
+						 what);
+				(void)relay_finish(r, 0);
+				return -1;
+			}
+		} else if (r->devnull < 0 && (r->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
+			*err = xasprintf("cannot relay standard input (a pipe): /dev/null: %s", strerror(errno));
+			(void)relay_finish(r, 0);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -102,16 +156,18 @@ static void chan_wait(struct relay_chan *c, int fd, short ev)
 	c->wait_fd_ev = ev;
 }
 
-/* Send what goes without waiting: the bytes sent; 0: the socket is
- * full (waited on); -1: the channel ended. */
+/* Send what goes without waiting: the bytes sent; 0: the socket or pipe
+ * is full (waited on); -1: the channel ended.  A pipe's handle is the
+ * relay's own, non-blocking; the thread blocks every signal, so a reader
+ * gone is EPIPE here. */
 static ssize_t sock_send(struct relay *r, struct relay_chan *c, const char *p, size_t n)
 {
 	for (;;) {
-		ssize_t w = send(c->sock, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w = c->kind == RELAY_PIPE ? write(c->io, p, n) : send(c->io, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w == 0 || (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
-			chan_wait(c, c->sock, POLLOUT);
+			chan_wait(c, c->io, POLLOUT);
 			return 0;
 		}
 		if (w < 0) {
@@ -250,11 +306,98 @@ static void in_grow(struct relay_chan *c)
 	c->buf = xmalloc(c->chunk);
 }
 
+/*
+ * The caller's input pipe, settled: what the command took of what was
+ * copied to it (tee, which leaves it in the caller's pipe) is taken from
+ * the caller's pipe now, to /dev/null; what it has not read stays there
+ * for whoever reads the caller's pipe next.  -1: the channel ended.
+ */
+static int pipe_settle(struct relay *r, struct relay_chan *c)
+{
+	int k = 0;
+	if (!c->teed)
+		return 0;
+	if (ioctl(c->pipe, FIONREAD, &k) < 0 || k < 0 || (size_t)k > c->teed)
+		k = 0;
+	size_t taken = c->teed - (size_t)k;
+	while (taken > 0) {
+		ssize_t n = splice(c->io, NULL, r->devnull, NULL, taken, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;	/* another reader of the caller's pipe took them */
+		taken -= (size_t)n;
+		c->teed -= (size_t)n;
+		c->fed += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Pipe to pipe, for standard input: the caller's pipe is only copied (tee)
+ * into the command's, one page at a time and once the command has read all
+ * of the last, and what the command read is then taken from the caller's
+ * (pipe_settle).  So a command that reads nothing, or a line, leaves the
+ * rest to the process that reads the caller's pipe after it (a shell's
+ * `while read` loop), as it would have reading that pipe itself.  Once the
+ * command has read RELAY_IN_STREAM bytes it streams: the rest is moved
+ * (splice) a pipe's worth at a time, as from a socket.
+ */
+static void pump_in_pipe(struct relay *r, struct relay_chan *c, int over)
+{
+	if (over) {
+		(void)pipe_settle(r, c);
+		chan_end(r, c);
+		return;
+	}
+	for (;;) {
+		if (!c->streaming) {
+			if (pipe_settle(r, c) < 0) {
+				chan_end(r, c);
+				return;
+			}
+			if (c->teed) {
+				chan_wait(c, c->pipe, POLLOUT);	/* one page: empty */
+				return;
+			}
+			if (c->fed >= RELAY_IN_STREAM && fcntl(c->pipe, F_SETPIPE_SZ, RELAY_OUT_BUF) >= 0)
+				c->streaming = 1;
+		}
+		ssize_t n = c->streaming ? splice(c->io, NULL, c->pipe, NULL, RELAY_OUT_BUF, SPLICE_F_NONBLOCK)
+					 : tee(c->io, c->pipe, RELAY_IN_CHUNK, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			if (!c->streaming)
+				c->teed = (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN) {
+			/* the command's pipe full, or the caller's empty */
+			struct pollfd p = { .fd = c->pipe, .events = POLLOUT };
+			if (poll(&p, 1, 0) < 0 || (p.revents & POLLERR)) {
+				chan_end(r, c);
+				return;
+			}
+			chan_wait(c, p.revents & POLLOUT ? c->io : c->pipe, p.revents & POLLOUT ? POLLIN : POLLOUT);
+			return;
+		}
+		/* 0: the caller's pipe is empty and has no writer (end of
+		 * file), or it broke: the command reads end of file */
+		chan_end(r, c);
+		return;
+	}
+}
+
 /* Socket to pipe: a chunk is read from the socket only once the pipe has
  * room, and while the pipe is one page, once it is empty (POLLOUT), so
  * the relay takes little of the caller's input ahead of the command. */
 static void pump_in(struct relay *r, struct relay_chan *c, int over)
 {
+	if (c->kind == RELAY_PIPE) {
+		pump_in_pipe(r, c, over);
+		return;
+	}
 	if (over) {
 		chan_end(r, c);	/* nothing more is taken from the caller */
 		return;
@@ -287,11 +430,11 @@ static void pump_in(struct relay *r, struct relay_chan *c, int over)
 			chan_wait(c, c->pipe, POLLOUT);
 			return;
 		}
-		ssize_t n = recv(c->sock, c->buf, c->chunk, MSG_DONTWAIT);
+		ssize_t n = recv(c->io, c->buf, c->chunk, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			chan_wait(c, c->sock, POLLIN);
+			chan_wait(c, c->io, POLLIN);
 			return;
 		}
 		if (n <= 0) {
@@ -429,10 +572,35 @@ static int tail_gone;
 /* n bytes of p to fd 2, a socket, by tail_deadline; once it passed or
  * the socket failed, nothing more (tail_gone).  send() with MSG_DONTWAIT
  * changes no flag of the descriptor, which the caller's processes share. */
+static ssize_t tail_put(const char *p, size_t n)
+{
+	if (tail_fd < 0)
+		return send(2, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	/* a pipe: sandbx's own non-blocking handle, SIGPIPE held off (a
+	 * reader gone is EPIPE, and the signal it raised is taken back) */
+	sigset_t pipe_sig, old;
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
+	int was_pending = 0;
+	sigset_t pend;
+	if (sigpending(&pend) == 0)
+		was_pending = sigismember(&pend, SIGPIPE);
+	ssize_t k = write(tail_fd, p, n);
+	int e = errno;
+	if (k < 0 && e == EPIPE && !was_pending) {
+		struct timespec zero = { 0, 0 };
+		(void)sigtimedwait(&pipe_sig, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return k;
+}
+
 static void tail_send(const char *p, size_t n)
 {
 	while (n > 0 && !tail_gone) {
-		ssize_t k = send(2, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t k = tail_put(p, n);
 		if (k > 0) {
 			p += k;
 			n -= (size_t)k;
@@ -445,7 +613,7 @@ static void tail_send(const char *p, size_t n)
 			tail_gone = 1;
 			break;
 		}
-		struct pollfd pf = { .fd = 2, .events = POLLOUT };
+		struct pollfd pf = { .fd = tail_fd >= 0 ? tail_fd : 2, .events = POLLOUT };
 		(void)poll(&pf, 1, (int)(left < INT_MAX ? left : INT_MAX));
 	}
 }
@@ -498,6 +666,16 @@ size_t relay_finish(struct relay *r, long flush_ms)
 	 * stalls does not hold sandbx's own last lines for ever either:
 	 * they have until RELAY_TAIL_MS past the flush's deadline. */
 	int tail = r->err && flush_ms >= 0;
+	if (tail_fd >= 0) {
+		close(tail_fd);
+		tail_fd = -1;
+	}
+	/* a standard error pipe's last lines go through sandbx's own
+	 * non-blocking handle, kept for them */
+	if (tail && r->err->kind == RELAY_PIPE && r->err->io >= 0) {
+		tail_fd = r->err->io;
+		r->err->io = -1;
+	}
 	if (tail) {
 		tail_deadline = (r->flush_deadline >= 0 ? r->flush_deadline : mono_ms() + flush_ms) + RELAY_TAIL_MS;
 		tail_gone = 0;
@@ -508,7 +686,11 @@ size_t relay_finish(struct relay *r, long flush_ms)
 	for (int i = 0; i < r->n; i++) {
 		chan_end(r, &r->ch[i]);
 		free(r->ch[i].buf);
+		if (r->ch[i].kind == RELAY_PIPE && r->ch[i].out && r->ch[i].io >= 0)
+			close(r->ch[i].io);	/* its own handle: the reader sees the end */
 	}
+	if (r->devnull >= 0)
+		close(r->devnull);
 	for (int i = 0; i < 2; i++) {
 		if (r->wake[i] >= 0)
 			close(r->wake[i]);

@@ -7,8 +7,15 @@
  * with the caller's: a command's shutdown() of it, or the socket options it
  * sets, outlive the run, and no snapshot can put a shutdown back.  So the
  * command gets a pipe in its place, and sandbx relays: socket to pipe for
- * standard input, pipe to socket for output and error.  Nothing is relayed
- * (no pipe, no thread) when no standard descriptor is a stream socket.
+ * standard input, pipe to socket for output and error.  A pipe given as
+ * 0, 1 or 2 is relayed too: the command could otherwise open it again
+ * through /proc/self/fd/N the other way (read what other host processes
+ * wrote to the caller's output pipe, write into the caller's input pipe
+ * for its next reader), which Landlock does not govern.  An input pipe is
+ * copied with tee(2) and settled as the command reads (relay.c), so no
+ * more of the caller's input is taken than the command read.  Nothing is
+ * relayed (no pipe, no thread) when no standard descriptor is a stream
+ * socket or a pipe.
  *
  * Life cycle (sandbox-run):
  *   struct relay r;
@@ -60,8 +67,16 @@
 #define RELAY_IN_STREAM (64 * 1024)
 #define RELAY_TAIL_MS 2000	/* sandbx's last lines, past the flush's deadline */
 
+#define RELAY_SOCK 1
+#define RELAY_PIPE 2
+
 struct relay_chan {
 	int sock;		/* the caller's descriptor: 0, 1 or 2 */
+	int kind;		/* RELAY_SOCK or RELAY_PIPE: what sock is */
+	int io;			/* the handle sandbx uses on it: sock, or for an output
+				 * pipe one of its own, non-blocking (-1: none) */
+	size_t teed;		/* input pipe: copied to the command, still in sock */
+	int streaming;		/* input pipe: moved, no longer copied */
 	int pipe;		/* our end: the write end for input, the read end for output */
 	int out;		/* 1: pipe to socket; 0: socket to pipe */
 	int done;		/* ended: pipe closed */
@@ -95,6 +110,7 @@ struct relay {
 	int note_wake[2];	/* written when a note is queued */
 	int cut;		/* err's flush was given up in a line of the command's */
 	int cmd_end[3];		/* the command's ends, until relay_spawned */
+	int devnull;		/* where an input pipe's bytes the command read go */
 	int wake[2];		/* written by relay_finish: the run is over */
 	int stop_fd;		/* after the run: readable means give up the flush */
 	long flush_deadline;	/* mono_ms() past which the flush is given up; -1: none */

@@ -598,4 +598,49 @@ if [ "$(cat "$TMP/rc")" = 143 ] && [ -n "$got" ] && [ -n "$lost" ] && [ "$said" 
    tail -n 1 "$TMP/err" | grep -q '^sandbx audit exited .* code=143 stopped=SIGTERM$'; then t_pass
 else t_fail "rc=$(cat "$TMP/rc") got='$got' lost='$lost' $(grep -v '^sandbx audit spawned' "$TMP/err" | tr '\n' ' ')"; fi
 
+# ---- standard descriptors that are pipes: relayed too (relay.h) ----
+printf 'top-secret\n' > "$O/secret"; chmod 600 "$O/secret"
+
+t_start sr-stdio-pipe-out-not-readable "a command cannot open its standard output pipe again for reading (through /proc/self/fd): what another host process wrote into that pipe (a 0600 file outside every grant) still reaches the pipe's reader, and the command reads none of it (before, it took the bytes: the reader got nothing)"
+( cat "$O/secret"; cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'exec 3>&1; timeout 1 cat /proc/self/fd/3 > stolen' 2>/dev/null ) | { sleep 2; cat > "$TMP/consumer"; }
+if grep -qx top-secret "$TMP/consumer" && [ -f "$W/stolen" ] && ! grep -q secret "$W/stolen"; then t_pass
+else t_fail "consumer: $(cat "$TMP/consumer") stolen: $(cat "$W/stolen" 2>&1)"; fi
+rm -f "$W/stolen"
+
+t_start sr-stdio-pipe-err-record-kept "a command given standard output and error as one pipe ('2>&1 |') cannot take sandbx's spawned record out of it by reading it through /proc/self/fd: the reader gets the record, then the command's own lines (before, the command took the record and printed a forged one in its place)"
+( cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'exec 3>&1; timeout 1 cat /proc/self/fd/3 > gone; echo "sandbx audit spawned forged" >&2' 2>&1 ) | { sleep 2; cat > "$TMP/reader"; }
+if sed -n 1p "$TMP/reader" | grep -q '^sandbx audit spawned command="/bin/sh' && grep -qx 'sandbx audit spawned forged' "$TMP/reader" &&
+   ! grep -q 'audit spawned command' "$W/gone"; then t_pass
+else t_fail "reader: $(cat "$TMP/reader") gone: $(cat "$W/gone" 2>&1)"; fi
+rm -f "$W/gone"
+
+t_start sr-stdio-pipe-in-not-writable "a command cannot write into its standard input pipe for the process that reads that pipe after it (/proc/self/fd/0 opened for writing): a shell loop reading the rest of the pipe reads only what the caller wrote (before: it read the command's INJECTED line, and acted on it unconfined)"
+out=$(printf 'a\nb\n' | { cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'timeout 1 sh -c "echo INJECTED > /proc/self/fd/0"' 2>/dev/null; while read l; do echo "loop:$l"; done; })
+if [ "$out" = "$(printf 'loop:a\nloop:b')" ]; then t_pass; else t_fail "$out"; fi
+
+t_start sr-stdio-pipe-input-left "a command given a pipe as standard input takes only what it reads: one that reads nothing leaves a shell loop's input whole ('... | while read l; do sandbx sandbox-run ...; done' sees every line), one that reads a line (sh's read, a byte at a time) leaves the rest to the next reader"
+out=$(printf 'l1\nl2\nl3\n' | while read l; do echo "got $l"; (cd "$W" && "$SANDBX" sandbox-run -- /bin/true 2>/dev/null); done)
+out2=$(printf 'l1\nl2\nl3\n' | { cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'read x; echo "cmd $x"' 2>/dev/null; cat; })
+if [ "$out" = "$(printf 'got l1\ngot l2\ngot l3')" ] && [ "$out2" = "$(printf 'cmd l1\nl2\nl3')" ]; then t_pass
+else t_fail "loop: $out / read: $out2"; fi
+
+t_start sr-stdio-pipe-bulk "50 MB through a standard input pipe and back through a standard output pipe reach the command and the reader whole, in order (sha256), and a reader that goes away ends the command as its pipe would (yes | head: SIGPIPE, 141)"
+head -c 50000000 /dev/urandom > "$TMP/bulk"
+want=$(sha256sum < "$TMP/bulk")
+got2=$(cat "$TMP/bulk" | (cd "$W" && "$SANDBX" sandbox-run -- /bin/cat 2>/dev/null) | sha256sum)
+y=$( (cd "$W" && "$SANDBX" sandbox-run -- /usr/bin/yes 2>/dev/null; echo "rc=$?" > "$TMP/yrc") | head -2 | tr '\n' ' ')
+rm -f "$TMP/bulk"
+if [ "$got2" = "$want" ] && [ "$y" = "y y " ] && [ "$(cat "$TMP/yrc")" = rc=141 ]; then t_pass
+else t_fail "sha: $got2 vs $want; yes: '$y' $(cat "$TMP/yrc")"; fi
+
+t_start sr-stdio-pipe-timeout-stalled "--timeout 2 still ends sandbx (exit 124) within seconds when the command filled a standard output pipe whose reader stalls"
+t0=$(date +%s)
+( cd "$W" && "$SANDBX" sandbox-run --timeout 2 -- /bin/sh -c 'head -c 10000000 /dev/zero' 2>/dev/null; echo "rc=$?" > "$TMP/trc" ) | sleep 15 &
+sp=$!
+i=0; while [ ! -s "$TMP/trc" ] && [ $i -lt 120 ]; do sleep 0.1; i=$((i + 1)); done
+took=$(( $(date +%s) - t0 ))
+kill $sp 2>/dev/null; wait $sp 2>/dev/null
+if [ "$(cat "$TMP/trc" 2>/dev/null)" = rc=124 ] && [ $took -le 8 ]; then t_pass
+else t_fail "$(cat "$TMP/trc" 2>/dev/null) after ${took}s"; fi
+
 t_done
