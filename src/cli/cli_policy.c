@@ -260,6 +260,11 @@ static const char *flag_name(unsigned access)
 	return (access & POL_EXEC) ? "--allow-exec" : "--allow-read";
 }
 
+const char *cli_flag_name(unsigned access)
+{
+	return flag_name(access);
+}
+
 int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err)
 {
 	/* The lexical form is the path the user wrote; realpath's answer is
@@ -954,6 +959,15 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 			free(mi);
 			goto out;
 		}
+	}
+	/* A writable grant and one with execute (the floor's included) that
+	 * show the same files under two names: a program the command writes
+	 * would run from the execute tree.  The same table, read once; a stat
+	 * per directory above each grant. */
+	if (cli_exec_alias_fs_check(mi, p, o->npaths == 0, err) < 0 ||
+	    cli_exec_alias_obj_check(p, o->npaths == 0, err) < 0) {
+		free(mi);
+		goto out;
 	}
 	/* The host's POSIX message queues: an mqueue mount a grant holds
 	 * (systemd's /dev/mqueue under --allow-read /dev) is the host's ipc

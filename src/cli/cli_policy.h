@@ -135,6 +135,28 @@ int cli_policy_limits(const struct cli_opts *o, int agent, struct policy *p, cha
 int cli_nofile_prepare(char **err);
 void cli_nofile_restore(void);
 
+/* The flag that gives a grant's rights: --allow-write, --allow-exec or
+ * --allow-read. */
+const char *cli_flag_name(unsigned access);
+
+/* -1 with *err when the view would show the same files writable at one
+ * path and executable at another: a writable grant of p and a grant with
+ * execute but not write (the floor's included) that, as the mount table
+ * mi shows their filesystems (device, the mount's root and the rest of the
+ * path), hold or lie in each other under another name, or that hold a
+ * mount (the view copies it with them) showing the other or a part of it.
+ * Grants nested by name the way their filesystem nests them are not
+ * aliases: the inner grant's mount covers the outer's there (narrower
+ * rights inside).  NULL mi, or a line that cannot be read, refuses.
+ * cwd_default: the grants past the floor are the working-directory
+ * default (its message).  No syscall. */
+int cli_exec_alias_fs_check(const char *mi, const struct policy *p, int cwd_default, char **err);
+
+/* The same pairs compared by object: -1 with *err when a directory above a
+ * grant with execute (or the grant itself) is a writable grant's (dev, ino)
+ * under another name, or the reverse.  A stat per directory above each. */
+int cli_exec_alias_obj_check(const struct policy *p, int cwd_default, char **err);
+
 /* 1 when path is one the CLI grants by itself (the floor: /usr, /bin, /lib,
  * /lib64, /etc/alternatives). */
 int cli_is_floor(const char *path);

@@ -403,6 +403,22 @@ int limits_mount_shows(const char *text, const char *path, const char *obj, int 
 	return 0;
 }
 
+int limits_each_mount(const char *text, int (*fn)(void *ctx, const char *mnt, const char *root, const char *devno),
+		      void *ctx)
+{
+	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH], *devno;
+	int bad;
+	for (const char *s = text; s && *s;) {
+		s = mi_next(s, line, m, r, &devno, &bad);
+		if (bad)
+			return -1;
+		int x = fn(ctx, m, r, devno);
+		if (x)
+			return x;
+	}
+	return 0;
+}
+
 int limits_mount_beneath(const char *text, const char *path)
 {
 	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH], *devno;

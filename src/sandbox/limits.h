@@ -276,6 +276,16 @@ int limits_fs_path(const char *text, const char *obj, char *dev, size_t ndev, ch
 int limits_mount_beneath(const char *text, const char *path);
 
 /*
+ * From /proc/self/mountinfo text: call fn(ctx, mount point, mount root,
+ * major:minor) for each mount, in table order, octal escapes decoded.
+ * 0; -1 when a line cannot be read; fn's value when it is nonzero (which
+ * stops the walk).  One pass, no syscall: the callers judge many paths
+ * against the table at once.
+ */
+int limits_each_mount(const char *text, int (*fn)(void *ctx, const char *mnt, const char *root, const char *devno),
+		      void *ctx);
+
+/*
  * From /proc/self/mountinfo text: call fn(ctx, mount point) for each mount
  * of type fstype, in table order (a mount point listed twice, twice).
  * 0; -1 when a line cannot be read (or fn returns -1).  Where the text

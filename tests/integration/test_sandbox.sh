@@ -422,6 +422,31 @@ else
 	esac
 fi
 
+t_start sb-bind-exec-alias "a write grant that holds or lies in an execute grant or the floor under another name (a bind mount) is refused, naming both: a program written there cannot be run from the execute tree; the same grants by their own names (narrower rights inside) run"
+EA="$TMP/execalias"
+mkdir -p "$EA/data/tools" "$EA/opt-tools" "$EA/wt" "$EA/proj/ul" "$EA/ub"; chmod -R 755 "$EA"
+if ! unshare -Urm true 2>/dev/null; then t_skip "unshare -Urm is refused here"
+else
+	out=$(unshare -Urm sh -c "cd '$EA/proj' || exit 9
+		mount --bind '$EA/data/tools' '$EA/opt-tools' || exit 9
+		'$SANDBX' sandbox-run --allow-write '$EA/data' --allow-exec '$EA/opt-tools' -- /bin/sh -c 'cp /bin/true \"$EA/data/tools/mine\" && \"$EA/opt-tools/mine\" && echo ran-written'; echo rc=\$?
+		umount '$EA/opt-tools'; mount --bind '$EA/data/tools' '$EA/wt' || exit 9
+		'$SANDBX' sandbox-run --allow-exec '$EA/data' --allow-write '$EA/wt' -- /bin/true; echo rc=\$?
+		umount '$EA/wt'; mount --bind /usr/lib '$EA/proj/ul' || exit 9
+		'$SANDBX' sandbox-run -- /bin/true; echo rc=\$?
+		umount '$EA/proj/ul'; mount --bind /usr/bin '$EA/ub' || exit 9
+		'$SANDBX' sandbox-run --allow-write '$EA/ub' -- /bin/true; echo rc=\$?
+		umount '$EA/ub'
+		'$SANDBX' sandbox-run --allow-write '$EA/data' --allow-exec '$EA/data/tools' -- /bin/sh -c 'cp /bin/true \"$EA/data/tools/mine\"' 2>/dev/null; echo rc=\$?
+		'$SANDBX' sandbox-run --allow-write '$EA/data' --allow-exec '$EA/opt-tools' -- /bin/true; echo rc=\$?
+		'$SANDBX' sandbox-run -- /bin/true; echo rc=\$?" 2>&1)
+	case "$out" in
+	*"sandbx: --allow-write '$EA/data' holds --allow-exec '$EA/opt-tools' under another name"*"rc=125"*"sandbx: --allow-write '$EA/wt' lies in --allow-exec '$EA/data' under another name"*"rc=125"*"sandbx: the working directory '$EA/proj' holds '$EA/proj/ul', a mount that shows the system directory '/usr' under another name"*"rc=125"*"sandbx: --allow-write '$EA/ub' lies in the system directory '/usr' under another name"*"rc=125"*"rc=1"*"rc=0"*"rc=0")
+		[ -e "$EA/data/tools/mine" ] && t_fail "the command wrote into the execute tree: $out" || t_pass ;;
+	*) t_fail "$out" ;;
+	esac
+fi
+
 # a copy of sandbx in a project's build tree, as a developer has it
 SP="$TMP/selfproj"
 mkdir -p "$SP/build" "$SP/src" "$TMP/hl"; chmod 755 "$SP" "$SP/build" "$SP/src" "$TMP/hl"

@@ -326,6 +326,165 @@ static void ancestry_by_object(void **state)
 	rmdir(dir);
 }
 
+/* A writable grant and one with execute (the floor's too) that show the
+ * same files under two names, as the mount table has them: a bind of the
+ * execute tree inside the write grant's filesystem tree, the reverse, a
+ * mount beneath a grant showing the other; not a grant nested by name,
+ * also when bound onto itself, nor a bind from another filesystem. */
+static void exec_alias_by_mount_table(void **state)
+{
+	char d[] = "/tmp/sbx-ea.XXXXXX", path[6][96];
+	const char *const names[6] = { "data", "data/tools", "data/other", "opt-tools", "proj", "proj/sub" };
+	const char *base = "24 1 254:0 / / rw - ext4 /dev/vda rw\n";
+	char *err = NULL, *mi;
+	struct policy p;
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	for (int i = 0; i < 6; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", d, names[i]);
+		assert_int_equal(mkdir(path[i], 0755), 0);
+	}
+#define EA_POLICY(w, x)                                                                        \
+	do {                                                                                       \
+		policy_init(&p);                                                                   \
+		assert_int_equal(policy_add_grant(&p, "/usr", POL_READ | POL_EXEC, &err), 0);      \
+		p.nfloor = 1;                                                                      \
+		assert_int_equal(policy_add_grant(&p, w, POL_READ | POL_WRITE, &err), 0);          \
+		if (x)                                                                             \
+			assert_int_equal(policy_add_grant(&p, x, POL_READ | POL_EXEC, &err), 0);   \
+	} while (0)
+
+	/* --allow-write data --allow-exec opt-tools, a bind of data/tools */
+	mi = xasprintf("%s40 24 254:0 %s %s rw - ext4 /dev/vda rw\n", base, path[1], path[3]);
+	EA_POLICY(path[0], path[3]);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 0, &err), -1);
+	char *want = xasprintf("--allow-write '%s' holds --allow-exec '%s' under another name", path[0], path[3]);
+	assert_non_null(strstr(err, want));
+	free(want);
+	free(err);
+	err = NULL;
+	policy_release(&p);
+	/* the reverse: the write grant lies in the execute tree */
+	EA_POLICY(path[3], path[0]);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 0, &err), -1);
+	want = xasprintf("--allow-write '%s' lies in --allow-exec '%s' under another name", path[3], path[0]);
+	assert_non_null(strstr(err, want));
+	free(want);
+	free(err);
+	err = NULL;
+	policy_release(&p);
+	/* without the mount, or with another filesystem there: no alias */
+	EA_POLICY(path[0], path[3]);
+	assert_int_equal(cli_exec_alias_fs_check(base, &p, 0, &err), 0);
+	free(mi);
+	mi = xasprintf("%s40 24 0:50 / %s rw - tmpfs tmpfs rw\n", base, path[3]);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 0, &err), 0);
+	assert_int_equal(cli_exec_alias_fs_check(NULL, &p, 0, &err), -1);
+	assert_non_null(strstr(err, "mount table could not be read"));
+	free(err);
+	err = NULL;
+	policy_release(&p);
+	free(mi);
+
+	/* nested by name: narrower rights inside, also bound onto itself */
+	EA_POLICY(path[0], path[1]);
+	assert_int_equal(cli_exec_alias_fs_check(base, &p, 0, &err), 0);
+	mi = xasprintf("%s40 24 254:0 %s %s rw - ext4 /dev/vda rw\n", base, path[1], path[1]);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 0, &err), 0);
+	free(mi);
+	/* ... but not when the nested name shows another part of the tree */
+	mi = xasprintf("%s40 24 254:0 %s %s rw - ext4 /dev/vda rw\n", base, path[2], path[1]);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 0, &err), -1);
+	assert_non_null(strstr(err, "under another name"));
+	free(err);
+	err = NULL;
+	free(mi);
+	policy_release(&p);
+
+	/* the working-directory default holding a bind of a part of the floor */
+	mi = xasprintf("%s40 24 254:0 /usr/lib %s rw - ext4 /dev/vda rw\n", base, path[5]);
+	EA_POLICY(path[4], NULL);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 1, &err), -1);
+	want = xasprintf("the working directory '%s' holds '%s', a mount that shows the system directory '/usr' "
+			 "under another name", path[4], path[5]);
+	assert_non_null(strstr(err, want));
+	free(want);
+	free(err);
+	err = NULL;
+	policy_release(&p);
+	free(mi);
+	/* an execute grant holding a bind of the write grant */
+	mi = xasprintf("%s40 24 254:0 %s %s rw - ext4 /dev/vda rw\n", base, path[0], path[5]);
+	EA_POLICY(path[0], path[4]);
+	assert_int_equal(cli_exec_alias_fs_check(mi, &p, 0, &err), -1);
+	want = xasprintf("--allow-exec '%s' holds '%s', a mount that shows --allow-write '%s' under another name",
+			 path[4], path[5], path[0]);
+	assert_non_null(strstr(err, want));
+	free(want);
+	free(err);
+	err = NULL;
+	policy_release(&p);
+	free(mi);
+#undef EA_POLICY
+	for (int i = 5; i >= 0; i--)
+		rmdir(path[i]);
+	rmdir(d);
+}
+
+/* The same by object: a write grant of one file and an execute grant of a
+ * hard link of it; not two files, nor a grant nested by name. */
+static void exec_alias_by_object(void **state)
+{
+	char d[] = "/tmp/sbx-eo.XXXXXX", w[64], x[64], f[80], l[80], y[80];
+	char *err = NULL;
+	struct policy p;
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	snprintf(w, sizeof(w), "%s/w", d);
+	snprintf(x, sizeof(x), "%s/x", d);
+	snprintf(f, sizeof(f), "%s/w/f", d);
+	snprintf(l, sizeof(l), "%s/x/f", d);
+	snprintf(y, sizeof(y), "%s/x/y", d);
+	assert_int_equal(mkdir(w, 0755), 0);
+	assert_int_equal(mkdir(x, 0755), 0);
+	FILE *fp = fopen(f, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(link(f, l), 0);
+	fp = fopen(y, "w");
+	assert_non_null(fp);
+	fclose(fp);
+
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, f, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(policy_add_grant(&p, l, POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(cli_exec_alias_obj_check(&p, 0, &err), -1);
+	char *want = xasprintf("--allow-write '%s' is --allow-exec '%s' under another name", f, l);
+	assert_non_null(strstr(err, want));
+	free(want);
+	free(err);
+	err = NULL;
+	policy_release(&p);
+
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, f, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(policy_add_grant(&p, y, POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(cli_exec_alias_obj_check(&p, 0, &err), 0);
+	policy_release(&p);
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, d, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(policy_add_grant(&p, x, POL_READ | POL_EXEC, &err), 0);
+	assert_int_equal(cli_exec_alias_obj_check(&p, 0, &err), 0);
+	policy_release(&p);
+
+	unlink(f);
+	unlink(l);
+	unlink(y);
+	rmdir(w);
+	rmdir(x);
+	rmdir(d);
+}
+
 /* An mqueue mount a grant holds is masked (policy.mqueue, carried to the
  * helper); one a grant names, one outside every grant, one under a private
  * /dev/shm is not; no mount table refuses. */
@@ -768,6 +927,8 @@ int main(void)
 		cmocka_unit_test(mqueue_masks),
 		cmocka_unit_test(hugetlbfs_masks),
 		cmocka_unit_test(ancestry_by_object),
+		cmocka_unit_test(exec_alias_by_mount_table),
+		cmocka_unit_test(exec_alias_by_object),
 		cmocka_unit_test(self_program_refused),
 		cmocka_unit_test(self_links_refused),
 		cmocka_unit_test(grant_symlink_detected),
