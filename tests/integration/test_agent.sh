@@ -397,6 +397,48 @@ assert [x['role'] for x in m]==['user','assistant','user'], m
 assert m[0]['content'][0]['text']=='first question' and m[2]['content'][0]['text']=='second question'
 " && grep -q "resumed session $sid: 1 turn loaded" "$D/err"; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
 
+t_start ag-text-nul "text after a NUL (\\u0000) in the model's text is kept, the NUL written \\x00, in the output, --output jsonl, the session and the next request (before, the rest of the delta was dropped without a word)"
+mock_dir
+{
+	sse_text 'first part\u0000 hidden tail' | sed '/^event: content_block_stop/,$d'
+	printf '%s\n' 'event: content_block_delta' \
+		'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" second delta."}}' ''
+	sse_text x | sed -n '/^event: content_block_stop/,$p'
+} > "$D/r1.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+sse $FX/text.sse
+sse $D/r1.sse
+EOF
+bad=""
+want='first part\x00 hidden tail second delta.'
+ar --session --output jsonl -- hi
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+[ $RC -eq 0 ] || bad="$bad [rc=$RC $(cat "$D/err")]"
+python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+t=''.join(r['text'] for r in rows if r['type']=='text')
+assert t==sys.argv[2], t" "$D/out" "$want" || bad="$bad [jsonl: $(head -c 400 "$D/out")]"
+python3 -c "
+import json,sys
+def strs(o):
+	if isinstance(o, str): yield o
+	elif isinstance(o, dict): yield from (s for v in o.values() for s in strs(v))
+	elif isinstance(o, list): yield from (s for v in o for s in strs(v))
+assert sys.argv[2] in list(strs([json.loads(l) for l in open(sys.argv[1])])), open(sys.argv[1]).read()" "$XDG_STATE_HOME/sandbx/sessions/$sid.jsonl" "$want" || bad="$bad [session]"
+ar --session "$sid" -- more
+[ $RC -eq 0 ] || bad="$bad [resume rc=$RC $(cat "$D/err")]"
+python3 -c "
+import json,sys
+m=json.load(open(sys.argv[1]))['messages']
+assert m[1]['role']=='assistant' and m[1]['content'][0]['text']==sys.argv[2], m[1]" "$D/req-2.json" "$want" \
+	|| bad="$bad [history]"
+ar -- plain
+[ $RC -eq 0 ] && [ "$(cat "$D/out")" = "$want" ] || bad="$bad [text: rc=$RC $(head -c 400 "$D/out")]"
+mock_stop
+if [ -n "$sid" ] && [ -z "$bad" ]; then t_pass; else t_fail "sid=$sid $bad"; fi
+
 t_start ag-continue-newest "--continue resumes the most recent session, and refuses when that one cannot be read rather than resume an older one"
 mock_dir
 { cat > "$D/script"; mock_serve; } <<EOF
