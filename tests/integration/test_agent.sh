@@ -800,6 +800,29 @@ approve_case ag-approve-typeahead "keys typed before the question are discarded"
 	'[["allow?","n"],["reason","\r"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'
 
+t_start ag-elapsed-not-asking "a call's time (--output jsonl elapsed_ms, the text output's 'ok (N ms)') is its own run, not the time the user took to answer its question (before, an echo answered after 1.5 s read 1.5 s)"
+mock_dir
+sse_tool toolu_e1 bash '{"command":"echo hi"}' > "$D/r1.sse"
+sse_text "end" > "$D/r2.sse"
+cp "$D/r1.sse" "$D/r3.sse"; cp "$D/r2.sse" "$D/r4.sse"
+mock_rounds 4
+bad=""
+for out in jsonl text; do
+	args=$(ar_argv --allow-tool bash --approve call --output "$out" -- go)
+	rc=$(cd "$W" && pty_run "$args" '[["allow?","SH sleep 1.5"],["allow?","y"]]' "" 2>"$D/pty-$out")
+	[ "$rc" = 0 ] || bad="$bad [$out rc=$rc $(tail -c 600 "$D/pty-$out")]"
+done
+mock_stop
+python3 -c "
+import re,sys
+j=open(sys.argv[1],'rb').read(); t=open(sys.argv[2],'rb').read()
+e=[int(x) for x in re.findall(rb'\"elapsed_ms\": ?([0-9]+)', j)]
+assert len(e)==1 and e[0]<1000, (e, j[-800:])
+o=[int(x) for x in re.findall(rb'ok \(([0-9]+) ms\)', t)]
+assert len(o)==1 and o[0]<1000, (o, t[-800:])
+" "$D/pty-jsonl" "$D/pty-text" 2>"$D/check" || bad="$bad [$(tail -c 1200 "$D/check")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 # What the question shows is what runs, drawn safely.  ask_case ID DESC
 # TOOL JSON STEPS EXPECT_RC CHECK: one call of TOOL, then a text answer.
 ask_case() {
