@@ -303,6 +303,25 @@ mock_stop
 if [ $RC -eq 0 ] && [ $el -ge 900 ] && grep -qi 'retrying in 1 s, attempt 1 of 4' "$D/err" && grep -q 'Hello' "$D/out"; then t_pass
 else t_fail "rc=$RC ${el}ms $(cat "$D/err")"; fi
 
+t_start ag-retry-after-too-long "a 429 or 529 asking to wait past the 60 s sandbx waits fails the turn at once (exit 1, the wait named, --output jsonl's result an error), with no early retry"
+mock_dir
+echo '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}' > "$D/e.json"
+{ cat > "$D/script"; mock_serve; } <<EOF
+status 429 $D/e.json retry-after=100000
+status 529 $D/e.json retry-after=120
+sse $FX/text.sse
+EOF
+bad=""
+ar -- hi
+[ $RC -eq 1 ] && grep -q "rate limited.*slow down.* — it asked to wait 100000 s before a retry (retry-after), longer than the 60 s sandbx waits" "$D/err" &&
+	! grep -q 'retrying in' "$D/err" || bad="$bad [429: rc=$RC $(cat "$D/err")]"
+ar --output jsonl -- hi
+[ $RC -eq 1 ] && grep -q '"type":"error".*overloaded.* — it asked to wait 120 s' "$D/out" && tail -n 1 "$D/out" | grep -q '"is_error":true' ||
+	bad="$bad [529: rc=$RC $(cat "$D/err") $(cat "$D/out")]"
+mock_stop
+[ ! -e "$D/req-3.json" ] || bad="$bad [retried]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start ag-retry-529 "529 overloaded is retried"
 mock_dir
 echo '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' > "$D/e.json"
