@@ -570,6 +570,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 
 		struct tool_result res = { 0 };
 		long t0 = mono_ms();
+		long call_asking = 0;	/* this call's question: not in its elapsed_ms */
 		enum gate_verdict v = gate_decide(&a->gate, b->name);
 		if (*no_consent && v == GATE_ASK)
 			v = GATE_REFUSE;
@@ -606,7 +607,8 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 						       .cut = strcmp(args_w, args) || (diff_w && strcmp(diff_w, diff)) };
 			long q0 = mono_ms();
 			enum approval_answer ans = rc->io && rc->io->ask ? rc->io->ask(rc->io->ud, &q, &reason) : APPROVE_ABORT;
-			asking += mono_ms() - q0;	/* the user's time is not the calls' */
+			call_asking = mono_ms() - q0;
+			asking += call_asking;	/* the user's time is not the calls' */
 			free(args);
 			free(diff);
 			free(args_w);
@@ -650,7 +652,8 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		res.content = tools_utf8_clean(res.content);
 		struct turn_event done = { .kind = TEV_TOOL_RESULT, .tool = b->name, .id = b->id,
 					   .subject = subject, .text = res.content, .len = strlen(res.content),
-					   .is_error = res.is_error, .elapsed_ms = (uint64_t)(mono_ms() - t0) };
+					   .is_error = res.is_error,
+					   .elapsed_ms = (uint64_t)(mono_ms() - t0 - call_asking) };
 		emit(rc, &done);
 		returned += strlen(res.content);
 		cJSON_AddItemToArray(content, tool_result_block(b->id, res.content, res.is_error));

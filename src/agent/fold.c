@@ -350,7 +350,7 @@ static int on_block_start(struct fold_msg *m, const cJSON *ev, int has_nul, char
 	return 0;
 }
 
-static int on_block_delta(struct fold_msg *m, const cJSON *ev, char **err)
+static int on_block_delta(struct fold_msg *m, const cJSON *ev, int has_nul, char **err)
 {
 	size_t i;
 	struct fold_block *b = block_at(m, ev, 1, &i, err);
@@ -395,6 +395,8 @@ static int on_block_delta(struct fold_msg *m, const cJSON *ev, char **err)
 		memcpy(b->signature + have, s, n + 1);
 		return 0;
 	}
+	if (want == FOLD_TOOL_USE && has_nul)
+		b->delta_nul = 1;	/* its input is refused at the stop */
 	if (want == FOLD_TEXT && (m->flags & FOLD_DROP_TEXT)) {
 		/* printed by the hook, not kept */
 	} else if (block_add(m, b, s, n, want == FOLD_TOOL_USE ? FOLD_MAX_TOOL_INPUT : FOLD_MAX_TEXT) < 0) {
@@ -409,6 +411,48 @@ static int on_block_delta(struct fold_msg *m, const cJSON *ev, char **err)
 	else if (want == FOLD_THINKING && m->hooks.thinking)
 		m->hooks.thinking(m->hooks.ctx, i, s, n);
 	return 0;
+}
+
+/*
+ * cJSON ends a string at a NUL: the text after a \u0000 escape (or a raw
+ * NUL byte, which it takes into a string as it is) would be lost without a
+ * word, from the screen, the output, the session and the history alike.
+ * The copy returned spells each such NUL \\x00 instead, so the string
+ * holds the four characters \x00, as the tools write a NUL in a result,
+ * and what follows is kept.  NULL when the JSON text s[0..n) holds none;
+ * else malloc'd, its length in *out_n.  An escaped backslash before
+ * "u0000" is text, not a NUL (tools_json_has_nul).
+ */
+static char *nul_spelled(const char *s, size_t n, size_t *out_n)
+{
+	const char *end = s + n, *p;
+	size_t count = 0;
+	for (p = s; (p = memchr(p, '\0', (size_t)(end - p))); p++)
+		count++;
+	for (p = s; (p = memchr(p, '\\', (size_t)(end - p))) && end - p > 1; p += 2)
+		if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
+			count++;
+	if (!count)
+		return NULL;
+	char *out = xmalloc(n + 4 * count + 1), *o = out;
+	for (p = s; p < end; p++) {
+		if (*p == '\0') {
+			memcpy(o, "\\\\x00", 5);
+			o += 5;
+		} else if (*p == '\\' && end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0) {
+			memcpy(o, "\\\\x00", 5);
+			o += 5;
+			p += 5;
+		} else if (*p == '\\' && end - p > 1 && p[1] != '\0') {
+			*o++ = *p++;	/* the escaped character, a backslash included */
+			*o++ = *p;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	*out_n = (size_t)(o - out);
+	return out;
 }
 
 static int only_space(const char *s, size_t n)
@@ -467,6 +511,8 @@ static int on_block_stop(struct fold_msg *m, const cJSON *ev, char **err)
 	if (b->type == FOLD_TOOL_USE) {
 		if (b->id_refused) {
 			/* said at the start (input_error) */
+		} else if (b->delta_nul) {
+			b->input_error = nul_error(b);
 		} else if (only_space(b->text, b->text_len) && b->start_bad) {
 			b->input_error = flat_error(b);
 		} else if (only_space(b->text, b->text_len) && b->start_nul) {
@@ -666,11 +712,16 @@ static int fast_text_delta(struct fold_msg *m, const char *data, size_t len)
 		return take_text_delta(m, i, q, tn);
 	/* Escapes (or raw controls): only the string goes through cJSON,
 	 * one item instead of a dozen. */
-	const char *after = NULL;
-	cJSON *str = cJSON_ParseWithLengthOpts(q - 1, (size_t)(end - q) + 1, &after, 0);
-	int done = cJSON_IsString(str) && after && after == end - 2 &&
+	const char *after = NULL, *js = q - 1;
+	size_t jn = (size_t)(end - q) + 1;
+	char *spelled = nul_spelled(js, jn, &jn);
+	if (spelled)
+		js = spelled;
+	cJSON *str = cJSON_ParseWithLengthOpts(js, jn, &after, 0);
+	int done = cJSON_IsString(str) && after && after == js + jn - 2 &&
 		   take_text_delta(m, i, str->valuestring, strlen(str->valuestring));
 	cJSON_Delete(str);
+	free(spelled);
 	return done;
 }
 
@@ -737,6 +788,15 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
 		return 0;	/* after message_stop nothing belongs to the message */
 	if (fast_text_delta(m, data, len))
 		return 0;
+	/* A NUL in the event's strings is kept as the text \x00; tool input
+	 * holding one is refused (on_block_start, on_block_delta). */
+	size_t sn;
+	char *spelled = nul_spelled(data, len, &sn);
+	int has_nul = spelled != NULL;
+	if (spelled) {
+		data = spelled;
+		len = sn;
+	}
 	const char *end = NULL;
 	cJSON *ev = cJSON_ParseWithLengthOpts(data, len, &end, 0);
 	if (ev && (!end || !only_space(end, (size_t)(data + len - end)))) {
@@ -754,13 +814,14 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
 			if (strcmp(type, known[i]) == 0)
 				is_known = 1;
 		cJSON_Delete(ev);
+		free(spelled);
 		if (!is_known)
 			return 0;
 		return failf(m, err, xasprintf("stream event '%s' does not carry a JSON object with a type — the stream is malformed", type));
 	}
 	int r = 0;
 	if (strcmp(t, "content_block_delta") == 0) {
-		r = on_block_delta(m, ev, err);
+		r = on_block_delta(m, ev, has_nul, err);
 	} else if (strcmp(t, "message_start") == 0) {
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
 		m->started = 1;
@@ -768,7 +829,7 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
 		set_str(&m->model, jstr(msg, "model"));
 		read_usage(&m->usage, cJSON_GetObjectItemCaseSensitive(msg, "usage"));
 	} else if (strcmp(t, "content_block_start") == 0) {
-		r = on_block_start(m, ev, tools_json_has_nul(data, len), err);
+		r = on_block_start(m, ev, has_nul, err);
 	} else if (strcmp(t, "content_block_stop") == 0) {
 		r = on_block_stop(m, ev, err);
 	} else if (strcmp(t, "message_delta") == 0) {
@@ -785,6 +846,7 @@ int fold_event(struct fold_msg *m, const char *type, const char *data, size_t le
 	}
 	/* ping and unknown types: nothing */
 	cJSON_Delete(ev);
+	free(spelled);
 	return r;
 }
 

@@ -94,7 +94,9 @@ struct fold_block {
 	char *input_error;	/* tool_use stopped but input is not an object */
 	cJSON *start_input;	/* tool_use: "input" of content_block_start */
 	int start_bad;		/* ... which was not flat (tools_json_is_flat) */
-	int start_nul;		/* ... whose event held a \u0000 escape */
+	int start_nul;		/* ... whose event held a NUL (a \u0000 escape
+				 * or a raw NUL byte) */
+	int delta_nul;		/* tool_use: an input_json_delta event held one */
 	int start_badutf8;	/* ... whose strings are not all UTF-8 */
 	int id_refused;		/* tool_use: an id the API refuses, or one an
 				 * earlier call has (input_error says which) */

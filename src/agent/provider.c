@@ -282,9 +282,11 @@ long prov_retry_after_ms(const char *retry_after, const char *retry_after_ms, ti
 				ms = difftime(t, now) * 1000;
 		}
 	}
-	if (ms <= 0 || ms > PROV_MAX_RETRY_AFTER_MS)
+	if (!(ms > 0))
 		return -1;
-	return (long)ms;
+	/* past the cap it is refused by the caller, not waited for; a wait
+	 * of years is still "over the cap" (and fits a long) */
+	return ms > PROV_RETRY_AFTER_CLAMP_MS ? (long)PROV_RETRY_AFTER_CLAMP_MS : (long)ms;
 }
 
 unsigned prov_backoff_ms(unsigned attempt, unsigned base_ms, unsigned max_ms, double jitter01)
@@ -1155,6 +1157,28 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 		}
 		detail = redact_key(p, detail);
 
+		long ra = prov_retry_after_ms(a.have_retry_after ? a.retry_after : NULL,
+					      a.have_retry_after_ms ? a.retry_after_ms : NULL, time(NULL));
+		if (ra > (long)PROV_MAX_RETRY_AFTER_MS) {
+			/* Retrying sooner than the provider asked would only be
+			 * refused again (and counts against the account); waiting
+			 * that long is the user's call, not a round's. */
+			char asked[48];
+			if (ra >= (long)PROV_RETRY_AFTER_CLAMP_MS)
+				snprintf(asked, sizeof(asked), "over %ld s", (long)(PROV_RETRY_AFTER_CLAMP_MS / 1000));
+			else
+				snprintf(asked, sizeof(asked), "%ld s", (ra + 999) / 1000);
+			*err = xasprintf("the model provider failed the round: %s%s%s — it asked to wait %s before a retry "
+					 "(%s), longer than the %u s sandbx waits, so it was not retried; try again later",
+					 what, *detail ? ": " : "", detail, asked,
+					 a.have_retry_after_ms && prov_retry_after_ms(NULL, a.retry_after_ms, time(NULL)) > 0
+						 ? "retry-after-ms" : "retry-after",
+					 PROV_MAX_RETRY_AFTER_MS / 1000);
+			free(detail);
+			attempt_release(&a);
+			break;
+		}
+
 		/* A retry, if any are left and the deadline allows. */
 		if (retries >= max) {
 			/* A handshake that failed every time is most often a
@@ -1174,8 +1198,6 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 			break;
 		}
 		retries++;
-		long ra = prov_retry_after_ms(a.have_retry_after ? a.retry_after : NULL,
-					      a.have_retry_after_ms ? a.retry_after_ms : NULL, time(NULL));
 		unsigned delay = ra > 0 ? (unsigned)ra : prov_backoff_ms(retries, p->o.backoff_ms, p->o.backoff_max_ms, jitter());
 		if (now_ms() + delay >= deadline) {
 			char lim[32];

@@ -85,7 +85,8 @@
 #define PROV_DEFAULT_CONNECT_MS 30000u
 #define PROV_DEFAULT_BACKOFF_MS 500u
 #define PROV_DEFAULT_BACKOFF_MAX_MS 8000u
-#define PROV_MAX_RETRY_AFTER_MS 60000u	/* a longer retry-after is not honoured */
+#define PROV_MAX_RETRY_AFTER_MS 60000u	/* a longer retry-after fails the round at once */
+#define PROV_RETRY_AFTER_CLAMP_MS 1000000000u	/* prov_retry_after_ms's largest answer */
 #define PROV_MAX_ERROR_BODY (64u << 10)	/* bytes of an HTTP error body kept */
 /* Chunked trailers taken before the transfer is cut: libcurl keeps each
  * one (curl_easy_header) for the whole transfer, and caps only the
@@ -212,7 +213,9 @@ enum prov_verdict {
 enum prov_verdict prov_judge(const struct prov_outcome *o);
 
 /* The server's wait in ms from retry-after-ms / retry-after (either may
- * be NULL), or -1 when absent, unparsable, <= 0 or over 60 s. */
+ * be NULL), or -1 when absent, unparsable or <= 0; at most
+ * PROV_RETRY_AFTER_CLAMP_MS.  One over PROV_MAX_RETRY_AFTER_MS is not
+ * waited for: prov_round fails the round, saying how long was asked. */
 long prov_retry_after_ms(const char *retry_after, const char *retry_after_ms, time_t now);
 
 /* Backoff before retry number attempt (1-based): base * 2^(attempt-1)

@@ -59,7 +59,8 @@ struct turn_event {
 	const char *subject;	/* path or command the call is about */
 	const char *input;	/* the call's JSON input, compact */
 	int is_error;
-	uint64_t elapsed_ms;
+	uint64_t elapsed_ms;	/* TEV_TOOL_RESULT: the call's own time, its
+				 * approval question's wait left out */
 	int round;		/* 1-based */
 	struct turn_usage usage;	/* cumulative for the turn */
 };

@@ -303,6 +303,25 @@ mock_stop
 if [ $RC -eq 0 ] && [ $el -ge 900 ] && grep -qi 'retrying in 1 s, attempt 1 of 4' "$D/err" && grep -q 'Hello' "$D/out"; then t_pass
 else t_fail "rc=$RC ${el}ms $(cat "$D/err")"; fi
 
+t_start ag-retry-after-too-long "a 429 or 529 asking to wait past the 60 s sandbx waits fails the turn at once (exit 1, the wait named, --output jsonl's result an error), with no early retry"
+mock_dir
+echo '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}' > "$D/e.json"
+{ cat > "$D/script"; mock_serve; } <<EOF
+status 429 $D/e.json retry-after=100000
+status 529 $D/e.json retry-after=120
+sse $FX/text.sse
+EOF
+bad=""
+ar -- hi
+[ $RC -eq 1 ] && grep -q "rate limited.*slow down.* — it asked to wait 100000 s before a retry (retry-after), longer than the 60 s sandbx waits" "$D/err" &&
+	! grep -q 'retrying in' "$D/err" || bad="$bad [429: rc=$RC $(cat "$D/err")]"
+ar --output jsonl -- hi
+[ $RC -eq 1 ] && grep -q '"type":"error".*overloaded.* — it asked to wait 120 s' "$D/out" && tail -n 1 "$D/out" | grep -q '"is_error":true' ||
+	bad="$bad [529: rc=$RC $(cat "$D/err") $(cat "$D/out")]"
+mock_stop
+[ ! -e "$D/req-3.json" ] || bad="$bad [retried]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start ag-retry-529 "529 overloaded is retried"
 mock_dir
 echo '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' > "$D/e.json"
@@ -396,6 +415,48 @@ import json; b=json.load(open('$D/req-2.json')); m=b['messages']
 assert [x['role'] for x in m]==['user','assistant','user'], m
 assert m[0]['content'][0]['text']=='first question' and m[2]['content'][0]['text']=='second question'
 " && grep -q "resumed session $sid: 1 turn loaded" "$D/err"; then t_pass; else t_fail "sid=$sid rc=$RC $(cat "$D/err")"; fi
+
+t_start ag-text-nul "text after a NUL (\\u0000) in the model's text is kept, the NUL written \\x00, in the output, --output jsonl, the session and the next request (before, the rest of the delta was dropped without a word)"
+mock_dir
+{
+	sse_text 'first part\u0000 hidden tail' | sed '/^event: content_block_stop/,$d'
+	printf '%s\n' 'event: content_block_delta' \
+		'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" second delta."}}' ''
+	sse_text x | sed -n '/^event: content_block_stop/,$p'
+} > "$D/r1.sse"
+{ cat > "$D/script"; mock_serve; } <<EOF
+sse $D/r1.sse
+sse $FX/text.sse
+sse $D/r1.sse
+EOF
+bad=""
+want='first part\x00 hidden tail second delta.'
+ar --session --output jsonl -- hi
+sid=$(sed -n 's/^sandbx: session \([a-z0-9]*\)$/\1/p' "$D/err")
+[ $RC -eq 0 ] || bad="$bad [rc=$RC $(cat "$D/err")]"
+python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+t=''.join(r['text'] for r in rows if r['type']=='text')
+assert t==sys.argv[2], t" "$D/out" "$want" || bad="$bad [jsonl: $(head -c 400 "$D/out")]"
+python3 -c "
+import json,sys
+def strs(o):
+	if isinstance(o, str): yield o
+	elif isinstance(o, dict): yield from (s for v in o.values() for s in strs(v))
+	elif isinstance(o, list): yield from (s for v in o for s in strs(v))
+assert sys.argv[2] in list(strs([json.loads(l) for l in open(sys.argv[1])])), open(sys.argv[1]).read()" "$XDG_STATE_HOME/sandbx/sessions/$sid.jsonl" "$want" || bad="$bad [session]"
+ar --session "$sid" -- more
+[ $RC -eq 0 ] || bad="$bad [resume rc=$RC $(cat "$D/err")]"
+python3 -c "
+import json,sys
+m=json.load(open(sys.argv[1]))['messages']
+assert m[1]['role']=='assistant' and m[1]['content'][0]['text']==sys.argv[2], m[1]" "$D/req-2.json" "$want" \
+	|| bad="$bad [history]"
+ar -- plain
+[ $RC -eq 0 ] && [ "$(cat "$D/out")" = "$want" ] || bad="$bad [text: rc=$RC $(head -c 400 "$D/out")]"
+mock_stop
+if [ -n "$sid" ] && [ -z "$bad" ]; then t_pass; else t_fail "sid=$sid $bad"; fi
 
 t_start ag-continue-newest "--continue resumes the most recent session, and refuses when that one cannot be read rather than resume an older one"
 mock_dir
@@ -757,6 +818,29 @@ approve_case ag-approve-second-key "a key pressed within 500 ms of the answer to
 approve_case ag-approve-typeahead "keys typed before the question are discarded" \
 	'[["allow?","n"],["reason","\r"],["approved2.txt","PAUSE"],["approved2.txt","n"],["reason","\r"]]' "yyyy" 0 \
 	'[ ! -e "$W/approved.txt" ]'
+
+t_start ag-elapsed-not-asking "a call's time (--output jsonl elapsed_ms, the text output's 'ok (N ms)') is its own run, not the time the user took to answer its question (before, an echo answered after 1.5 s read 1.5 s)"
+mock_dir
+sse_tool toolu_e1 bash '{"command":"echo hi"}' > "$D/r1.sse"
+sse_text "end" > "$D/r2.sse"
+cp "$D/r1.sse" "$D/r3.sse"; cp "$D/r2.sse" "$D/r4.sse"
+mock_rounds 4
+bad=""
+for out in jsonl text; do
+	args=$(ar_argv --allow-tool bash --approve call --output "$out" -- go)
+	rc=$(cd "$W" && pty_run "$args" '[["allow?","SH sleep 1.5"],["allow?","y"]]' "" 2>"$D/pty-$out")
+	[ "$rc" = 0 ] || bad="$bad [$out rc=$rc $(tail -c 600 "$D/pty-$out")]"
+done
+mock_stop
+python3 -c "
+import re,sys
+j=open(sys.argv[1],'rb').read(); t=open(sys.argv[2],'rb').read()
+e=[int(x) for x in re.findall(rb'\"elapsed_ms\": ?([0-9]+)', j)]
+assert len(e)==1 and e[0]<1000, (e, j[-800:])
+o=[int(x) for x in re.findall(rb'ok \(([0-9]+) ms\)', t)]
+assert len(o)==1 and o[0]<1000, (o, t[-800:])
+" "$D/pty-jsonl" "$D/pty-text" 2>"$D/check" || bad="$bad [$(tail -c 1200 "$D/check")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 # What the question shows is what runs, drawn safely.  ask_case ID DESC
 # TOOL JSON STEPS EXPECT_RC CHECK: one call of TOOL, then a text answer.

@@ -144,6 +144,25 @@ else
 	t_fail "rc=$(rc) ms=$(ms) err=$(cat "$D/err")"
 fi
 
+t_start prov-retry-after-too-long "a retry-after (or retry-after-ms) past the 60 s sandbx waits fails the round at once, saying how long the provider asked to wait, with no early retry (before, it was ignored and the retry came after 0.5 s)"
+bad=""
+for hdr in "retry-after=100000" "retry-after-ms=90000 retry-after=1" "retry-after=99999999999999999999"; do
+	mock_start <<EOF2
+status 429 $TMP/e429.json $hdr
+sse $FX/text.sse
+EOF2
+	pc
+	mock_stop
+	case $hdr in
+	retry-after=100000) want="it asked to wait 100000 s before a retry (retry-after), longer than the 60 s sandbx waits" ;;
+	retry-after-ms=*) want="it asked to wait 90 s before a retry (retry-after-ms)" ;;
+	*) want="it asked to wait over 1000000 s before a retry (retry-after)" ;;
+	esac
+	[ "$(rc)" != 0 ] && [ "$(nreq)" = 1 ] && [ "$(ms)" -lt 5000 ] && err_has "rate limited" && err_has "$want" &&
+		! err_has "retrying in" || bad="$bad [$hdr: rc=$(rc) n=$(nreq) ms=$(ms) err=$(cat "$D/err")]"
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start prov-retry-exhausted "retries are bounded: the round fails after the last one"
 mock_start <<EOF2
 status 503 $TMP/e503.json

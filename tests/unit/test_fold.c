@@ -353,6 +353,57 @@ static void test_fold_tool_input_nul_start(void **state)
 	fold_release(&m);
 }
 
+/* Text after a NUL in the model's text or thinking (a \u0000 escape, or
+ * a raw NUL byte) is kept, the NUL written \x00 as the tools write one in
+ * a result: cJSON ends its strings at a NUL, and before, " hidden tail"
+ * was dropped from the screen, the output, the session and the history
+ * without a word.  The hook sees what is kept; a tool input delta holding
+ * one (not escaped as JSON text) is refused as holding a NUL. */
+static void test_fold_text_nul_kept(void **state)
+{
+	struct fold_msg m;
+	struct seen w = { 0 };
+	struct fold_hooks h = { .ctx = &w, .text = seen_text };
+	(void)state;
+	const char *evs[] = {
+		"{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"start\\u0000 kept \"}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"first part\\u0000 hidden tail\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" second delta.\"}}",
+		"{ \"type\": \"content_block_delta\", \"index\": 0, \"delta\": {\"type\": \"text_delta\", \"text\": \" a\\u0000\\u0000b \\\\u0000 c\\\\\\u0000d\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":0}",
+		"{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"thinking_delta\",\"text\":\"\",\"thinking\":\"think\\u0000 more\"}}",
+		"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"sig\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":1}",
+		"{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"bash\",\"input\":{}}}",
+		"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"ls\\u0000; rm\\\"}\"}}",
+		"{\"type\":\"content_block_stop\",\"index\":2}",
+	};
+	fold_init(&m, 0, &h);
+	assert_int_equal(fold_event(&m, NULL, EV_MSG_START, strlen(EV_MSG_START), NULL), 0);
+	for (size_t i = 0; i < SBX_ARRAY_LEN(evs); i++)
+		assert_int_equal(fold_event(&m, NULL, evs[i], strlen(evs[i]), NULL), 0);
+	const char *want = "start\\x00 kept first part\\x00 hidden tail second delta. a\\x00\\x00b \\u0000 c\\\\x00d";
+	assert_string_equal(m.blocks[0].text, want);
+	assert_int_equal(m.blocks[0].text_len, strlen(want));
+	assert_string_equal(w.text, want);
+	assert_string_equal(m.blocks[1].text, "think\\x00 more");
+	assert_null(m.blocks[2].input);
+	assert_non_null(strstr(m.blocks[2].input_error, "'bash' (t1) holds a NUL character"));
+	fold_release(&m);
+	free(w.text);
+
+	/* a raw NUL byte in the event's string, as the SSE parser passes it */
+	static const char raw[] = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\0y\"}}";
+	static const char start[] = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}";
+	fold_init(&m, 0, NULL);
+	assert_int_equal(fold_event(&m, NULL, EV_MSG_START, strlen(EV_MSG_START), NULL), 0);
+	assert_int_equal(fold_event(&m, NULL, start, strlen(start), NULL), 0);
+	assert_int_equal(fold_event(&m, NULL, raw, sizeof(raw) - 1, NULL), 0);
+	assert_string_equal(m.blocks[0].text, "x\\x00y");
+	fold_release(&m);
+}
+
 /* The API refuses every request whose history names one tool_use id
  * twice, or an id outside [A-Za-z0-9_-]: a call so named is not run (not
  * ready) and not kept, whichever index it has; the first of a repeated id
@@ -1113,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(test_fold_max_tokens_inside_tool_use),
 		cmocka_unit_test(test_fold_tool_input_nul),
 		cmocka_unit_test(test_fold_tool_input_nul_start),
+		cmocka_unit_test(test_fold_text_nul_kept),
 		cmocka_unit_test(test_fold_tool_input_flat),
 		cmocka_unit_test(test_fold_tool_id_refused),
 		cmocka_unit_test(test_fold_content_utf8),

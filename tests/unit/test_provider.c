@@ -189,20 +189,25 @@ static void test_prov_retry_after(void **state)
 	assert_int_equal(prov_retry_after_ms("2", NULL, now), 2000);
 	assert_int_equal(prov_retry_after_ms("1.5", NULL, now), 1500);
 	assert_int_equal(prov_retry_after_ms("60", NULL, now), 60000);
-	assert_int_equal(prov_retry_after_ms("61", NULL, now), -1);	/* too long: backoff */
+	/* past 60 s the wait is still reported: the round fails on it
+	 * (prov-retry-after-too-long), where it used to back off 0.5 s */
+	assert_int_equal(prov_retry_after_ms("61", NULL, now), 61000);
+	assert_int_equal(prov_retry_after_ms("100000", NULL, now), 100000000);
+	assert_int_equal(prov_retry_after_ms("99999999999999999999", NULL, now), (long)PROV_RETRY_AFTER_CLAMP_MS);
 	assert_int_equal(prov_retry_after_ms("0", NULL, now), -1);
 	assert_int_equal(prov_retry_after_ms("-3", NULL, now), -1);
 	assert_int_equal(prov_retry_after_ms("soon", NULL, now), -1);
 	assert_int_equal(prov_retry_after_ms(NULL, NULL, now), -1);
 	assert_int_equal(prov_retry_after_ms("30", "150", now), 150);	/* -ms wins */
 	assert_int_equal(prov_retry_after_ms("3", "junk", now), 3000);
-	assert_int_equal(prov_retry_after_ms(NULL, "60001", now), -1);
+	assert_int_equal(prov_retry_after_ms(NULL, "60001", now), 60001);
 	assert_int_equal(prov_retry_after_ms(NULL, "0x1f40", now), -1);	/* decimal only */
 	assert_int_equal(prov_retry_after_ms(NULL, "8e3", now), -1);
 	assert_int_equal(prov_retry_after_ms(NULL, "250 ", now), 250);
 	/* An HTTP date 20 s ahead of now (1700000000 = Tue, 14 Nov 2023 22:13:20 GMT). */
 	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:13:40 GMT", NULL, now), 20000);
-	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:23:20 GMT", NULL, now), -1);
+	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:23:20 GMT", NULL, now), 600000);
+	assert_int_equal(prov_retry_after_ms("Tue, 14 Nov 2023 22:13:00 GMT", NULL, now), -1);	/* past */
 }
 
 static void test_prov_backoff(void **state)
