@@ -424,3 +424,93 @@ else
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
+
+# sse_calls FILE ID TOOL INPUT-JSON...: one answer asking for each call in turn
+sse_calls() {
+	python3 - "$@" <<'PY'
+import json, sys
+ev = lambda d: "event: %s\ndata: %s\n\n" % (d["type"], json.dumps(d))
+out = ev({"type": "message_start", "message": {"id": "msg_t", "type": "message", "role": "assistant", "content": [],
+          "model": "m", "usage": {"input_tokens": 20, "output_tokens": 1}}})
+a = sys.argv[2:]
+for k in range(len(a) // 3):
+    out += ev({"type": "content_block_start", "index": k,
+               "content_block": {"type": "tool_use", "id": a[3 * k], "name": a[3 * k + 1], "input": {}}})
+    out += ev({"type": "content_block_delta", "index": k,
+               "delta": {"type": "input_json_delta", "partial_json": a[3 * k + 2]}})
+    out += ev({"type": "content_block_stop", "index": k})
+out += ev({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}})
+out += ev({"type": "message_stop"})
+open(sys.argv[1], "w").write(out)
+PY
+}
+# kept_round REQ SESSIONS-DIR PROMPT NEXT LAST IDS...: the request carries
+# the prompt, the answer's calls and one result for each (the last one an
+# error saying LAST), then NEXT, and the session store holds the same round
+kept_round() {
+	python3 - "$@" <<'PY'
+import json, os, sys
+req, store, prompt, nxt, last, ids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+m = json.load(open(req))['messages']
+assert [x['role'] for x in m] == ['user', 'assistant', 'user'], ('roles', m)
+assert [b.get('text') for b in m[0]['content']] == [prompt], ('prompt', m[0])
+assert [b['id'] for b in m[1]['content'] if b['type'] == 'tool_use'] == ids, ('calls', m[1])
+res = [b for b in m[2]['content'] if b['type'] == 'tool_result']
+assert [b['tool_use_id'] for b in res] == ids, ('results', m[2])
+assert [b.get('text') for b in m[2]['content'] if b['type'] == 'text'] == [nxt], ('next', m[2])
+assert last in json.dumps(res[-1]) and res[-1].get('is_error'), ('last result', res[-1])
+assert not any(b.get('is_error') for b in res[:-1]), ('results that ran', res)
+kept = []
+for d, _, fs in os.walk(store):
+    for f in fs:
+        if f.endswith('.jsonl'):
+            kept += [json.loads(l) for l in open(os.path.join(d, f))]
+s = json.dumps(kept)
+assert json.dumps(prompt) in s, ('session lacks the prompt', s[:600])
+for i in ids:
+    assert s.count('"tool_use_id": "%s"' % i) == 1, ('session results of ' + i, s[:1500])
+PY
+}
+
+sse_calls "$TMP/three.sse" q1 bash '{"command": "echo one > q1.txt"}' q2 bash '{"command": "echo two > q2.txt"}' \
+	q3 write '{"path": "q3.txt", "content": "three"}'
+t_start tui-real-escape-question-keeps-round "escape at the question for a round's third call stops the turn but keeps the round: the prompt, the calls and the results of the two that ran, and a 'not run' result for the third, go to the next request and into the session (before, the next request held the new prompt alone)"
+mock_sse "$TMP/three.sse" "$TMP/hello.sse"
+rm -rf "$TMP/rhome/state"
+real rq --allow-tool --session
+has rq "type a prompt" && tm send-keys -t rq "go" Enter
+if has rq "y yes, n no" && shot rq | grep -q "bash wants to run: echo one"; then
+	answer rq a
+	if has rq "write wants to run: q3.txt"; then
+		answer rq Escape
+		has rq " ready " && tm send-keys -t rq "did it work" Enter
+		wait_req 2
+		has rq "Hello from the **mock**." >/dev/null
+		tm send-keys -t rq C-d
+		rc rq >/dev/null
+		if [ -f "$TMP/rw/q1.txt" ] && [ -f "$TMP/rw/q2.txt" ] && [ ! -e "$TMP/rw/q3.txt" ] &&
+			kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" "not run" q1 q2 q3 2>"$TMP/rq.why"; then t_pass
+		else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rq.why")"; fi
+	else t_fail "no question for the write: $(shot rq | grep -v '^$' | tail -6)"; fi
+else t_fail "no question: $(shot rq | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rq 2>/dev/null
+
+sse_calls "$TMP/twobash.sse" b1 bash '{"command": "echo one > b1.txt"}' b2 bash '{"command": "sleep 317"}'
+t_start tui-real-stop-bash-keeps-round "escape while a round's second bash call runs (--approve run) kills it and keeps the round: the first call's result and the stopped one's go to the next request and into the session"
+mock_sse "$TMP/twobash.sse" "$TMP/hello.sse"
+rm -rf "$TMP/rhome/state"
+real rb --allow-tool bash --approve run --session
+has rb "type a prompt" && tm send-keys -t rb "go" Enter
+i=0
+while ! pgrep -u "$(id -u)" -f "sleep 317" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if pgrep -u "$(id -u)" -f "sleep 317" >/dev/null; then
+	tm send-keys -t rb Escape
+	has rb " ready " && tm send-keys -t rb "did it work" Enter
+	wait_req 2
+	has rb "Hello from the **mock**." >/dev/null
+	tm send-keys -t rb C-d
+	rc rb >/dev/null
+	if [ -f "$TMP/rw/b1.txt" ] && kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled b1 b2 2>"$TMP/rb.why"; then t_pass
+	else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rb.why")"; fi
+else t_fail "bash did not start: $(shot rb | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rb 2>/dev/null
