@@ -910,10 +910,13 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			out->is_error = 1;
 		}
 	}
-	if (!kept_rounds && strcmp(out->stop_reason, "stopped") == 0) {
-		/* a stop before the first round: the prompt is not kept either
-		 * (a later stop keeps the rounds that finished, as the session
-		 * does, stored or not: their calls ran) */
+	if (!kept_rounds) {
+		/* stopped or failed before the first round was kept: the
+		 * prompt is not kept either, as the session, which stores a
+		 * prompt with its first round, has it; the next prompt (a
+		 * retry of this one too) then goes alone, not joined to it.
+		 * A later stop or error keeps the rounds that finished,
+		 * stored or not: their calls ran. */
 		while ((size_t)cJSON_GetArraySize(a->history) > hist_len)
 			cJSON_DeleteItemFromArray(a->history, cJSON_GetArraySize(a->history) - 1);
 		while (last_content && cJSON_GetArraySize(last_content) > last_blocks)

@@ -514,3 +514,41 @@ if pgrep -u "$(id -u)" -f "sleep 317" >/dev/null; then
 	else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rb.why")"; fi
 else t_fail "bash did not start: $(shot rb | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rb 2>/dev/null
+
+sse_text "$TMP/retried.sse" 'Retried.'
+t_start tui-real-failed-prompt-dropped "a turn that failed before its first round (the stream cut mid-answer) leaves no trace of its prompt: the retry with Up and Enter sends it once, and the history the running screen sends next is the one --continue resumes (before, the failed prompt was merged into the next: [\"p\", \"p\"], while the session had it once)"
+cut=$(grep -bo 'event: content_block_stop' "$TMP/hello.sse" | head -1 | cut -d: -f1)
+mock_dir
+printf 'disconnect %s %s\nsse %s\nsse %s\nsse %s\n' "$TMP/hello.sse" "$cut" "$TMP/retried.sse" "$TMP/retried.sse" "$TMP/retried.sse" > "$D/script"
+mock_serve 60
+rm -rf "$TMP/rhome/state"
+real rf --session
+has rf "type a prompt" && tm send-keys -t rf "p" Enter
+wait_req 1
+if has rf " ready "; then
+	tm send-keys -t rf Up
+	sleep 0.2
+	tm send-keys -t rf Enter
+	wait_req 2
+	has rf "Retried." && has rf " ready " && tm send-keys -t rf "again" Enter
+	wait_req 3
+	has rf " ready " >/dev/null
+	tm send-keys -t rf C-d
+	rc rf >/dev/null
+	real rf2 --continue
+	has rf2 "resumed session" && tm send-keys -t rf2 "again" Enter
+	wait_req 4
+	tm send-keys -t rf2 C-d
+	rc rf2 >/dev/null
+	if python3 - "$D" <<'PY' 2>"$TMP/rf.why"; then t_pass
+import json, sys
+said = lambda n: [(m['role'], [b.get('text', b['type']) for b in m['content']]) for m in json.load(open('%s/req-%d.json' % (sys.argv[1], n)))['messages']]
+assert said(2) == [('user', ['p'])], said(2)
+want = [('user', ['p']), ('assistant', ['Retried.']), ('user', ['again'])]
+assert said(3) == want, ('running', said(3))
+assert said(4) == want + [('assistant', ['Retried.']), ('user', ['again'])], ('resumed', said(4))
+PY
+	else t_fail "$(tail -c 600 "$TMP/rf.why")"; fi
+else t_fail "the failed turn did not end: $(shot rf | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rf 2>/dev/null
+tm kill-session -t rf2 2>/dev/null
