@@ -552,3 +552,62 @@ PY
 else t_fail "the failed turn did not end: $(shot rf | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rf 2>/dev/null
 tm kill-session -t rf2 2>/dev/null
+
+# real_dfl NAME ARGS...: as real, with SIGHUP at its default action (run's
+# shell ignores it to outlive the pane); tui_pid NAME: sandbx's pid
+real_dfl() {
+	n=$1
+	shift
+	rm -rf "$TMP/rw" && mkdir -p "$TMP/rw" "$TMP/rhome"
+	run "$n" 100 30 "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test sh -c 'cd \"$TMP/rw\" && exec env --default-signal=HUP \"$SANDBX\" tui --base-url http://127.0.0.1:$PORT $*'"
+}
+tui_pid() { pgrep -P "$(tm display -p -t "$1" '#{pane_pid}')" -x sandbx; }
+
+t_start tui-real-signal-dies "sandbx tui sent SIGTERM, SIGINT or SIGHUP with no question waiting gives the terminal back, prints its transcript and dies by that signal (143, 130, 129), as sandbx does elsewhere; SIGTERM while a question waits dies by it too, the call not run (before, each exited 3, 'nobody left to approve')"
+bad=""
+for sw in TERM:143 INT:130 HUP:129; do
+	sig=${sw%:*} want=${sw#*:}
+	mock_sse "$TMP/hello.sse"
+	real_dfl "sg$sig"
+	has "sg$sig" "type a prompt" && tm send-keys -t "sg$sig" "say hello" Enter
+	if has "sg$sig" "Hello from the **mock**." && has "sg$sig" " ready "; then
+		kill -s "$sig" "$(tui_pid "sg$sig")"
+		r=$(rc "sg$sig")
+		# the normal screen: the transcript printed after the alternate one
+		if [ "$r" != "$want" ] || ! has "sg$sig" "> say hello" 10; then bad="$bad [$sig: exit $r, not $want: $(shot "sg$sig" | grep -v '^$' | tail -3)]"; fi
+	else bad="$bad [$sig: no answer]"; fi
+	tm kill-session -t "sg$sig" 2>/dev/null
+done
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
+real_dfl sgq --allow-tool bash
+has sgq "type a prompt" && tm send-keys -t sgq "make a file" Enter
+if has sgq "y yes, n no"; then
+	kill -s TERM "$(tui_pid sgq)"
+	r=$(rc sgq)
+	[ "$r" = 143 ] && [ ! -e "$TMP/rw/made.txt" ] || bad="$bad [TERM at the question: exit $r, $(ls "$TMP/rw")]"
+else bad="$bad [no question]"; fi
+tm kill-session -t sgq 2>/dev/null
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+sse_calls "$TMP/onebash.sse" k1 bash '{"command": "echo one > k1.txt; sleep 319"}'
+t_start tui-real-signal-keeps-round "SIGTERM while a bash call runs (--approve run, --session) kills the command, stores the round with the call's result, then sandbx dies by SIGTERM (143): --continue sends the prompt, the call and its result"
+mock_sse "$TMP/onebash.sse" "$TMP/hello.sse"
+rm -rf "$TMP/rhome/state"
+real_dfl sgk --allow-tool bash --approve run --session
+has sgk "type a prompt" && tm send-keys -t sgk "go" Enter
+i=0
+while ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if pgrep -u "$(id -u)" -f "sleep 319" >/dev/null; then
+	kill -s TERM "$(tui_pid sgk)"
+	r=$(rc sgk)
+	tm kill-session -t sgk 2>/dev/null
+	real sgk2 --continue
+	has sgk2 "resumed session" && tm send-keys -t sgk2 "did it work" Enter
+	wait_req 2
+	tm send-keys -t sgk2 C-d
+	rc sgk2 >/dev/null
+	if [ "$r" = 143 ] && ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null &&
+		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled k1 2>"$TMP/sgk.why"; then t_pass
+	else t_fail "exit $r: $(tail -c 600 "$TMP/sgk.why")"; fi
+else t_fail "bash did not start: $(shot sgk | grep -v '^$' | tail -6)"; fi
+tm kill-session -t sgk2 2>/dev/null
