@@ -530,10 +530,23 @@ static void refuse_repeated_ids(struct agent *a, struct fold_msg *m)
 	}
 }
 
+/* What a call the turn was stopped before gets for its result. */
+static char *not_run_stopped(const char *tool)
+{
+	return xasprintf("not run: the turn was stopped before this %s call ran", tool);
+}
+
 /*
  * Run the tool calls of one assistant message; returns the user message of
  * tool_results (NULL when the message asked for none).  *no_consent is set
  * when nobody could answer a question: every later call is refused.
+ *
+ * A stop (escape at a question, or while a call runs) ends the calls
+ * there.  When a call had been answered by then (it ran, was refused, or
+ * is the one stopped), each later call gets a "not run" result, so the
+ * round can be kept whole: the history must hold what ran (turn.h).  A
+ * stop before the first call was answered returns NULL: nothing ran, and
+ * the round is dropped.
  */
 static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_consent)
 {
@@ -542,7 +555,8 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 	size_t returned = 0;	/* bytes of this message's results so far */
 	const long start = mono_ms();
 	long asking = 0;	/* ... and the time spent waiting for answers */
-	for (size_t i = 0; i < m->nblocks; i++) {
+	size_t i;
+	for (i = 0; i < m->nblocks; i++) {
 		const struct fold_block *b = &m->blocks[i];
 		if (b->type == FOLD_TOOL_USE && b->stopped && b->input_error) {
 			/* Left out of the history (fold_content_take): said, not
@@ -562,7 +576,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		emit(rc, &call);
 		if (stopped(rc->io)) {
 			/* stopped while the call was being shown (agent-run's
-			 * reader gone): it does not run, and the round is dropped */
+			 * reader gone): it does not run */
 			free(input);
 			free(subject);
 			break;
@@ -625,6 +639,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 				res.is_error = 1;
 				res.content = ans == APPROVE_ABORT
 					? xasprintf("not run: nobody was there to approve this %s call", b->name)
+					: stopped(rc->io) ? not_run_stopped(b->name)	/* escape at the question */
 					: gate_refusal_text(b->name, 1, reason);
 			}
 			free(reason);
@@ -660,8 +675,23 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		tool_result_release(&res);
 		free(input);
 		free(subject);
-		if (stopped(rc->io))
+		if (stopped(rc->io)) {
+			i++;
 			break;
+		}
+	}
+	/* Stopped after a call was answered: the rest are not run, and said
+	 * so, for the round to be kept (the API wants a result for each). */
+	if (stopped(rc->io) && content && cJSON_GetArraySize(content) == 0) {
+		cJSON_Delete(content);	/* stopped before the first call was answered */
+		return NULL;
+	}
+	for (; content && stopped(rc->io) && i < m->nblocks; i++) {
+		if (m->blocks[i].type != FOLD_TOOL_USE || !fold_tool_ready(m, i))
+			continue;
+		char *t = not_run_stopped(m->blocks[i].name);
+		cJSON_AddItemToArray(content, tool_result_block(m->blocks[i].id, t, 1));
+		free(t);
 	}
 	return results_message(content);
 }
@@ -792,9 +822,19 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		cJSON_AddStringToObject(assistant, "role", "assistant");
 		cJSON_AddItemToObject(assistant, "content", fold_content_take(&m));
 		cJSON *results = wrap ? refuse_tools(&rc, &m) : run_tools(&rc, &m, &no_consent);
-		if (stopped(io)) {
-			/* The round in progress is dropped whole: its answer and
-			 * any tool results never reach the history. */
+		int stop_kept = 0;
+		if (stopped(io) && results) {
+			/* Stopped among the calls, after one was answered: the
+			 * round is kept, with what ran and a "not run" result
+			 * for the rest (run_tools), in the history and the
+			 * session, as agent-run keeps the round nobody could
+			 * approve the rest of.  Calls that ran are not
+			 * forgotten by the model. */
+			note(&rc, "the turn was stopped; the calls that ran are kept, the rest were not run");
+			stop_kept = 1;
+		} else if (stopped(io)) {
+			/* Stopped before any call was answered: the round in
+			 * progress is dropped whole (nothing of it ran). */
 			cJSON_Delete(assistant);
 			cJSON_Delete(results);
 			fold_release(&m);
@@ -827,6 +867,11 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		kept_rounds++;
 		struct turn_event ev = { .kind = TEV_ROUND_END };
 		emit(&rc, &ev);
+		if (stop_kept) {
+			fold_release(&m);
+			finish(&rc, out, "stopped", 2, 0);
+			break;
+		}
 		const char *sr = m.stop_reason ? m.stop_reason : "end_turn";
 		int asked_tools = results != NULL;
 		char reason[32];
@@ -868,10 +913,13 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			out->is_error = 1;
 		}
 	}
-	if (!kept_rounds && strcmp(out->stop_reason, "stopped") == 0) {
-		/* a stop before the first round: the prompt is not kept either
-		 * (a later stop keeps the rounds that finished, as the session
-		 * does, stored or not: their calls ran) */
+	if (!kept_rounds) {
+		/* stopped or failed before the first round was kept: the
+		 * prompt is not kept either, as the session, which stores a
+		 * prompt with its first round, has it; the next prompt (a
+		 * retry of this one too) then goes alone, not joined to it.
+		 * A later stop or error keeps the rounds that finished,
+		 * stored or not: their calls ran. */
 		while ((size_t)cJSON_GetArraySize(a->history) > hist_len)
 			cJSON_DeleteItemFromArray(a->history, cJSON_GetArraySize(a->history) - 1);
 		while (last_content && cJSON_GetArraySize(last_content) > last_blocks)

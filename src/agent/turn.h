@@ -22,6 +22,16 @@
  * screen thread; io->ask blocks the worker until the screen thread answers.
  * io->stop (may be NULL) is polled by the provider, the tools and the bash
  * watcher; setting it ends the turn promptly (outcome stop_reason "stopped").
+ *
+ * What a turn leaves in the history (and the session, which holds the same):
+ *   - each finished round;
+ *   - a round stopped among its calls once one was answered (ran, was
+ *     refused, or is the one stopped): kept, each call after the stop
+ *     answered "not run", so the model does not forget calls that ran;
+ *   - a round stopped before that, or cut by an error: dropped;
+ *   - a turn that keeps no round (stopped or failed before its first
+ *     finished round): nothing, its prompt included, so the next prompt
+ *     (a retry of it too) is sent alone, as a resumed session has it.
  */
 #ifndef SBX_TURN_H
 #define SBX_TURN_H

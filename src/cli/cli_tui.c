@@ -5,10 +5,14 @@
  *
  * Exit: 0 when the user quits, 1 on an error (no key, no terminal), 3 when
  * the terminal went away (nobody is left to approve), 125 when the policy
- * is refused.
+ * is refused.  Given SIGTERM, SIGINT or SIGHUP (but a hang-up while a
+ * question waits, which is exit 3), it gives the terminal back, prints the
+ * transcript and the held records, closes the session, then dies by that
+ * signal (128+n to the shell), as CLI.md says sandbx does.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +131,7 @@ int cli_tui(struct cli_opts *o)
 	struct policy p;
 	struct agent *a = NULL;
 	char *err = NULL, *key = NULL, *source = NULL, *transcript = NULL, *home_ti = NULL;
-	int rc = EXIT_ERROR, r, last = 0;
+	int rc = EXIT_ERROR, r, last = 0, end_sig = 0;
 
 	/* Before the policy, whose home lookup may open an NSS module. */
 	if ((r = cli_ldpath_guard_early(o, LDPATH_LATE_AGENT)) != 0)
@@ -234,6 +238,8 @@ int cli_tui(struct cli_opts *o)
 		/* Quit: the status of the last turn, so a turn stopped by a
 		 * key or cut by a cap leaves 2 (CLI.md) */
 		rc = r == TUI_END_HANGUP ? EXIT_NO_CONSENT : last;
+		if (r == TUI_END_SIGNAL)
+			end_sig = tui_end_signal();
 	}
 	free(grants);
 	free(net);
@@ -245,5 +251,16 @@ int cli_tui(struct cli_opts *o)
 out:
 	free(home_ti);
 	policy_release(&p);
+	if (end_sig) {
+		/* everything stored and given back: end by the signal, with
+		 * its default action, as it would have at once */
+		sigset_t one;
+		fflush(NULL);
+		signal(end_sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, end_sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(end_sig);
+	}
 	return rc;
 }

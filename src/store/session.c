@@ -1205,7 +1205,7 @@ int session_end_turn(struct session *s, const struct session_turn_end *end, char
 	cJSON_AddItemToObject(t, "usage", u);
 	cJSON_AddBoolToObject(t, "stopped", end->stopped != 0);
 	if (end->stopped)
-		cJSON_AddStringToObject(t, "note", "the turn was stopped; the round in progress was dropped");
+		cJSON_AddStringToObject(t, "note", "the turn was stopped; a round in progress was dropped, or kept with its calls not run answered so");
 	cJSON_AddNumberToObject(t, "turns", s->turns);	/* so far: the listing reads it off the end */
 	size_t n;
 	char *line = record_line("turn", t, &n, err);

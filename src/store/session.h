@@ -18,7 +18,9 @@
  * starts a turn); a user message holding tool_result blocks answers the
  * assistant message before it.  A "turn" record closes a turn; "stopped":true
  * (with a "note") marks a turn the user stopped: the rounds that finished are
- * kept, the round in progress was dropped whole; "turns" counts the prompts
+ * kept, the round in progress was dropped whole, or, stopped among its
+ * calls once one was answered, kept with each later call answered "not
+ * run" (turn.h); "turns" counts the prompts
  * stored so far (absent in files of earlier sandbx versions).  Readers reject an unknown
  * version or record type (naming the line) and ignore unknown fields; the
  * history handed out for replay holds only the fields the API knows.
@@ -186,7 +188,7 @@ struct session_turn_end {
 	const char *stop_reason;	/* "end_turn", "max_rounds", "stopped", ... */
 	int rounds;
 	uint64_t input_tokens, output_tokens;
-	int stopped;			/* the user stopped it: the round in progress was dropped */
+	int stopped;			/* the user stopped it (turn.h: what was kept) */
 };
 /* Close the turn with its record.  Nothing is written when no round of
  * this turn was stored (a stop before the first round stores nothing). */

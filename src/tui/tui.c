@@ -9,6 +9,11 @@
  * TUI_FRAME_MS.  Signals (SIGWINCH, SIGHUP, SIGTERM, SIGINT from another
  * process: the keyboard's ctrl-c is a key in raw mode) may land on either
  * thread: the handler only sets a flag and writes to the same pipe.
+ * SIGTERM, SIGINT and SIGHUP end the screen as the user's quit would (the
+ * turn stopped, what it keeps stored, the terminal given back), then the
+ * caller ends sandbx by that signal (tui_end_signal); a SIGHUP while a
+ * question waits is the terminal gone with a call to approve:
+ * TUI_END_HANGUP, exit 3.  A signal the caller left ignored stays ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,8 +63,9 @@ struct tui {
 	struct tui_driver drv;
 };
 
-static volatile sig_atomic_t sig_winch, sig_hup, sig_tstp, sig_cont;
+static volatile sig_atomic_t sig_winch, sig_end, sig_tstp, sig_cont;
 static int sig_fd = -1;
+static int end_signal;	/* tui_end_signal() */
 
 static void on_signal(int sig)
 {
@@ -70,13 +76,27 @@ static void on_signal(int sig)
 		sig_tstp = 1;
 	else if (sig == SIGCONT)
 		sig_cont = 1;
-	else
-		sig_hup = 1;
+	else if (!sig_end)
+		sig_end = sig;	/* SIGTERM, SIGINT, SIGHUP: the first one counts */
 	if (sig_fd >= 0) {
 		ssize_t r = write(sig_fd, "s", 1);
 		(void)r;
 	}
 	errno = e;
+}
+
+int tui_end_signal(void)
+{
+	return end_signal;
+}
+
+/* A signal the caller ignored (nohup, a background job's SIGINT) stays
+ * ignored; *old is what to put back either way. */
+static void catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	if (sigaction(sig, NULL, old) == 0 && !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN)
+		return;
+	sigaction(sig, sa, old);
 }
 
 static uint64_t now_ms(void)
@@ -384,15 +404,16 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	/* our handlers replace ncurses' SIGWINCH one: it may run on the
 	 * worker thread, so it only flags and wakes the screen thread */
 	sig_fd = t.wake[1];
-	sig_winch = sig_hup = sig_tstp = sig_cont = 0;
+	sig_winch = sig_end = sig_tstp = sig_cont = 0;
+	end_signal = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGWINCH, &sa, &old_winch);
-	sigaction(SIGHUP, &sa, &old_hup);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
+	catch_unless_ignored(SIGHUP, &sa, &old_hup);
+	catch_unless_ignored(SIGTERM, &sa, &old_term);
+	catch_unless_ignored(SIGINT, &sa, &old_int);
 	sigaction(SIGTSTP, &sa, &old_tstp);
 	sigaction(SIGCONT, &sa, &old_cont);
 
@@ -438,7 +459,22 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			while (read(t.wake[0], buf, sizeof(buf)) > 0)
 				;
 		}
-		if (sig_hup || (pr > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)))) {
+		if (sig_end) {
+			/* A hang-up with a question waiting: nobody is left to
+			 * answer it (exit 3).  Otherwise sandbx ends by the
+			 * signal, once the screen is given back. */
+			pthread_mutex_lock(&t.mu);
+			int waiting = (t.asking && !t.answered) || m.q != TQ_NONE;
+			pthread_mutex_unlock(&t.mu);
+			if (sig_end == SIGHUP && waiting) {
+				rc = TUI_END_HANGUP;
+			} else {
+				rc = TUI_END_SIGNAL;
+				end_signal = sig_end;
+			}
+			break;
+		}
+		if (pr > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))) {
 			rc = TUI_END_HANGUP;
 			break;
 		}

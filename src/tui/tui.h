@@ -37,8 +37,14 @@ struct tui_config {
 
 enum tui_end {
 	TUI_END_QUIT = 0,	/* ctrl-c / ctrl-d on an empty prompt */
-	TUI_END_HANGUP,		/* SIGHUP, SIGTERM, SIGINT, or the terminal failed */
+	TUI_END_HANGUP,		/* the terminal failed, or SIGHUP while a question waited */
+	TUI_END_SIGNAL,		/* SIGTERM, SIGINT or SIGHUP: tui_end_signal() */
 };
+
+/* The signal that ended the last tui_run with TUI_END_SIGNAL (0 if none):
+ * the caller, once it has given back what it held, ends by it (its
+ * default action), as sandbx does for these signals elsewhere. */
+int tui_end_signal(void);
 
 /* The queue between the threads holds at most this many bytes; a worker
  * that streams faster than the screen draws waits. */

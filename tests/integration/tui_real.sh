@@ -424,3 +424,190 @@ else
 	done
 	if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 fi
+
+# sse_calls FILE ID TOOL INPUT-JSON...: one answer asking for each call in turn
+sse_calls() {
+	python3 - "$@" <<'PY'
+import json, sys
+ev = lambda d: "event: %s\ndata: %s\n\n" % (d["type"], json.dumps(d))
+out = ev({"type": "message_start", "message": {"id": "msg_t", "type": "message", "role": "assistant", "content": [],
+          "model": "m", "usage": {"input_tokens": 20, "output_tokens": 1}}})
+a = sys.argv[2:]
+for k in range(len(a) // 3):
+    out += ev({"type": "content_block_start", "index": k,
+               "content_block": {"type": "tool_use", "id": a[3 * k], "name": a[3 * k + 1], "input": {}}})
+    out += ev({"type": "content_block_delta", "index": k,
+               "delta": {"type": "input_json_delta", "partial_json": a[3 * k + 2]}})
+    out += ev({"type": "content_block_stop", "index": k})
+out += ev({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}})
+out += ev({"type": "message_stop"})
+open(sys.argv[1], "w").write(out)
+PY
+}
+# kept_round REQ SESSIONS-DIR PROMPT NEXT LAST IDS...: the request carries
+# the prompt, the answer's calls and one result for each (the last one an
+# error saying LAST), then NEXT, and the session store holds the same round
+kept_round() {
+	python3 - "$@" <<'PY'
+import json, os, sys
+req, store, prompt, nxt, last, ids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+m = json.load(open(req))['messages']
+assert [x['role'] for x in m] == ['user', 'assistant', 'user'], ('roles', m)
+assert [b.get('text') for b in m[0]['content']] == [prompt], ('prompt', m[0])
+assert [b['id'] for b in m[1]['content'] if b['type'] == 'tool_use'] == ids, ('calls', m[1])
+res = [b for b in m[2]['content'] if b['type'] == 'tool_result']
+assert [b['tool_use_id'] for b in res] == ids, ('results', m[2])
+assert [b.get('text') for b in m[2]['content'] if b['type'] == 'text'] == [nxt], ('next', m[2])
+assert last in json.dumps(res[-1]) and res[-1].get('is_error'), ('last result', res[-1])
+assert not any(b.get('is_error') for b in res[:-1]), ('results that ran', res)
+kept = []
+for d, _, fs in os.walk(store):
+    for f in fs:
+        if f.endswith('.jsonl'):
+            kept += [json.loads(l) for l in open(os.path.join(d, f))]
+s = json.dumps(kept)
+assert json.dumps(prompt) in s, ('session lacks the prompt', s[:600])
+for i in ids:
+    assert s.count('"tool_use_id": "%s"' % i) == 1, ('session results of ' + i, s[:1500])
+PY
+}
+
+sse_calls "$TMP/three.sse" q1 bash '{"command": "echo one > q1.txt"}' q2 bash '{"command": "echo two > q2.txt"}' \
+	q3 write '{"path": "q3.txt", "content": "three"}'
+t_start tui-real-escape-question-keeps-round "escape at the question for a round's third call stops the turn but keeps the round: the prompt, the calls and the results of the two that ran, and a 'not run' result for the third, go to the next request and into the session (before, the next request held the new prompt alone)"
+mock_sse "$TMP/three.sse" "$TMP/hello.sse"
+rm -rf "$TMP/rhome/state"
+real rq --allow-tool --session
+has rq "type a prompt" && tm send-keys -t rq "go" Enter
+if has rq "y yes, n no" && shot rq | grep -q "bash wants to run: echo one"; then
+	answer rq a
+	if has rq "write wants to run: q3.txt"; then
+		answer rq Escape
+		has rq " ready " && tm send-keys -t rq "did it work" Enter
+		wait_req 2
+		has rq "Hello from the **mock**." >/dev/null
+		tm send-keys -t rq C-d
+		rc rq >/dev/null
+		if [ -f "$TMP/rw/q1.txt" ] && [ -f "$TMP/rw/q2.txt" ] && [ ! -e "$TMP/rw/q3.txt" ] &&
+			kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" "not run" q1 q2 q3 2>"$TMP/rq.why"; then t_pass
+		else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rq.why")"; fi
+	else t_fail "no question for the write: $(shot rq | grep -v '^$' | tail -6)"; fi
+else t_fail "no question: $(shot rq | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rq 2>/dev/null
+
+sse_calls "$TMP/twobash.sse" b1 bash '{"command": "echo one > b1.txt"}' b2 bash '{"command": "sleep 317"}'
+t_start tui-real-stop-bash-keeps-round "escape while a round's second bash call runs (--approve run) kills it and keeps the round: the first call's result and the stopped one's go to the next request and into the session"
+mock_sse "$TMP/twobash.sse" "$TMP/hello.sse"
+rm -rf "$TMP/rhome/state"
+real rb --allow-tool bash --approve run --session
+has rb "type a prompt" && tm send-keys -t rb "go" Enter
+i=0
+while ! pgrep -u "$(id -u)" -f "sleep 317" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if pgrep -u "$(id -u)" -f "sleep 317" >/dev/null; then
+	tm send-keys -t rb Escape
+	has rb " ready " && tm send-keys -t rb "did it work" Enter
+	wait_req 2
+	has rb "Hello from the **mock**." >/dev/null
+	tm send-keys -t rb C-d
+	rc rb >/dev/null
+	if [ -f "$TMP/rw/b1.txt" ] && kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled b1 b2 2>"$TMP/rb.why"; then t_pass
+	else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rb.why")"; fi
+else t_fail "bash did not start: $(shot rb | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rb 2>/dev/null
+
+sse_text "$TMP/retried.sse" 'Retried.'
+t_start tui-real-failed-prompt-dropped "a turn that failed before its first round (the stream cut mid-answer) leaves no trace of its prompt: the retry with Up and Enter sends it once, and the history the running screen sends next is the one --continue resumes (before, the failed prompt was merged into the next: [\"p\", \"p\"], while the session had it once)"
+cut=$(grep -bo 'event: content_block_stop' "$TMP/hello.sse" | head -1 | cut -d: -f1)
+mock_dir
+printf 'disconnect %s %s\nsse %s\nsse %s\nsse %s\n' "$TMP/hello.sse" "$cut" "$TMP/retried.sse" "$TMP/retried.sse" "$TMP/retried.sse" > "$D/script"
+mock_serve 60
+rm -rf "$TMP/rhome/state"
+real rf --session
+has rf "type a prompt" && tm send-keys -t rf "p" Enter
+wait_req 1
+if has rf " ready "; then
+	tm send-keys -t rf Up
+	sleep 0.2
+	tm send-keys -t rf Enter
+	wait_req 2
+	has rf "Retried." && has rf " ready " && tm send-keys -t rf "again" Enter
+	wait_req 3
+	has rf " ready " >/dev/null
+	tm send-keys -t rf C-d
+	rc rf >/dev/null
+	real rf2 --continue
+	has rf2 "resumed session" && tm send-keys -t rf2 "again" Enter
+	wait_req 4
+	tm send-keys -t rf2 C-d
+	rc rf2 >/dev/null
+	if python3 - "$D" <<'PY' 2>"$TMP/rf.why"; then t_pass
+import json, sys
+said = lambda n: [(m['role'], [b.get('text', b['type']) for b in m['content']]) for m in json.load(open('%s/req-%d.json' % (sys.argv[1], n)))['messages']]
+assert said(2) == [('user', ['p'])], said(2)
+want = [('user', ['p']), ('assistant', ['Retried.']), ('user', ['again'])]
+assert said(3) == want, ('running', said(3))
+assert said(4) == want + [('assistant', ['Retried.']), ('user', ['again'])], ('resumed', said(4))
+PY
+	else t_fail "$(tail -c 600 "$TMP/rf.why")"; fi
+else t_fail "the failed turn did not end: $(shot rf | grep -v '^$' | tail -6)"; fi
+tm kill-session -t rf 2>/dev/null
+tm kill-session -t rf2 2>/dev/null
+
+# real_dfl NAME ARGS...: as real, with SIGHUP at its default action (run's
+# shell ignores it to outlive the pane); tui_pid NAME: sandbx's pid
+real_dfl() {
+	n=$1
+	shift
+	rm -rf "$TMP/rw" && mkdir -p "$TMP/rw" "$TMP/rhome"
+	run "$n" 100 30 "HOME='$TMP/rhome' XDG_STATE_HOME='$TMP/rhome/state' ANTHROPIC_API_KEY=sk-test sh -c 'cd \"$TMP/rw\" && exec env --default-signal=HUP \"$SANDBX\" tui --base-url http://127.0.0.1:$PORT $*'"
+}
+tui_pid() { pgrep -P "$(tm display -p -t "$1" '#{pane_pid}')" -x sandbx; }
+
+t_start tui-real-signal-dies "sandbx tui sent SIGTERM, SIGINT or SIGHUP with no question waiting gives the terminal back, prints its transcript and dies by that signal (143, 130, 129), as sandbx does elsewhere; SIGTERM while a question waits dies by it too, the call not run (before, each exited 3, 'nobody left to approve')"
+bad=""
+for sw in TERM:143 INT:130 HUP:129; do
+	sig=${sw%:*} want=${sw#*:}
+	mock_sse "$TMP/hello.sse"
+	real_dfl "sg$sig"
+	has "sg$sig" "type a prompt" && tm send-keys -t "sg$sig" "say hello" Enter
+	if has "sg$sig" "Hello from the **mock**." && has "sg$sig" " ready "; then
+		kill -s "$sig" "$(tui_pid "sg$sig")"
+		r=$(rc "sg$sig")
+		# the normal screen: the transcript printed after the alternate one
+		if [ "$r" != "$want" ] || ! has "sg$sig" "> say hello" 10; then bad="$bad [$sig: exit $r, not $want: $(shot "sg$sig" | grep -v '^$' | tail -3)]"; fi
+	else bad="$bad [$sig: no answer]"; fi
+	tm kill-session -t "sg$sig" 2>/dev/null
+done
+mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
+real_dfl sgq --allow-tool bash
+has sgq "type a prompt" && tm send-keys -t sgq "make a file" Enter
+if has sgq "y yes, n no"; then
+	kill -s TERM "$(tui_pid sgq)"
+	r=$(rc sgq)
+	[ "$r" = 143 ] && [ ! -e "$TMP/rw/made.txt" ] || bad="$bad [TERM at the question: exit $r, $(ls "$TMP/rw")]"
+else bad="$bad [no question]"; fi
+tm kill-session -t sgq 2>/dev/null
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+sse_calls "$TMP/onebash.sse" k1 bash '{"command": "echo one > k1.txt; sleep 319"}'
+t_start tui-real-signal-keeps-round "SIGTERM while a bash call runs (--approve run, --session) kills the command, stores the round with the call's result, then sandbx dies by SIGTERM (143): --continue sends the prompt, the call and its result"
+mock_sse "$TMP/onebash.sse" "$TMP/hello.sse"
+rm -rf "$TMP/rhome/state"
+real_dfl sgk --allow-tool bash --approve run --session
+has sgk "type a prompt" && tm send-keys -t sgk "go" Enter
+i=0
+while ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if pgrep -u "$(id -u)" -f "sleep 319" >/dev/null; then
+	kill -s TERM "$(tui_pid sgk)"
+	r=$(rc sgk)
+	tm kill-session -t sgk 2>/dev/null
+	real sgk2 --continue
+	has sgk2 "resumed session" && tm send-keys -t sgk2 "did it work" Enter
+	wait_req 2
+	tm send-keys -t sgk2 C-d
+	rc sgk2 >/dev/null
+	if [ "$r" = 143 ] && ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null &&
+		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled k1 2>"$TMP/sgk.why"; then t_pass
+	else t_fail "exit $r: $(tail -c 600 "$TMP/sgk.why")"; fi
+else t_fail "bash did not start: $(shot sgk | grep -v '^$' | tail -6)"; fi
+tm kill-session -t sgk2 2>/dev/null

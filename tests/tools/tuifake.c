@@ -261,5 +261,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tuifake: %s\n", err);
 		return 1;
 	}
+	if (r == TUI_END_SIGNAL) {	/* as cli_tui: ends by the signal */
+		signal(tui_end_signal(), SIG_DFL);
+		raise(tui_end_signal());
+	}
 	return r == TUI_END_HANGUP ? 3 : last;
 }
