@@ -435,14 +435,17 @@ static char *nul_spelled(const char *s, size_t n, size_t *out_n)
 	if (!count)
 		return NULL;
 	char *out = xmalloc(n + 4 * count + 1), *o = out;
+	size_t made = 0;
 	for (p = s; p < end; p++) {
 		if (*p == '\0') {
 			memcpy(o, "\\\\x00", 5);
 			o += 5;
+			made++;
 		} else if (*p == '\\' && end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0) {
 			memcpy(o, "\\\\x00", 5);
 			o += 5;
 			p += 5;
+			made++;
 		} else if (*p == '\\' && end - p > 1 && p[1] != '\0') {
 			*o++ = *p++;	/* the escaped character, a backslash included */
 			*o++ = *p;
@@ -451,6 +454,10 @@ static char *nul_spelled(const char *s, size_t n, size_t *out_n)
 		}
 	}
 	*o = '\0';
+	if (!made) {	/* only a "\\u0000" that is text: nothing to spell */
+		free(out);
+		return NULL;
+	}
 	*out_n = (size_t)(o - out);
 	return out;
 }

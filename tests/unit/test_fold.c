@@ -402,6 +402,24 @@ static void test_fold_text_nul_kept(void **state)
 	assert_int_equal(fold_event(&m, NULL, raw, sizeof(raw) - 1, NULL), 0);
 	assert_string_equal(m.blocks[0].text, "x\\x00y");
 	fold_release(&m);
+
+	/* the text \u0000 (an escaped backslash, then u0000) in a tool's
+	 * input is no NUL: the call stands, its text as written (a program
+	 * printing the escape) */
+	static const char ts[] = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"bash\",\"input\":{}}}";
+	static const char td[] = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"printf 'a\\\\\\\\u0000b'\\\"}\"}}";
+	static const char tstop[] = "{\"type\":\"content_block_stop\",\"index\":0}";
+	fold_init(&m, 0, NULL);
+	assert_int_equal(fold_event(&m, NULL, EV_MSG_START, strlen(EV_MSG_START), NULL), 0);
+	assert_int_equal(fold_event(&m, NULL, ts, strlen(ts), NULL), 0);
+	assert_int_equal(fold_event(&m, NULL, td, strlen(td), NULL), 0);
+	assert_int_equal(fold_event(&m, NULL, tstop, strlen(tstop), NULL), 0);
+	assert_null(m.blocks[0].input_error);
+	assert_non_null(m.blocks[0].input);
+	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(m.blocks[0].input, "command");
+	assert_true(cJSON_IsString(cmd));
+	assert_string_equal(cmd->valuestring, "printf 'a\\u0000b'");
+	fold_release(&m);
 }
 
 /* The API refuses every request whose history names one tool_use id
