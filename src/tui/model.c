@@ -575,8 +575,8 @@ static void tool_result(struct tui_model *m, const struct turn_event *ev, uint64
 			more = xasprintf("%s %zu lines, %zu shown here%s(ctrl-o shows them)", G(m)->ellipsis, nlines,
 					 shown, G(m)->sep);
 		else
-			more = xasprintf("%s %zu more lines (ctrl-o shows them)", G(m)->ellipsis,
-					 nlines - TUI_TOOL_FOLD);
+			more = xasprintf("%s %zu more line%s (ctrl-o shows them)", G(m)->ellipsis,
+					 nlines - TUI_TOOL_FOLD, nlines - TUI_TOOL_FOLD == 1 ? "" : "s");
 		struct tui_line *l = insert_line(m, at, TL_TOOLMORE);
 		line_set(m, l, more);
 		free(more);
@@ -863,7 +863,7 @@ static void line_lay(const struct tui_model *m, const struct tui_line *l, struct
 		y->attr = y->pattr = TA_DIM;
 		break;
 	case TL_TOOLMORE:
-		y->hidden = m->expand_tools && strstr(l->text, "more lines") != NULL;
+		y->hidden = m->expand_tools && strstr(l->text, "more line") != NULL;
 		y->p1 = y->p2 = g->toolout2;
 		y->attr = y->pattr = TA_DIM;
 		break;
@@ -1461,7 +1461,7 @@ char *tui_model_transcript(const struct tui_model *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct tui_line *l = L(m, i);
 		struct lay y;
-		if (l->kind == TL_TOOLMORE && strstr(l->text, "more lines"))
+		if (l->kind == TL_TOOLMORE && strstr(l->text, "more line"))
 			continue;
 		line_lay(m, l, &y);
 		sb_add(&o, &len, &cap, y.p1, strlen(y.p1));

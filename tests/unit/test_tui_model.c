@@ -251,6 +251,18 @@ static void test_tui_tool_fold(void **state)
 	assert_null(strstr(s, "more lines"));
 	free(s);
 	tui_model_release(&m);
+	/* one line past the fold: "line", and ctrl-o still hides the row */
+	tui_model_init(&m, 50, 14, 1);
+	tool(&m, "1\n2\n3\n4\n5\n", 5);
+	s = screen(&m);
+	assert_non_null(strstr(s, "... 1 more line (ctrl-o shows them)"));
+	free(s);
+	tui_model_toggle_tools(&m);
+	s = screen(&m);
+	assert_non_null(strstr(s, "    5\n"));
+	assert_null(strstr(s, "more line"));
+	free(s);
+	tui_model_release(&m);
 }
 
 /* The tool's name is the model's: a Cyrillic letter in a word of ASCII
