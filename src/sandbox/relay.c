@@ -40,9 +40,10 @@ static int relayable(int fd, struct stat *st)
 	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l) == 0 && !listening ? RELAY_SOCK : 0;
 }
 
-/* sandbx's last lines for a standard error pipe, after relay_finish: its
- * own non-blocking handle on that pipe (tail_send), or -1. */
-static int tail_fd = -1;
+/* sandbx's last lines for a standard error pipe, after relay_finish: the
+ * stage they go through (stage_send), kept for them, or -1. */
+static int tail_stage[2] = { -1, -1 };
+static size_t tail_staged;
 
 static void relay_reset(struct relay *r)
 {
@@ -54,21 +55,51 @@ static void relay_reset(struct relay *r)
 	r->devnull = -1;
 	for (int fd = 0; fd < 3; fd++)
 		r->cmd_end[fd] = -1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		r->ch[i].io = -1;
+		r->ch[i].stage[0] = r->ch[i].stage[1] = -1;
+	}
+}
+
+/* A pipe of sandbx's own, both ends non-blocking, as large as the relay
+ * holds: what goes to a caller's output pipe is staged there and moved
+ * with splice(SPLICE_F_NONBLOCK), which never waits on the caller's pipe
+ * whatever its flags (theirs, shared with the caller's processes: sandbx
+ * sets none on it).  0, or -1 with errno. */
+static int stage_make(int st[2])
+{
+	if (pipe2(st, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	(void)fcntl(st[1], F_SETPIPE_SZ, RELAY_OUT_BUF);
+	return 0;
 }
 
 /*
- * A handle of the relay's own on the caller's pipe fd for output: opened
- * again through /proc/self/fd, it is a description of sandbx's alone, so
- * O_NONBLOCK on it changes nothing for the caller's processes, which share
- * theirs.  -1 with errno; ENXIO: the pipe has no reader left.
+ * n bytes of p towards the caller's pipe fd through the stage (st, staged:
+ * how many of p's first bytes it already holds, from an earlier call):
+ * the bytes that reached fd, 0 when it is full, -1 with errno when it
+ * broke (EPIPE: no reader).  The caller offers the same bytes again,
+ * advanced by what was answered, until all are answered, so the stage
+ * always holds the start of what is offered.
  */
-static int pipe_own_end(int fd)
+static ssize_t stage_send(int fd, int st[2], size_t *staged, const char *p, size_t n)
 {
-	char via[32];
-	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
-	return open(via, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (*staged < n) {
+		ssize_t w = write(st[1], p + *staged, n - *staged);
+		if (w > 0)
+			*staged += (size_t)w;
+	}
+	for (;;) {
+		ssize_t m = splice(st[0], NULL, fd, NULL, *staged, SPLICE_F_NONBLOCK);
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m < 0 && errno == EAGAIN)
+			return 0;
+		if (m <= 0)
+			return m < 0 ? -1 : 0;
+		*staged -= (size_t)m;
+		return m;
+	}
 }
 
 int relay_prepare(struct relay *r, int stdio[3], char **err)
@@ -113,20 +144,23 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 			r->err = c;
 		if (kind != RELAY_PIPE)
 			continue;
+		/* A pipe's end given the wrong way round (its read end as
+		 * output, 1<&0): the command's writes fail, its reads see the
+		 * end, and sandbx opens nothing that could reach the pipe the
+		 * other way on its behalf. */
+		int acc = fcntl(fd, F_GETFL);
+		acc = acc < 0 ? -1 : acc & O_ACCMODE;
+		if (acc == -1 || acc == (c->out ? O_RDONLY : O_WRONLY)) {
+			close(c->pipe);
+			c->done = 1;
+			c->io = -1;
+			continue;
+		}
 		if (c->out) {
-			c->io = pipe_own_end(fd);
-			if (c->io < 0 && errno == ENXIO) {
-				/* no reader: the command's first write fails
-				 * as it would have on the caller's pipe */
-				c->io = -1;
-				close(c->pipe);
-				c->done = 1;
-			} else if (c->io < 0) {
-				*err = xasprintf("cannot relay standard %s (a pipe): opening it again through "
-						 "/proc/self/fd/%d failed: %s — sandbx gives the command a pipe of its "
-						 "own, so that it cannot open yours for reading; redirect standard %s to a "
-						 "file, or run sandbx where /proc is mounted", what, fd, strerror(errno),
-						 what);
+			if (stage_make(c->stage) < 0) {
+				*err = xasprintf("cannot make the pipe that stands in for standard %s (a pipe): %s — "
+						 "close descriptors this process holds open, or raise the open-files "
+						 "limit (ulimit -n)", what, strerror(errno));
 				(void)relay_finish(r, 0);
 				return -1;
 			}
@@ -157,13 +191,14 @@ static void chan_wait(struct relay_chan *c, int fd, short ev)
 }
 
 /* Send what goes without waiting: the bytes sent; 0: the socket or pipe
- * is full (waited on); -1: the channel ended.  A pipe's handle is the
- * relay's own, non-blocking; the thread blocks every signal, so a reader
- * gone is EPIPE here. */
+ * is full (waited on); -1: the channel ended.  A pipe goes through the
+ * channel's stage (stage_send); the thread blocks every signal, so a
+ * reader gone is EPIPE here. */
 static ssize_t sock_send(struct relay *r, struct relay_chan *c, const char *p, size_t n)
 {
 	for (;;) {
-		ssize_t w = c->kind == RELAY_PIPE ? write(c->io, p, n) : send(c->io, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w = c->kind == RELAY_PIPE ? stage_send(c->io, c->stage, &c->staged, p, n)
+						  : send(c->io, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w == 0 || (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
@@ -574,19 +609,16 @@ static int tail_gone;
  * changes no flag of the descriptor, which the caller's processes share. */
 static ssize_t tail_put(const char *p, size_t n)
 {
-	if (tail_fd < 0)
+	if (tail_stage[0] < 0)
 		return send(2, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	/* a pipe: sandbx's own non-blocking handle, SIGPIPE held off (a
-	 * reader gone is EPIPE, and the signal it raised is taken back) */
-	sigset_t pipe_sig, old;
+	/* a pipe: SIGPIPE held off (a reader gone is EPIPE, and the signal
+	 * it raised is taken back) */
+	sigset_t pipe_sig, old, pend;
 	sigemptyset(&pipe_sig);
 	sigaddset(&pipe_sig, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
-	int was_pending = 0;
-	sigset_t pend;
-	if (sigpending(&pend) == 0)
-		was_pending = sigismember(&pend, SIGPIPE);
-	ssize_t k = write(tail_fd, p, n);
+	int was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE);
+	ssize_t k = stage_send(2, tail_stage, &tail_staged, p, n);
 	int e = errno;
 	if (k < 0 && e == EPIPE && !was_pending) {
 		struct timespec zero = { 0, 0 };
@@ -594,7 +626,9 @@ static ssize_t tail_put(const char *p, size_t n)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = e;
-	return k;
+	if (k == 0)
+		errno = EAGAIN;
+	return k == 0 ? -1 : k;
 }
 
 static void tail_send(const char *p, size_t n)
@@ -613,7 +647,7 @@ static void tail_send(const char *p, size_t n)
 			tail_gone = 1;
 			break;
 		}
-		struct pollfd pf = { .fd = tail_fd >= 0 ? tail_fd : 2, .events = POLLOUT };
+		struct pollfd pf = { .fd = 2, .events = POLLOUT };
 		(void)poll(&pf, 1, (int)(left < INT_MAX ? left : INT_MAX));
 	}
 }
@@ -666,16 +700,17 @@ size_t relay_finish(struct relay *r, long flush_ms)
 	 * stalls does not hold sandbx's own last lines for ever either:
 	 * they have until RELAY_TAIL_MS past the flush's deadline. */
 	int tail = r->err && flush_ms >= 0;
-	if (tail_fd >= 0) {
-		close(tail_fd);
-		tail_fd = -1;
-	}
-	/* a standard error pipe's last lines go through sandbx's own
-	 * non-blocking handle, kept for them */
-	if (tail && r->err->kind == RELAY_PIPE && r->err->io >= 0) {
-		tail_fd = r->err->io;
-		r->err->io = -1;
-	}
+	for (int i = 0; i < 2; i++)
+		if (tail_stage[i] >= 0) {
+			close(tail_stage[i]);
+			tail_stage[i] = -1;
+		}
+	tail_staged = 0;
+	/* a standard error pipe's last lines go through a stage of their own
+	 * (the channel's may still hold bytes of the command's the flush gave
+	 * up, counted as lost); none made, they are dropped */
+	if (tail && r->err->kind == RELAY_PIPE && stage_make(tail_stage) < 0)
+		tail_stage[0] = tail_stage[1] = -1;
 	if (tail) {
 		tail_deadline = (r->flush_deadline >= 0 ? r->flush_deadline : mono_ms() + flush_ms) + RELAY_TAIL_MS;
 		tail_gone = 0;
@@ -686,8 +721,9 @@ size_t relay_finish(struct relay *r, long flush_ms)
 	for (int i = 0; i < r->n; i++) {
 		chan_end(r, &r->ch[i]);
 		free(r->ch[i].buf);
-		if (r->ch[i].kind == RELAY_PIPE && r->ch[i].out && r->ch[i].io >= 0)
-			close(r->ch[i].io);	/* its own handle: the reader sees the end */
+		for (int k = 0; k < 2; k++)
+			if (r->ch[i].stage[k] >= 0)
+				close(r->ch[i].stage[k]);
 	}
 	if (r->devnull >= 0)
 		close(r->devnull);

@@ -73,8 +73,9 @@
 struct relay_chan {
 	int sock;		/* the caller's descriptor: 0, 1 or 2 */
 	int kind;		/* RELAY_SOCK or RELAY_PIPE: what sock is */
-	int io;			/* the handle sandbx uses on it: sock, or for an output
-				 * pipe one of its own, non-blocking (-1: none) */
+	int io;			/* the handle sandbx uses on it: sock (-1: none) */
+	int stage[2];		/* output pipe: what goes to sock is staged here */
+	size_t staged;		/* output pipe: bytes the stage holds */
 	size_t teed;		/* input pipe: copied to the command, still in sock */
 	int streaming;		/* input pipe: moved, no longer copied */
 	int pipe;		/* our end: the write end for input, the read end for output */

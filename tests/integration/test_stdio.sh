@@ -614,9 +614,12 @@ if sed -n 1p "$TMP/reader" | grep -q '^sandbx audit spawned command="/bin/sh' &&
 else t_fail "reader: $(cat "$TMP/reader") gone: $(cat "$W/gone" 2>&1)"; fi
 rm -f "$W/gone"
 
-t_start sr-stdio-pipe-in-not-writable "a command cannot write into its standard input pipe for the process that reads that pipe after it (/proc/self/fd/0 opened for writing): a shell loop reading the rest of the pipe reads only what the caller wrote (before: it read the command's INJECTED line, and acted on it unconfined)"
+t_start sr-stdio-pipe-in-not-writable "a command cannot write into its standard input pipe for the process that reads that pipe after it (/proc/self/fd/0 opened for writing), nor through the pipe's read end given as its output (1<&0): a shell loop reading the rest of the pipe reads only what the caller wrote (before: it read the command's INJECTED line, and acted on it unconfined)"
 out=$(printf 'a\nb\n' | { cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'timeout 1 sh -c "echo INJECTED > /proc/self/fd/0"' 2>/dev/null; while read l; do echo "loop:$l"; done; })
-if [ "$out" = "$(printf 'loop:a\nloop:b')" ]; then t_pass; else t_fail "$out"; fi
+# its input pipe's read end given as its output too (1<&0): the command's
+# writes fail, and sandbx does not write into that pipe for it
+out2=$(printf 'a\nb\n' | { cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'echo INJECTED; timeout 1 sh -c "echo INJECTED2 > /proc/self/fd/1"' 1<&0 2>/dev/null; while read l; do echo "loop:$l"; done; })
+if [ "$out" = "$(printf 'loop:a\nloop:b')" ] && [ "$out2" = "$(printf 'loop:a\nloop:b')" ]; then t_pass; else t_fail "$out / 1<&0: $out2"; fi
 
 t_start sr-stdio-pipe-input-left "a command given a pipe as standard input takes only what it reads: one that reads nothing leaves a shell loop's input whole ('... | while read l; do sandbx sandbox-run ...; done' sees every line), one that reads a line (sh's read, a byte at a time) leaves the rest to the next reader"
 out=$(printf 'l1\nl2\nl3\n' | while read l; do echo "got $l"; (cd "$W" && "$SANDBX" sandbox-run -- /bin/true 2>/dev/null); done)
@@ -632,6 +635,14 @@ y=$( (cd "$W" && "$SANDBX" sandbox-run -- /usr/bin/yes 2>/dev/null; echo "rc=$?"
 rm -f "$TMP/bulk"
 if [ "$got2" = "$want" ] && [ "$y" = "y y " ] && [ "$(cat "$TMP/yrc")" = rc=141 ]; then t_pass
 else t_fail "sha: $got2 vs $want; yes: '$y' $(cat "$TMP/yrc")"; fi
+
+t_start sr-stdio-pipe-other-user "pipes another user made (as root: the shell's pipes, sandbx run as nobody through setpriv) are relayed as the caller's own: the input reaches the command and its output the reader (sandbx opens neither again, which the pipes' 0600 owner would refuse)"
+if [ "$(id -u)" = 0 ]; then
+	out=$(echo through | setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "cd / && '$SANDBX' sandbox-run --allow-read '$W' -- /bin/cat 2>/dev/null; echo rc=\$?" | cat)
+else
+	out=$(echo through | (cd "$W" && "$SANDBX" sandbox-run -- /bin/cat 2>/dev/null; echo "rc=$?") | cat)
+fi
+if [ "$out" = "$(printf 'through\nrc=0')" ]; then t_pass; else t_fail "$out"; fi
 
 t_start sr-stdio-pipe-timeout-stalled "--timeout 2 still ends sandbx (exit 124) within seconds when the command filled a standard output pipe whose reader stalls"
 t0=$(date +%s)
