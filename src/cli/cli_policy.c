@@ -253,16 +253,11 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 	return each_protected(x, owned_one, &c);
 }
 
-static const char *flag_name(unsigned access)
+const char *cli_flag_name(unsigned access)
 {
 	if (access & POL_WRITE)
 		return "--allow-write";
 	return (access & POL_EXEC) ? "--allow-exec" : "--allow-read";
-}
-
-const char *cli_flag_name(unsigned access)
-{
-	return flag_name(access);
 }
 
 int cli_symlink_check(const char *given, unsigned access, const char *cwd, const char *real, char **err)
@@ -275,12 +270,12 @@ int cli_symlink_check(const char *given, unsigned access, const char *cwd, const
 	int r = 0;
 	if (!lex) {
 		*err = xasprintf("%s '%s' cannot be read as a path — name a shorter, non-empty path",
-				 flag_name(access), given);
+				 cli_flag_name(access), given);
 		return -1;
 	}
 	if (strcmp(lex, real) != 0) {
 		*err = xasprintf("%s '%s' leads through a symlink to '%s' — a link may have been planted by an earlier "
-				 "run; grant '%s' itself if that is what you mean", flag_name(access), given, real, real);
+				 "run; grant '%s' itself if that is what you mean", cli_flag_name(access), given, real, real);
 		r = -1;
 	}
 	free(lex);
@@ -415,7 +410,7 @@ int cli_mounts_check(const char *mi, const char *real, unsigned access, int is_c
 	/* The view copies a grant with what is mounted beneath it.  Written,
 	 * any kernel interface reaches past the sandbox; read, read_refused
 	 * (/proc itself is the sandbox's own, apart). */
-	const char *what = is_cwd ? "the working directory" : flag_name(access);
+	const char *what = is_cwd ? "the working directory" : cli_flag_name(access);
 	char mnt[LIMITS_MAX_PATH], type[64];
 	int r;
 	if (!mi)
@@ -649,7 +644,7 @@ static int alias_check(const char *mi, const struct policy_grant *g, const char 
 		       int either, const char *could, int is_cwd, char **err)
 {
 	char mnt[LIMITS_MAX_PATH];
-	const char *what = is_cwd ? "the working directory" : flag_name(g->access);
+	const char *what = is_cwd ? "the working directory" : cli_flag_name(g->access);
 	int r = limits_mount_shows(mi, g->path, obj, either, mnt, sizeof(mnt));
 	if (r == 0)
 		return 0;
@@ -691,7 +686,7 @@ int cli_alias_mounts_check(const char *mi, const struct policy_grant *g, const s
 		return 0;	/* the common case: nothing mounted beneath */
 	if (b < 0) {
 		*err = xasprintf("%s '%s': the mount table could not be read to check what is mounted beneath it "
-				 "— nothing was run", is_cwd ? "the working directory" : flag_name(g->access), g->path);
+				 "— nothing was run", is_cwd ? "the working directory" : cli_flag_name(g->access), g->path);
 		return -1;
 	}
 	if ((g->access & POL_WRITE) && s->exe &&
@@ -738,7 +733,7 @@ int cli_owned_fs_check(const char *mi, const struct policy_grant *g, const struc
 {
 	if (g->link || g->is_proc)
 		return 0;
-	struct fs_ctx c = { .mi = mi, .g = g, .what = is_cwd ? "the working directory" : flag_name(g->access),
+	struct fs_ctx c = { .mi = mi, .g = g, .what = is_cwd ? "the working directory" : cli_flag_name(g->access),
 			    .err = err };
 	if (!mi || limits_fs_path(mi, g->path, c.dev, sizeof(c.dev), c.fs, sizeof(c.fs)) < 0) {
 		*err = xasprintf("%s '%s': the mount table could not be read to check it does not show sandbx's own "
@@ -760,7 +755,7 @@ int cli_cred_links_check(const char *mi, const struct policy_grant *g, const str
 		char *dir = cli_resolve_prefix(config.v[i]);
 		char *cred = xasprintf("%s/credentials.toml", dir);
 		char mnt[LIMITS_MAX_PATH] = "";
-		const char *what = is_cwd ? "the working directory" : flag_name(g->access);
+		const char *what = is_cwd ? "the working directory" : cli_flag_name(g->access);
 		struct stat st;
 		free(dir);
 		if (stat(cred, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -889,8 +884,8 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				/* --allow-read=~/src: no shell expands that '~' */
 				int mine = cp->path[1] == '\0' || cp->path[1] == '/';
 				*err = xasprintf("%s '%s' starts with '~', which the shell did not expand (it does not after "
-						 "'=' or in quotes) — write %s %s without quotes, or %s%s", flag_name(cp->access),
-						 cp->path, flag_name(cp->access), cp->path, mine ? "$HOME" : "its absolute path",
+						 "'=' or in quotes) — write %s %s without quotes, or %s%s", cli_flag_name(cp->access),
+						 cp->path, cli_flag_name(cp->access), cp->path, mine ? "$HOME" : "its absolute path",
 						 mine ? cp->path + 1 : "");
 				goto out;
 			}
@@ -898,7 +893,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 				/* policy_add_grant says why it does not resolve */
 				if (policy_add_grant(p, cp->path, cp->access, err) < 0)
 					goto out;
-				*err = xasprintf("%s '%s' changed while it was checked — run again", flag_name(cp->access),
+				*err = xasprintf("%s '%s' changed while it was checked — run again", cli_flag_name(cp->access),
 						 cp->path);
 				goto out;
 			}

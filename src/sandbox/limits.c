@@ -419,18 +419,17 @@ int limits_each_mount(const char *text, int (*fn)(void *ctx, const char *mnt, co
 	return 0;
 }
 
+static int strictly_beneath(void *ctx, const char *mnt, const char *root, const char *devno)
+{
+	const char *path = ctx;
+	(void)root;
+	(void)devno;
+	return path_within(mnt, path) && strcmp(mnt, path) != 0;
+}
+
 int limits_mount_beneath(const char *text, const char *path)
 {
-	char line[2 * LIMITS_MAX_PATH], m[LIMITS_MAX_PATH], r[LIMITS_MAX_PATH], *devno;
-	int bad;
-	for (const char *s = text; s && *s;) {
-		s = mi_next(s, line, m, r, &devno, &bad);
-		if (bad)
-			return -1;
-		if (path_within(m, path) && strcmp(m, path) != 0)
-			return 1;
-	}
-	return 0;
+	return limits_each_mount(text, strictly_beneath, (void *)path);
 }
 
 int limits_each_mount_of(const char *text, const char *fstype, int (*fn)(void *ctx, const char *mnt), void *ctx)

@@ -55,10 +55,8 @@ static void relay_reset(struct relay *r)
 	r->devnull = -1;
 	for (int fd = 0; fd < 3; fd++)
 		r->cmd_end[fd] = -1;
-	for (int i = 0; i < 3; i++) {
-		r->ch[i].io = -1;
+	for (int i = 0; i < 3; i++)
 		r->ch[i].stage[0] = r->ch[i].stage[1] = -1;
-	}
 }
 
 /* A pipe of sandbx's own, both ends non-blocking, as large as the relay
@@ -130,7 +128,6 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 		c->kind = kind;
 		c->out = fd != 0;
 		c->pipe = c->out ? p[0] : p[1];
-		c->io = fd;
 		r->cmd_end[fd] = stdio[fd] = c->out ? p[1] : p[0];
 		(void)fcntl(c->pipe, F_SETFL, O_NONBLOCK);	/* our end only */
 		/* One page: the input pipe is then writable only once the
@@ -153,7 +150,6 @@ int relay_prepare(struct relay *r, int stdio[3], char **err)
 		if (acc == -1 || acc == (c->out ? O_RDONLY : O_WRONLY)) {
 			close(c->pipe);
 			c->done = 1;
-			c->io = -1;
 			continue;
 		}
 		if (c->out) {
@@ -197,12 +193,12 @@ static void chan_wait(struct relay_chan *c, int fd, short ev)
 static ssize_t sock_send(struct relay *r, struct relay_chan *c, const char *p, size_t n)
 {
 	for (;;) {
-		ssize_t w = c->kind == RELAY_PIPE ? stage_send(c->io, c->stage, &c->staged, p, n)
-						  : send(c->io, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w = c->kind == RELAY_PIPE ? stage_send(c->sock, c->stage, &c->staged, p, n)
+						  : send(c->sock, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w == 0 || (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
-			chan_wait(c, c->io, POLLOUT);
+			chan_wait(c, c->sock, POLLOUT);
 			return 0;
 		}
 		if (w < 0) {
@@ -356,7 +352,7 @@ static int pipe_settle(struct relay *r, struct relay_chan *c)
 		k = 0;
 	size_t taken = c->teed - (size_t)k;
 	while (taken > 0) {
-		ssize_t n = splice(c->io, NULL, r->devnull, NULL, taken, SPLICE_F_NONBLOCK);
+		ssize_t n = splice(c->sock, NULL, r->devnull, NULL, taken, SPLICE_F_NONBLOCK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -398,8 +394,8 @@ static void pump_in_pipe(struct relay *r, struct relay_chan *c, int over)
 			if (c->fed >= RELAY_IN_STREAM && fcntl(c->pipe, F_SETPIPE_SZ, RELAY_OUT_BUF) >= 0)
 				c->streaming = 1;
 		}
-		ssize_t n = c->streaming ? splice(c->io, NULL, c->pipe, NULL, RELAY_OUT_BUF, SPLICE_F_NONBLOCK)
-					 : tee(c->io, c->pipe, RELAY_IN_CHUNK, SPLICE_F_NONBLOCK);
+		ssize_t n = c->streaming ? splice(c->sock, NULL, c->pipe, NULL, RELAY_OUT_BUF, SPLICE_F_NONBLOCK)
+					 : tee(c->sock, c->pipe, RELAY_IN_CHUNK, SPLICE_F_NONBLOCK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n > 0) {
@@ -414,7 +410,7 @@ static void pump_in_pipe(struct relay *r, struct relay_chan *c, int over)
 				chan_end(r, c);
 				return;
 			}
-			chan_wait(c, p.revents & POLLOUT ? c->io : c->pipe, p.revents & POLLOUT ? POLLIN : POLLOUT);
+			chan_wait(c, p.revents & POLLOUT ? c->sock : c->pipe, p.revents & POLLOUT ? POLLIN : POLLOUT);
 			return;
 		}
 		/* 0: the caller's pipe is empty and has no writer (end of
@@ -465,11 +461,11 @@ static void pump_in(struct relay *r, struct relay_chan *c, int over)
 			chan_wait(c, c->pipe, POLLOUT);
 			return;
 		}
-		ssize_t n = recv(c->io, c->buf, c->chunk, MSG_DONTWAIT);
+		ssize_t n = recv(c->sock, c->buf, c->chunk, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			chan_wait(c, c->io, POLLIN);
+			chan_wait(c, c->sock, POLLIN);
 			return;
 		}
 		if (n <= 0) {

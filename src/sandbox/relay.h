@@ -19,7 +19,7 @@
  *
  * Life cycle (sandbox-run):
  *   struct relay r;
- *   relay_prepare(&r, s.stdio, &err)   a pipe for each socket among 0-2:
+ *   relay_prepare(&r, s.stdio, &err)   a pipe for each socket or pipe among 0-2:
  *                                      s.stdio[i] = the command's end
  *   relay_start(&r, stop_fd, &err)     the relay thread is running
  *   sandbox_start(&s, &err)            (the command's ends cross)
@@ -73,7 +73,6 @@
 struct relay_chan {
 	int sock;		/* the caller's descriptor: 0, 1 or 2 */
 	int kind;		/* RELAY_SOCK or RELAY_PIPE: what sock is */
-	int io;			/* the handle sandbx uses on it: sock (-1: none) */
 	int stage[2];		/* output pipe: what goes to sock is staged here */
 	size_t staged;		/* output pipe: bytes the stage holds */
 	size_t teed;		/* input pipe: copied to the command, still in sock */
