@@ -1187,11 +1187,18 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 					    ? xasprintf("check that the server at '%s' speaks TLS (one on loopback without it "
 							"takes http://)", p->url)
 					    : NULL;
+			/* No answer at all: the address is the likelier fault
+			 * than the provider (a server not running, a typo). */
+			char *unreached = !a.proxy_status && !a.status && !tls
+						  ? xasprintf("check --base-url ('%s') and the network", p->url)
+						  : NULL;
 			*err = xasprintf("the model provider failed the round: %s%s%s — gave up after %u %s; %s", what,
 					 *detail ? ": " : "", detail, retries, retries == 1 ? "retry" : "retries",
 					 a.proxy_status ? "check https_proxy, HTTPS_PROXY, ALL_PROXY and no_proxy"
 					 : tls		? tls
+					 : unreached	? unreached
 							: status_advice(a.status ? a.status : 500));
+			free(unreached);
 			free(tls);
 			free(detail);
 			attempt_release(&a);

@@ -351,13 +351,15 @@ pc --backoff-ms 50
 mock_stop
 if [ "$(rc)" = 0 ] && [ "$(nreq)" = 2 ] && err_has 'retry: connection lost'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
 
-t_start prov-connect-refused "a refused connection is retried, then fails with the reason"
+t_start prov-connect-refused "a refused connection is retried, then fails with the reason and says to check the address, not that the provider has trouble"
 mock_start <<EOF2
 sse $FX/text.sse
 EOF2
 mock_stop	# nothing listens on $PORT now
 pc --retries 1 --backoff-ms 50
-if [ "$(rc)" = 1 ] && err_has 'retry: connection failed' && err_has 'gave up after 1 retry;'; then t_pass; else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
+if [ "$(rc)" = 1 ] && err_has 'retry: connection failed' && err_has 'gave up after 1 retry;' &&
+	err_has "check --base-url ('http://127.0.0.1:$PORT" && err_has "') and the network" && ! err_has 'has trouble'; then t_pass
+else t_fail "rc=$(rc) err=$(cat "$D/err")"; fi
 
 t_start prov-stop-flag "the stop flag ends a stalled round promptly"
 mock_start <<EOF2
