@@ -361,12 +361,13 @@ static size_t count_lines(const char *s)
  * (GATE_MAX_WHOLE_LINES), from one read of the file; both NULL when the
  * call changes no file. */
 static void call_diff(struct agent *a, const char *tool, const cJSON *input, char **shown, char **whole,
-		      struct tool_expect **expect)
+		      struct tool_expect **expect, char **refusal)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(input, "path");
 	int is_edit = !strcmp(tool, "edit");
 	*shown = *whole = NULL;
 	*expect = NULL;
+	*refusal = NULL;
 	if (!cJSON_IsString(path) || (strcmp(tool, "write") && !is_edit))
 		return;
 	char *old = NULL, *why = NULL, *err = NULL;
@@ -440,9 +441,16 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		const cJSON *all = cJSON_GetObjectItemCaseSensitive(input, "replace_all");
 		size_t k;
 		uint64_t grown;
-		if (cJSON_IsString(o) && cJSON_IsString(n))
+		if (cJSON_IsString(o) && cJSON_IsString(n)) {
 			new_text = tools_edit_text(cur, len, o->valuestring, n->valuestring, cJSON_IsTrue(all), &k,
 						   &grown);
+			/* The edit cannot apply to the file as it is: the tool
+			 * would answer so, and a question without a diff would
+			 * ask the user to approve what changes nothing. */
+			if (!new_text)
+				*refusal = tools_edit_refusal(path->valuestring, o->valuestring, n->valuestring,
+							      cJSON_IsTrue(all), k, grown);
+		}
 	}
 	if (new_text) {
 		char *vis = gate_visible_path(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
@@ -604,6 +612,17 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			v = GATE_REFUSE;
 		}
 		struct tool_expect *seen = NULL;	/* the file as the question showed it */
+		char *diff = NULL, *diff_w = NULL, *cannot = NULL;
+		if (v == GATE_ASK) {
+			call_diff(a, b->name, b->input, &diff, &diff_w, &seen, &cannot);
+			if (cannot) {	/* answered as the tool would, not asked */
+				res.is_error = 1;
+				res.content = cannot;
+				v = GATE_REFUSE;
+				free(diff);
+				free(diff_w);
+			}
+		}
 		if (v == GATE_ASK) {
 			/* The arguments hold the subject (bash's command, a
 			 * write's path) and the text written: shown by the
@@ -611,8 +630,6 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 			 * 'no<U+0338>tes.txt' would draw it struck through. */
 			char *(*shown)(const char *, size_t) = gate_visible_args;
 			char *reason = NULL, *args = shown(input, GATE_MAX_SHOWN);
-			char *diff, *diff_w;
-			call_diff(a, b->name, b->input, &diff, &diff_w, &seen);
 			/* What the question cuts, the user may still read whole. */
 			char *args_w = shown(input, GATE_MAX_WHOLE);
 			char *whole = gate_whole(b->name, args_w, diff_w);

@@ -74,6 +74,25 @@ static char *read_exact(int fd, size_t size, int *err)
 	return NULL;
 }
 
+char *tools_edit_refusal(const char *path, const char *old, const char *new, int all, size_t k, uint64_t grown)
+{
+	if (!*old)
+		return xstrdup("old is empty — give the exact text to replace (use write to create a file)");
+	if (strcmp(old, new) == 0)
+		return xstrdup("old and new are the same — nothing to change");
+	if (k == 0)
+		return xasprintf("old text not found in '%s' — read the file and copy the text exactly, "
+				 "whitespace and indentation included", path);
+	if (k > 1 && !all)
+		return xasprintf("old text matches %zu times in '%s' — it must match exactly once: add "
+				 "surrounding lines to make it unique, or set replace_all to replace all %zu", k, path, k);
+	if (grown > TOOLS_MAX_EDIT_BYTES)
+		return xasprintf("this edit would make '%s' %llu bytes, over the %u MiB edit limit — nothing was "
+				 "changed; replace fewer occurrences or use bash", path, (unsigned long long)grown,
+				 TOOLS_MAX_EDIT_BYTES >> 20);
+	return NULL;
+}
+
 int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
 {
 	const char *path = tin_str(in, "path"), *old = tin_str(in, "old"), *new = tin_str(in, "new");
@@ -81,10 +100,9 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *err = NULL;
 	struct stat st;
 
-	if (!*old)
-		return tool_fail(out, "old is empty — give the exact text to replace (use write to create a file)");
-	if (strcmp(old, new) == 0)
-		return tool_fail(out, "old and new are the same — nothing to change");
+	char *why = tools_edit_refusal(path, old, new, all, 1, 0);	/* what no file changes */
+	if (why)
+		return tool_fail_own(out, why);
 	int fd = fsguard_open(c->guard, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ | POL_WRITE, NULL, &err);
 	if (fd < 0)
 		return tool_fail_own(out, err);
@@ -116,16 +134,8 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	uint64_t grown;
 	char *res = tools_edit_text(buf, size, old, new, all, &k, &grown);
 	free(buf);
-	if (k == 0)
-		return tool_fail(out, "old text not found in '%s' — read the file and copy the text exactly, "
-				 "whitespace and indentation included", path);
-	if (k > 1 && !all)
-		return tool_fail(out, "old text matches %zu times in '%s' — it must match exactly once: add "
-				 "surrounding lines to make it unique, or set replace_all to replace all %zu", k, path, k);
 	if (!res)
-		return tool_fail(out, "this edit would make '%s' %llu bytes, over the %u MiB edit limit — nothing was "
-				 "changed; replace fewer occurrences or use bash", path, (unsigned long long)grown,
-				 TOOLS_MAX_EDIT_BYTES >> 20);
+		return tool_fail_own(out, tools_edit_refusal(path, old, new, all, k, grown));
 	outn = (size_t)grown;
 	/* no directory is made: the file was read from one, and one gone
 	 * since means the file went with it */

@@ -174,6 +174,11 @@ void tool_result_release(struct tool_result *r);
 char *tools_edit_text(const char *buf, size_t n, const char *old, const char *new, int all, size_t *k,
 		      uint64_t *grown);
 
+/* Why edit refuses old/new against a text where old occurs k times and
+ * the result would be grown bytes (tools_edit_text's figures), in the
+ * words the tool answers with; NULL when it would apply.  Malloc'd. */
+char *tools_edit_refusal(const char *path, const char *old, const char *new, int all, size_t k, uint64_t grown);
+
 /* Open the run-time libraries the tools use later (PCRE2, for grep) now;
  * 0, or -1 with *err. */
 int tools_preload(char **err);

@@ -894,6 +894,19 @@ ask_case ag-approve-diff-replace-all "an edit with replace_all shows every chang
 	'[["allow?","y"]]' 0 \
 	'grep -q "^+a = true" "$D/pty" && grep -q "^+b = true" "$D/pty" && [ "$(grep -c true "$W/conf.txt")" -eq 2 ]'
 rm -f "$W/conf.txt"
+# An edit that cannot apply to the file as it is (old text absent, or
+# found twice without replace_all) changes nothing: the question had no
+# diff to show, and asked the user to approve a call that could only fail.
+printf 'a = false\nb = false\n' > "$W/conf.txt"
+ask_case ag-approve-edit-cannot-apply-not-asked "an edit whose old text is not in the file is not put to the user: the model gets the tool's own error, and the file is kept" \
+	edit '{"path":"conf.txt","old":"maybe","new":"true"}' \
+	'[]' 0 \
+	'[ "$(cat "$W/conf.txt")" = "$(printf "a = false\nb = false")" ] && ! grep -q "allow?" "$D/pty" && grep -q "old text not found in .conf.txt." "$D/req-2.json"'
+ask_case ag-approve-edit-ambiguous-not-asked "an edit whose old text is in the file twice, without replace_all, is not put to the user: the model is told how many times it matched" \
+	edit '{"path":"conf.txt","old":"false","new":"true"}' \
+	'[]' 0 \
+	'[ "$(grep -c false "$W/conf.txt")" -eq 2 ] && ! grep -q "allow?" "$D/pty" && grep -q "old text matches 2 times in .conf.txt." "$D/req-2.json"'
+rm -f "$W/conf.txt"
 # The diff is what runs, or nothing does: a file changed by someone else
 # while the question waits is not replaced by what the diff no longer shows.
 printf 'old\n' > "$W/notes.txt"
