@@ -170,10 +170,28 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 		else
 			done += (size_t)w;
 	}
-	if (!e && ftruncate(fd, (off_t)n) < 0)
-		e = errno;
+	/* Synced before the file is cut to its new size: what is put back
+	 * below is only what the new text overwrote, so a sync that fails
+	 * (an NFS server refusing the data at fsync: ENOSPC, EDQUOT) must
+	 * find the old tail still there.  Before, the file was cut first,
+	 * and such a failure left the tail as NUL bytes, said "unchanged". */
 	if (!e && fsync(fd) < 0)
 		e = errno;
+	if (!e && (uint64_t)n < (uint64_t)st.st_size) {
+		if (ftruncate(fd, (off_t)n) < 0) {
+			e = errno;
+		} else if (fsync(fd) < 0) {
+			/* the new text is whole and cut to size; only its
+			 * size may not be on the disk yet */
+			e = errno;
+			xfsz_restore(&mask);
+			free(keep);
+			close(fd);
+			*err = xasprintf("'%s' is written, but it could not be synced to disk: %s — the new content is "
+					 "in place, yet a crash or power loss may still undo it", path, strerror(e));
+			return -1;
+		}
+	}
 	if (e && done) {
 		/* over the old text's own blocks: this fits where that did */
 		int back = keep && pwrite(fd, keep, kn, 0) == (ssize_t)kn && ftruncate(fd, st.st_size) == 0;
