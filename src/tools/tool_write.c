@@ -177,7 +177,9 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 	 * and such a failure left the tail as NUL bytes, said "unchanged". */
 	if (!e && fsync(fd) < 0)
 		e = errno;
-	if (!e && (uint64_t)n < (uint64_t)st.st_size) {
+	if (!e) {
+		/* cut also what another program appended meanwhile: the
+		 * file is the new text alone */
 		if (ftruncate(fd, (off_t)n) < 0) {
 			e = errno;
 		} else if (fsync(fd) < 0) {
