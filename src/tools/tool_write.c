@@ -170,10 +170,30 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 		else
 			done += (size_t)w;
 	}
-	if (!e && ftruncate(fd, (off_t)n) < 0)
-		e = errno;
+	/* Synced before the file is cut to its new size: what is put back
+	 * below is only what the new text overwrote, so a sync that fails
+	 * (an NFS server refusing the data at fsync: ENOSPC, EDQUOT) must
+	 * find the old tail still there.  Before, the file was cut first,
+	 * and such a failure left the tail as NUL bytes, said "unchanged". */
 	if (!e && fsync(fd) < 0)
 		e = errno;
+	if (!e) {
+		/* cut also what another program appended meanwhile: the
+		 * file is the new text alone */
+		if (ftruncate(fd, (off_t)n) < 0) {
+			e = errno;
+		} else if (fsync(fd) < 0) {
+			/* the new text is whole and cut to size; only its
+			 * size may not be on the disk yet */
+			e = errno;
+			xfsz_restore(&mask);
+			free(keep);
+			close(fd);
+			*err = xasprintf("'%s' is written, but it could not be synced to disk: %s — the new content is "
+					 "in place, yet a crash or power loss may still undo it", path, strerror(e));
+			return -1;
+		}
+	}
 	if (e && done) {
 		/* over the old text's own blocks: this fits where that did */
 		int back = keep && pwrite(fd, keep, kn, 0) == (ssize_t)kn && ftruncate(fd, st.st_size) == 0;
@@ -623,6 +643,30 @@ static int link_temp(int fd, int dfd, const char *name, char **tmp)
 	return -1;
 }
 
+/* Rename the temp file tmp to name, a new file, without replacing one
+ * another program made there meanwhile (EEXIST), as link_new does for an
+ * O_TMPFILE.  A filesystem that cannot rename so (EINVAL) may still link;
+ * one without hard links either (vfat: EPERM) is renamed onto a name that
+ * was free a moment ago.  0, or -1 with errno. */
+static int rename_new(int dfd, const char *tmp, const char *name)
+{
+	if (renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	if (linkat(dfd, tmp, dfd, name, 0) == 0) {
+		(void)unlinkat(dfd, tmp, 0);
+		return 0;
+	}
+	if (errno != EPERM && errno != EOPNOTSUPP)
+		return -1;
+	if (faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return renameat(dfd, tmp, dfd, name);
+}
+
 /* Link the O_TMPFILE fd as name in dfd itself: a new file.  0, or -1
  * with errno (EEXIST: the name is taken). */
 static int link_new(int fd, int dfd, const char *name)
@@ -857,9 +901,15 @@ no_temp:
 	close(fd);
 	if (anon)
 		tool_hook(c, "temp", tmp);
-	if (renameat(dfd, tmp, dfd, name) < 0) {
+	if ((exists ? renameat(dfd, tmp, dfd, name) : rename_new(dfd, tmp, name)) < 0) {
 		/* a flag set since the check: said as the check says it */
 		int e = errno, pfd = -1;
+		if (e == EEXIST && !exists) {
+			*err = xasprintf("'%s' was created by another program while it was being written — nothing "
+					 "was written, and that file is left as it is: read it and retry", path);
+			drop_temp(dfd, path, tmp, err);
+			goto out;
+		}
 		const char *fflag = NULL;
 		flag = e == EPERM ? flag_refusing(c, dfd, 1) : NULL;
 		if (e == EPERM && !flag && exists)

@@ -4,7 +4,10 @@
  * libsandbx.a linked in): each directory synced is recorded, with what the
  * name sync_watch was in it at that moment, so a test sees a sync came
  * after a name was put there (or taken away); while dir_sync_fails is set,
- * a directory's sync fails with EIO.  Files sync as before.
+ * a directory's sync fails with EIO.  Files sync as before, but while
+ * file_sync_fails holds an errno a regular file's sync fails with it (an
+ * NFS server refusing written data at fsync: ENOSPC, EDQUOT), once
+ * file_syncs_ok more have gone through.
  */
 #ifndef SBX_FSYNC_SPY_H
 #define SBX_FSYNC_SPY_H
@@ -26,6 +29,7 @@ static struct dir_sync {
 static int n_dir_syncs;
 static const char *sync_watch;
 static int dir_sync_fails;
+static int file_sync_fails, file_syncs_ok;
 
 int fsync(int fd)
 {
@@ -37,6 +41,10 @@ int fsync(int fd)
 	}
 	if (dir && dir_sync_fails) {
 		errno = EIO;
+		return -1;
+	}
+	if (!dir && file_sync_fails && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && file_syncs_ok-- <= 0) {
+		errno = file_sync_fails;
 		return -1;
 	}
 	return (int)syscall(SYS_fsync, fd);

@@ -1743,24 +1743,30 @@ static void tool_write_new_in_append_only_dir(void **state)
 static void tool_write_new_name_taken(void **state)
 {
 	(void)state;
-	struct tfx *f = tfx_new();
-	struct tool_result r;
-	struct linkhook h = { .dir = f->dir, .theirs = "w/race.txt" };
-	f->ctx.hook = link_hook;
-	f->ctx.hook_arg = &h;
-	int rc = run(f, "write", "{\"path\":\"race.txt\",\"content\":\"mine\\n\"}", &r);
-	f->ctx.hook = NULL;
-	assert_int_equal(rc, -1);
-	EXPECT_HAS(r, "'race.txt' was created by another program while it was being written — nothing was "
-		      "written, and that file is left as it is: read it and retry");
-	tool_result_release(&r);
-	char *now = tt_slurp(f->dir, "w/race.txt");
-	assert_string_equal(now, "theirs\n");
-	free(now);
-	char *left = names_in(f->dir, "w");
-	EXPECT_NOT(((struct tool_result){ .content = left }), "sandbx-");
-	free(left);
-	tfx_free(f);
+	/* O_TMPFILE linked to its name, and a named temp file renamed
+	 * (a filesystem without O_TMPFILE): before, the rename replaced the
+	 * file that appeared, also one a user approved as new */
+	for (int way = 0; way < 2; way++) {
+		struct tfx *f = tfx_new();
+		struct tool_result r;
+		struct linkhook h = { .dir = f->dir, .theirs = "w/race.txt" };
+		f->ctx.hook = link_hook;
+		f->ctx.hook_arg = &h;
+		f->ctx.no_tmpfile = way;
+		int rc = run(f, "write", "{\"path\":\"race.txt\",\"content\":\"mine\\n\"}", &r);
+		f->ctx.hook = NULL;
+		char *now = tt_slurp(f->dir, "w/race.txt");
+		char *left = names_in(f->dir, "w");
+		if (rc != -1 || !strstr(r.content, "'race.txt' was created by another program while it was being "
+						  "written — nothing was written, and that file is left as it is: "
+						  "read it and retry") ||
+		    strcmp(now, "theirs\n") || strstr(left, "sandbx-"))
+			fail_msg("way %d: rc %d, '%s', now '%s', names %s", way, rc, r.content, now, left);
+		tool_result_release(&r);
+		free(now);
+		free(left);
+		tfx_free(f);
+	}
 }
 
 /* The chattr flags its owner may set go with the file to the one that
@@ -1800,6 +1806,68 @@ static void tool_write_keeps_flags(void **state)
 	free(now);
 	assert_int_equal(chflags(p, 0, want), 0);
 	free(p);
+	tfx_free(f);
+}
+
+/* A file granted by name, rewritten in place with shorter text, whose
+ * sync fails (an NFS server refusing the written data at fsync: ENOSPC)
+ * keeps its old content whole, as the message says.  Before, the file was
+ * cut to the new length before the sync, and the put-back restored only
+ * the bytes the new text overwrote: "one\ntwo\nthree\n" became "o" and
+ * 13 NUL bytes, reported as "the file is unchanged". */
+static void tool_write_in_place_sync_fails_keeps_tail(void **state)
+{
+	(void)state;
+	struct tfx *f = tfx_new();
+	struct tool_result r;
+	struct policy p;
+	struct fsguard *g = NULL;
+	char *err = NULL;
+	tt_file(f->dir, "w/pin.txt", "one\ntwo\nthree\n");
+	char *pin = tt_path(f->dir, "w/pin.txt"), *w = tt_path(f->dir, "w");
+	policy_init(&p);
+	assert_int_equal(policy_add_grant(&p, pin, POL_READ | POL_WRITE, &err), 0);
+	assert_int_equal(fsguard_new(&p, w, 0, &g, &err), 0);
+	f->ctx.guard = g;
+	file_sync_fails = ENOSPC;
+	int rc = run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"x\"}", &r);
+	file_sync_fails = 0;
+	char *now = tt_slurp(f->dir, "w/pin.txt");
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "cannot write 'pin.txt': No space left on device (free some disk space and try again) — the "
+		      "file is unchanged");
+	tool_result_release(&r);
+	assert_non_null(now);
+	assert_string_equal(now, "one\ntwo\nthree\n");
+	struct stat st;
+	assert_int_equal(stat(pin, &st), 0);
+	assert_int_equal(st.st_size, 14);
+	free(now);
+	/* A sync that fails once the new text is synced and the file cut
+	 * to it leaves the new content, said so, not "unchanged". */
+	file_sync_fails = EIO;
+	file_syncs_ok = 1;
+	rc = run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"y\"}", &r);
+	file_sync_fails = file_syncs_ok = 0;
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "'pin.txt' is written, but it could not be synced to disk: Input/output error — the new "
+		      "content is in place, yet a crash or power loss may still undo it");
+	tool_result_release(&r);
+	now = tt_slurp(f->dir, "w/pin.txt");
+	assert_string_equal(now, "y");
+	free(now);
+	tt_file(f->dir, "w/pin.txt", "one\ntwo\nthree\n");
+	/* and with the sync working, the same write goes through */
+	assert_int_equal(run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"x\"}", &r), 0);
+	tool_result_release(&r);
+	now = tt_slurp(f->dir, "w/pin.txt");
+	assert_string_equal(now, "x");
+	free(now);
+	f->ctx.guard = f->g;
+	fsguard_free(g);
+	policy_release(&p);
+	free(pin);
+	free(w);
 	tfx_free(f);
 }
 
@@ -2919,6 +2987,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_write_new_name_taken),
 		cmocka_unit_test(tool_write_keeps_flags),
 		cmocka_unit_test(tool_write_in_place_flag_named),
+		cmocka_unit_test(tool_write_in_place_sync_fails_keeps_tail),
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
 		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
