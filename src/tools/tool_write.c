@@ -82,6 +82,27 @@ static int expect_holds(const struct tool_ctx *c, int fd, const char *path, char
 	return -1;
 }
 
+/* Whether name in dfd is still what the approval question showed (the
+ * file that was there, or none); 0, or -1 with *err.  It was checked
+ * regular, but a FIFO or a device swapped in since is not opened. */
+static int still_as_shown(const struct tool_ctx *c, int dfd, const char *name, int exists, const char *path,
+			  char **err)
+{
+	if (!c->expect)
+		return 0;
+	int cur = exists ? fsguard_open_reg_at(dfd, name, O_RDONLY | O_NONBLOCK) : -1;
+	int gone = cur == -ENOENT;	/* said as "it was removed" */
+	if (gone)
+		cur = -1;
+	int bad = (exists && cur < 0 && !gone) || expect_holds(c, cur, path, err) < 0;
+	if (cur >= 0)
+		close(cur);
+	if (bad && !*err)
+		*err = xasprintf("cannot open '%s' to check it: %s — nothing was written", path,
+				 strerror(cur < -1 ? -cur : errno));
+	return bad ? -1 : 0;
+}
+
 /* n bytes over the file size limit: EFBIG before anything is written. */
 static int over_fsize(size_t n)
 {
@@ -777,20 +798,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 		if (*err)
 			goto out;
 	}
-	if (c->expect) {
-		/* checked regular above, but a FIFO or a device swapped in
-		 * since is not opened */
-		int cur = exists ? fsguard_open_reg_at(dfd, name, O_RDONLY | O_NONBLOCK) : -1;
-		int bad = (exists && cur < 0) || expect_holds(c, cur, path, err) < 0;
-		if (cur >= 0)
-			close(cur);
-		if (bad) {
-			if (!*err)
-				*err = xasprintf("cannot open '%s' to check it: %s — nothing was written", path,
-						 strerror(cur < -1 ? -cur : errno));
-			goto out;
-		}
-	}
+	if (still_as_shown(c, dfd, name, exists, path, err) < 0)
+		goto out;
 	/* The new content goes first to an O_TMPFILE, which has no name
 	 * until it is whole, with its owner, ACL and mode: a harness killed
 	 * meanwhile leaves nothing in the directory (the kernel frees it),
@@ -901,6 +910,14 @@ no_temp:
 	close(fd);
 	if (anon)
 		tool_hook(c, "temp", tmp);
+	/* Checked again now the new text is whole and synced, which may have
+	 * taken a while (a large file, a slow disk): a change made meanwhile
+	 * is not replaced unseen.  What is left is the few system calls
+	 * between this read and the rename. */
+	if (exists && still_as_shown(c, dfd, name, exists, path, err) < 0) {
+		drop_temp(dfd, path, tmp, err);
+		goto out;
+	}
 	if ((exists ? renameat(dfd, tmp, dfd, name) : rename_new(dfd, tmp, name)) < 0) {
 		/* a flag set since the check: said as the check says it */
 		int e = errno, pfd = -1;

@@ -2099,6 +2099,73 @@ static void tool_write_approved_gone_makes_no_dirs(void **state)
 	tfx_free(f);
 }
 
+/* A file changed (or removed) by another program while the approved new
+ * text was written and synced is not replaced: the check is made again
+ * just before the rename (before, only before the temp file was made).
+ * Both routes: the O_TMPFILE and the named temp file. */
+struct racehook {
+	const char *dir;
+	int remove;
+};
+
+static void race_hook(void *arg, const char *event, const char *path)
+{
+	struct racehook *h = arg;
+	(void)path;
+	if (strcmp(event, "filled") != 0)
+		return;
+	if (h->remove) {
+		char *p = tt_path(h->dir, "w/race/n.txt");
+		assert_int_equal(unlink(p), 0);
+		free(p);
+	} else {
+		tt_file(h->dir, "w/race/n.txt", "theirs\n");
+	}
+}
+
+static void tool_write_changed_while_written_kept(void **state)
+{
+	(void)state;
+	for (int fallback = 0; fallback <= 1; fallback++) {
+		for (int remove = 0; remove <= 1; remove++) {
+			struct tfx *f = tfx_new();
+			struct tool_result r;
+			struct racehook h = { .dir = f->dir, .remove = remove };
+			tt_dir(f->dir, "w/race");
+			tt_file(f->dir, "w/race/n.txt", "old\n");
+			struct tool_expect ex = { .present = 1, .content = "old\n", .len = 4 };
+			f->ctx.expect = &ex;
+			f->ctx.hook = race_hook;
+			f->ctx.hook_arg = &h;
+			f->ctx.no_tmpfile = fallback;
+			assert_int_equal(run(f, "write", "{\"path\":\"race/n.txt\",\"content\":\"new\\n\"}", &r), -1);
+			EXPECT_HAS(r, remove ? "changed after the question showed the user its diff (it was removed)"
+					     : "changed after the question showed the user its diff (its content is not "
+					       "what the diff showed)");
+			tool_result_release(&r);
+			if (remove) {
+				assert_false(tt_exists(f->dir, "w/race/n.txt"));
+			} else {
+				char *now = tt_slurp(f->dir, "w/race/n.txt");
+				assert_string_equal(now, "theirs\n");
+				free(now);
+			}
+			/* no temp file left beside it */
+			char *d = tt_path(f->dir, "w/race");
+			DIR *dd = opendir(d);
+			assert_non_null(dd);
+			int n = 0;
+			for (struct dirent *e; (e = readdir(dd));)
+				n += e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, ".."));
+			closedir(dd);
+			assert_int_equal(n, remove ? 0 : 1);
+			free(d);
+			f->ctx.expect = NULL;
+			tfx_free(f);
+		}
+	}
+}
+
 /* An edit changes a file it read: when that file goes with its directory
  * between the read and the write, the edit fails and makes nothing (it
  * made the directory again and wrote the file there). */
@@ -2991,6 +3058,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(tool_edit_changed_while_read),
 		cmocka_unit_test(tool_write_failed_leaves_no_dirs),
 		cmocka_unit_test(tool_write_approved_gone_makes_no_dirs),
+		cmocka_unit_test(tool_write_changed_while_written_kept),
 		cmocka_unit_test(tool_edit_dir_gone_makes_none),
 		cmocka_unit_test(tool_write_symlink_refused),
 		cmocka_unit_test(tool_names_visible),
