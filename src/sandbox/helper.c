@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/securebits.h>
 #include <net/if.h>
@@ -29,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -1533,6 +1535,38 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
  * read back refuses too.  The common cases cost one fstat a descriptor
  * (not a character device) or three syscalls (the caller's own terminal).
  */
+/*
+ * A descriptor among 0-2 that is an anonymous memory file (memfd_create,
+ * of ordinary or huge pages): the first one, -1 when none is.  Its inode
+ * hangs from no directory of any mount a process can see, on the kernel's
+ * internal mount, and Landlock lets every access to such a file through
+ * (the path walk ends at a disconnected root of an internal mount, which
+ * it allows): reopened through /proc/self/fd/N the command could write a
+ * program into it, whatever the caller opened it for, and execute it,
+ * where memfd_create itself is denied so that no code without a path of
+ * an execute grant runs.  Told by the name the kernel gives it
+ * ("/memfd:NAME (deleted)") on a tmpfs or hugetlbfs inode; an unlinked
+ * file of /tmp (a here-document's) still has its directory, which
+ * Landlock checks, and is passed as before.  Looked at in the supervisor,
+ * whose /proc is the caller's; a name that cannot be read refuses.
+ */
+static int stdio_memfd(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		struct statfs sf;
+		char fdp[64], link[16];
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &sf) < 0 ||
+		    (sf.f_type != TMPFS_MAGIC && sf.f_type != HUGETLBFS_MAGIC))
+			continue;
+		fd_path(fdp, sizeof(fdp), fd);
+		ssize_t n = readlink(fdp, link, sizeof(link));
+		if (n < 0 || (n >= 7 && memcmp(link, "/memfd:", 7) == 0))
+			return fd;
+	}
+	return -1;
+}
+
 static int stdio_tty_taken(const struct policy *p)
 {
 	for (int fd = 0; fd < 3; fd++) {
@@ -1642,6 +1676,9 @@ int helper_main(int argc, char **argv)
 	int tty = stdio_tty_taken(&p);
 	if (tty >= 0)
 		refuse(ACH_REF_STDIO_TTY, tty);
+	int mfd = stdio_memfd();
+	if (mfd >= 0)
+		refuse(ACH_REF_STDIO_MEMFD, mfd);
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */
