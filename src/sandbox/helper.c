@@ -1708,7 +1708,11 @@ int helper_main(int argc, char **argv)
 	 * the init and the command alike. */
 	if (limits_ucounts_rlimits(&ucarg) < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
+	/* The new uts namespace starts with the caller's names: neither the
+	 * host's node name nor its NIS domain name (often the site's DNS
+	 * domain) is the command's to read. */
 	(void)!sethostname("sandbx", 6);
+	(void)!setdomainname("(none)", 6);
 	own_binfmt_misc();
 
 	if (limits_prepare(&p, AUDIT_FD) < 0)
