@@ -40,6 +40,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_COREDUMP] = "core-dump",
 	[ACH_REF_SCHED] = "scheduling",
 	[ACH_REF_USER_LIMIT] = "user-limit",
+	[ACH_REF_STDIO_MEMFD] = "stdio-memfd",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",
 	[ACH_DEG_LIMIT] = "limit-rlimit",
@@ -60,5 +61,5 @@ const char *auditch_name(enum auditch_label label)
 
 int auditch_is_refusal(enum auditch_label label)
 {
-	return label >= ACH_REF_USERNS && label <= ACH_REF_USER_LIMIT;
+	return label >= ACH_REF_USERNS && label <= ACH_REF_STDIO_MEMFD;
 }

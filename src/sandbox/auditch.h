@@ -58,6 +58,9 @@ enum auditch_label {
 				   be left (helper.c, sched_ordinary); arg errno */
 	ACH_REF_USER_LIMIT,	/* a per-user kernel counter could not be halved for
 				   the sandbox (limits.h); arg limits_ucount_arg() */
+	ACH_REF_STDIO_MEMFD,	/* descriptor 0-2 is an anonymous memory file, which
+				   Landlock does not govern; arg the descriptor.
+				   The last refusal: auditch_is_refusal() */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */
 	ACH_DEG_CAPBSET,	/* the capability bounding set not cleared; arg errno */

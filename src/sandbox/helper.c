@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/securebits.h>
 #include <net/if.h>
@@ -29,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -1518,6 +1520,46 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 }
 
 /*
+ * A descriptor among 0-2 that is an anonymous memory file (memfd_create,
+ * of ordinary or huge pages) that can still be written: the first one, -1
+ * when none is.  Its inode hangs from no directory of any mount a process
+ * can see, on the kernel's internal mount, and Landlock lets every access
+ * to such a file through (the path walk ends at a disconnected root of an
+ * internal mount, which it allows): reopened through /proc/self/fd/N the
+ * command could write a program into it, whatever the caller opened it
+ * for, and execute it, where memfd_create itself is denied so that no code
+ * without a path of an execute grant runs.  Told by the name the kernel
+ * gives it ("/memfd:NAME (deleted)") on a tmpfs or hugetlbfs inode; an
+ * unlinked file of /tmp (a here-document's) still has its directory,
+ * which Landlock checks, and is passed as before.  One sealed against
+ * every change of its bytes (F_SEAL_WRITE or F_SEAL_FUTURE_WRITE, with
+ * F_SEAL_SHRINK and F_SEAL_GROW) holds the caller's bytes only, whoever
+ * opens it, and is passed too.  Looked at in the supervisor, whose /proc is the caller's; a
+ * name that cannot be read refuses.
+ */
+static int stdio_memfd(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		struct statfs sf;
+		char fdp[64], link[16];
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &sf) < 0 ||
+		    (sf.f_type != TMPFS_MAGIC && sf.f_type != HUGETLBFS_MAGIC))
+			continue;
+		fd_path(fdp, sizeof(fdp), fd);
+		ssize_t n = readlink(fdp, link, sizeof(link));
+		if (n >= 0 && (n < 7 || memcmp(link, "/memfd:", 7) != 0))
+			continue;
+		int seals = fcntl(fd, F_GET_SEALS);
+		if (n >= 0 && seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) &&
+		    (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW))
+			continue;
+		return fd;
+	}
+	return -1;
+}
+
+/*
  * A terminal among descriptors 0-2 that is not the caller's controlling
  * terminal (a serial line, or a pty no session holds, redirected in) is
  * taken as the controlling terminal of any session leader that opens it
@@ -1642,6 +1684,9 @@ int helper_main(int argc, char **argv)
 	int tty = stdio_tty_taken(&p);
 	if (tty >= 0)
 		refuse(ACH_REF_STDIO_TTY, tty);
+	int mfd = stdio_memfd();
+	if (mfd >= 0)
+		refuse(ACH_REF_STDIO_MEMFD, mfd);
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */
@@ -1671,7 +1716,11 @@ int helper_main(int argc, char **argv)
 	 * the init and the command alike. */
 	if (limits_ucounts_rlimits(&ucarg) < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
+	/* The new uts namespace starts with the caller's names: neither the
+	 * host's node name nor its NIS domain name (often the site's DNS
+	 * domain) is the command's to read. */
 	(void)!sethostname("sandbx", 6);
+	(void)!setdomainname("(none)", 6);
 	own_binfmt_misc();
 
 	if (limits_prepare(&p, AUDIT_FD) < 0)

@@ -520,6 +520,12 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "command could reach the host's files outside every grant — redirect a file, a pipe or "
 				 "/dev/null instead; nothing was run",
 				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+	case ACH_REF_STDIO_MEMFD:
+		return xasprintf("the command's standard %s is an anonymous memory file (memfd), which the sandbox's "
+				 "file rules do not reach: through /proc/self/fd the command could rewrite it and run a "
+				 "program it wrote there — give it through a pipe (cat FILE | ...) or a file; nothing was "
+				 "run",
+				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
 	case ACH_REF_STDIO_TTY:
 		return xasprintf("the command's standard %s is a terminal that is not your controlling terminal, and a "
 				 "grant holds its path: the command could reopen it through /dev/stdin and take it as "

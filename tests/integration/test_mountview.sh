@@ -65,6 +65,18 @@ t_start mv-proc-hostname "writing /proc/sys/kernel/hostname is refused, also as 
 out=$(run --allow-read /proc -- /bin/sh -c 'echo evil > /proc/sys/kernel/hostname && echo wrote')
 if [ "$out" != wrote ] && [ "$(hostname)" != evil ]; then t_pass; else t_fail "$out"; fi
 
+t_start mv-uts-names "the host's names are not in the sandbox: uname's node name reads sandbx and its NIS domain name (none), whatever the caller's are"
+# The caller's names are set in a uts namespace of the test's own (a user
+# namespace maps the caller to root there), so the machine's stay as they are.
+if ! command -v unshare >/dev/null; then t_skip "no unshare(1) to give the caller names of its own"
+else
+	out=$(cd "$W" && unshare --user --map-root-user --uts /bin/sh -c \
+		'hostname host-rt-name && domainname host-rt-nis && "$0" sandbox-run -- /bin/sh -c "uname -n; domainname"' \
+		"$SANDBX" 2>"$TMP/err")
+	if [ "$out" = "sandbx
+(none)" ]; then t_pass; else t_fail "'$out' $(cat "$TMP/err")"; fi
+fi
+
 t_start mv-proc-keys-masked "with --allow-read /proc, /proc/keys and /proc/key-users read empty: the caller's keyring names (its session keyring, kerberos or AFS tokens) are not listed, while the rest of /proc reads"
 hostkeys=$(wc -c < /proc/keys)
 out=$(run --allow-read /proc -- /bin/sh -c 'printf "keys=%s users=%s " "$(wc -c < /proc/keys)" "$(wc -c < /proc/key-users)"; head -c 4 /proc/self/stat >/dev/null && echo stat')

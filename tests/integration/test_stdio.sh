@@ -249,6 +249,55 @@ else
 	t_fail "rc=$rc1/$rc2/$rc3 mode=$mode/$mode3 $(cat "$TMP/err" "$TMP/err2" "$TMP/err3")"
 fi
 
+t_start sr-stdio-memfd-refused "an anonymous memory file (memfd) as standard input, output or error is refused before the command runs: Landlock does not govern it, so through /proc/self/fd the command wrote a program into it and ran it; one sealed against every change is passed, and stays unwritable"
+# Each descriptor in turn is a memfd holding "data"; the command copies
+# /usr/bin/id into it through /proc/self/fd/N and runs it from there.
+out=$(cd "$W" && $PY - "$SANDBX" 2>&1 <<'PYEOF'
+import os, sys
+for n in (0, 1, 2):
+    fd = os.memfd_create("data", 0)
+    os.write(fd, b"data\n"); os.lseek(fd, 0, 0)
+    err = os.open("err%d" % n, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(err, 2); os.dup2(fd, n)
+        if n != 0:
+            os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+        os.execv(sys.argv[1], ["sandbx", "sandbox-run", "--", "/bin/sh", "-c",
+                 "cp /usr/bin/id /proc/self/fd/%d && /proc/self/fd/%d -u >&%d && echo ran-$((6*7)) >&%d" % (n, n, 2 - (n == 2), 2 - (n == 2))])
+    _, st = os.waitpid(pid, 0)
+    os.lseek(fd, 0, 0)
+    held = os.read(fd, 1 << 20)
+    said = open("err%d" % n, "rb").read() + (held if n == 2 else b"")
+    print("fd%d rc=%d kept=%s said=%s ran=%s" % (n, os.waitstatus_to_exitcode(st), held == b"data\n" or n == 2,
+          b"is an anonymous memory file" in said, b"ran-42" in said))
+PYEOF
+)
+# A memfd sealed against every change holds the caller's bytes only: it is
+# passed, the command reads it and cannot write it.
+out2=$(cd "$W" && $PY - "$SANDBX" 2>&1 <<'PYEOF'
+import os, sys, fcntl
+fd = os.memfd_create("data", os.MFD_ALLOW_SEALING)
+os.write(fd, b"data\n"); os.lseek(fd, 0, 0)
+fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+pid = os.fork()
+if pid == 0:
+    os.dup2(fd, 0); os.dup2(os.open("/dev/null", os.O_WRONLY), 2)
+    os.execv(sys.argv[1], ["sandbx", "sandbox-run", "--", "/bin/sh", "-c", "cat; cp /usr/bin/id /proc/self/fd/0 2>/dev/null || echo unwritable"])
+_, st = os.waitpid(pid, 0)
+os.lseek(fd, 0, 0)
+print("rc=%d kept=%s" % (os.waitstatus_to_exitcode(st), os.read(fd, 100) == b"data\n"))
+PYEOF
+)
+case "$out/$out2" in
+"fd0 rc=125 kept=True said=True ran=False
+fd1 rc=125 kept=True said=True ran=False
+fd2 rc=125 kept=True said=True ran=False/"*"data
+unwritable
+rc=0 kept=True") t_pass ;;
+*) t_fail "$out / $out2" ;;
+esac
+
 t_start sr-stdio-timeout-restored "a command ended by --timeout is gone when sandbx returns, so the terminal flags put back stay put: 16 processes setting O_NONBLOCK on the terminal without pause leave it blocking, in each of 8 runs"
 if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
 else
