@@ -1521,8 +1521,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 
 /*
  * A descriptor among 0-2 that is an anonymous memory file (memfd_create,
- * of ordinary or huge pages) that can still be written: the first one, -1
- * when none is.  Its inode hangs from no directory of any mount a process
+ * of ordinary or huge pages): the first one, -1 when none is.  Its inode hangs from no directory of any mount a process
  * can see, on the kernel's internal mount, and Landlock lets every access
  * to such a file through (the path walk ends at a disconnected root of an
  * internal mount, which it allows): reopened through /proc/self/fd/N the
@@ -1532,10 +1531,10 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
  * gives it ("/memfd:NAME (deleted)") on a tmpfs or hugetlbfs inode; an
  * unlinked file of /tmp (a here-document's) still has its directory,
  * which Landlock checks, and is passed as before.  One sealed against
- * every change of its bytes (F_SEAL_WRITE or F_SEAL_FUTURE_WRITE, with
- * F_SEAL_SHRINK and F_SEAL_GROW) holds the caller's bytes only, whoever
- * opens it, and is passed too.  Looked at in the supervisor, whose /proc is the caller's; a
- * name that cannot be read refuses.
+ * every change is refused too: the command could not write it, but could
+ * still execute it through /proc/self/fd/N, code from no execute grant.
+ * Looked at in the supervisor, whose /proc is the caller's; a name that
+ * cannot be read refuses.
  */
 static int stdio_memfd(void)
 {
@@ -1549,10 +1548,6 @@ static int stdio_memfd(void)
 		fd_path(fdp, sizeof(fdp), fd);
 		ssize_t n = readlink(fdp, link, sizeof(link));
 		if (n >= 0 && (n < 7 || memcmp(link, "/memfd:", 7) != 0))
-			continue;
-		int seals = fcntl(fd, F_GET_SEALS);
-		if (n >= 0 && seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) &&
-		    (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW))
 			continue;
 		return fd;
 	}
