@@ -154,7 +154,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	fcntl(ke.fd, F_SETFL, O_NONBLOCK);
 
 	long deadline = mono_ms() + (long)secs * 1000, drain_until = -1;
-	int killed = 0, timed_out = 0, cancelled = 0, stopped_by = 0, st = 0;
+	int killed = 0, timed_out = 0, cancelled = 0, stopped_by = 0, sig_killed = 0, st = 0;
 	char rbuf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
 	while (s.audit_fd >= 0 || ko.fd >= 0 || ke.fd >= 0) {
@@ -192,9 +192,16 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			cap_read(&ke);
 		t = mono_ms();
 		if (!killed && (stopped_by = sandbox_sigs_caught())) {
-			cancelled = killed = 1;
+			sig_killed = killed = 1;
 		} else if (!killed && tool_stopped(c)) {
-			cancelled = killed = 1;
+			/* the user's stop, or a signal the caller caught
+			 * (tools.h, TOOL_STOP_SIGNAL): only the first is a cancel */
+			int v = *c->stop;
+			killed = 1;
+			if (v > TOOL_STOP_SIGNAL(0) && v < TOOL_STOP_SIGNAL(65))
+				stopped_by = v - TOOL_STOP_SIGNAL(0), sig_killed = 1;
+			else
+				cancelled = 1;
 		} else if (!killed && t >= deadline) {
 			timed_out = killed = 1;
 		}
@@ -235,7 +242,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char cs[16];
 	snprintf(cs, sizeof(cs), "%d", code);
 	/* a refusal's record comes before the exited one, as in sandbox-run */
-	char *refusal = !cancelled && oc.refused ? sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg) : NULL;
+	char *refusal = !cancelled && !sig_killed && oc.refused ? sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg) : NULL;
 	if (refusal)
 		audit(LOG_INFO, "refused", "tool", "bash", "mechanism", auditch_name(oc.refusal), "reason", refusal, NULL);
 	if (timed_out && !stopped_by) {	/* as sandbox-run's --timeout */
@@ -253,6 +260,8 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	int rc;
 	if (cancelled) {
 		rc = tool_fail(out, "cancelled");
+	} else if (sig_killed) {
+		rc = tool_fail(out, "killed: sandbx got %s, with everything the command started", sandbox_sig_name(stopped_by));
 	} else if (refusal) {
 		rc = tool_fail(out, "the sandbox refused to run the command: %s", refusal);
 		free(refusal);

@@ -90,12 +90,20 @@ struct tool_expect {
 	struct timespec mtime;
 };
 
+/* What *tool_ctx.stop holds once set: TOOL_STOP_SIGNAL(sig) when a signal
+ * that ends sandbx stopped the call (the TUI's handler catches SIGTERM,
+ * SIGINT and SIGHUP itself, so sandbox_sigs_hold leaves them alone): bash's
+ * exited record names it (stopped=SIGTERM), as sandbox-run's does.  Any
+ * other nonzero value is the user's stop (Escape in the TUI, an interrupt
+ * of `sandbx tool`): stopped=cancelled. */
+#define TOOL_STOP_SIGNAL(sig) (128 + (sig))
+
 struct tool_ctx {
 	struct fsguard *guard;		/* in-process tools (borrowed) */
 	const struct policy *policy;	/* bash (borrowed) */
 	const char *(*env_value)(const char *name);	/* bash: struct sandbox_spawn's; NULL: getenv */
 	struct tool_limits limits;
-	volatile sig_atomic_t *stop;	/* may be NULL */
+	volatile sig_atomic_t *stop;	/* may be NULL; TOOL_STOP_SIGNAL below */
 	const struct tool_expect *expect;	/* write, edit: approved as this; NULL: unchecked */
 	tool_hook_fn hook;		/* tests only; NULL */
 	void *hook_arg;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/tools.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/render.h"
@@ -471,6 +472,10 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			} else {
 				rc = TUI_END_SIGNAL;
 				end_signal = sig_end;
+				/* a bash call it kills says by which signal
+				 * (tools.h): it is not the user's cancel */
+				if (!t.stop)
+					t.stop = TOOL_STOP_SIGNAL(sig_end);
 			}
 			break;
 		}
@@ -606,7 +611,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	/* leave: stop the turn, refuse a waiting question, let the worker go */
 	pthread_mutex_lock(&t.mu);
 	t.quit = 1;
-	t.stop = 1;
+	if (!t.stop)
+		t.stop = 1;	/* a signal's value above stays: tools.h */
 	if (t.asking && !t.answered) {
 		t.ans = rc == TUI_END_HANGUP ? APPROVE_ABORT : APPROVE_NO;
 		t.answered = 1;

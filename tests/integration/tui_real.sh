@@ -590,10 +590,10 @@ tm kill-session -t sgq 2>/dev/null
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 sse_calls "$TMP/onebash.sse" k1 bash '{"command": "echo one > k1.txt; sleep 319"}'
-t_start tui-real-signal-keeps-round "SIGTERM while a bash call runs (--approve run, --session) kills the command, stores the round with the call's result, then sandbx dies by SIGTERM (143): --continue sends the prompt, the call and its result"
+t_start tui-real-signal-keeps-round "SIGTERM while a bash call runs (--approve run, --session) kills the command, stores the round with the call's result (naming SIGTERM), then sandbx dies by SIGTERM (143): --continue sends the prompt, the call and its result; the exited record says stopped=SIGTERM code=143 (before: stopped=cancelled code=137, and the result 'cancelled', as if the user had stopped it)"
 mock_sse "$TMP/onebash.sse" "$TMP/hello.sse"
 rm -rf "$TMP/rhome/state"
-real_dfl sgk --allow-tool bash --approve run --session
+real_dfl sgk --allow-tool bash --approve run --session "2>'$TMP/sgk.err'"
 has sgk "type a prompt" && tm send-keys -t sgk "go" Enter
 i=0
 while ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -607,7 +607,8 @@ if pgrep -u "$(id -u)" -f "sleep 319" >/dev/null; then
 	tm send-keys -t sgk2 C-d
 	rc sgk2 >/dev/null
 	if [ "$r" = 143 ] && ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null &&
-		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled k1 2>"$TMP/sgk.why"; then t_pass
-	else t_fail "exit $r: $(tail -c 600 "$TMP/sgk.why")"; fi
+		grep -q '^sandbx audit exited tool=bash command="echo one > k1.txt; sleep 319" code=143 stopped=SIGTERM$' "$TMP/sgk.err" &&
+		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" "killed: sandbx got SIGTERM" k1 2>"$TMP/sgk.why"; then t_pass
+	else t_fail "exit $r: $(grep exited "$TMP/sgk.err") $(tail -c 600 "$TMP/sgk.why")"; fi
 else t_fail "bash did not start: $(shot sgk | grep -v '^$' | tail -6)"; fi
 tm kill-session -t sgk2 2>/dev/null
