@@ -258,14 +258,10 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
 	int rc;
-	if (cancelled) {
-		rc = tool_fail(out, "cancelled");
-	} else if (sig_killed) {
-		rc = tool_fail(out, "killed: sandbx got %s, with everything the command started", sandbox_sig_name(stopped_by));
-	} else if (refusal) {
+	if (refusal) {
 		rc = tool_fail(out, "the sandbox refused to run the command: %s", refusal);
 		free(refusal);
-	} else if (oc.exec_errno) {
+	} else if (oc.exec_errno && !cancelled && !sig_killed) {
 		rc = tool_fail(out, "cannot run /bin/sh in the sandbox: %s — the policy must grant /bin and /usr "
 			       "read+exec", strerror(oc.exec_errno));
 	} else {
@@ -273,9 +269,16 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		cap_show(&o, "stderr", &ke);
 		if (ko.total == 0 && ke.total == 0)
 			tout_force(&o, "(no output)\n");
+		/* A stopped call keeps what it printed, as a timed-out one
+		 * does: the model and the session see how far it got. */
 		if (timed_out)
 			tout_note(&o, "[killed after the timeout of %llu s, with everything it started]\n",
 				  (unsigned long long)secs);
+		else if (cancelled)
+			tout_note(&o, "[cancelled: the user stopped the command; it was killed with everything it started]\n");
+		else if (sig_killed)
+			tout_note(&o, "[killed: sandbx got %s, with everything the command started]\n",
+				  sandbox_sig_name(stopped_by));
 		else if (oc.limit_hit) {
 			char *m = limits_hit_message(c->policy, oc.limit_hit - 1);
 			tout_note(&o, "[%s]\n", m);
@@ -283,7 +286,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		}
 		tout_note(&o, "[exit status %d]\n", code);
 		out->content = tout_detach(&o);
-		rc = code == 0 ? 0 : -1;
+		rc = code == 0 && !cancelled && !sig_killed ? 0 : -1;
 		out->is_error = rc < 0;
 	}
 	tout_release(&o);

@@ -30,7 +30,8 @@
  * tool or field) is a tool error whose content tells the model what to
  * fix.  Setting *ctx->stop makes a running call return "cancelled" (the
  * in-process tools check it per file and per entry; bash kills its
- * sandbox).  One ctx may serve one call at a time.
+ * sandbox and returns the output so far with a note saying why).  One ctx
+ * may serve one call at a time.
  */
 #ifndef SBX_TOOLS_H
 #define SBX_TOOLS_H

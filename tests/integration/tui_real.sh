@@ -495,8 +495,8 @@ if has rq "y yes, n no" && shot rq | grep -q "bash wants to run: echo one"; then
 else t_fail "no question: $(shot rq | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rq 2>/dev/null
 
-sse_calls "$TMP/twobash.sse" b1 bash '{"command": "echo one > b1.txt"}' b2 bash '{"command": "sleep 317"}'
-t_start tui-real-stop-bash-keeps-round "escape while a round's second bash call runs (--approve run) kills it and keeps the round: the first call's result and the stopped one's go to the next request and into the session"
+sse_calls "$TMP/twobash.sse" b1 bash '{"command": "echo one > b1.txt"}' b2 bash '{"command": "echo partial-b2; sleep 317"}'
+t_start tui-real-stop-bash-keeps-round "escape while a round's second bash call runs (--approve run) kills it and keeps the round: the first call's result and the stopped one's, with what it printed before the stop and a note that the user stopped it, go to the next request and into the session (before, the stopped call's result was 'cancelled' alone, its output lost)"
 mock_sse "$TMP/twobash.sse" "$TMP/hello.sse"
 rm -rf "$TMP/rhome/state"
 real rb --allow-tool bash --approve run --session
@@ -510,7 +510,8 @@ if pgrep -u "$(id -u)" -f "sleep 317" >/dev/null; then
 	has rb "Hello from the **mock**." >/dev/null
 	tm send-keys -t rb C-d
 	rc rb >/dev/null
-	if [ -f "$TMP/rw/b1.txt" ] && kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled b1 b2 2>"$TMP/rb.why"; then t_pass
+	if [ -f "$TMP/rw/b1.txt" ] && grep -rqF 'partial-b2\n[cancelled: the user stopped' "$TMP/rhome/state" &&
+		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" 'partial-b2\n[cancelled: the user stopped' b1 b2 2>"$TMP/rb.why"; then t_pass
 	else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rb.why")"; fi
 else t_fail "bash did not start: $(shot rb | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rb 2>/dev/null
