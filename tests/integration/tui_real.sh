@@ -613,3 +613,93 @@ if pgrep -u "$(id -u)" -f "sleep 319" >/dev/null; then
 	else t_fail "exit $r: $(grep exited "$TMP/sgk.err") $(tail -c 600 "$TMP/sgk.why")"; fi
 else t_fail "bash did not start: $(shot sgk | grep -v '^$' | tail -6)"; fi
 tm kill-session -t sgk2 2>/dev/null
+
+sse_calls "$TMP/hupbash.sse" h1 bash '{"command": "echo before-hup; sleep 323"}'
+# hup_run HOW WAIT-FOR TTY ARGS...: sandbx tui on a pty this drives (no tmux:
+# the test decides which of the pty's close and SIGHUP comes first); TTY
+# ctty: the pty is its controlling terminal (closing the master sends it
+# SIGHUP too, as a real hang-up does), none: it is not (the close alone).
+# Prints its exit: "exit N" or "signal N".
+hup_run() {
+	rm -rf "$TMP/rw" "$TMP/rhome" && mkdir -p "$TMP/rw" "$TMP/rhome"
+	( cd "$TMP/rw" && HOME="$TMP/rhome" XDG_STATE_HOME="$TMP/rhome/state" ANTHROPIC_API_KEY=sk-test LANG=C.UTF-8 TERM=xterm \
+		python3 - "$@" <<'PY'
+import fcntl, os, select, signal, subprocess, sys, termios, time
+how, wait_for, tty, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x1e\x00\x64\x00\x00\x00\x00\x00")	# 30 x 100
+def child():
+	signal.signal(signal.SIGHUP, signal.SIG_DFL)
+	if tty == "ctty":
+		fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+p = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, start_new_session=True, preexec_fn=child)
+os.close(slave)
+seen = b""
+def until(what, secs=10):
+	global seen
+	end = time.time() + secs
+	while time.time() < end:
+		if what(seen):
+			return True
+		r, _, _ = select.select([master], [], [], 0.1)
+		if r:
+			try:
+				seen += os.read(master, 65536)
+			except OSError:
+				return what(seen)
+	return False
+def running(pat):
+	return subprocess.run(["pgrep", "-f", pat], stdout=subprocess.DEVNULL).returncode == 0
+ok = until(lambda s: b"type a prompt" in s)
+os.write(master, b"go")
+time.sleep(0.3)
+os.write(master, b"\r")
+if wait_for == "ready":
+	ok = ok and until(lambda s: b"Hello from the" in s) and until(lambda s: s.rfind(b"ready") > s.rfind(b"Hello from the"))
+elif wait_for == "question":
+	ok = ok and until(lambda s: b"y yes, n no" in s)
+else:
+	ok = ok and until(lambda s: running(wait_for), 10)
+if not ok:
+	print("setup failed:", seen[-300:])
+	p.kill()
+	sys.exit(0)
+time.sleep(0.3)
+for step in how.split(","):
+	if step == "close":
+		os.close(master)
+	elif step == "hup":
+		p.send_signal(signal.SIGHUP)
+	time.sleep(0.05)
+try:
+	rc = p.wait(timeout=15)
+except subprocess.TimeoutExpired:
+	p.kill()
+	rc = "hung"
+if "close" not in how:
+	os.close(master)
+print("signal %d" % -rc if isinstance(rc, int) and rc < 0 else "exit %s" % rc)
+PY
+	)
+}
+t_start tui-real-hangup-race "a hang-up is a hang-up whichever sandbx tui notices first, the pty closing (the keyboard's end) or SIGHUP: with no question waiting it dies by SIGHUP (129) having stored the session (a running bash call killed, its output kept, the record naming SIGHUP); with a question waiting it exits 3; the pty closed alone (not its controlling terminal), SIGHUP alone, both in either order, and the close of its controlling terminal (the kernel's SIGHUP racing the keyboard's end, 4 times) give the same (before, the close seen first exited 3)"
+bad=""
+for c in "close none" "hup none" "close,hup none" "hup,close none" "close ctty" "close ctty" "close ctty" "close ctty"; do
+	mock_sse "$TMP/hello.sse"
+	got=$(hup_run ${c% *} ready ${c#* } "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --session)
+	[ "$got" = "signal 1" ] || bad="$bad [$c idle: $got]"
+done
+for c in "close none" "hup,close none" "close ctty"; do
+	mock_sse "$TMP/hupbash.sse" "$TMP/hello.sse"
+	got=$(hup_run ${c% *} "sleep 323" ${c#* } "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --allow-tool bash --approve run --session)
+	if [ "$got" != "signal 1" ] || pgrep -f "sleep 323" >/dev/null ||
+		! grep -rqF 'before-hup\n[killed: sandbx got SIGHUP' "$TMP/rhome/state"; then
+		bad="$bad [$c bash: $got, $(grep -rho '"tool_result.\{0,120\}' "$TMP/rhome/state" 2>/dev/null)]"
+	fi
+done
+for c in "close none" "hup none" "close,hup none" "hup,close none" "close ctty"; do
+	mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
+	got=$(hup_run ${c% *} question ${c#* } "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --allow-tool bash)
+	[ "$got" = "exit 3" ] && [ ! -e "$TMP/rw/made.txt" ] || bad="$bad [$c question: $got]"
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
