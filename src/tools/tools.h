@@ -96,8 +96,11 @@ struct tool_expect {
  * SIGINT and SIGHUP itself, so sandbox_sigs_hold leaves them alone): bash's
  * exited record names it (stopped=SIGTERM), as sandbox-run's does.  Any
  * other nonzero value is the user's stop (Escape in the TUI, an interrupt
- * of `sandbx tool`): stopped=cancelled. */
+ * of `sandbx tool`): stopped=cancelled; but TOOL_STOP_TERMINAL, the TUI's
+ * terminal gone with no signal to name (SIGHUP left ignored, nohup; the
+ * keyboard failing): stopped=terminal-lost. */
 #define TOOL_STOP_SIGNAL(sig) (128 + (sig))
+#define TOOL_STOP_TERMINAL 2
 
 struct tool_ctx {
 	struct fsguard *guard;		/* in-process tools (borrowed) */

@@ -621,8 +621,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	/* leave: stop the turn, refuse a waiting question, let the worker go */
 	pthread_mutex_lock(&t.mu);
 	t.quit = 1;
-	if (!t.stop)
-		t.stop = 1;	/* a signal's value above stays: tools.h */
+	if (!t.stop)	/* a signal's value above stays: tools.h */
+		t.stop = rc == TUI_END_HANGUP ? TOOL_STOP_TERMINAL : 1;
 	if (t.asking && !t.answered) {
 		t.ans = rc == TUI_END_HANGUP ? APPROVE_ABORT : APPROVE_NO;
 		t.answered = 1;

@@ -619,7 +619,8 @@ sse_calls "$TMP/hupbash.sse" h1 bash '{"command": "echo before-hup; sleep 323"}'
 # the test decides which of the pty's close and SIGHUP comes first); TTY
 # ctty: the pty is its controlling terminal (closing the master sends it
 # SIGHUP too, as a real hang-up does), none: it is not (the close alone).
-# Prints its exit: "exit N" or "signal N".
+# Prints its exit: "exit N" or "signal N".  HUP_IGN=1: SIGHUP ignored (as
+# nohup leaves it); HUP_ERR=FILE: its standard error there.
 hup_run() {
 	rm -rf "$TMP/rw" "$TMP/rhome" && mkdir -p "$TMP/rw" "$TMP/rhome"
 	( cd "$TMP/rw" && HOME="$TMP/rhome" XDG_STATE_HOME="$TMP/rhome/state" ANTHROPIC_API_KEY=sk-test LANG=C.UTF-8 TERM=xterm \
@@ -629,10 +630,11 @@ how, wait_for, tty, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 master, slave = os.openpty()
 fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x1e\x00\x64\x00\x00\x00\x00\x00")	# 30 x 100
 def child():
-	signal.signal(signal.SIGHUP, signal.SIG_DFL)
+	signal.signal(signal.SIGHUP, signal.SIG_IGN if os.environ.get("HUP_IGN") else signal.SIG_DFL)
 	if tty == "ctty":
 		fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-p = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, start_new_session=True, preexec_fn=child)
+err = open(os.environ["HUP_ERR"], "w") if os.environ.get("HUP_ERR") else slave
+p = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=err, start_new_session=True, preexec_fn=child)
 os.close(slave)
 seen = b""
 def until(what, secs=10):
@@ -703,3 +705,11 @@ for c in "close none" "hup none" "close,hup none" "hup,close none" "close ctty";
 	[ "$got" = "exit 3" ] && [ ! -e "$TMP/rw/made.txt" ] || bad="$bad [$c question: $got]"
 done
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start tui-real-terminal-lost-bash "with SIGHUP ignored (nohup), the terminal closing while a bash call runs exits 3 (the terminal failed); the call is killed with its tree, its output kept with '[killed: the terminal went away ...]' in the session, and its exited record says stopped=terminal-lost (before: '[cancelled: the user stopped ...]' and stopped=cancelled, as if the user had stopped it)"
+mock_sse "$TMP/hupbash.sse" "$TMP/hello.sse"
+got=$(HUP_IGN=1 HUP_ERR="$TMP/lost.err" hup_run close "sleep 323" none "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --allow-tool bash --approve run --session)
+if [ "$got" = "exit 3" ] && ! pgrep -f "sleep 323" >/dev/null &&
+	grep -rqF 'before-hup\n[killed: the terminal went away' "$TMP/rhome/state" &&
+	grep -q '^sandbx audit exited tool=bash command="echo before-hup; sleep 323" code=[0-9]* stopped=terminal-lost$' "$TMP/lost.err"; then t_pass
+else t_fail "$got: $(grep exited "$TMP/lost.err") $(grep -rho '"tool_result.\{0,120\}' "$TMP/rhome/state" 2>/dev/null)"; fi
