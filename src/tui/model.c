@@ -557,11 +557,23 @@ static void tool_result(struct tui_model *m, const struct turn_event *ev, uint64
 		size_t k = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		nlines++;
 		if (shown < TUI_MAX_TOOL_LINES && used + k <= TUI_MAX_TOOL_BYTES) {
-			if (k > TUI_MAX_LINE_BYTES)
-				k = utf8_cut(s, k, TUI_MAX_LINE_BYTES);	/* not inside a character */
+			size_t cut = 0;
+			if (k > TUI_MAX_LINE_BYTES) {
+				/* not inside a character; room left for the mark */
+				size_t kk = utf8_cut(s, k, TUI_MAX_LINE_BYTES - TUI_CUT_MARK_ROOM);
+				cut = k - kk;
+				k = kk;
+			}
 			struct tui_line *l = insert_line(m, at++, TL_TOOLOUT);
 			int col = 0;
 			tui_sanitize(s, k, &l->text, &l->len, &l->cap, &col);
+			if (cut) {
+				/* the row is a preview: it says it is cut, as the
+				 * lines not shown are counted below */
+				char *c = xasprintf("%s [line cut: %zu more bytes]", G(m)->ellipsis, cut);
+				sb_add(&l->text, &l->len, &l->cap, c, strlen(c));
+				free(c);
+			}
 			m->bytes += l->len;
 			l->fold = (uint32_t)t->nout++;
 			used += k;

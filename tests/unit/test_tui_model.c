@@ -234,6 +234,28 @@ static void tool(struct tui_model *m, const char *out, int nlines_check)
 	tui_model_event(m, &ev, 1250);
 }
 
+/* A tool's output line longer than a line's bound is cut on screen (the
+ * model got it whole): the row says how much of it is not shown.  Before,
+ * it ended at 16 KiB as if that were the whole line. */
+static void test_tui_tool_long_line_marked(void **state)
+{
+	struct tui_model m;
+	size_t n = TUI_MAX_LINE_BYTES + 3616;
+	char *out = malloc(n + 8);
+	memset(out, 'x', n - 3);
+	memcpy(out + n - 3, "END\nnext\n", 10);
+	tui_model_init(&m, 50, 14, 1);
+	tool(&m, out, 2);
+	char *t = tui_model_transcript(&m), want[64];
+	snprintf(want, sizeof(want), "xxx... [line cut: %zu more bytes]\n", n - (TUI_MAX_LINE_BYTES - TUI_CUT_MARK_ROOM));
+	assert_non_null(strstr(t, want));
+	assert_null(strstr(t, "END"));
+	assert_non_null(strstr(t, "\n    next\n"));
+	free(t);
+	free(out);
+	tui_model_release(&m);
+}
+
 static void test_tui_tool_fold(void **state)
 {
 	struct tui_model m;
@@ -2047,6 +2069,7 @@ int main(void)
 		cmocka_unit_test(test_tui_stream_split_utf8),
 		cmocka_unit_test(test_tui_markdown),
 		cmocka_unit_test(test_tui_tool_fold),
+		cmocka_unit_test(test_tui_tool_long_line_marked),
 		cmocka_unit_test(test_tui_tool_name_mixed_script),
 		cmocka_unit_test(test_tui_question_rows),
 		cmocka_unit_test(test_tui_question_marks_tool_row),
