@@ -5,8 +5,9 @@
  *
  * Exit: 0 when the user quits, 1 on an error (no key, no terminal), 3 when
  * the terminal went away (nobody is left to approve), 125 when the policy
- * is refused.  Given SIGTERM, SIGINT or SIGHUP (but a hang-up while a
- * question waits, which is exit 3), it gives the terminal back, prints the
+ * is refused.  Given SIGTERM, SIGINT or a hang-up (SIGHUP or the
+ * terminal's end, whichever comes first; but a hang-up while a question
+ * waits is exit 3), it gives the terminal back, prints the
  * transcript and the held records, closes the session, then dies by that
  * signal (128+n to the shell), as CLI.md says sandbx does.
  */

@@ -154,7 +154,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	fcntl(ke.fd, F_SETFL, O_NONBLOCK);
 
 	long deadline = mono_ms() + (long)secs * 1000, drain_until = -1;
-	int killed = 0, timed_out = 0, cancelled = 0, stopped_by = 0, st = 0;
+	int killed = 0, timed_out = 0, cancelled = 0, stopped_by = 0, sig_killed = 0, lost = 0, st = 0;
 	char rbuf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
 	while (s.audit_fd >= 0 || ko.fd >= 0 || ke.fd >= 0) {
@@ -192,9 +192,18 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 			cap_read(&ke);
 		t = mono_ms();
 		if (!killed && (stopped_by = sandbox_sigs_caught())) {
-			cancelled = killed = 1;
+			sig_killed = killed = 1;
 		} else if (!killed && tool_stopped(c)) {
-			cancelled = killed = 1;
+			/* the user's stop, or a signal the caller caught
+			 * (tools.h, TOOL_STOP_SIGNAL): only the first is a cancel */
+			int v = *c->stop;
+			killed = 1;
+			if (v > TOOL_STOP_SIGNAL(0) && v < TOOL_STOP_SIGNAL(65))
+				stopped_by = v - TOOL_STOP_SIGNAL(0), sig_killed = 1;
+			else if (v == TOOL_STOP_TERMINAL)
+				lost = 1;
+			else
+				cancelled = 1;
 		} else if (!killed && t >= deadline) {
 			timed_out = killed = 1;
 		}
@@ -235,7 +244,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char cs[16];
 	snprintf(cs, sizeof(cs), "%d", code);
 	/* a refusal's record comes before the exited one, as in sandbox-run */
-	char *refusal = !cancelled && oc.refused ? sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg) : NULL;
+	char *refusal = !cancelled && !sig_killed && !lost && oc.refused ? sandbox_refusal_message(c->policy, oc.refusal, oc.refusal_arg) : NULL;
 	if (refusal)
 		audit(LOG_INFO, "refused", "tool", "bash", "mechanism", auditch_name(oc.refusal), "reason", refusal, NULL);
 	if (timed_out && !stopped_by) {	/* as sandbox-run's --timeout */
@@ -246,17 +255,16 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	/* why the command was killed: a signal to sandbx, or the user's stop
 	 * (the screen's stop key, an interrupt of `sandbx tool`) */
 	audit(LOG_INFO, "exited", "tool", "bash", "command", cmd, "code", cs,
-	      stopped_by || cancelled ? "stopped" : NULL, stopped_by ? sandbox_sig_name(stopped_by) : "cancelled", NULL);
+	      stopped_by || cancelled || lost ? "stopped" : NULL,
+	      stopped_by ? sandbox_sig_name(stopped_by) : lost ? "terminal-lost" : "cancelled", NULL);
 	sandbox_sigs_release(&held);	/* ends sandbx by that signal, if one came */
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
 	int rc;
-	if (cancelled) {
-		rc = tool_fail(out, "cancelled");
-	} else if (refusal) {
+	if (refusal) {
 		rc = tool_fail(out, "the sandbox refused to run the command: %s", refusal);
 		free(refusal);
-	} else if (oc.exec_errno) {
+	} else if (oc.exec_errno && !cancelled && !sig_killed && !lost) {
 		rc = tool_fail(out, "cannot run /bin/sh in the sandbox: %s — the policy must grant /bin and /usr "
 			       "read+exec", strerror(oc.exec_errno));
 	} else {
@@ -264,9 +272,18 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		cap_show(&o, "stderr", &ke);
 		if (ko.total == 0 && ke.total == 0)
 			tout_force(&o, "(no output)\n");
+		/* A stopped call keeps what it printed, as a timed-out one
+		 * does: the model and the session see how far it got. */
 		if (timed_out)
 			tout_note(&o, "[killed after the timeout of %llu s, with everything it started]\n",
 				  (unsigned long long)secs);
+		else if (cancelled)
+			tout_note(&o, "[cancelled: the user stopped the command; it was killed with everything it started]\n");
+		else if (lost)
+			tout_note(&o, "[killed: the terminal went away, with everything the command started]\n");
+		else if (sig_killed)
+			tout_note(&o, "[killed: sandbx got %s, with everything the command started]\n",
+				  sandbox_sig_name(stopped_by));
 		else if (oc.limit_hit) {
 			char *m = limits_hit_message(c->policy, oc.limit_hit - 1);
 			tout_note(&o, "[%s]\n", m);
@@ -274,7 +291,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		}
 		tout_note(&o, "[exit status %d]\n", code);
 		out->content = tout_detach(&o);
-		rc = code == 0 ? 0 : -1;
+		rc = code == 0 && !cancelled && !sig_killed && !lost ? 0 : -1;
 		out->is_error = rc < 0;
 	}
 	tout_release(&o);

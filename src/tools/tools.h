@@ -30,7 +30,8 @@
  * tool or field) is a tool error whose content tells the model what to
  * fix.  Setting *ctx->stop makes a running call return "cancelled" (the
  * in-process tools check it per file and per entry; bash kills its
- * sandbox).  One ctx may serve one call at a time.
+ * sandbox and returns the output so far with a note saying why).  One ctx
+ * may serve one call at a time.
  */
 #ifndef SBX_TOOLS_H
 #define SBX_TOOLS_H
@@ -90,12 +91,23 @@ struct tool_expect {
 	struct timespec mtime;
 };
 
+/* What *tool_ctx.stop holds once set: TOOL_STOP_SIGNAL(sig) when a signal
+ * that ends sandbx stopped the call (the TUI's handler catches SIGTERM,
+ * SIGINT and SIGHUP itself, so sandbox_sigs_hold leaves them alone): bash's
+ * exited record names it (stopped=SIGTERM), as sandbox-run's does.  Any
+ * other nonzero value is the user's stop (Escape in the TUI, an interrupt
+ * of `sandbx tool`): stopped=cancelled; but TOOL_STOP_TERMINAL, the TUI's
+ * terminal gone with no signal to name (SIGHUP left ignored, nohup; the
+ * keyboard failing): stopped=terminal-lost. */
+#define TOOL_STOP_SIGNAL(sig) (128 + (sig))
+#define TOOL_STOP_TERMINAL 2
+
 struct tool_ctx {
 	struct fsguard *guard;		/* in-process tools (borrowed) */
 	const struct policy *policy;	/* bash (borrowed) */
 	const char *(*env_value)(const char *name);	/* bash: struct sandbox_spawn's; NULL: getenv */
 	struct tool_limits limits;
-	volatile sig_atomic_t *stop;	/* may be NULL */
+	volatile sig_atomic_t *stop;	/* may be NULL; TOOL_STOP_SIGNAL below */
 	const struct tool_expect *expect;	/* write, edit: approved as this; NULL: unchecked */
 	tool_hook_fn hook;		/* tests only; NULL */
 	void *hook_arg;

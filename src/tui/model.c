@@ -557,11 +557,23 @@ static void tool_result(struct tui_model *m, const struct turn_event *ev, uint64
 		size_t k = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		nlines++;
 		if (shown < TUI_MAX_TOOL_LINES && used + k <= TUI_MAX_TOOL_BYTES) {
-			if (k > TUI_MAX_LINE_BYTES)
-				k = utf8_cut(s, k, TUI_MAX_LINE_BYTES);	/* not inside a character */
+			size_t cut = 0;
+			if (k > TUI_MAX_LINE_BYTES) {
+				/* not inside a character; room left for the mark */
+				size_t kk = utf8_cut(s, k, TUI_MAX_LINE_BYTES - TUI_CUT_MARK_ROOM);
+				cut = k - kk;
+				k = kk;
+			}
 			struct tui_line *l = insert_line(m, at++, TL_TOOLOUT);
 			int col = 0;
 			tui_sanitize(s, k, &l->text, &l->len, &l->cap, &col);
+			if (cut) {
+				/* the row is a preview: it says it is cut, as the
+				 * lines not shown are counted below */
+				char *c = xasprintf("%s [line cut: %zu more bytes]", G(m)->ellipsis, cut);
+				sb_add(&l->text, &l->len, &l->cap, c, strlen(c));
+				free(c);
+			}
 			m->bytes += l->len;
 			l->fold = (uint32_t)t->nout++;
 			used += k;
@@ -666,7 +678,10 @@ void tui_model_user(struct tui_model *m, const char *text, uint64_t now_ms)
 	blank_before(m);
 	push_text(m, TL_USER, text);
 	m->busy = 1;
-	m->round = 0;
+	/* While a turn runs the status bar shows the round in progress, as
+	 * agent-run's events number it (1 while the first streams); once it
+	 * is over, the rounds it kept (the session's "rounds"). */
+	m->round = 1;
 	m->now_ms = now_ms;
 	m->turn_start_ms = now_ms;
 	m->follow = 1;
@@ -683,6 +698,8 @@ void tui_model_note(struct tui_model *m, enum tui_line_kind kind, const char *te
 void tui_model_event(struct tui_model *m, const struct turn_event *ev, uint64_t now_ms)
 {
 	m->now_ms = now_ms;
+	if (ev->round > 0 && ev->kind != TEV_TURN_END)
+		m->round = ev->round;
 	switch (ev->kind) {
 	case TEV_TEXT:
 	case TEV_THINKING:
@@ -713,15 +730,16 @@ void tui_model_event(struct tui_model *m, const struct turn_event *ev, uint64_t 
 		push_text(m, TL_ERROR, ev->text);
 		break;
 	case TEV_ROUND_END:
-		m->round = ev->round;
+		/* the next round's request goes out at once; the turn's end,
+		 * if this was its last, sets the count kept */
+		m->round = ev->round + 1;
 		m->in_tok = ev->usage.input_tokens;
 		m->out_tok = ev->usage.output_tokens;
 		break;
 	case TEV_TURN_END:
 		stream_end(m);
 		m->in_code = 0;
-		if (ev->round)
-			m->round = ev->round;
+		m->round = ev->round;
 		m->in_tok = ev->usage.input_tokens;
 		m->out_tok = ev->usage.output_tokens;
 		if (ev->text && strcmp(ev->text, "end_turn") != 0) {

@@ -42,6 +42,8 @@
 #define TUI_MAX_LINES 20000		/* logical transcript lines held */
 #define TUI_MAX_BYTES (4u << 20)	/* transcript text held */
 #define TUI_MAX_LINE_BYTES (16u << 10)	/* one logical line; longer is split */
+#define TUI_CUT_MARK_ROOM 64		/* ... of a tool output line cut at it, kept for
+					 * its "... [line cut: N more bytes]" */
 #define TUI_MAX_INPUT (64u << 10)	/* the input box */
 #define TUI_MAX_HISTORY 100		/* prompts kept for up/down */
 #define TUI_TOOL_FOLD 4			/* output lines shown of a folded tool row */

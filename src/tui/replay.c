@@ -52,7 +52,7 @@ static char *result_text(const cJSON *c)
 int tui_replay(struct tui_model *m, const cJSON *msgs)
 {
 	const cJSON *msg;
-	int prompts = 0;
+	int prompts = 0, rounds = 0;
 
 	/* a stored session keeps no call's time: its rows show none (they
 	 * read "0.0 s", a time never measured) */
@@ -91,9 +91,11 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 					tui_model_turn_done(m);
 				tui_model_user(m, prompt.s, m->now_ms);
 				prompts++;
+				rounds = 0;
 				free(prompt.s);
 			}
 		} else if (strcmp(role, "assistant") == 0 && cJSON_IsArray(content)) {
+			m->round = ++rounds;
 			cJSON_ArrayForEach(b, content) {
 				const char *type = str(b, "type");
 				struct turn_event ev = { 0 };
@@ -123,6 +125,9 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 			}
 		}
 	}
+	/* idle, the status bar shows the rounds the last turn kept, as the
+	 * live screen does when a turn ends */
+	m->round = rounds;
 	tui_model_turn_done(m);
 	m->replaying = 0;
 	return prompts;

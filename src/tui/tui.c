@@ -11,9 +11,11 @@
  * thread: the handler only sets a flag and writes to the same pipe.
  * SIGTERM, SIGINT and SIGHUP end the screen as the user's quit would (the
  * turn stopped, what it keeps stored, the terminal given back), then the
- * caller ends sandbx by that signal (tui_end_signal); a SIGHUP while a
- * question waits is the terminal gone with a call to approve:
- * TUI_END_HANGUP, exit 3.  A signal the caller left ignored stays ignored.
+ * caller ends sandbx by that signal (tui_end_signal); the keyboard's end
+ * (POLLHUP) is the same hang-up as SIGHUP, whichever comes first; a
+ * hang-up while a question waits is the terminal gone with a call to
+ * approve: TUI_END_HANGUP, exit 3.  A signal the caller left ignored
+ * stays ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/tools.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/render.h"
@@ -92,11 +95,11 @@ int tui_end_signal(void)
 
 /* A signal the caller ignored (nohup, a background job's SIGINT) stays
  * ignored; *old is what to put back either way. */
-static void catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old)
+static int catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	if (sigaction(sig, NULL, old) == 0 && !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN)
-		return;
-	sigaction(sig, sa, old);
+		return 0;
+	return sigaction(sig, sa, old) == 0;
 }
 
 static uint64_t now_ms(void)
@@ -411,7 +414,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGWINCH, &sa, &old_winch);
-	catch_unless_ignored(SIGHUP, &sa, &old_hup);
+	int hup_ours = catch_unless_ignored(SIGHUP, &sa, &old_hup);
 	catch_unless_ignored(SIGTERM, &sa, &old_term);
 	catch_unless_ignored(SIGINT, &sa, &old_int);
 	sigaction(SIGTSTP, &sa, &old_tstp);
@@ -459,19 +462,31 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			while (read(t.wake[0], buf, sizeof(buf)) > 0)
 				;
 		}
-		if (sig_end) {
+		/* A terminal that hangs up both sends SIGHUP and ends the
+		 * keyboard (POLLHUP), in an order that is a race: either one
+		 * is the same hang-up, so the outcome does not depend on
+		 * which this loop sees first.  (With SIGHUP left ignored by
+		 * the caller, nohup, the keyboard's end is only the terminal
+		 * failing: exit 3 below.) */
+		int hup = hup_ours && pr > 0 && (p[0].revents & POLLHUP);
+		if (sig_end || hup) {
+			int sig = sig_end ? sig_end : SIGHUP;
 			/* A hang-up with a question waiting: nobody is left to
 			 * answer it (exit 3).  Otherwise sandbx ends by the
 			 * signal, once the screen is given back. */
 			pthread_mutex_lock(&t.mu);
 			int waiting = (t.asking && !t.answered) || m.q != TQ_NONE;
 			pthread_mutex_unlock(&t.mu);
-			if (sig_end == SIGHUP && waiting) {
+			if (sig == SIGHUP && waiting) {
 				rc = TUI_END_HANGUP;
 			} else {
 				rc = TUI_END_SIGNAL;
-				end_signal = sig_end;
+				end_signal = sig;
 			}
+			/* a bash call it kills says by which signal (tools.h):
+			 * it is not the user's cancel */
+			if (!t.stop)
+				t.stop = TOOL_STOP_SIGNAL(sig);
 			break;
 		}
 		if (pr > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))) {
@@ -606,7 +621,8 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	/* leave: stop the turn, refuse a waiting question, let the worker go */
 	pthread_mutex_lock(&t.mu);
 	t.quit = 1;
-	t.stop = 1;
+	if (!t.stop)	/* a signal's value above stays: tools.h */
+		t.stop = rc == TUI_END_HANGUP ? TOOL_STOP_TERMINAL : 1;
 	if (t.asking && !t.answered) {
 		t.ans = rc == TUI_END_HANGUP ? APPROVE_ABORT : APPROVE_NO;
 		t.answered = 1;

@@ -37,8 +37,9 @@ struct tui_config {
 
 enum tui_end {
 	TUI_END_QUIT = 0,	/* ctrl-c / ctrl-d on an empty prompt */
-	TUI_END_HANGUP,		/* the terminal failed, or SIGHUP while a question waited */
-	TUI_END_SIGNAL,		/* SIGTERM, SIGINT or SIGHUP: tui_end_signal() */
+	TUI_END_HANGUP,		/* the terminal failed, or a hang-up while a question waited */
+	TUI_END_SIGNAL,		/* SIGTERM, SIGINT or a hang-up (SIGHUP, or the
+				 * keyboard's POLLHUP): tui_end_signal() */
 };
 
 /* The signal that ended the last tui_run with TUI_END_SIGNAL (0 if none):

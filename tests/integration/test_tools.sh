@@ -304,15 +304,15 @@ tool bash '{"command":"head -c 2000000 /dev/zero | tr \"\\\\0\" a; echo"}'
 if [ $rc -eq 0 ] && has "[stdout cut: showing the first" && [ ${#out} -lt 300000 ]; then t_pass
 else t_fail "rc=$rc len=${#out} $(printf '%s' "$out" | tail -c 200)"; fi
 
-t_start tl-bash-cancel "an interrupt cancels a running call, which reports cancelled; its exited record says stopped=cancelled"
-( cd "$W" && exec "$SANDBX" tool bash '{"command":"sleep 30"}' ) >"$TMP/cancel.out" 2>"$TMP/cancel.err" &
+t_start tl-bash-cancel "an interrupt cancels a running call, which reports what it printed so far and that the user stopped it; its exited record says stopped=cancelled (before, the result was 'cancelled' alone, the output lost)"
+( cd "$W" && exec "$SANDBX" tool bash '{"command":"echo so far; sleep 30"}' ) >"$TMP/cancel.out" 2>"$TMP/cancel.err" &
 pid=$!
 sleep 1
 kill -INT $pid
 i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 wait $pid; rc=$?
-if [ $rc -eq 1 ] && [ "$(cat "$TMP/cancel.out")" = '{"is_error":true,"content":"cancelled"}' ] &&
-   grep -q '^sandbx audit exited tool=bash command="sleep 30" code=[0-9]* stopped=cancelled$' "$TMP/cancel.err"; then t_pass
+if [ $rc -eq 1 ] && grep -qx '{"is_error":true,"content":"so far\\n\[cancelled: the user stopped the command; it was killed with everything it started\]\\n\[exit status [0-9]*\]\\n"}' "$TMP/cancel.out" &&
+   grep -q '^sandbx audit exited tool=bash command="echo so far; sleep 30" code=[0-9]* stopped=cancelled$' "$TMP/cancel.err"; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/cancel.out") $(cat "$TMP/cancel.err")"; fi
 
 t_start tl-bash-limits "tool takes the --limit-* flags of its POLICY, and its bash runs under them (the agent's defaults otherwise)"

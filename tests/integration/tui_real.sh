@@ -495,8 +495,8 @@ if has rq "y yes, n no" && shot rq | grep -q "bash wants to run: echo one"; then
 else t_fail "no question: $(shot rq | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rq 2>/dev/null
 
-sse_calls "$TMP/twobash.sse" b1 bash '{"command": "echo one > b1.txt"}' b2 bash '{"command": "sleep 317"}'
-t_start tui-real-stop-bash-keeps-round "escape while a round's second bash call runs (--approve run) kills it and keeps the round: the first call's result and the stopped one's go to the next request and into the session"
+sse_calls "$TMP/twobash.sse" b1 bash '{"command": "echo one > b1.txt"}' b2 bash '{"command": "echo partial-b2; sleep 317"}'
+t_start tui-real-stop-bash-keeps-round "escape while a round's second bash call runs (--approve run) kills it and keeps the round: the first call's result and the stopped one's, with what it printed before the stop and a note that the user stopped it, go to the next request and into the session (before, the stopped call's result was 'cancelled' alone, its output lost)"
 mock_sse "$TMP/twobash.sse" "$TMP/hello.sse"
 rm -rf "$TMP/rhome/state"
 real rb --allow-tool bash --approve run --session
@@ -510,7 +510,8 @@ if pgrep -u "$(id -u)" -f "sleep 317" >/dev/null; then
 	has rb "Hello from the **mock**." >/dev/null
 	tm send-keys -t rb C-d
 	rc rb >/dev/null
-	if [ -f "$TMP/rw/b1.txt" ] && kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled b1 b2 2>"$TMP/rb.why"; then t_pass
+	if [ -f "$TMP/rw/b1.txt" ] && grep -rqF 'partial-b2\n[cancelled: the user stopped' "$TMP/rhome/state" &&
+		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" 'partial-b2\n[cancelled: the user stopped' b1 b2 2>"$TMP/rb.why"; then t_pass
 	else t_fail "files: $(ls "$TMP/rw" | tr '\n' ' ') $(tail -c 600 "$TMP/rb.why")"; fi
 else t_fail "bash did not start: $(shot rb | grep -v '^$' | tail -6)"; fi
 tm kill-session -t rb 2>/dev/null
@@ -590,10 +591,10 @@ tm kill-session -t sgq 2>/dev/null
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 
 sse_calls "$TMP/onebash.sse" k1 bash '{"command": "echo one > k1.txt; sleep 319"}'
-t_start tui-real-signal-keeps-round "SIGTERM while a bash call runs (--approve run, --session) kills the command, stores the round with the call's result, then sandbx dies by SIGTERM (143): --continue sends the prompt, the call and its result"
+t_start tui-real-signal-keeps-round "SIGTERM while a bash call runs (--approve run, --session) kills the command, stores the round with the call's result (naming SIGTERM), then sandbx dies by SIGTERM (143): --continue sends the prompt, the call and its result; the exited record says stopped=SIGTERM code=143 (before: stopped=cancelled code=137, and the result 'cancelled', as if the user had stopped it)"
 mock_sse "$TMP/onebash.sse" "$TMP/hello.sse"
 rm -rf "$TMP/rhome/state"
-real_dfl sgk --allow-tool bash --approve run --session
+real_dfl sgk --allow-tool bash --approve run --session "2>'$TMP/sgk.err'"
 has sgk "type a prompt" && tm send-keys -t sgk "go" Enter
 i=0
 while ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -607,7 +608,108 @@ if pgrep -u "$(id -u)" -f "sleep 319" >/dev/null; then
 	tm send-keys -t sgk2 C-d
 	rc sgk2 >/dev/null
 	if [ "$r" = 143 ] && ! pgrep -u "$(id -u)" -f "sleep 319" >/dev/null &&
-		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" cancelled k1 2>"$TMP/sgk.why"; then t_pass
-	else t_fail "exit $r: $(tail -c 600 "$TMP/sgk.why")"; fi
+		grep -q '^sandbx audit exited tool=bash command="echo one > k1.txt; sleep 319" code=143 stopped=SIGTERM$' "$TMP/sgk.err" &&
+		kept_round "$D/req-2.json" "$TMP/rhome/state" go "did it work" "killed: sandbx got SIGTERM" k1 2>"$TMP/sgk.why"; then t_pass
+	else t_fail "exit $r: $(grep exited "$TMP/sgk.err") $(tail -c 600 "$TMP/sgk.why")"; fi
 else t_fail "bash did not start: $(shot sgk | grep -v '^$' | tail -6)"; fi
 tm kill-session -t sgk2 2>/dev/null
+
+sse_calls "$TMP/hupbash.sse" h1 bash '{"command": "echo before-hup; sleep 323"}'
+# hup_run HOW WAIT-FOR TTY ARGS...: sandbx tui on a pty this drives (no tmux:
+# the test decides which of the pty's close and SIGHUP comes first); TTY
+# ctty: the pty is its controlling terminal (closing the master sends it
+# SIGHUP too, as a real hang-up does), none: it is not (the close alone).
+# Prints its exit: "exit N" or "signal N".  HUP_IGN=1: SIGHUP ignored (as
+# nohup leaves it); HUP_ERR=FILE: its standard error there.
+hup_run() {
+	rm -rf "$TMP/rw" "$TMP/rhome" && mkdir -p "$TMP/rw" "$TMP/rhome"
+	( cd "$TMP/rw" && HOME="$TMP/rhome" XDG_STATE_HOME="$TMP/rhome/state" ANTHROPIC_API_KEY=sk-test LANG=C.UTF-8 TERM=xterm \
+		python3 - "$@" <<'PY'
+import fcntl, os, select, signal, subprocess, sys, termios, time
+how, wait_for, tty, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x1e\x00\x64\x00\x00\x00\x00\x00")	# 30 x 100
+def child():
+	signal.signal(signal.SIGHUP, signal.SIG_IGN if os.environ.get("HUP_IGN") else signal.SIG_DFL)
+	if tty == "ctty":
+		fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+err = open(os.environ["HUP_ERR"], "w") if os.environ.get("HUP_ERR") else slave
+p = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=err, start_new_session=True, preexec_fn=child)
+os.close(slave)
+seen = b""
+def until(what, secs=10):
+	global seen
+	end = time.time() + secs
+	while time.time() < end:
+		if what(seen):
+			return True
+		r, _, _ = select.select([master], [], [], 0.1)
+		if r:
+			try:
+				seen += os.read(master, 65536)
+			except OSError:
+				return what(seen)
+	return False
+def running(pat):
+	return subprocess.run(["pgrep", "-f", pat], stdout=subprocess.DEVNULL).returncode == 0
+ok = until(lambda s: b"type a prompt" in s)
+os.write(master, b"go")
+time.sleep(0.3)
+os.write(master, b"\r")
+if wait_for == "ready":
+	ok = ok and until(lambda s: b"Hello from the" in s) and until(lambda s: s.rfind(b"ready") > s.rfind(b"Hello from the"))
+elif wait_for == "question":
+	ok = ok and until(lambda s: b"y yes, n no" in s)
+else:
+	ok = ok and until(lambda s: running(wait_for), 10)
+if not ok:
+	print("setup failed:", seen[-300:])
+	p.kill()
+	sys.exit(0)
+time.sleep(0.3)
+for step in how.split(","):
+	if step == "close":
+		os.close(master)
+	elif step == "hup":
+		p.send_signal(signal.SIGHUP)
+	time.sleep(0.05)
+try:
+	rc = p.wait(timeout=15)
+except subprocess.TimeoutExpired:
+	p.kill()
+	rc = "hung"
+if "close" not in how:
+	os.close(master)
+print("signal %d" % -rc if isinstance(rc, int) and rc < 0 else "exit %s" % rc)
+PY
+	)
+}
+t_start tui-real-hangup-race "a hang-up is a hang-up whichever sandbx tui notices first, the pty closing (the keyboard's end) or SIGHUP: with no question waiting it dies by SIGHUP (129) having stored the session (a running bash call killed, its output kept, the record naming SIGHUP); with a question waiting it exits 3; the pty closed alone (not its controlling terminal), SIGHUP alone, both in either order, and the close of its controlling terminal (the kernel's SIGHUP racing the keyboard's end, 4 times) give the same (before, the close seen first exited 3)"
+bad=""
+for c in "close none" "hup none" "close,hup none" "hup,close none" "close ctty" "close ctty" "close ctty" "close ctty"; do
+	mock_sse "$TMP/hello.sse"
+	got=$(hup_run ${c% *} ready ${c#* } "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --session)
+	[ "$got" = "signal 1" ] || bad="$bad [$c idle: $got]"
+done
+for c in "close none" "hup,close none" "close ctty"; do
+	mock_sse "$TMP/hupbash.sse" "$TMP/hello.sse"
+	got=$(hup_run ${c% *} "sleep 323" ${c#* } "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --allow-tool bash --approve run --session)
+	if [ "$got" != "signal 1" ] || pgrep -f "sleep 323" >/dev/null ||
+		! grep -rqF 'before-hup\n[killed: sandbx got SIGHUP' "$TMP/rhome/state"; then
+		bad="$bad [$c bash: $got, $(grep -rho '"tool_result.\{0,120\}' "$TMP/rhome/state" 2>/dev/null)]"
+	fi
+done
+for c in "close none" "hup none" "close,hup none" "hup,close none" "close ctty"; do
+	mock_sse "$TMP/bash1.sse" "$TMP/after.sse"
+	got=$(hup_run ${c% *} question ${c#* } "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --allow-tool bash)
+	[ "$got" = "exit 3" ] && [ ! -e "$TMP/rw/made.txt" ] || bad="$bad [$c question: $got]"
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
+t_start tui-real-terminal-lost-bash "with SIGHUP ignored (nohup), the terminal closing while a bash call runs exits 3 (the terminal failed); the call is killed with its tree, its output kept with '[killed: the terminal went away ...]' in the session, and its exited record says stopped=terminal-lost (before: '[cancelled: the user stopped ...]' and stopped=cancelled, as if the user had stopped it)"
+mock_sse "$TMP/hupbash.sse" "$TMP/hello.sse"
+got=$(HUP_IGN=1 HUP_ERR="$TMP/lost.err" hup_run close "sleep 323" none "$SANDBX" tui --base-url "http://127.0.0.1:$PORT" --allow-tool bash --approve run --session)
+if [ "$got" = "exit 3" ] && ! pgrep -f "sleep 323" >/dev/null &&
+	grep -rqF 'before-hup\n[killed: the terminal went away' "$TMP/rhome/state" &&
+	grep -q '^sandbx audit exited tool=bash command="echo before-hup; sleep 323" code=[0-9]* stopped=terminal-lost$' "$TMP/lost.err"; then t_pass
+else t_fail "$got: $(grep exited "$TMP/lost.err") $(grep -rho '"tool_result.\{0,120\}' "$TMP/rhome/state" 2>/dev/null)"; fi

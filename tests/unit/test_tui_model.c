@@ -234,6 +234,28 @@ static void tool(struct tui_model *m, const char *out, int nlines_check)
 	tui_model_event(m, &ev, 1250);
 }
 
+/* A tool's output line longer than a line's bound is cut on screen (the
+ * model got it whole): the row says how much of it is not shown.  Before,
+ * it ended at 16 KiB as if that were the whole line. */
+static void test_tui_tool_long_line_marked(void **state)
+{
+	struct tui_model m;
+	size_t n = TUI_MAX_LINE_BYTES + 3616;
+	char *out = malloc(n + 8);
+	memset(out, 'x', n - 3);
+	memcpy(out + n - 3, "END\nnext\n", 10);
+	tui_model_init(&m, 50, 14, 1);
+	tool(&m, out, 2);
+	char *t = tui_model_transcript(&m), want[64];
+	snprintf(want, sizeof(want), "xxx... [line cut: %zu more bytes]\n", n - (TUI_MAX_LINE_BYTES - TUI_CUT_MARK_ROOM));
+	assert_non_null(strstr(t, want));
+	assert_null(strstr(t, "END"));
+	assert_non_null(strstr(t, "\n    next\n"));
+	free(t);
+	free(out);
+	tui_model_release(&m);
+}
+
 static void test_tui_tool_fold(void **state)
 {
 	struct tui_model m;
@@ -1870,7 +1892,7 @@ static void test_tui_status_and_transcript(void **state)
 	text(&m, "done\n");
 	struct turn_event ev = { 0 };
 	ev.kind = TEV_ROUND_END;
-	ev.round = 2;
+	ev.round = 1;	/* round 1 finished: round 2 is in progress */
 	ev.usage.input_tokens = 1500;
 	ev.usage.output_tokens = 42;
 	tui_model_event(&m, &ev, 0);
@@ -1885,6 +1907,67 @@ static void test_tui_status_and_transcript(void **state)
 	char *t = tui_model_transcript(&m);
 	assert_string_equal(t, "> do it\n\ndone\n");
 	free(t);
+	tui_model_release(&m);
+}
+
+/* The status bar's round is the one in progress while a turn runs (1 while
+ * the first streams, as agent-run's events number it) and, once the turn
+ * is over, the number of rounds it kept (the session's "rounds").  Before,
+ * it counted finished rounds: "round 0" while round 1 streamed. */
+static void assert_round(struct tui_model *m, const char *want)
+{
+	char *s = row(m, 7);
+	if (!strstr(s, want))
+		fail_msg("want '%s' in the status row '%s'", want, s);
+	free(s);
+}
+
+static void test_tui_status_round_in_progress(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 120, 8, 1);
+	tui_model_set_info(&m, "claude-x", "rw /w", "denied", "bash");
+	tui_model_user(&m, "do it", 0);
+	assert_round(&m, "| round 1 |");	/* waiting for the first byte */
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TEXT;
+	ev.text = "on it\n";
+	ev.len = strlen(ev.text);
+	ev.round = 1;
+	tui_model_event(&m, &ev, 0);
+	assert_round(&m, "| round 1 |");
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TEV_ROUND_END;
+	ev.round = 1;
+	tui_model_event(&m, &ev, 0);
+	assert_round(&m, "| round 2 |");	/* the next request is out */
+	ev.kind = TEV_TEXT;
+	ev.text = "done\n";
+	ev.len = strlen(ev.text);
+	ev.round = 2;
+	tui_model_event(&m, &ev, 0);
+	assert_round(&m, "| round 2 |");
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TEV_ROUND_END;
+	ev.round = 2;
+	tui_model_event(&m, &ev, 0);
+	ev.kind = TEV_TURN_END;
+	ev.text = "end_turn";
+	ev.round = 2;
+	tui_model_event(&m, &ev, 0);
+	tui_model_turn_done(&m);
+	assert_round(&m, " ready | claude-x | round 2 |");
+	/* the next turn starts at 1 again; stopped in its first round (the
+	 * round dropped, the session's rounds 0), idle shows 0 rounds kept */
+	tui_model_user(&m, "again", 0);
+	assert_round(&m, "| round 1 |");
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TEV_TURN_END;
+	ev.text = "stopped";
+	ev.round = 0;
+	tui_model_event(&m, &ev, 0);
+	tui_model_turn_done(&m);
+	assert_round(&m, " ready | claude-x | round 0 |");
 	tui_model_release(&m);
 }
 
@@ -1937,6 +2020,19 @@ static void test_tui_replay_history(void **state)
 	assert_string_equal(t, "> list files\n\nSure.\n\n* bash ls | ok\n  | a.c\n    b.c\n\nTwo files.\n\n> thanks\n");
 	free(t);
 	cJSON_Delete(msgs);
+	/* idle after a resume, the status bar shows the rounds of the last
+	 * turn, as it does when a live turn ends */
+	msgs = cJSON_Parse(
+		"[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"assistant\",\"content\":[]},"
+		"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"b\"}]},"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"c\"}]},"
+		"{\"role\":\"user\",\"content\":[]},{\"role\":\"assistant\",\"content\":[]}]");
+	assert_non_null(msgs);
+	tui_model_release(&m);
+	tui_model_init(&m, 120, 8, 1);
+	tui_replay(&m, msgs);
+	assert_round(&m, " ready | round 2 |");
+	cJSON_Delete(msgs);
 	tui_model_release(&m);
 }
 
@@ -1973,6 +2069,7 @@ int main(void)
 		cmocka_unit_test(test_tui_stream_split_utf8),
 		cmocka_unit_test(test_tui_markdown),
 		cmocka_unit_test(test_tui_tool_fold),
+		cmocka_unit_test(test_tui_tool_long_line_marked),
 		cmocka_unit_test(test_tui_tool_name_mixed_script),
 		cmocka_unit_test(test_tui_question_rows),
 		cmocka_unit_test(test_tui_question_marks_tool_row),
@@ -2004,6 +2101,7 @@ int main(void)
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_bounded_tool_rows),
 		cmocka_unit_test(test_tui_status_and_transcript),
+		cmocka_unit_test(test_tui_status_round_in_progress),
 		cmocka_unit_test(test_tui_replay_history),
 		cmocka_unit_test(test_tui_transcript_locale_charset),
 		cmocka_unit_test(test_tui_replay_subject_visible),
