@@ -1555,6 +1555,44 @@ static int stdio_memfd(void)
 }
 
 /*
+ * A socket among descriptors 0-2 that sandbx does not relay (relay.c
+ * turns stream sockets into pipes) is the caller's own, in the caller's
+ * network namespace: a datagram socket (UDP, a unix datagram socket,
+ * also when connected) sends to any address given to sendto(), whatever
+ * the command's namespace and filter allow for sockets it makes itself.
+ * Measured: UDP through such a standard input reached a host listener
+ * with no network flag and in port mode.  Refused where the policy
+ * denies what it reaches: a unix socket without --allow-unix-sockets,
+ * any other without bare --allow-network.  A listening socket can only
+ * accept (a listening TCP socket disconnected with AF_UNSPEC refuses a
+ * later connect with EINVAL, seen on 6.18), and a connected seqpacket
+ * one sends only to its peer: both pass, as stream sockets do.
+ */
+static int stdio_socket(const struct policy *p)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		struct sockaddr_storage peer;
+		int type = 0, family = 0, listening = 0;
+		socklen_t l = sizeof(type), lf = sizeof(family), ll = sizeof(listening), lp = sizeof(peer);
+		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &lf) < 0)
+			return fd;	/* cannot tell: fails closed */
+		if (type == SOCK_STREAM)
+			continue;
+		if (type == SOCK_SEQPACKET &&
+		    ((getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) == 0 && listening) ||
+		     getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
+			continue;
+		if (family == AF_UNIX ? !p->allow_unix : p->net != POL_NET_ANY)
+			return fd;
+	}
+	return -1;
+}
+
+/*
  * A terminal among descriptors 0-2 that is not the caller's controlling
  * terminal (a serial line, or a pty no session holds, redirected in) is
  * taken as the controlling terminal of any session leader that opens it
@@ -1682,6 +1720,9 @@ int helper_main(int argc, char **argv)
 	int mfd = stdio_memfd();
 	if (mfd >= 0)
 		refuse(ACH_REF_STDIO_MEMFD, mfd);
+	int sfd = stdio_socket(&p);
+	if (sfd >= 0)
+		refuse(ACH_REF_STDIO_SOCKET, sfd);
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */
