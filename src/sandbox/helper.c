@@ -1556,35 +1556,41 @@ static int stdio_memfd(void)
 
 /*
  * A socket among descriptors 0-2 that sandbx does not relay (relay.c
- * turns stream sockets into pipes) is the caller's own, in the caller's
- * network namespace: a datagram socket (UDP, a unix datagram socket,
- * also when connected) sends to any address given to sendto(), whatever
- * the command's namespace and filter allow for sockets it makes itself.
- * Measured: UDP through such a standard input reached a host listener
- * with no network flag and in port mode.  Refused where the policy
- * denies what it reaches: a unix socket without --allow-unix-sockets,
- * any other without bare --allow-network.  A listening socket can only
- * accept (a listening TCP socket disconnected with AF_UNSPEC refuses a
- * later connect with EINVAL, seen on 6.18), and a connected seqpacket
- * one sends only to its peer: both pass, as stream sockets do.
+ * turns connected and unconnected stream sockets into pipes) is the
+ * caller's own, in the caller's network namespace: a datagram socket
+ * (UDP, a unix datagram socket, also when connected) sends to any address
+ * given to sendto(), whatever the command's namespace and filter allow
+ * for sockets it makes itself.  Measured: UDP through such a standard
+ * input reached a host listener with no network flag and in port mode.
+ * Passed: a unix stream or seqpacket socket that listens or is connected
+ * (it accepts, or reaches its peer only), and a listening TCP socket (it
+ * only accepts: disconnected with AF_UNSPEC it refuses a later connect
+ * with EINVAL, seen on 6.18).  Any other is refused where the policy
+ * denies what it reaches: a unix one without --allow-unix-sockets, any
+ * other without bare --allow-network (SCTP's one-to-many socket sends
+ * to any address listening or not, RDS's connected or not; a connected
+ * TCP socket can be disconnected and connected elsewhere).
  */
 static int stdio_socket(const struct policy *p)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		struct stat st;
 		struct sockaddr_storage peer;
-		int type = 0, family = 0, listening = 0;
-		socklen_t l = sizeof(type), lf = sizeof(family), ll = sizeof(listening), lp = sizeof(peer);
+		int type = 0, family = 0, proto = 0, listening = 0;
+		socklen_t l = sizeof(type), lf = sizeof(family), lpr = sizeof(proto), ll = sizeof(listening),
+			  lp = sizeof(peer);
 		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
 		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
-		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &lf) < 0)
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &lf) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &lpr) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) < 0)
 			return fd;	/* cannot tell: fails closed */
-		if (type == SOCK_STREAM)
+		if (family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
+		    (listening || getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
 			continue;
-		if (type == SOCK_SEQPACKET &&
-		    ((getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) == 0 && listening) ||
-		     getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
+		if ((family == AF_INET || family == AF_INET6) && type == SOCK_STREAM && proto == IPPROTO_TCP &&
+		    listening)
 			continue;
 		if (family == AF_UNIX ? !p->allow_unix : p->net != POL_NET_ANY)
 			return fd;

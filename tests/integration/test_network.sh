@@ -97,10 +97,11 @@ esac
 
 listen pa tcp 127.0.0.1; pa=$L_PORT; pa_pid=$L_PID; pa_log=$L_LOG
 listen pb tcp 127.0.0.1; pb=$L_PORT; pb_pid=$L_PID; pb_log=$L_LOG
-t_start net-stdio-dgram-refused "a datagram socket of the host's as standard input is refused (exit 125, naming it) with no network and in port mode, where through it the command sent UDP to a host listener; under bare --allow-network it is passed and reaches it"
+t_start net-stdio-dgram-refused "a datagram socket of the host's as standard input is refused (exit 125, naming it) with no network and in port mode, where through it the command sent UDP to a host listener; under bare --allow-network it is passed and reaches it; a listening TCP socket is passed as before"
 # withdgram KIND POLICY...: run the probe with descriptor 0 a socket of
 # the caller's (KIND udp: an unbound UDP socket; unix: one end of a
-# datagram socketpair), sending to the host's UDP listener through it;
+# datagram socketpair; tcplisten: a listening TCP socket, which can only
+# accept and is passed), sending to the host's UDP listener through it;
 # the exit code in $TMP/rc.
 withdgram() {
 	kind=$1; shift
@@ -108,6 +109,8 @@ withdgram() {
 import os, socket, sys
 if sys.argv[1] == "udp":
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+elif sys.argv[1] == "tcplisten":
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 else:
     s, peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
 os.dup2(s.fileno(), 0)
@@ -122,10 +125,11 @@ o1=$(withdgram udp); r1=$(cat "$TMP/rc"); e1=$(grep -c "^sandbx: the command's s
 o2=$(withdgram udp --allow-network "$pa,$DG_PORT"); r2=$(cat "$TMP/rc"); e2=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err"); rx2=$(got "$log")
 o3=$(withdgram unix); r3=$(cat "$TMP/rc"); e3=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err")
 o4=$(withdgram udp --allow-network); r4=$(cat "$TMP/rc"); rx4=$(got "$log")
+o5=$(withdgram tcplisten); r5=$(cat "$TMP/rc"); e5=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err")
 unlisten $pid
 if [ $r1 = 125 ] && [ $r2 = 125 ] && [ $r3 = 125 ] && [ "$e1$e2$e3" = 111 ] && [ -z "$rx1" ] && [ -z "$rx2" ] &&
-	[ $r4 = 0 ] && [ "$o4" = ok ] && [ -n "$rx4" ]; then t_pass
-else t_fail "default rc=$r1 '$o1' rx='$rx1'; ports rc=$r2 '$o2' rx='$rx2'; unix rc=$r3 '$o3'; bare rc=$r4 '$o4' rx='$rx4'; $(cat "$TMP/err")"; fi
+	[ $r4 = 0 ] && [ "$o4" = ok ] && [ -n "$rx4" ] && [ $r5 != 125 ] && [ "$e5" = 0 ]; then t_pass
+else t_fail "default rc=$r1 '$o1' rx='$rx1'; ports rc=$r2 '$o2' rx='$rx2'; unix rc=$r3 '$o3'; bare rc=$r4 '$o4' rx='$rx4'; tcp listener rc=$r5 '$o5'; $(cat "$TMP/err")"; fi
 
 t_start net-ports-connect-allowed "ports: TCP connect to an allowed port reaches the host listener"
 out=$(run --allow-network "$pa" -- "$NET" tcp-connect 127.0.0.1 "$pa")
