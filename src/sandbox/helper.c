@@ -1563,13 +1563,15 @@ static int stdio_memfd(void)
  * for sockets it makes itself.  Measured: UDP through such a standard
  * input reached a host listener with no network flag and in port mode.
  * Passed: a unix stream or seqpacket socket that listens or is connected
- * (it accepts, or reaches its peer only), and a listening TCP socket (it
- * only accepts: disconnected with AF_UNSPEC it refuses a later connect
- * with EINVAL, seen on 6.18).  Any other is refused where the policy
- * denies what it reaches: a unix one without --allow-unix-sockets, any
- * other without bare --allow-network (SCTP's one-to-many socket sends
- * to any address listening or not, RDS's connected or not; a connected
- * TCP socket can be disconnected and connected elsewhere).
+ * (it accepts, or reaches its peer only), and in port mode a listening
+ * TCP socket: a connection it accepts can be disconnected (connect with
+ * AF_UNSPEC) and connected again anywhere, which Landlock's connect rule
+ * polices in port mode only.  With no network, that took a command to a
+ * host listener as soon as one client had connected (seen on 6.18).  Any
+ * other is refused where the policy denies what it reaches: a unix one
+ * without --allow-unix-sockets, any other without bare --allow-network
+ * (SCTP's one-to-many socket sends to any address listening or not,
+ * RDS's connected or not, a connected TCP one is reconnected as above).
  */
 static int stdio_socket(const struct policy *p)
 {
@@ -1590,7 +1592,7 @@ static int stdio_socket(const struct policy *p)
 		    (listening || getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
 			continue;
 		if ((family == AF_INET || family == AF_INET6) && type == SOCK_STREAM && proto == IPPROTO_TCP &&
-		    listening)
+		    listening && p->net == POL_NET_PORTS)
 			continue;
 		if (family == AF_UNIX ? !p->allow_unix : p->net != POL_NET_ANY)
 			return fd;
