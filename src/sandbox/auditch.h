@@ -59,7 +59,10 @@ enum auditch_label {
 	ACH_REF_USER_LIMIT,	/* a per-user kernel counter could not be halved for
 				   the sandbox (limits.h); arg limits_ucount_arg() */
 	ACH_REF_STDIO_MEMFD,	/* descriptor 0-2 is an anonymous memory file, which
-				   Landlock does not govern; arg the descriptor.
+				   Landlock does not govern; arg the descriptor */
+	ACH_REF_STDIO_SOCKET,	/* descriptor 0-2 is a socket of the caller's that
+				   can name a destination (datagram), beyond the
+				   network policy; arg the descriptor.
 				   The last refusal: auditch_is_refusal() */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */

@@ -1555,6 +1555,52 @@ static int stdio_memfd(void)
 }
 
 /*
+ * A socket among descriptors 0-2 that sandbx does not relay (relay.c
+ * turns connected and unconnected stream sockets into pipes) is the
+ * caller's own, in the caller's network namespace: a datagram socket
+ * (UDP, a unix datagram socket, also when connected) sends to any address
+ * given to sendto(), whatever the command's namespace and filter allow
+ * for sockets it makes itself.  Measured: UDP through such a standard
+ * input reached a host listener with no network flag and in port mode.
+ * Passed: a unix stream or seqpacket socket that listens or is connected
+ * (it accepts, or reaches its peer only), and in port mode a listening
+ * TCP socket: a connection it accepts can be disconnected (connect with
+ * AF_UNSPEC) and connected again anywhere, which Landlock's connect rule
+ * polices in port mode only.  With no network, that took a command to a
+ * host listener as soon as one client had connected (seen on 6.18).  Any
+ * other is refused where the policy denies what it reaches: a unix one
+ * without --allow-unix-sockets, any other without bare --allow-network
+ * (SCTP's one-to-many socket sends to any address listening or not,
+ * RDS's connected or not, a connected TCP one is reconnected as above).
+ */
+static int stdio_socket(const struct policy *p)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		struct sockaddr_storage peer;
+		int type = 0, family = 0, proto = 0, listening = 0;
+		socklen_t l = sizeof(type), lf = sizeof(family), lpr = sizeof(proto), ll = sizeof(listening),
+			  lp = sizeof(peer);
+		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &lf) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &lpr) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) < 0)
+			return fd;	/* cannot tell: fails closed */
+		if (family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
+		    (listening || getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
+			continue;
+		if ((family == AF_INET || family == AF_INET6) && type == SOCK_STREAM && proto == IPPROTO_TCP &&
+		    listening && p->net == POL_NET_PORTS)
+			continue;
+		if (family == AF_UNIX ? !p->allow_unix : p->net != POL_NET_ANY)
+			return fd;
+	}
+	return -1;
+}
+
+/*
  * A terminal among descriptors 0-2 that is not the caller's controlling
  * terminal (a serial line, or a pty no session holds, redirected in) is
  * taken as the controlling terminal of any session leader that opens it
@@ -1682,6 +1728,9 @@ int helper_main(int argc, char **argv)
 	int mfd = stdio_memfd();
 	if (mfd >= 0)
 		refuse(ACH_REF_STDIO_MEMFD, mfd);
+	int sfd = stdio_socket(&p);
+	if (sfd >= 0)
+		refuse(ACH_REF_STDIO_SOCKET, sfd);
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */

@@ -526,6 +526,14 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "program it wrote there — give it through a pipe (cat FILE | ...) or a file; nothing was "
 				 "run",
 				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+	case ACH_REF_STDIO_SOCKET:
+		return xasprintf("the command's standard %s is a socket of yours that can send to any address (a "
+				 "datagram socket, or a listening TCP socket whose connections can be reconnected): "
+				 "through it the command could reach what its network policy denies (the host's "
+				 "network, or unix sockets) — give it a pipe or a file instead, or run with "
+				 "--allow-network (its ports, for a listening socket; --allow-unix-sockets for a unix "
+				 "one); nothing was run",
+				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
 	case ACH_REF_STDIO_TTY:
 		return xasprintf("the command's standard %s is a terminal that is not your controlling terminal, and a "
 				 "grant holds its path: the command could reopen it through /dev/stdin and take it as "

@@ -97,6 +97,72 @@ esac
 
 listen pa tcp 127.0.0.1; pa=$L_PORT; pa_pid=$L_PID; pa_log=$L_LOG
 listen pb tcp 127.0.0.1; pb=$L_PORT; pb_pid=$L_PID; pb_log=$L_LOG
+t_start net-stdio-dgram-refused "a datagram socket of the host's as standard input is refused (exit 125, naming it) with no network and in port mode, where through it the command sent UDP to a host listener; under bare --allow-network it is passed and reaches it; a listening TCP socket (whose accepted connections can be reconnected anywhere) is refused with no network and passed in port mode, where Landlock polices that connect"
+# withdgram KIND POLICY...: run the probe with descriptor 0 a socket of
+# the caller's (KIND udp: an unbound UDP socket; unix: one end of a
+# datagram socketpair; tcplisten: a listening TCP socket, passed in port
+# mode only), sending to the host's UDP listener through it;
+# the exit code in $TMP/rc.
+withdgram() {
+	kind=$1; shift
+	( cd "$W" && python3 -c '
+import os, socket, sys
+if sys.argv[1] == "udp":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+elif sys.argv[1] == "tcplisten":
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+else:
+    s, peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+os.dup2(s.fileno(), 0)
+os.execv(sys.argv[2], sys.argv[2:])
+' "$kind" "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" \
+		-- "$NET" udp-send-stdin 127.0.0.1 "$DG_PORT" ) >"$TMP/out" 2>"$TMP/err"
+	echo $? >"$TMP/rc"
+	cat "$TMP/out"
+}
+listen dg udp 127.0.0.1; pid=$L_PID; log=$L_LOG; DG_PORT=$L_PORT
+o1=$(withdgram udp); r1=$(cat "$TMP/rc"); e1=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err"); rx1=$(got "$log")
+o2=$(withdgram udp --allow-network "$pa,$DG_PORT"); r2=$(cat "$TMP/rc"); e2=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err"); rx2=$(got "$log")
+o3=$(withdgram unix); r3=$(cat "$TMP/rc"); e3=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err")
+o4=$(withdgram udp --allow-network); r4=$(cat "$TMP/rc"); rx4=$(got "$log")
+o5=$(withdgram tcplisten --allow-network "$pa"); r5=$(cat "$TMP/rc"); e5=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err")
+o6=$(withdgram tcplisten); r6=$(cat "$TMP/rc"); e6=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err")
+unlisten $pid
+if [ $r1 = 125 ] && [ $r2 = 125 ] && [ $r3 = 125 ] && [ "$e1$e2$e3" = 111 ] && [ -z "$rx1" ] && [ -z "$rx2" ] &&
+	[ $r4 = 0 ] && [ "$o4" = ok ] && [ -n "$rx4" ] && [ $r5 != 125 ] && [ "$e5" = 0 ] &&
+	[ $r6 = 125 ] && [ "$e6" = 1 ]; then t_pass
+else t_fail "default rc=$r1 '$o1' rx='$rx1'; ports rc=$r2 '$o2' rx='$rx2'; unix rc=$r3 '$o3'; bare rc=$r4 '$o4' rx='$rx4'; tcp listener ports rc=$r5 '$o5' default rc=$r6 '$o6'; $(cat "$TMP/err")"; fi
+
+t_start net-stdio-listener-reconnect "a listening TCP socket of the host's as standard input is refused with no network: a connection accepted on it, disconnected and connected again, reached a host TCP listener; in port mode it is passed and that connect is refused there"
+# accrec POLICY...: the probe accepts on descriptor 0 (a listening TCP
+# socket of ours, which a client of ours dials), disconnects the accepted
+# socket and connects it to the host's listener; the exit code in $TMP/rc.
+accrec() {
+	( cd "$W" && python3 -c '
+import os, socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+pid = os.fork()
+if pid == 0:
+    os.dup2(s.fileno(), 0)
+    os.execv(sys.argv[1], sys.argv[1:])
+time.sleep(1)
+c = socket.create_connection(s.getsockname(), timeout=5)
+_, st = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(st))
+' "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" "$@" \
+		-- "$NET" accept-reconnect-stdin 127.0.0.1 "$AR_PORT" ) >"$TMP/out" 2>"$TMP/err"
+	echo $? >"$TMP/rc"
+	cat "$TMP/out"
+}
+listen ar tcp 127.0.0.1; pid=$L_PID; log=$L_LOG; AR_PORT=$L_PORT
+o1=$(accrec); r1=$(cat "$TMP/rc"); e1=$(grep -c "^sandbx: the command's standard input is a socket" "$TMP/err"); rx1=$(got "$log")
+o2=$(accrec --allow-network "$pa"); r2=$(cat "$TMP/rc"); rx2=$(got "$log")
+o3=$(accrec --allow-network); r3=$(cat "$TMP/rc"); rx3=$(got "$log")
+unlisten $pid
+if [ "$r1" = 125 ] && [ "$e1" = 1 ] && [ -z "$rx1" ] && [ "${o2%% *}" = err ] && [ -z "$rx2" ] &&
+	[ "$o3" = ok ] && [ -n "$rx3" ]; then t_pass
+else t_fail "default rc=$r1 '$o1' rx='$rx1'; ports '$o2' rx='$rx2'; bare '$o3' rx='$rx3'; $(cat "$TMP/err")"; fi
+
 t_start net-ports-connect-allowed "ports: TCP connect to an allowed port reaches the host listener"
 out=$(run --allow-network "$pa" -- "$NET" tcp-connect 127.0.0.1 "$pa")
 if [ "$out" = ok ] && got "$pa_log" | grep -q 'data sbx-tcp'; then t_pass; else t_fail "$out $(cat "$TMP/err")"; fi

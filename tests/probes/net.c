@@ -3,6 +3,8 @@
  *
  *   net tcp-connect HOST PORT        connect (2 s timeout), send "sbx-tcp"
  *   net udp-send HOST PORT           socket(SOCK_DGRAM) + sendto "sbx-udp"
+ *   net udp-send-stdin HOST PORT     the same sendto through descriptor 0 (a socket given)
+ *   net accept-reconnect-stdin HOST PORT  accept on descriptor 0, disconnect, connect HOST PORT
  *   net raw [4|6]                    socket(SOCK_RAW, ICMP)
  *   net packet                       socket(AF_PACKET, SOCK_RAW)
  *   net mptcp                        socket(AF_INET, SOCK_STREAM, MPTCP)
@@ -192,19 +194,47 @@ static int tcp_connect(const char *host, const char *port)
 	return probe_report(0);
 }
 
-static int udp_send(const char *host, const char *port)
+/* UDP to HOST PORT from a socket of our own, or (given >= 0) from that
+ * descriptor: a datagram socket the caller handed the command. */
+static int udp_send(const char *host, const char *port, int given)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = parse_addr(host, port, &ss);
 	if (!len)
 		return usage();
-	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = given >= 0 ? given : socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail("socket");
 	for (int i = 0; i < 3; i++)
 		if (sendto(fd, "sbx-udp\n", 8, 0, (struct sockaddr *)&ss, len) < 0)
 			return fail("sendto");
 	close(fd);
+	return probe_report(0);
+}
+
+/* Accept one connection on descriptor 0 (a listening TCP socket given),
+ * disconnect it (connect with AF_UNSPEC) and connect it to HOST PORT. */
+static int accept_reconnect(const char *host, const char *port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr un = { .sa_family = AF_UNSPEC };
+	socklen_t len = parse_addr(host, port, &ss);
+	if (!len)
+		return usage();
+	struct pollfd pf = { .fd = 0, .events = POLLIN };
+	if (poll(&pf, 1, 5000) != 1)
+		return fail("poll");
+	int c = accept(0, NULL, NULL);
+	if (c < 0)
+		return fail("accept");
+	if (connect(c, &un, sizeof(un)) < 0)
+		return fail("disconnect");
+	if (connect_timeout(c, (struct sockaddr *)&ss, len) < 0)
+		return fail("connect");
+	set_timeouts(c);
+	if (send(c, "sbx-tcp\n", 8, MSG_NOSIGNAL) < 0)
+		return fail("send");
+	close(c);
 	return probe_report(0);
 }
 
@@ -660,7 +690,11 @@ int main(int argc, char **argv)
 	if (strcmp(c, "tcp-connect") == 0 && argc == 4)
 		return tcp_connect(argv[2], argv[3]);
 	if (strcmp(c, "udp-send") == 0 && argc == 4)
-		return udp_send(argv[2], argv[3]);
+		return udp_send(argv[2], argv[3], -1);
+	if (strcmp(c, "udp-send-stdin") == 0 && argc == 4)
+		return udp_send(argv[2], argv[3], 0);
+	if (strcmp(c, "accept-reconnect-stdin") == 0 && argc == 4)
+		return accept_reconnect(argv[2], argv[3]);
 	if (strcmp(c, "raw") == 0 && argc <= 3) {
 		int v6 = argc == 3 && strcmp(argv[2], "6") == 0;
 		return just_socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
