@@ -637,7 +637,17 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 	render_end();
 out_nothread:
 	sigaction(SIGWINCH, &old_winch, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	if (hup_ours && (rc == TUI_END_HANGUP || (rc == TUI_END_SIGNAL && end_signal == SIGHUP))) {
+		/* The hang-up is being answered: the SIGHUP that follows the
+		 * keyboard's end (or a second one) is the same, and must not
+		 * turn an exit 3 into a death by SIGHUP while the session is
+		 * stored.  The caller raises SIGHUP itself when it ends so. */
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGHUP, &ign, NULL);
+	} else {
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTSTP, &old_tstp, NULL);
