@@ -44,6 +44,7 @@
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
 #include "util/compat.h"
+#include "util/util.h"
 
 #define AUDIT_FD HELPER_AUDIT_FD
 #define PIN_FD HELPER_PIN_FD
@@ -1440,6 +1441,7 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	/* With a terminal among 0-2, whether the caller is still in the
 	 * foreground is looked at every JOB_POLL_MS while the command runs. */
 	int on_tty = isatty(0) || isatty(1) || isatty(2);
+	long next_look = 0;	/* mono_ms() of the next look, 0: none due */
 	long long cpu_ms = -1;
 	int listener = -1, sfd = signalfd(-1, &jobs, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -1457,16 +1459,27 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 		 * without blocking until none is left. */
 		struct pollfd w2[2] = { { .fd = sfd, .events = POLLIN }, { .fd = listener, .events = POLLIN } };
 		int watch = job == JOB_HELD_BG || (job == JOB_RUNNING && on_tty);
-		int ready = poll(w2, listener >= 0 ? 2 : 1, watch ? JOB_POLL_MS : -1);
+		/* A deadline, not poll's timeout alone: the command can make
+		 * the init's SIGCHLDs come faster than that (orphans that
+		 * exit), and poll would then never time out. */
+		long t = mono_ms();
+		if (!watch)
+			next_look = 0;
+		else if (!next_look)
+			next_look = t + JOB_POLL_MS;
+		int ready = poll(w2, listener >= 0 ? 2 : 1, !watch ? -1 : next_look > t ? (int)(next_look - t) : 0);
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			_exit(EXIT_REFUSED);
 		}
-		if (ready == 0 && job == JOB_HELD_BG && !caller_in_background()) {
+		int look = watch && mono_ms() >= next_look;
+		if (look)
+			next_look = 0;
+		if (look && job == JOB_HELD_BG && !caller_in_background()) {
 			thaw();	/* fg of a job held in the background */
 			job = JOB_RUNNING;
-		} else if (ready == 0 && job == JOB_RUNNING && caller_in_background()) {
+		} else if (look && job == JOB_RUNNING && caller_in_background()) {
 			/* The caller's job lost the terminal without a signal
 			 * the init saw: the harness alone was stopped (kill
 			 * -STOP of its pid), and the shell took the terminal

@@ -418,6 +418,16 @@ if job_terminal; then
 	stop_held
 fi
 
+t_start sr-stdio-sigstop-harness-chld-held "the same stop of sandbx's pid alone holds a command that keeps the init's SIGCHLDs coming faster than every 100 ms (orphans that exit, which the init reaps), so the init's look at the foreground is never put off"
+if job_terminal; then
+	rm -f "$W/stolen"
+	cat > "$TMP/cmd.sh" <<IN
+exec "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- /bin/sh -c '(while :; do sh -c "true &"; done) & exec "\$0" cont-read "\$1"' "$PROBES/fs" "$W/stolen"
+IN
+	stop_job "$TMP/cmd.sh" 'bash -c '\''sleep 1.5; read -r _ _ _ _ _ _ _ fg _ < /proc/self/stat; kill -STOP $fg'\''' ''
+	stop_held
+fi
+
 t_start sr-stdio-stop-zombie-held "a zombie in the sandbox (a child its parent never reaped, which a seize refuses like a thread held elsewhere) does not make a ^Z fail: the job stops, holds, and ends after fg"
 if job_terminal; then
 	rm -f "$W/stolen"
