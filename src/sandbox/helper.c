@@ -44,6 +44,7 @@
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
 #include "util/compat.h"
+#include "util/util.h"
 
 #define AUDIT_FD HELPER_AUDIT_FD
 #define PIN_FD HELPER_PIN_FD
@@ -786,6 +787,11 @@ static void wait_foreground(void)
 			_exit(EXIT_REFUSED);
 }
 
+/* The value of the SIGCONT the supervisor queues to an init that was
+ * stopped by a signal it cannot block or see (SIGSTOP): it continues the
+ * init, which then stops and holds the sandbox as for a ^Z (hold_init). */
+#define JOB_RESTOP 0x53544f50
+
 /* What the init did to the sandbox's other processes for job control. */
 enum job_state { JOB_RUNNING, JOB_STOPPED, JOB_HELD_BG };
 
@@ -1432,6 +1438,10 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	enum job_state job = JOB_RUNNING;
+	/* With a terminal among 0-2, whether the caller is still in the
+	 * foreground is looked at every JOB_POLL_MS while the command runs. */
+	int on_tty = isatty(0) || isatty(1) || isatty(2);
+	long next_look = 0;	/* mono_ms() of the next look, 0: none due */
 	long long cpu_ms = -1;
 	int listener = -1, sfd = signalfd(-1, &jobs, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -1448,15 +1458,34 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 		 * continue) or, in port mode, a listen() to answer; then reap
 		 * without blocking until none is left. */
 		struct pollfd w2[2] = { { .fd = sfd, .events = POLLIN }, { .fd = listener, .events = POLLIN } };
-		int ready = poll(w2, listener >= 0 ? 2 : 1, job == JOB_HELD_BG ? JOB_POLL_MS : -1);
+		int watch = job == JOB_HELD_BG || (job == JOB_RUNNING && on_tty);
+		/* A deadline, not poll's timeout alone: the command can make
+		 * the init's SIGCHLDs come faster than that (orphans that
+		 * exit), and poll would then never time out. */
+		long t = mono_ms();
+		if (!watch)
+			next_look = 0;
+		else if (!next_look)
+			next_look = t + JOB_POLL_MS;
+		int ready = poll(w2, listener >= 0 ? 2 : 1, !watch ? -1 : next_look > t ? (int)(next_look - t) : 0);
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			_exit(EXIT_REFUSED);
 		}
-		if (ready == 0 && !caller_in_background()) {
+		int look = watch && mono_ms() >= next_look;
+		if (look)
+			next_look = 0;
+		if (look && job == JOB_HELD_BG && !caller_in_background()) {
 			thaw();	/* fg of a job held in the background */
 			job = JOB_RUNNING;
+		} else if (look && job == JOB_RUNNING && caller_in_background()) {
+			/* The caller's job lost the terminal without a signal
+			 * the init saw: the harness alone was stopped (kill
+			 * -STOP of its pid), and the shell took the terminal
+			 * back.  Held as a job continued in the background is. */
+			freeze();
+			job = JOB_HELD_BG;
 		}
 		if (w2[0].revents & POLLIN) {
 			struct signalfd_siginfo si[8];
@@ -1469,7 +1498,8 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 				 * stop (the kernel's prepare_signal), so both
 				 * are in one batch only when the second came
 				 * while read() was dequeuing: it is later. */
-				if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+				if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU ||
+				    (sig == SIGCONT && si[i].ssi_code == SI_QUEUE && si[i].ssi_int == JOB_RESTOP)) {
 					stop = 1;
 					cont = 0;
 				} else if (sig == SIGCONT) {
@@ -1676,6 +1706,22 @@ static void on_term(int sig)
 		_exit(EXIT_REFUSED);	/* no command yet: nothing to wait for */
 }
 
+/*
+ * The init was stopped by SIGSTOP (kill -STOP of the caller's job, or of
+ * the init itself), the one stop it cannot block and pass on: the
+ * sandbox's other processes, in a session of their own, would go on
+ * running, and reading the terminal whose keys are now typed for the
+ * shell.  Continue the init with a SIGCONT it tells from any other
+ * (JOB_RESTOP), which it takes as a stop: it stops and holds them all,
+ * as for a ^Z, until the job is continued in the foreground.
+ */
+static void hold_init(pid_t init)
+{
+	union sigval v = { .sival_int = JOB_RESTOP };
+	if (sigqueue(init, SIGCONT, v) < 0 && errno != ESRCH)
+		kill(init, SIGKILL);	/* cannot be held: fail closed */
+}
+
 int helper_main(int argc, char **argv)
 {
 	/* argv: sandbx HELPER_ARGV1 PARENT-PID pin|nopin POLICY... -- CMD... */
@@ -1817,10 +1863,25 @@ int helper_main(int argc, char **argv)
 		close(nsdir);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
+	/* A session of the supervisor's own (hold_init): a SIGSTOP sent to the
+	 * caller's process group (kill -STOP %1) stops the init and the
+	 * harness, not this process.  The init stays in the caller's group and
+	 * session, and a process of another session does not count as a parent
+	 * that keeps that group from being orphaned, so a stopped job whose
+	 * shell is gone still gets the kernel's SIGHUP and SIGCONT. */
+	int own_session = setsid() >= 0;
 	int st;
-	while (waitpid(init, &st, 0) < 0)
-		if (errno != EINTR)
-			_exit(EXIT_REFUSED);
+	for (;;) {
+		pid_t w = waitpid(init, &st, own_session ? WUNTRACED : 0);
+		if (w < 0) {
+			if (errno != EINTR)
+				_exit(EXIT_REFUSED);
+		} else if (WIFSTOPPED(st)) {
+			hold_init(init);
+		} else {
+			break;
+		}
+	}
 	limits_finish(&p, AUDIT_FD);
 	/* The init relays the command's status as an exit code (it cannot die
 	 * by a signal it sends itself); a killed init is reported as killed.

@@ -359,9 +359,9 @@ IN
 	else t_fail "bytes written at the stop, 1 s later, 1 s after bg, after fg: '$out'"; fi
 fi
 
-# stop_job SCRIPT [BEFORE]: run SCRIPT (a sandbox-run, stderr to $W/sbx.err)
-# as a job of a job-control terminal, BEFORE started first in the
-# background; ^Z at 1.5 s, 'hunter2' typed for the shell while the job is
+# stop_job SCRIPT [BEFORE [KEY]]: run SCRIPT (a sandbox-run, stderr to
+# $W/sbx.err) as a job of a job-control terminal, BEFORE started first in
+# the background; KEY (^Z unless given) at 1.5 s, 'hunter2' typed for the shell while the job is
 # stopped, fg, 'after' typed for the command, then end of input.  Sets out
 # to what the terminal showed.
 stop_job() {
@@ -377,7 +377,7 @@ fg >/dev/null
 echo "fg:\$?"
 kill %1 2>/dev/null
 IN
-	out=$( (sleep 1.5; printf '\032'; sleep 2; printf 'hunter2\n'; sleep 1.5; printf 'after\n'; sleep 0.5; printf '\004'; sleep 1) |
+	out=$( (sleep 1.5; printf '%s' "${3-$(printf '\032')}"; sleep 2; printf 'hunter2\n'; sleep 1.5; printf 'after\n'; sleep 0.5; printf '\004'; sleep 1) |
 		timeout 40 script -qec "bash $TMP/job.sh" /dev/null 2>/dev/null | tr -d '\r')
 }
 # stop_held: the job held stopped, the shell's line the shell's, and the
@@ -397,6 +397,34 @@ if job_terminal; then
 	rm -f "$W/stolen"
 	echo "exec \"$SANDBX\" sandbox-run --allow-exec \"$PROBES\" --allow-write \"$W\" -- \"$PROBES/fs\" cont-read \"$W/stolen\"" > "$TMP/cmd.sh"
 	stop_job "$TMP/cmd.sh"
+	stop_held
+fi
+
+t_start sr-stdio-sigstop-held "a command whose job is stopped by SIGSTOP (kill -STOP %1, sent to the job's process group: the init cannot block it, so it cannot pass it on) is stopped and held with it, as at a ^Z: the keys typed for the shell meanwhile are the shell's, and fg continues the command, which reads what is typed then"
+if job_terminal; then
+	rm -f "$W/stolen"
+	echo "exec \"$SANDBX\" sandbox-run --allow-exec \"$PROBES\" --allow-write \"$W\" -- \"$PROBES/fs\" cont-read \"$W/stolen\"" > "$TMP/cmd.sh"
+	# the terminal's foreground group (tpgid, field 8) at 1.5 s is the job's
+	stop_job "$TMP/cmd.sh" 'bash -c '\''sleep 1.5; read -r _ _ _ _ _ _ _ fg _ < /proc/self/stat; kill -STOP -- -$fg'\''' ''
+	stop_held
+fi
+
+t_start sr-stdio-sigstop-harness-held "a command whose sandbx alone is stopped by SIGSTOP (kill -STOP of its pid: the shell reports the job stopped and takes the terminal back, and the init gets no signal at all) is stopped and held within 100 ms, as a job continued in the background is: the keys typed for the shell meanwhile are the shell's, and fg continues the command"
+if job_terminal; then
+	rm -f "$W/stolen"
+	echo "exec \"$SANDBX\" sandbox-run --allow-exec \"$PROBES\" --allow-write \"$W\" -- \"$PROBES/fs\" cont-read \"$W/stolen\"" > "$TMP/cmd.sh"
+	# the job's group leader is sandbx (cmd.sh execs it)
+	stop_job "$TMP/cmd.sh" 'bash -c '\''sleep 1.5; read -r _ _ _ _ _ _ _ fg _ < /proc/self/stat; kill -STOP $fg'\''' ''
+	stop_held
+fi
+
+t_start sr-stdio-sigstop-harness-chld-held "the same stop of sandbx's pid alone holds a command that keeps the init's SIGCHLDs coming faster than every 100 ms (orphans that exit, which the init reaps), so the init's look at the foreground is never put off"
+if job_terminal; then
+	rm -f "$W/stolen"
+	cat > "$TMP/cmd.sh" <<IN
+exec "$SANDBX" sandbox-run --allow-exec "$PROBES" --allow-write "$W" -- /bin/sh -c '(while :; do sh -c "true &"; done) & exec "\$0" cont-read "\$1"' "$PROBES/fs" "$W/stolen"
+IN
+	stop_job "$TMP/cmd.sh" 'bash -c '\''sleep 1.5; read -r _ _ _ _ _ _ _ fg _ < /proc/self/stat; kill -STOP $fg'\''' ''
 	stop_held
 fi
 
