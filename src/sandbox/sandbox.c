@@ -134,12 +134,16 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	/* By inode, not by name: /proc/self/exe is the binary running now. */
 	int e = posix_spawn(&s->pid, "/proc/self/exe", &fa, &attr, args.v, env.v);
 	if (e != 0) {
+		/* ENOMEM: the helper's image did not fit, most often under
+		 * the caller's own ulimit -v, which the helper inherits */
+		char mem[192];
+		memory_limit_advice(mem, sizeof(mem));
 		*err = xasprintf("cannot start the sandbox helper: %s — %s", strerror(e),
 				 e == E2BIG ? "the command's arguments and environment, with the policy the helper "
 					      "is given, pass the system's limit on one exec (getconf ARG_MAX): pass "
 					      "fewer or shorter arguments (through a file, or xargs)"
 				 : e == EAGAIN ? "the process limit is reached (ulimit -u): end some processes, or raise it"
-				 : e == ENOMEM ? "free some memory and try again"
+				 : e == ENOMEM ? mem
 				 : e == EMFILE || e == ENFILE ? NOFILE_ADVICE : "try again");
 		close(pfd[0]);
 		s->pid = -1;
