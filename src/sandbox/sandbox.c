@@ -442,6 +442,13 @@ static const char *grant_path(const struct policy *p, int i)
 	return (i >= 0 && (size_t)i < p->ngrants) ? p->grants[i].path : "?";
 }
 
+/* Descriptor 0, 1 or 2 as the refusals name it: "the command's standard
+ * input". */
+static const char *stdio_word(int fd)
+{
+	return fd == 0 ? "input" : fd == 1 ? "output" : "error";
+}
+
 char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, int arg)
 {
 	switch (label) {
@@ -523,13 +530,13 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 		return xasprintf("the command's standard %s is a directory (or an O_PATH handle): through it the "
 				 "command could reach the host's files outside every grant — redirect a file, a pipe or "
 				 "/dev/null instead; nothing was run",
-				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+				 stdio_word(arg));
 	case ACH_REF_STDIO_MEMFD:
 		return xasprintf("the command's standard %s is an anonymous memory file (memfd), which the sandbox's "
 				 "file rules do not reach: through /proc/self/fd the command could rewrite it and run a "
 				 "program it wrote there — give it through a pipe (cat FILE | ...) or a file; nothing was "
 				 "run",
-				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+				 stdio_word(arg));
 	case ACH_REF_STDIO_SOCKET:
 		return xasprintf("the command's standard %s is a socket of yours that can send to any address (a "
 				 "datagram socket, or a listening TCP socket whose connections can be reconnected): "
@@ -537,14 +544,14 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "network, or unix sockets) — give it a pipe or a file instead, or run with "
 				 "--allow-network (its ports, for a listening socket; --allow-unix-sockets for a unix "
 				 "one); nothing was run",
-				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+				 stdio_word(arg));
 	case ACH_REF_STDIO_TTY:
 		return xasprintf("the command's standard %s is a terminal that is not your controlling terminal, and a "
 				 "grant holds its path: the command could reopen it through /dev/stdin and take it as "
 				 "its own controlling terminal (whose end then hangs the line up, and whose console "
 				 "ioctls it may use) — give it your own terminal, a file or a pipe, or grant a narrower "
 				 "tree than the one holding the terminal; nothing was run",
-				 arg == 0 ? "input" : arg == 1 ? "output" : "error");
+				 stdio_word(arg));
 	case ACH_REF_MQUEUE:
 		return xasprintf("the granted tree holds the host's POSIX message queues (an mqueue mount at '%s'), "
 				 "which the sandbox could not replace with its own: the command could list them and "
