@@ -1566,22 +1566,16 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
  * Looked at in the supervisor, whose /proc is the caller's; a name that
  * cannot be read refuses.
  */
-static int stdio_memfd(void)
+static int stdio_memfd(int fd, const struct stat *st)
 {
-	for (int fd = 0; fd < 3; fd++) {
-		struct stat st;
-		struct statfs sf;
-		char fdp[64], link[16];
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &sf) < 0 ||
-		    (sf.f_type != TMPFS_MAGIC && sf.f_type != HUGETLBFS_MAGIC))
-			continue;
-		fd_path(fdp, sizeof(fdp), fd);
-		ssize_t n = readlink(fdp, link, sizeof(link));
-		if (n >= 0 && (n < 7 || memcmp(link, "/memfd:", 7) != 0))
-			continue;
-		return fd;
-	}
-	return -1;
+	struct statfs sf;
+	char fdp[64], link[16];
+	if (!S_ISREG(st->st_mode) || fstatfs(fd, &sf) < 0 ||
+	    (sf.f_type != TMPFS_MAGIC && sf.f_type != HUGETLBFS_MAGIC))
+		return 0;
+	fd_path(fdp, sizeof(fdp), fd);
+	ssize_t n = readlink(fdp, link, sizeof(link));
+	return n < 0 || (n >= 7 && memcmp(link, "/memfd:", 7) == 0);
 }
 
 /*
@@ -1603,31 +1597,26 @@ static int stdio_memfd(void)
  * (SCTP's one-to-many socket sends to any address listening or not,
  * RDS's connected or not, a connected TCP one is reconnected as above).
  */
-static int stdio_socket(const struct policy *p)
+static int stdio_socket(const struct policy *p, int fd, const struct stat *st)
 {
-	for (int fd = 0; fd < 3; fd++) {
-		struct stat st;
-		struct sockaddr_storage peer;
-		int type = 0, family = 0, proto = 0, listening = 0;
-		socklen_t l = sizeof(type), lf = sizeof(family), lpr = sizeof(proto), ll = sizeof(listening),
-			  lp = sizeof(peer);
-		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-			continue;
-		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
-		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &lf) < 0 ||
-		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &lpr) < 0 ||
-		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) < 0)
-			return fd;	/* cannot tell: fails closed */
-		if (family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
-		    (listening || getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
-			continue;
-		if ((family == AF_INET || family == AF_INET6) && type == SOCK_STREAM && proto == IPPROTO_TCP &&
-		    listening && p->net == POL_NET_PORTS)
-			continue;
-		if (family == AF_UNIX ? !p->allow_unix : p->net != POL_NET_ANY)
-			return fd;
-	}
-	return -1;
+	struct sockaddr_storage peer;
+	int type = 0, family = 0, proto = 0, listening = 0;
+	socklen_t l = sizeof(type), lf = sizeof(family), lpr = sizeof(proto), ll = sizeof(listening),
+		  lp = sizeof(peer);
+	if (!S_ISSOCK(st->st_mode))
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &lf) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &lpr) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) < 0)
+		return 1;	/* cannot tell: fails closed */
+	if (family == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET) &&
+	    (listening || getpeername(fd, (struct sockaddr *)&peer, &lp) == 0))
+		return 0;
+	if ((family == AF_INET || family == AF_INET6) && type == SOCK_STREAM && proto == IPPROTO_TCP &&
+	    listening && p->net == POL_NET_PORTS)
+		return 0;
+	return family == AF_UNIX ? !p->allow_unix : p->net != POL_NET_ANY;
 }
 
 /*
@@ -1646,45 +1635,43 @@ static int stdio_socket(const struct policy *p)
  * read back refuses too.  The common cases cost one fstat a descriptor
  * (not a character device) or three syscalls (the caller's own terminal).
  */
-static int stdio_tty_taken(const struct policy *p)
+static int stdio_tty_taken(const struct policy *p, int fd, const struct stat *st)
 {
-	for (int fd = 0; fd < 3; fd++) {
-		struct stat st, up[64];
-		pid_t sid;
-		char link[PATH_MAX], fdp[64];
-		size_t nup = 0;
-		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || !isatty(fd) || ioctl(fd, TIOCGSID, &sid) == 0)
-			continue;	/* no terminal, or the caller's session holds it */
-		fd_path(fdp, sizeof(fdp), fd);
-		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
-		if (n <= 0)
-			return fd;
-		link[n] = '\0';
-		if (link[0] != '/' || stat(link, &up[0]) < 0 || up[0].st_rdev != st.st_rdev || up[0].st_ino != st.st_ino)
-			return fd;	/* cannot tell where it lies */
-		for (size_t i = 0; i < p->ngrants; i++)
-			if (!p->grants[i].link && !p->grants[i].is_proc && path_within(link, p->grants[i].path))
-				return fd;
-		/* The directories above it, as objects. */
-		for (char *slash = strrchr(link, '/'); slash && nup < SBX_ARRAY_LEN(up); slash = strrchr(link, '/')) {
-			if (slash == link) {
-				if (link[1] == '\0')
-					break;
-				link[1] = '\0';
-			} else {
-				*slash = '\0';
-			}
-			if (stat(link, &up[nup]) == 0)
-				nup++;
+	struct stat up[64];
+	pid_t sid;
+	char link[PATH_MAX], fdp[64];
+	size_t nup = 0;
+	if (!S_ISCHR(st->st_mode) || !isatty(fd) || ioctl(fd, TIOCGSID, &sid) == 0)
+		return 0;	/* no terminal, or the caller's session holds it */
+	fd_path(fdp, sizeof(fdp), fd);
+	ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 1;
+	link[n] = '\0';
+	if (link[0] != '/' || stat(link, &up[0]) < 0 || up[0].st_rdev != st->st_rdev || up[0].st_ino != st->st_ino)
+		return 1;	/* cannot tell where it lies */
+	for (size_t i = 0; i < p->ngrants; i++)
+		if (!p->grants[i].link && !p->grants[i].is_proc && path_within(link, p->grants[i].path))
+			return 1;
+	/* The directories above it, as objects. */
+	for (char *slash = strrchr(link, '/'); slash && nup < SBX_ARRAY_LEN(up); slash = strrchr(link, '/')) {
+		if (slash == link) {
+			if (link[1] == '\0')
+				break;
+			link[1] = '\0';
+		} else {
+			*slash = '\0';
 		}
-		for (size_t i = 0; i < p->ngrants; i++) {
-			const struct policy_grant *g = &p->grants[i];
-			for (size_t k = 0; k < nup && !g->link && !g->is_proc; k++)
-				if (up[k].st_dev == g->dev && up[k].st_ino == g->ino)
-					return fd;
-		}
+		if (stat(link, &up[nup]) == 0)
+			nup++;
 	}
-	return -1;
+	for (size_t i = 0; i < p->ngrants; i++) {
+		const struct policy_grant *g = &p->grants[i];
+		for (size_t k = 0; k < nup && !g->link && !g->is_proc; k++)
+			if (up[k].st_dev == g->dev && up[k].st_ino == g->ino)
+				return 1;
+	}
+	return 0;
 }
 
 /*
@@ -1768,15 +1755,19 @@ int helper_main(int argc, char **argv)
 	if (landlock_scope_missing(abi, p.net != POL_NET_NONE, p.allow_unix))
 		refuse(ACH_REF_LANDLOCK_SCOPE, abi);
 
-	int tty = stdio_tty_taken(&p);
-	if (tty >= 0)
-		refuse(ACH_REF_STDIO_TTY, tty);
-	int mfd = stdio_memfd();
-	if (mfd >= 0)
-		refuse(ACH_REF_STDIO_MEMFD, mfd);
-	int sfd = stdio_socket(&p);
-	if (sfd >= 0)
-		refuse(ACH_REF_STDIO_SOCKET, sfd);
+	/* Descriptors 0-2 that would be a way around the policy: one fstat
+	 * each, shared by the three checks. */
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0)
+			continue;
+		if (stdio_tty_taken(&p, fd, &st))
+			refuse(ACH_REF_STDIO_TTY, fd);
+		if (stdio_memfd(fd, &st))
+			refuse(ACH_REF_STDIO_MEMFD, fd);
+		if (stdio_socket(&p, fd, &st))
+			refuse(ACH_REF_STDIO_SOCKET, fd);
+	}
 
 	/* Resolve --allow-dns names now, with the host's resolver, before any
 	 * namespace exists. */
