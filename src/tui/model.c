@@ -422,6 +422,10 @@ static void stream_append(struct tui_model *m, int kind, const char *s, size_t n
 			break;
 		stream_line(m, kind);	/* an empty line is still a line */
 		stream_close(m);
+		/* the window's bound holds within one delta: a 4 MiB one
+		 * (or a stored answer replayed) of line breaks is some
+		 * 100 bytes a line laid out */
+		enforce_caps(m);
 		s += k + 1;
 		n -= k + 1;
 	}
@@ -443,6 +447,7 @@ static void push_text(struct tui_model *m, int kind, const char *s)
 		int col = 0;
 		tui_sanitize(s, k, &l->text, &l->len, &l->cap, &col);
 		m->bytes += l->len;
+		enforce_caps(m);	/* as stream_append: within one text */
 		s = split || !nl ? s + k : nl + 1;
 	} while (*s);
 }

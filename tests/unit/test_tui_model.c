@@ -1777,6 +1777,47 @@ static void test_tui_keys_question_uncompact_fits(void **state)
 	tui_model_release(&m);
 }
 
+/*
+ * The window's bound holds within one event too.  A delta (one SSE event
+ * holds up to 4 MiB) or a stored answer replayed on resume (a session line
+ * holds up to 16 MiB) made of line breaks was laid out whole before the
+ * window was cut: every line of it held at once, some 100 bytes each, and
+ * the line array never shrank again.  Before, 2 million line breaks in one
+ * replayed answer peaked at 213 MB, 8 million at 846 MB (6 s).
+ */
+static void test_tui_bounded_one_event(void **state)
+{
+	(void)state;
+	const size_t n = 1000000;
+	char *nl = malloc(n + 2);
+	memset(nl, '\n', n);
+	nl[n] = 'x';
+	nl[n + 1] = '\0';
+	struct tui_model m;
+	/* streamed (TEV_TEXT and TEV_THINKING), as live or as tui_replay
+	 * hands a stored answer on */
+	for (int kind = 0; kind < 2; kind++) {
+		tui_model_init(&m, 80, 24, 1);
+		struct turn_event ev = { 0 };
+		ev.kind = kind ? TEV_THINKING : TEV_TEXT;
+		ev.text = nl;
+		ev.len = n + 1;
+		tui_model_event(&m, &ev, 0);
+		assert_true(m.n <= TUI_MAX_LINES);
+		assert_true(m.dropped > 0);
+		/* the array of lines held no more than the window at a time */
+		assert_true(m.cap <= 4 * (size_t)TUI_MAX_LINES);
+		tui_model_release(&m);
+	}
+	/* a note (an error, a retry, the whole view v shows) */
+	tui_model_init(&m, 80, 24, 1);
+	tui_model_note(&m, TL_NOTE, nl);
+	assert_true(m.n <= TUI_MAX_LINES);
+	assert_true(m.cap <= 4 * (size_t)TUI_MAX_LINES);
+	tui_model_release(&m);
+	free(nl);
+}
+
 static void test_tui_bounded_window(void **state)
 {
 	struct tui_model m;
@@ -2099,6 +2140,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question_burst),
 		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
+		cmocka_unit_test(test_tui_bounded_one_event),
 		cmocka_unit_test(test_tui_bounded_tool_rows),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_status_round_in_progress),
