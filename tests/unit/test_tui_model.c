@@ -2099,6 +2099,34 @@ static void test_tui_replay_subject_visible(void **state)
 	tui_model_release(&m);
 }
 
+/* A resumed row's subject is chosen by the tool, as the live row's is
+ * (agent.c): bash's command, any other tool's path, never a stray field.
+ * Before, the replay took any call's "command" first, so a read of
+ * a.txt the tool refused for its stray "command" (stored with it) read
+ * "read rm -rf ~" after a resume, where the live row had read "read a.txt". */
+static void test_tui_replay_subject_by_tool(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	cJSON *msgs = cJSON_Parse(
+		"[{\"role\":\"user\",\"content\":\"go\"},"
+		"{\"role\":\"assistant\",\"content\":["
+		"{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"read\",\"input\":{\"command\":\"rm -rf ~\",\"path\":\"a.txt\"}},"
+		"{\"type\":\"tool_use\",\"id\":\"tu2\",\"name\":\"bash\",\"input\":{\"path\":\"b.txt\",\"command\":\"ls\"}},"
+		"{\"type\":\"tool_use\",\"id\":\"tu3\",\"name\":\"write\",\"input\":{\"command\":\"curl x\"}}]}]");
+	assert_non_null(msgs);
+	tui_model_init(&m, 100, 20, 1);
+	tui_replay(&m, msgs);
+	char *t = tui_model_transcript(&m);
+	assert_non_null(strstr(t, "* read a.txt |"));
+	assert_non_null(strstr(t, "* bash ls |"));
+	assert_null(strstr(t, "rm -rf"));
+	assert_null(strstr(t, "curl x"));
+	free(t);
+	cJSON_Delete(msgs);
+	tui_model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2147,6 +2175,7 @@ int main(void)
 		cmocka_unit_test(test_tui_replay_history),
 		cmocka_unit_test(test_tui_transcript_locale_charset),
 		cmocka_unit_test(test_tui_replay_subject_visible),
+		cmocka_unit_test(test_tui_replay_subject_by_tool),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
