@@ -330,15 +330,8 @@ static int stopped(const struct turn_io *io)
  * the question (or the diff) of its own. */
 static char *call_subject(const char *tool, const cJSON *input)
 {
-	const cJSON *v;
-	if (strcmp(tool, "bash") == 0) {
-		v = cJSON_GetObjectItemCaseSensitive(input, "command");
-		return cJSON_IsString(v) ? gate_visible_command(v->valuestring, GATE_MAX_SHOWN) : xstrdup("");
-	}
-	v = cJSON_GetObjectItemCaseSensitive(input, "path");
-	if (cJSON_IsString(v))
-		return gate_visible_path(v->valuestring, GATE_MAX_SHOWN);
-	return xstrdup("");
+	return gate_call_subject(tool, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(input, "command")),
+				 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(input, "path")));
 }
 
 /*

@@ -188,6 +188,13 @@ char *gate_visible_path(const char *s, size_t max)
 	return visible(s, max, VIS_PATH | VIS_NAME);
 }
 
+char *gate_call_subject(const char *tool, const char *command, const char *path)
+{
+	if (tool && strcmp(tool, "bash") == 0)
+		return command ? gate_visible_command(command, GATE_MAX_SHOWN) : xstrdup("");
+	return path ? gate_visible_path(path, GATE_MAX_SHOWN) : xstrdup("");
+}
+
 /* ---- diff ---------------------------------------------------------------- */
 
 struct lines {

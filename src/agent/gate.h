@@ -132,6 +132,12 @@ char *gate_visible_line(const char *s, size_t max);
  * marks on ASCII as a command shows them ('notes.txt\u00a0' is not
  * notes.txt). */
 char *gate_visible_path(const char *s, size_t max);
+/* What a call is about, for the user, by its tool: bash's command
+ * (gate_visible_command: it may span lines), any other tool's path
+ * (gate_visible_path, one line), never a stray field of the input; ""
+ * when the call has none.  The live question and row (agent.c) and a
+ * resumed row (tui/replay.c) name a call by this one rule. */
+char *gate_call_subject(const char *tool, const char *command, const char *path);
 
 /*
  * A unified diff of old -> new (line based, "--- a/PATH" "+++ b/PATH",

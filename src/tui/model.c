@@ -331,12 +331,29 @@ static int is_fence(const char *t)
 	return sp < 4 && (strncmp(t, "```", 3) == 0 || strncmp(t, "~~~", 3) == 0);
 }
 
+/* The fence that ends a code block is its backticks or tildes alone
+ * (CommonMark): a line of the block that starts with them and goes on is
+ * code, drawn, or the text after them would not be drawn at all. */
+static int is_fence_close(const char *t)
+{
+	if (!is_fence(t))
+		return 0;
+	while (*t == ' ')
+		t++;
+	const char c = *t;
+	while (*t == c)
+		t++;
+	while (*t == ' ' || *t == '\t')
+		t++;
+	return *t == '\0';
+}
+
 static void stream_close(struct tui_model *m)
 {
 	if (!m->stream_open)
 		return;
 	struct tui_line *l = L(m, m->n - 1);
-	if (l->kind == TL_TEXT && is_fence(l->text))
+	if (l->kind == TL_TEXT && (l->in_code ? is_fence_close(l->text) : is_fence(l->text)))
 		m->in_code = !m->in_code;
 	m->stream_open = 0;
 }
@@ -422,6 +439,10 @@ static void stream_append(struct tui_model *m, int kind, const char *s, size_t n
 			break;
 		stream_line(m, kind);	/* an empty line is still a line */
 		stream_close(m);
+		/* the window's bound holds within one delta: a 4 MiB one
+		 * (or a stored answer replayed) of line breaks is some
+		 * 100 bytes a line laid out */
+		enforce_caps(m);
 		s += k + 1;
 		n -= k + 1;
 	}
@@ -443,6 +464,7 @@ static void push_text(struct tui_model *m, int kind, const char *s)
 		int col = 0;
 		tui_sanitize(s, k, &l->text, &l->len, &l->cap, &col);
 		m->bytes += l->len;
+		enforce_caps(m);	/* as stream_append: within one text */
 		s = split || !nl ? s + k : nl + 1;
 	} while (*s);
 }
@@ -817,7 +839,7 @@ static void line_lay(const struct tui_model *m, const struct tui_line *l, struct
 	case TL_TEXT: {
 		const char *t = l->text;
 		if (l->in_code) {
-			if (is_fence(t)) {
+			if (is_fence_close(t)) {
 				y->p1 = g->fence_close;
 				y->s = "";
 				y->n = 0;

