@@ -99,6 +99,21 @@ int gate_hidden(uint32_t prev, uint32_t cp)
 	return utf8_is_invisible(cp) && !(cp == 0xfe0f && emoji_base(prev));
 }
 
+/*
+ * What draws nothing, in text the user approves (a command, a path, the
+ * arguments, a line of the diff: approved set): gate_hidden without its
+ * exception, so an emoji's U+FE0F is shown too.  Terminals disagree on
+ * its width: kitty, WezTerm, iTerm2 and recent VTE draw a symbol with it
+ * two columns wide, where wcwidth and so the screen count one, and each
+ * such pair would push one more character of the row past the margin,
+ * unseen.  In the model's prose that costs a character of a sentence; in
+ * a question it could hide the end of what runs.
+ */
+static int hidden_in(int approved, uint32_t before, uint32_t cp)
+{
+	return approved ? utf8_is_invisible(cp) : gate_hidden(before, cp);
+}
+
 /* What visible() shows beyond controls and what draws nothing. */
 enum {
 	VIS_NEWLINE = 1,	/* \n kept as a line break */
@@ -144,7 +159,7 @@ static char *visible(const char *str, size_t max, int how)
 			out[len++] = (char)cp;
 			utf8_name_drawn(&rules, 1);
 			i++;
-		} else if (utf8_is_unsafe(cp) || gate_hidden(before, cp) || named) {
+		} else if (utf8_is_unsafe(cp) || hidden_in(how & VIS_NAME, before, cp) || named) {
 			if (cp < 0x80)
 				len += (size_t)snprintf(out + len, cap - len, "\\x%02x", (unsigned)cp);
 			else
@@ -336,7 +351,7 @@ static void sb_add_visible(struct sbuf *b, const char *s, size_t n, uint32_t *pr
 		else if (l < 0)
 			*prev = 0xfffd;
 		int named = rules && utf8_name_shown(rules, u, whole, i, l > 0 ? cp : 0xfffd);
-		if (l <= 1 || !(gate_hidden(before, cp) || named)) {
+		if (l <= 1 || !(hidden_in(rules != NULL, before, cp) || named)) {
 			/* drawn as ASCII: ASCII, a control (^X), a C1 or bidi
 			 * control (<U+XXXX>), a byte that is not UTF-8 (\xNN) */
 			if (rules)

@@ -382,9 +382,10 @@ static void gate_visible_ignorable(void **state)
 }
 
 /* One emoji presentation selector after a symbol (the warning sign, the
- * check mark) only picks how it is drawn: it is kept, in the arguments,
- * the diff and text shown in pieces (gate_show_hidden).  A second one,
- * one after a letter, the text selector and the joiner are shown. */
+ * check mark) only picks how it is drawn: it is kept in the model's text
+ * (gate_visible, gate_show_hidden), and shown in what is approved (the
+ * command, a path, the arguments, the diff).  A second one, one after a
+ * letter, the text selector and the joiner are shown everywhere. */
 static void gate_visible_emoji_selector(void **state)
 {
 	(void)state;
@@ -394,10 +395,22 @@ static void gate_visible_emoji_selector(void **state)
 	v = gate_visible("a\xef\xb8\x8f \xe2\x9a\xa0\xef\xb8\x8e \xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9", 512);
 	assert_string_equal(v, "a<U+FE0F> \xe2\x9a\xa0<U+FE0E> \xf0\x9f\x91\xa8<U+200D>\xf0\x9f\x91\xa9");
 	free(v);
+	/* What is approved shows every selector: a terminal may draw the
+	 * symbol two columns wide where the screen counts one, and push the
+	 * row's end past the margin. */
 	char *d = gate_diff("f", NULL, "\xe2\x9c\x85\xef\xb8\x8f ok\nx\xef\xb8\x8f\n", 100, 0);
-	assert_non_null(strstr(d, "+\xe2\x9c\x85\xef\xb8\x8f ok\n"));
+	assert_non_null(strstr(d, "+\xe2\x9c\x85<U+FE0F> ok\n"));
 	assert_non_null(strstr(d, "+x<U+FE0F>\n"));
 	free(d);
+	v = gate_visible_command("echo \xe2\x9a\xa0\xef\xb8\x8f; rm -rf x", 512);
+	assert_string_equal(v, "echo \xe2\x9a\xa0<U+FE0F>; rm -rf x");
+	free(v);
+	v = gate_visible_path("\xe2\x9a\xa0\xef\xb8\x8f.txt", 512);
+	assert_string_equal(v, "\xe2\x9a\xa0<U+FE0F>.txt");
+	free(v);
+	v = gate_visible_args("{\"a\":\"\xe2\x9a\xa0\xef\xb8\x8f\"}", 512);
+	assert_string_equal(v, "{\"a\":\"\xe2\x9a\xa0<U+FE0F>\"}");
+	free(v);
 	assert_true(gate_hidden(0, 0x200b));
 	assert_true(gate_hidden(0x26a0, 0x200d));
 	assert_false(gate_hidden(0x26a0, 0xfe0f));
