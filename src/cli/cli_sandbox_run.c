@@ -96,6 +96,13 @@ fail:
 struct stdio_snap {
 	int have[3];
 	int flags[3];
+	/* The open file description's SIGIO owner and signal (F_SETOWN,
+	 * F_SETSIG), shared with the caller's shell like the flags: left by
+	 * the command, a later program of the caller's that turns O_ASYNC on
+	 * there gets the command's signal (SIGKILL) at the next line typed. */
+	int own_ok[3];
+	struct f_owner_ex own[3];
+	int sig[3];
 	struct stat st[3];
 	int nterm;
 	int term_fd[3];
@@ -109,6 +116,7 @@ static void stdio_take(struct stdio_snap *z)
 		if ((z->flags[fd] = fcntl(fd, F_GETFL)) < 0 || fstat(fd, &z->st[fd]) < 0)
 			continue;
 		z->have[fd] = 1;
+		z->own_ok[fd] = fcntl(fd, F_GETOWN_EX, &z->own[fd]) == 0 && (z->sig[fd] = fcntl(fd, F_GETSIG)) >= 0;
 		/* Only a character device can be a terminal: a pipe or a
 		 * file costs no ioctl here (the bench's stdio is neither). */
 		if (!S_ISCHR(z->st[fd].st_mode))
@@ -223,6 +231,12 @@ static void stdio_restore(const struct stdio_snap *z)
 		int fl = fcntl(fd, F_GETFL);
 		if (fl >= 0 && fl != z->flags[fd])
 			(void)fcntl(fd, F_SETFL, z->flags[fd]);
+		struct f_owner_ex own;
+		if (z->own_ok[fd] && fcntl(fd, F_GETOWN_EX, &own) == 0 &&
+		    (own.type != z->own[fd].type || own.pid != z->own[fd].pid))
+			(void)fcntl(fd, F_SETOWN_EX, &z->own[fd]);
+		if (z->own_ok[fd] && fcntl(fd, F_GETSIG) != z->sig[fd])
+			(void)fcntl(fd, F_SETSIG, z->sig[fd]);
 		if (fstat(fd, &st) == 0 && st.st_dev == z->st[fd].st_dev && st.st_ino == z->st[fd].st_ino &&
 		    (st.st_mode & 07777) != (z->st[fd].st_mode & 07777)) {
 			if (fchmod(fd, z->st[fd].st_mode & 07777) == 0)
