@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -96,11 +97,38 @@ fail:
 struct stdio_snap {
 	int have[3];
 	int flags[3];
+	/* The open file description's SIGIO owner and signal (F_SETOWN,
+	 * F_SETSIG), shared with the caller's shell like the flags: left by
+	 * the command, a later program of the caller's that turns O_ASYNC on
+	 * there gets the command's signal (SIGKILL) at the next line typed. */
+	int own_ok[3];
+	struct f_owner_ex own[3];
+	int sig[3];
+	/* Whether the description held a lock (flock, or an OFD lock) before
+	 * the run: 1, 0, or -1 when /proc cannot tell.  Those locks belong to
+	 * the description too, not to the process that took them, so one the
+	 * command takes stays while the caller keeps the description open
+	 * (a script's exec >>log, a login shell's terminal). */
+	int locked[3];
 	struct stat st[3];
 	int nterm;
 	int term_fd[3];
 	struct termios tio[3];
 };
+
+/* 1 when the open file description of fd holds a flock or OFD lock
+ * (the "lock:" lines /proc/self/fdinfo/FD shows for it, whoever took
+ * it), 0 when it holds none, -1 when that cannot be read. */
+static int fd_locked(int fd)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	ssize_t n = read_small_at(AT_FDCWD, path, 0, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strstr(buf, "\nlock:") != NULL;
+}
 
 static void stdio_take(struct stdio_snap *z)
 {
@@ -109,6 +137,10 @@ static void stdio_take(struct stdio_snap *z)
 		if ((z->flags[fd] = fcntl(fd, F_GETFL)) < 0 || fstat(fd, &z->st[fd]) < 0)
 			continue;
 		z->have[fd] = 1;
+		z->own_ok[fd] = fcntl(fd, F_GETOWN_EX, &z->own[fd]) == 0 && (z->sig[fd] = fcntl(fd, F_GETSIG)) >= 0;
+		/* A pipe or a socket is relayed (relay.h): the command never
+		 * holds the caller's description, and no syscall is spent. */
+		z->locked[fd] = S_ISREG(z->st[fd].st_mode) || S_ISCHR(z->st[fd].st_mode) ? fd_locked(fd) : -1;
 		/* Only a character device can be a terminal: a pipe or a
 		 * file costs no ioctl here (the bench's stdio is neither). */
 		if (!S_ISCHR(z->st[fd].st_mode))
@@ -223,6 +255,26 @@ static void stdio_restore(const struct stdio_snap *z)
 		int fl = fcntl(fd, F_GETFL);
 		if (fl >= 0 && fl != z->flags[fd])
 			(void)fcntl(fd, F_SETFL, z->flags[fd]);
+		struct f_owner_ex own;
+		if (z->own_ok[fd] && fcntl(fd, F_GETOWN_EX, &own) == 0 &&
+		    (own.type != z->own[fd].type || own.pid != z->own[fd].pid))
+			(void)fcntl(fd, F_SETOWN_EX, &z->own[fd]);
+		if (z->own_ok[fd] && fcntl(fd, F_GETSIG) != z->sig[fd])
+			(void)fcntl(fd, F_SETSIG, z->sig[fd]);
+		/* A lock the command left: released, but only where the caller
+		 * held none (which lock is whose cannot be told apart). */
+		if (z->locked[fd] == 0 && fd_locked(fd) == 1) {
+			struct flock whole = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+			int e = flock(fd, LOCK_UN) < 0 ? errno : 0;
+			if (fcntl(fd, F_OFD_SETLK, &whole) < 0 && !e)
+				e = errno;
+			if (!e && fd_locked(fd) == 0)
+				sbx_err("the command left a lock on descriptor %d's file — released", fd);
+			else
+				sbx_err("the command left a lock on descriptor %d's file and it could not be "
+					"released (%s) — it is held until every program holding that descriptor "
+					"closes it", fd, e ? strerror(e) : "still listed");
+		}
 		if (fstat(fd, &st) == 0 && st.st_dev == z->st[fd].st_dev && st.st_ino == z->st[fd].st_ino &&
 		    (st.st_mode & 07777) != (z->st[fd].st_mode & 07777)) {
 			if (fchmod(fd, z->st[fd].st_mode & 07777) == 0)

@@ -1213,6 +1213,10 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	 * under a sanitizer's allocator an address-space limit fails it. */
 	if (p->limits[LIM_MEMORY] && !limits_by_cgroup(LIM_MEMORY) && seccomp_sysv_install() < 0)
 		refuse(ACH_REF_SECCOMP, EINVAL);
+	/* No signal scope below ABI 6: no SIGIO the kernel addresses to the
+	 * terminal's foreground process group, the caller's job (seccomp.h). */
+	if (!(landlock_scopes(abi) & LANDLOCK_SCOPE_SIGNAL) && seccomp_async_install() < 0)
+		refuse(ACH_REF_SECCOMP, EINVAL);
 	limits_apply_rlimits(p, AUDIT_FD);
 	command_env();
 	netpol_apply_env(p);

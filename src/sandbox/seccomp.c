@@ -770,6 +770,34 @@ int seccomp_sysv_install(void)
 	return r;
 }
 
+int seccomp_async_build(scmp_filter_ctx *out)
+{
+	scmp_filter_ctx ctx;
+	int r = new_ctx(&ctx);
+	if (r < 0)
+		return r;
+	/* fcntl's cmd and ioctl's request are unsigned ints: the low 32 bits
+	 * are compared.  setfl() reads its flags as an unsigned int too. */
+	if ((r = seccomp_rule_add(ctx, DENY, SCMP_SYS(fcntl), 2, ARG32(1, F_SETFL), ARGBITS(2, O_ASYNC))) < 0 ||
+	    (r = seccomp_rule_add(ctx, DENY, SCMP_SYS(ioctl), 1, ARG32(1, FIOASYNC))) < 0) {
+		seccomp_release(ctx);
+		return r;
+	}
+	*out = ctx;
+	return 0;
+}
+
+int seccomp_async_install(void)
+{
+	scmp_filter_ctx ctx;
+	int r = seccomp_async_build(&ctx);
+	if (r < 0)
+		return r;
+	r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
+}
+
 int seccomp_filter_install(const struct policy *p)
 {
 	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));

@@ -59,6 +59,23 @@ int seccomp_filter_install(const struct policy *p);
 int seccomp_sysv_build(scmp_filter_ctx *out);
 int seccomp_sysv_install(void);
 
+/*
+ * The second, small filter of a command under a Landlock ABI without the
+ * signal scope (below 6): fcntl(F_SETFL) turning O_ASYNC on and
+ * ioctl(FIOASYNC) answer EPERM.  Turned on for a terminal, O_ASYNC makes
+ * the kernel itself name the owner of the SIGIO (or F_SETSIG's signal) a
+ * key then sends: the terminal's foreground process group, the caller's
+ * job (sandbx, and the programs of its pipeline or the script that ran
+ * it), which the pid namespace does not hide, since no pid is given.
+ * From ABI 6 Landlock's scope refuses that signal (the domain of the
+ * process that set the owner is kept with the file), and nothing is
+ * filtered.  Built in the command stage, which knows the ABI;
+ * seccomp_async_build gives the context (tests); _install builds and
+ * loads.
+ */
+int seccomp_async_build(scmp_filter_ctx *out);
+int seccomp_async_install(void);
+
 /* The kernel's BPF_MAXINSNS: no seccomp program is longer. */
 #define SECCOMP_BPF_MAX_INSNS 4096
 

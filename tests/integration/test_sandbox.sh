@@ -973,6 +973,50 @@ out=$( cd "$W" && "$LLF" --abi 5 -- "$SANDBX" sandbox-run --allow-write "$W/w5" 
 if [ "$(cat "$W/w5/ran" 2>/dev/null)" = ok ] && [ ! -e "$W/ro5/x" ] && [ $rc -ne 0 ] && [ $rc -ne 125 ]; then t_pass
 else t_fail "rc=$rc ran=$(cat "$W/w5/ran" 2>&1) ro=$(ls "$W/ro5") $out"; fi
 
+t_start sb-signal-tty-async "a command cannot have the kernel signal the caller's job through its terminal: O_ASYNC turned on for a terminal (fcntl F_SETFL, ioctl FIOASYNC) sends SIGIO to the terminal's foreground process group as a line arrives, which Landlock's signal scope refuses from ABI 6 and the filter refuses below it (EPERM; at ABI 5 the caller's job died of SIGIO before)"
+# The driver runs sh on a pseudo-terminal of its own, which makes sh's
+# process group the foreground one: sh, and sandbx under it, are the job a
+# SIGIO from the terminal reaches.  Once the probe has answered, a line is
+# typed; sh then says it lived on, and the driver how sh ended.
+cat > "$TMP/ttydrive.py" <<'PYEOF'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv("/bin/sh", ["sh", "-c", sys.argv[1] + '; echo "job lived rc=$?"'])
+out, typed, t0, st = b"", False, time.time(), None
+while st is None and time.time() - t0 < 30:
+    if not typed and any(l.startswith((b"ok", b"err ")) for l in out.replace(b"\r", b"").split(b"\n")):
+        os.write(fd, b"x\n")
+        typed = True
+    r, _, _ = select.select([fd], [], [], 0.05)
+    if r:
+        try:
+            out += os.read(fd, 4096)
+        except OSError:
+            pass
+    p, s = os.waitpid(pid, os.WNOHANG)
+    if p:
+        st = s
+if st is None:
+    os.kill(pid, 9)
+    st = os.waitpid(pid, 0)[1]
+lines = [l for l in out.decode(errors="replace").replace("\r", "").split("\n")
+         if l.startswith(("ok", "err ", "ran on", "job lived"))]
+how = "sig=%d" % os.WTERMSIG(st) if os.WIFSIGNALED(st) else "exit=%d" % os.WEXITSTATUS(st)
+print(" ".join(lines) + " | " + how)
+PYEOF
+bad=""
+for way in setfl fioasync; do
+	for fake in "" 5; do
+		want="ok ran on job lived rc=0 | exit=0"
+		[ -n "$fake" ] && want="err EPERM 1 ran on job lived rc=0 | exit=0"
+		got=$( cd "$W" && python3 "$TMP/ttydrive.py" \
+			"${fake:+'$LLF' --abi $fake -- }'$SANDBX' sandbox-run --allow-exec '$PROBES' -- '$FS' tty-async $way 2>/dev/null" )
+		[ "$got" = "$want" ] || bad="$bad [$way at abi ${fake:-real}: '$got', expected '$want']"
+	done
+done
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start sb-landlock-subdomains-unlogged "at Landlock ABI 7 the sandbox's domain is made with LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF and no other flag, so no domain the command makes under it writes to the host's audit log, whatever flags it asks (its own LOG_NEW_EXEC_ON reaches the kernel, and its domain still denies); below ABI 7 (answered 6) the flags are 0, as an older kernel requires"
 # What the kernel was given, recorded by llfake (audit is off on most
 # machines, and with it the records that would show the flag's effect).

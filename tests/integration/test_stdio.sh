@@ -147,6 +147,50 @@ t_start sr-stdio-mode-restored "a command that chmods the file its stdout was re
 mode=$(stat -c %a "$O/log")
 if [ "$mode" = 644 ] && grep -qx wrote "$O/log" && grep -q "changed the mode of descriptor 1's file from 0644 to 0666 — put back" "$TMP/err"; then t_pass
 else t_fail "mode $mode, log '$(cat "$O/log")', stderr: $(cat "$TMP/err")"; fi
+t_start sr-stdio-owner-restored "a command that sets the SIGIO owner and signal (F_SETOWN, F_SETSIG) of the file its stdout was redirected to, or of its terminal, leaves both as they were once sandbx returns: they belong to the open file description, shared with the caller's shell, and a later program that turned O_ASYNC on there got the command's SIGKILL at the next line typed"
+SET='import fcntl, os, sys; fd = int(sys.argv[1]); fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid()); fcntl.fcntl(fd, 10, 9); print("set", fcntl.fcntl(fd, 11), fcntl.fcntl(fd, fcntl.F_GETOWN) > 0)'
+GET='import fcntl, sys; fd = int(sys.argv[1]); print("after", fcntl.fcntl(fd, 11), fcntl.fcntl(fd, fcntl.F_GETOWN))'
+: > "$O/own"
+( cd "$W" && exec 3>>"$O/own" && "$SANDBX" sandbox-run -- $PY -c "$SET" 1 >&3 2>"$TMP/err"; $PY -c "$GET" 3 >&3 )
+file=$(tr '\n' ' ' < "$O/own")
+term="(no script(1) to make a terminal)"
+if command -v script >/dev/null; then
+	cat > "$TMP/inner-own.sh" <<IN
+cd "$W"
+"$SANDBX" sandbox-run -- $PY -c '$SET' 0 2>/dev/null
+$PY -c '$GET' 0
+IN
+	term=$(script -qc "sh $TMP/inner-own.sh" /dev/null </dev/null | tr -d '\r' | tr '\n' ' ')
+fi
+if [ "$file" = "set 9 True after 0 0 " ] && [ "$term" = "set 9 True after 0 0 " ]; then t_pass
+else t_fail "file: '$file', terminal: '$term', stderr: $(cat "$TMP/err")"; fi
+t_start sr-stdio-lock-released "a lock the command takes on the file its stdout was redirected to (flock, or an OFD lock) is released once sandbx returns, saying so: it belongs to the open file description, and before it stayed as long as the caller kept that open (a script's exec >>log), refusing every other program's lock; a lock the caller held there before the run is left alone"
+LOCK='import fcntl, struct, sys; how = sys.argv[1]
+if how == "flock": fcntl.flock(1, fcntl.LOCK_EX)
+elif how == "ofd": fcntl.fcntl(1, 37, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+print("locked", how)'
+# A lock of the same kind from another description (flock and fcntl
+# locks do not see each other).
+FREE='import fcntl, sys
+f = open(sys.argv[1], "a")
+try:
+    (fcntl.flock if sys.argv[2] == "flock" else fcntl.lockf)(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print("free")
+except OSError:
+    print("held")'
+bad=""
+for how in flock ofd; do
+	: > "$O/lk-$how"
+	got=$( exec 3>>"$O/lk-$how"; ( cd "$W" && "$SANDBX" sandbox-run -- $PY -c "$LOCK" $how ) >&3 2>"$TMP/err-$how"; $PY -c "$FREE" "$O/lk-$how" $how )
+	[ "$got" = free ] && grep -qx "locked $how" "$O/lk-$how" &&
+		grep -q "the command left a lock on descriptor 1's file — released" "$TMP/err-$how" ||
+		bad="$bad [$how: after the run '$got', file '$(cat "$O/lk-$how")', stderr: $(cat "$TMP/err-$how")]"
+done
+# The caller's own lock on the description, taken before the run: kept.
+: > "$O/lk-own"
+got=$( exec 3>>"$O/lk-own"; $PY -c 'import fcntl; fcntl.flock(3, fcntl.LOCK_EX)'
+	( cd "$W" && "$SANDBX" sandbox-run -- $PY -c "$LOCK" flock ) >&3 2>"$TMP/err-own"; $PY -c "$FREE" "$O/lk-own" flock )
+[ "$got" = held ] && ! grep -q "left a lock" "$TMP/err-own" || bad="$bad [caller's lock: after the run '$got', stderr: $(cat "$TMP/err-own")]"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 t_start sr-stdio-devnull-own "a standard descriptor that is a null, zero or urandom device reaches the command as the view's own read-only node: fchmod, fchown and utimes through it fail with EROFS, so the host's node keeps its mode even if sandbx never gets to put it back"
 # As root a private node stands in for /dev/null, so a failure cannot
 # break the machine's own; a user cannot make one, nor chmod /dev/null.

@@ -58,6 +58,7 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -89,6 +90,25 @@ static int grep_file(const char *path, const char *needle)
 	for (ssize_t i = 0; i + (ssize_t)nl <= n; i++)
 		if (memcmp(buf + i, needle, nl) == 0)
 			return 1;
+	return 0;
+}
+
+/*
+ * Turn on O_ASYNC for standard input (a terminal), by fcntl (way
+ * "setfl") or by ioctl (way "fioasync"), print the answer, then wait
+ * 1.5 s for a line typed on the terminal.  On a terminal the kernel sends
+ * that SIGIO to the terminal's foreground process group, the caller's job,
+ * which only Landlock's signal scope (ABI 6) keeps from host processes.
+ */
+static int tty_async(const char *way)
+{
+	int on = 1;
+	long r = !strcmp(way, "fioasync") ? ioctl(0, FIOASYNC, &on)
+					   : fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_ASYNC);
+	(void)probe_report(r);
+	usleep(1500 * 1000);
+	printf("ran on\n");
+	fflush(stdout);
 	return 0;
 }
 
@@ -292,6 +312,8 @@ int main(int argc, char **argv)
 		return probe_report(kill((pid_t)atoi(a), 0));
 	if (!strcmp(c, "signal-init"))
 		return signal_init();
+	if (!strcmp(c, "tty-async"))
+		return tty_async(a);
 	if (!strcmp(c, "connect")) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(a)) };
 		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -1264,6 +1264,55 @@ static void test_seccomp_sysv_under_memory_limit(void **state)
 	bpf_prog_free(&sv);
 }
 
+/* Below Landlock ABI 6 (no signal scope) the command stage loads a second
+ * filter: O_ASYNC turned on by fcntl(F_SETFL) or ioctl(FIOASYNC) answers
+ * EPERM (on a terminal the kernel addresses that SIGIO to the caller's
+ * job), whatever the high bits of cmd, request or flags hold; every other
+ * fcntl and ioctl, and every other syscall, passes.  The main filter,
+ * under every policy, leaves both alone (test_seccomp_nothing_else_denied). */
+static void test_seccomp_async_below_signal_scope(void **state)
+{
+	(void)state;
+	const uint64_t hi = 0xdead000000000000ULL | (0xbeefULL << 32);
+	scmp_filter_ctx ctx;
+	struct bpf_prog af = { 0 };
+	assert_int_equal(seccomp_async_build(&ctx), 0);
+	export_ctx(ctx, &af);
+	static const struct { int nr; uint64_t a1, a2; int want; const char *what; } cases[] = {
+		{ SYS_fcntl, F_SETFL, O_ASYNC, R_EPERM, "F_SETFL O_ASYNC" },
+		{ SYS_fcntl, F_SETFL, O_ASYNC | O_NONBLOCK | O_APPEND, R_EPERM, "F_SETFL O_ASYNC|O_NONBLOCK|O_APPEND" },
+		{ SYS_fcntl, F_SETFL, O_NONBLOCK, R_ALLOW, "F_SETFL O_NONBLOCK" },
+		{ SYS_fcntl, F_SETFL, 0, R_ALLOW, "F_SETFL 0" },
+		{ SYS_fcntl, F_GETFL, O_ASYNC, R_ALLOW, "F_GETFL" },
+		{ SYS_fcntl, F_SETOWN, 1, R_ALLOW, "F_SETOWN" },
+		{ SYS_fcntl, F_SETSIG, SIGIO, R_ALLOW, "F_SETSIG" },
+		{ SYS_ioctl, FIOASYNC, 0, R_EPERM, "FIOASYNC" },
+		{ SYS_ioctl, FIONBIO, 0, R_ALLOW, "FIONBIO" },
+		{ SYS_ioctl, TCGETS, 0, R_ALLOW, "TCGETS" },
+	};
+	char what[96];
+	for (size_t i = 0; i < SBX_ARRAY_LEN(cases); i++)
+		for (int h = 0; h < 2; h++) {
+			struct seccomp_data d = { .nr = cases[i].nr, .arch = seccomp_arch_native(),
+						  .args = { 0, cases[i].a1 | (h ? hi : 0), cases[i].a2 | (h ? hi : 0) } };
+			snprintf(what, sizeof(what), "%s%s", cases[i].what, h ? " (high bits)" : "");
+			ASSERT_RET(bpf_run(&af, &d), cases[i].want, what);
+		}
+	for (int nr = 0; nr < 512; nr++) {
+		if (nr == SYS_fcntl || nr == SYS_ioctl)
+			continue;
+		struct seccomp_data d = { .nr = nr, .arch = seccomp_arch_native(), .args = { 0, F_SETFL, O_ASYNC } };
+		ASSERT_RET(bpf_run(&af, &d), R_ALLOW, "another syscall");
+	}
+	for (int f = 0; f < F__COUNT; f++) {
+		snprintf(what, sizeof(what), "F_SETFL O_ASYNC (main filter %d)", f);
+		ASSERT_RET(run(f, SYS_fcntl, 0, F_SETFL, O_ASYNC, 0), R_ALLOW, what);
+		snprintf(what, sizeof(what), "FIOASYNC (main filter %d)", f);
+		ASSERT_RET(run(f, SYS_ioctl, 0, FIOASYNC, 0, 0), R_ALLOW, what);
+	}
+	bpf_prog_free(&af);
+}
+
 /* 200 builds and exports in a row: each releases what it made (the
  * sanitizers' leak check and valgrind watch this).  What one costs is
  * printed, not asserted: speed is bench/spawn.sh's, side by side with
@@ -1336,6 +1385,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_prlimit_init),
 		cmocka_unit_test(test_seccomp_core_limit),
 		cmocka_unit_test(test_seccomp_sysv_under_memory_limit),
+		cmocka_unit_test(test_seccomp_async_below_signal_scope),
 		cmocka_unit_test(test_seccomp_build_repeated),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
