@@ -24,6 +24,7 @@
 #include "tools/tools_limits.h"
 #include "util/log.h"
 #include "child_testutil.h"
+#include "close_spy.h"
 #include "fsync_spy.h"
 #include "tools_testutil.h"
 
@@ -1855,6 +1856,21 @@ static void tool_write_in_place_sync_fails_keeps_tail(void **state)
 	tool_result_release(&r);
 	now = tt_slurp(f->dir, "w/pin.txt");
 	assert_string_equal(now, "y");
+	free(now);
+	/* A close that fails once the new text is written, cut to size and
+	 * synced cannot undo it: said so, not "unchanged", as before. */
+	tt_file(f->dir, "w/pin.txt", "one\ntwo\nthree\n");
+	close_fails = EIO;
+	close_failed = 0;
+	rc = run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"z\"}", &r);
+	close_fails = 0;
+	assert_int_equal(close_failed, 1);
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "'pin.txt' is written and synced to disk, but closing it failed: Input/output error — the "
+		      "new content is in place; read it back to check it");
+	tool_result_release(&r);
+	now = tt_slurp(f->dir, "w/pin.txt");
+	assert_string_equal(now, "z");
 	free(now);
 	tt_file(f->dir, "w/pin.txt", "one\ntwo\nthree\n");
 	/* and with the sync working, the same write goes through */
