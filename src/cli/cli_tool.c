@@ -5,7 +5,8 @@
  * succeeded, 1 when it returned a tool error, 64 for a bad command line
  * (JSON that does not parse included), 125 when the policy is refused.
  * Audit records go to stderr; SIGINT/SIGTERM set the tools' stop flag, so
- * a running call ends with "cancelled".
+ * a running call ends as an error: what it had printed or found so far
+ * and a note that it was stopped (bash, grep, find, ls), or "cancelled".
  */
 #include <signal.h>
 #include <stdio.h>

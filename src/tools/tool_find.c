@@ -74,11 +74,6 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *base = tdisplay_base(path);
 	walk_tree(&w, fd, base);
 	free(base);
-	if (w.stop == WALK_CANCELLED) {
-		tskip_release(&w.unopened);
-		strv_free(&f.shown);
-		return tool_fail(out, "cancelled");
-	}
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT + 64);
 	if (f.shown.n > 1)
@@ -88,8 +83,7 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		tout_add(&o, "\n", 1);
 	}
 	if (f.matched == 0)
-		tout_force(&o, w.stop == WALK_CAP || w.stop == WALK_TIME ? "(no matches in the entries scanned)\n"
-								   : "(no matches)\n");
+		tout_force(&o, w.stop != WALK_DONE ? "(no matches in the entries scanned)\n" : "(no matches)\n");
 	if (f.matched > f.shown.n) {
 		char *m = xasprintf("(showing %zu of %llu matches%s)\n", f.shown.n, (unsigned long long)f.matched,
 				    f.out_full ? ": output cap of 256 KiB reached" : "; raise --max-results for more");
@@ -104,5 +98,11 @@ int tool_find_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	}
 	walk_notes(&w, &o);
 	strv_free(&f.shown);
+	/* a stopped walk keeps what it found, as a stopped bash call keeps
+	 * its output (before: "cancelled" alone), and is still an error */
+	if (w.stop == WALK_CANCELLED) {
+		tool_stop_note(c, &o, "search");
+		return tool_fail_own(out, tout_detach(&o));
+	}
 	return tool_ok_own(out, tout_detach(&o));
 }

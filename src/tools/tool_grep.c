@@ -652,8 +652,6 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 	} else {
 		search_fd(g, fd, path);
 	}
-	if (cancelled)
-		return tool_fail(out, "cancelled");
 	struct tout *o = &g->o;
 	if (g->matches == 0)
 		tout_note(o, "(no matches in %llu files searched)\n", (unsigned long long)g->files);
@@ -699,6 +697,12 @@ static int grep_search(struct grepst *g, const struct tool_ctx *c, const char *p
 			  (unsigned long long)g->short_hit, g->short_hit == 1 ? "" : "s",
 			  (unsigned long long)g->shorted.n, g->shorted.n == 1 ? "" : "s",
 			  g->shorted.n == 1 ? "" : "the first ", g->shorted.first ? g->shorted.first : "", advice);
+	}
+	/* a stopped walk keeps what it found, as a stopped bash call keeps
+	 * its output (before: "cancelled" alone), and is still an error */
+	if (cancelled) {
+		tool_stop_note(c, o, "search");
+		return tool_fail_own(out, tout_detach(o));
 	}
 	return tool_ok_own(out, tout_detach(o));
 }
@@ -881,11 +885,23 @@ static int grep_in_child(struct grepst *g, const struct tool_ctx *c, const char 
 		} else
 			partial = xstrdup("the search ended without a result — run it again");
 	}
-	munmap(prog, sizeof(*prog));
 	if (stopped) {
+		/* the lines the child had shown, then why it ended, as a
+		 * search in this process answers (before: "cancelled" alone) */
+		struct tout o;
+		tout_init(&o, TOOLS_MAX_OUTPUT);
+		size_t plen = __atomic_load_n(&prog->len, __ATOMIC_ACQUIRE);
+		if (plen <= TOOLS_MAX_OUTPUT)
+			(void)tout_add(&o, prog->text, plen);
+		if (!prog->matches)
+			tout_force(&o, "(no matches found before the stop)\n");
+		tool_stop_note(c, &o, "search");
+		munmap(prog, sizeof(*prog));
 		free(buf);
-		return tool_fail(out, "cancelled");
+		free(partial);
+		return tool_fail_own(out, tout_detach(&o));
 	}
+	munmap(prog, sizeof(*prog));
 	if (timed_out) {
 		free(buf);
 		return tool_ok_own(out, partial);

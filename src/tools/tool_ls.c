@@ -142,10 +142,13 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 		}
 		total++;
 		heap_offer(&v, &n, &nalloc, k, de);
+		tool_hook(c, "entry", nm);
 	}
-	if (n > 1 && !cancelled)
+	/* stopped, the entries read so far are listed all the same, as a
+	 * stopped bash call keeps its output (before: "cancelled" alone) */
+	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_lsent);
-	for (size_t i = 0; i < n && !cancelled; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct stat es;
 		if (fstatat(dirfd(d), v[i].name, &es, AT_SYMLINK_NOFOLLOW) == 0) {
 			v[i].type = type_word(es.st_mode);
@@ -162,7 +165,7 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 	closedir(d);
 	struct tout o;
 	tout_init(&o, TOOLS_MAX_OUTPUT);
-	if (!cancelled) {
+	{
 		uint64_t shown = 0;
 		for (size_t i = 0; i < n && shown < maxr; i++) {
 			char *vis = tools_name_visible(v[i].name);
@@ -175,7 +178,7 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 			shown++;
 		}
 		if (total == 0)
-			tout_force(&o, "(empty directory)\n");
+			tout_force(&o, cancelled ? "(no entries read)\n" : "(empty directory)\n");
 		else if (shown < total) {
 			char *m = xasprintf("(showing %llu of %llu entries%s)\n", (unsigned long long)shown,
 					    (unsigned long long)total, o.full ? ": output cap of 256 KiB reached"
@@ -193,8 +196,8 @@ int tool_ls_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *o
 		free(v[i].name);
 	free(v);
 	if (cancelled) {
-		tout_release(&o);
-		return tool_fail(out, "cancelled");
+		tool_stop_note(c, &o, "listing");
+		return tool_fail_own(out, tout_detach(&o));
 	}
 	return tool_ok_own(out, tout_detach(&o));
 }

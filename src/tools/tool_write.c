@@ -229,8 +229,15 @@ static int write_in_place(const struct tool_ctx *c, const char *path, const char
 	}
 	xfsz_restore(&mask);
 	free(keep);
-	if (close(fd) < 0 && !e)
+	if (close(fd) < 0 && !e) {
+		/* the new text is written, cut to size and synced: a close
+		 * that fails now (NFS, a FUSE flush) cannot take that back,
+		 * so it is not "unchanged", which is what this said before */
 		e = errno;
+		*err = xasprintf("'%s' is written and synced to disk, but closing it failed: %s — the new content "
+				 "is in place; read it back to check it", path, strerror(e));
+		return -1;
+	}
 	if (e) {
 		*err = write_error(path, e);
 		return -1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/helper.h"
 #include "tools/tools_int.h"
 #include "util/utf8.h"
 
@@ -386,6 +387,19 @@ void tout_note(struct tout *o, const char *fmt, ...)
 	va_end(ap);
 	tout_force(o, s);
 	free(s);
+}
+
+void tool_stop_note(const struct tool_ctx *c, struct tout *o, const char *what)
+{
+	int v = c->stop ? *c->stop : 0;
+	if (v > TOOL_STOP_SIGNAL(0) && v < TOOL_STOP_SIGNAL(65))
+		tout_note(o, "[stopped: sandbx got %s before the %s was done; what it found so far is shown]\n",
+			  sandbox_sig_name(v - TOOL_STOP_SIGNAL(0)), what);
+	else if (v == TOOL_STOP_TERMINAL)
+		tout_note(o, "[stopped: the terminal went away before the %s was done; what it found so far is "
+			     "shown]\n", what);
+	else
+		tout_note(o, "[cancelled: the user stopped the %s; what it found so far is shown]\n", what);
 }
 
 char *tout_detach(struct tout *o)

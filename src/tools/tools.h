@@ -28,9 +28,10 @@
  *   5. fsguard_free(guard)
  * tools_run never fails: bad input (missing field, wrong type, unknown
  * tool or field) is a tool error whose content tells the model what to
- * fix.  Setting *ctx->stop makes a running call return "cancelled" (the
- * in-process tools check it per file and per entry; bash kills its
- * sandbox and returns the output so far with a note saying why).  One ctx
+ * fix.  Setting *ctx->stop makes a running call return an error: grep,
+ * find and ls (which check it per entry) return what they had found with
+ * a note saying why they stopped, bash kills its sandbox and returns the
+ * output so far with such a note, the others return "cancelled".  One ctx
  * may serve one call at a time.
  */
 #ifndef SBX_TOOLS_H

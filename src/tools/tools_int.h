@@ -57,6 +57,13 @@ static inline int tool_stopped(const struct tool_ctx *c)
 	return c->stop && *c->stop;
 }
 
+/* The last line of a result the stop flag cut short (tools.h,
+ * TOOL_STOP_*), after what the call had found: "[cancelled: the user
+ * stopped the <what>; ...]", or the signal or the lost terminal that
+ * stopped it, as bash's note names them.  Then the call returns it as an
+ * error: it did not finish. */
+void tool_stop_note(const struct tool_ctx *c, struct tout *o, const char *what);
+
 static inline void tool_hook(const struct tool_ctx *c, const char *event, const char *path)
 {
 	if (c->hook)

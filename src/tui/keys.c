@@ -265,8 +265,12 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 
 	switch (k->code) {
 	case TK_ESC:
-		if (m->busy)
+		/* once per turn: the stop is asked for and the note says so;
+		 * a press while it stops asks nothing more */
+		if (m->busy && !m->stopping) {
 			out->act = TACT_STOP;
+			m->stopping = 1;
+		}
 		return;
 	case TK_ENTER:
 		if (!m->busy && !blank(m->in.buf)) {
@@ -289,9 +293,11 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 		return;
 	case TK_CTRL:
 		if (k->ch == 'c') {
-			if (m->busy)
-				out->act = TACT_STOP;
-			else if (m->in.len == 0)
+			if (m->busy) {
+				if (!m->stopping)
+					out->act = TACT_STOP;
+				m->stopping = 1;
+			} else if (m->in.len == 0)
 				out->act = TACT_QUIT;
 			else
 				tui_input_set(&m->in, "");

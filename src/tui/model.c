@@ -700,6 +700,7 @@ void tui_model_user(struct tui_model *m, const char *text, uint64_t now_ms)
 	blank_before(m);
 	push_text(m, TL_USER, text);
 	m->busy = 1;
+	m->stopping = 0;
 	/* While a turn runs the status bar shows the round in progress, as
 	 * agent-run's events number it (1 while the first streams); once it
 	 * is over, the rounds it kept (the session's "rounds"). */
@@ -781,6 +782,7 @@ void tui_model_turn_done(struct tui_model *m)
 	stream_end(m);
 	m->in_code = 0;
 	m->busy = 0;
+	m->stopping = 0;
 }
 
 void tui_model_tick(struct tui_model *m, uint64_t now_ms)

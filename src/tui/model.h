@@ -159,6 +159,8 @@ struct tui_model {
 	/* status line */
 	char *model, *grants, *net, *tools;
 	int busy;			/* a turn runs */
+	int stopping;			/* ... and Esc (ctrl-c) stopped it: a
+					   second press adds no second note */
 	int round;
 	uint64_t in_tok, out_tok;
 	uint64_t now_ms, turn_start_ms;

@@ -15,6 +15,7 @@
 
 static int oom_code = 1;	/* EXIT_ERROR */
 static void (*oom_hook)(void);
+static int oom_entered;		/* a thread is in oom(): the others wait for its exit */
 
 void xalloc_exit_code(int code)
 {
@@ -41,10 +42,22 @@ void memory_limit_advice(char *b, size_t n)
 
 /* An exit with a reason, not abort(): SIGABRT reads as a crash, and a
  * limit the caller set is no bug.  _exit: stdout's buffer may hold half a
- * result, which must not look whole.  No allocation on this path. */
+ * result, which must not look whole.  No allocation on this path.
+ *
+ * One thread does it.  Another that runs short meanwhile (the TUI's screen
+ * thread and its turn thread together) waits for that one's _exit: before,
+ * it found the hook taken, wrote its message and exited at once, while the
+ * first was still giving the screen back, so sandbx tui could end with the
+ * terminal left raw and the message in the held stderr, never shown.  The
+ * wait is bounded (2 s), so a hook that cannot finish does not hang it. */
 static _Noreturn void oom(void)
 {
 	char m[256], advice[192];
+	if (__atomic_exchange_n(&oom_entered, 1, __ATOMIC_ACQ_REL)) {
+		struct timespec ms = { 0, 1000000L };
+		for (int i = 0; i < 2000; i++)
+			nanosleep(&ms, NULL);
+	}
 	void (*hook)(void) = __atomic_exchange_n(&oom_hook, NULL, __ATOMIC_ACQ_REL);
 	if (hook)	/* once, even when two threads run short together */
 		hook();

@@ -183,6 +183,23 @@ if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 else t_fail "the child did not start"; fi
 tm send-keys -t s5 C-d 2>/dev/null
 
+printf 'text slow to stop\\n\nslowstop 1500\nend end_turn\n' > "$TMP/slowstop.s"
+t_start tui-stop-escape-once "escape, escape again and ctrl-c while a turn is still stopping add one 'stopping the turn' note, not three (before: one per press)"
+fake s5b 100 30 "$TMP/slowstop.s"
+has s5b "type a prompt" && tm send-keys -t s5b "go" Enter
+if has s5b "slow to stop"; then
+	tm send-keys -t s5b Escape
+	sleep 0.3
+	tm send-keys -t s5b Escape
+	sleep 0.3
+	tm send-keys -t s5b C-c
+	if has s5b "the turn was stopped" 50 && has s5b " ready "; then
+		n=$(shot s5b | grep -c "stopping the turn")
+		if [ "$n" = 1 ]; then t_pass; else t_fail "$n 'stopping the turn' notes: $(shot s5b | grep -v '^$' | tail -8)"; fi
+	else t_fail "the turn did not end: $(shot s5b | grep -v '^$' | tail -6)"; fi
+else t_fail "no answer: $(shot s5b | grep -v '^$' | tail -6)"; fi
+tm send-keys -t s5b C-d 2>/dev/null
+
 printf 'text waiting\\n\nsleep 700\nask bash echo hi\nend end_turn\n' > "$TMP/ahead.s"
 t_start tui-typeahead "keys typed before a question is drawn do not answer it"
 fake s6 100 30 "$TMP/ahead.s"

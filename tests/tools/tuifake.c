@@ -8,6 +8,8 @@
  *   text STRING          a text delta (\n and \t escapes)
  *   stream BYTES         BYTES of text in 100-byte deltas ("lorem " words)
  *   sleep MS             wait (a stop ends the turn)
+ *   slowstop MS          wait for a stop, which ends the turn MS later (a
+ *                        turn slow to stop: a command's tree being killed)
  *   call ID TOOL SUBJECT a tool call row
  *   result ID ok|error MS OUTPUT
  *   ask TOOL SUBJECT     an approval question; the answer is written to
@@ -116,6 +118,12 @@ static int fake_turn(void *ud, const char *prompt, const struct turn_io *io, str
 				emit(io, TEV_TEXT, chunk);
 		} else if (strncmp(l, "sleep ", 6) == 0) {
 			stopped = wait_ms(io, atol(arg));
+		} else if (strncmp(l, "slowstop ", 9) == 0) {
+			long ms = atol(arg);
+			stopped = wait_ms(io, 60000);
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+			if (stopped)
+				nanosleep(&ts, NULL);
 		} else if (strncmp(l, "call ", 5) == 0 || strncmp(l, "result ", 7) == 0) {
 			char id[64], tool[64], st[16];
 			long ms = 0;

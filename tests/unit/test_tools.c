@@ -24,6 +24,7 @@
 #include "tools/tools_limits.h"
 #include "util/log.h"
 #include "child_testutil.h"
+#include "close_spy.h"
 #include "fsync_spy.h"
 #include "tools_testutil.h"
 
@@ -35,6 +36,8 @@ struct tfx {
 	volatile sig_atomic_t stop;
 	int hook_n, hook_at;
 	const char *hook_event;
+	const char *stop_at;		/* stop_at_hook: the entry whose visit sets stop */
+	int stop_value;			/* ... to this (0: 1, the user's stop) */
 };
 
 static struct tfx *tfx_new(void)
@@ -672,6 +675,14 @@ static void stop_hook(void *arg, const char *event, const char *path)
 		f->stop = 1;
 }
 
+static void stop_at_hook(void *arg, const char *event, const char *path)
+{
+	struct tfx *f = arg;
+	const char *e = strrchr(path, '/');
+	if (strcmp(event, "entry") == 0 && strcmp(e ? e + 1 : path, f->stop_at) == 0)
+		f->stop = f->stop_value ? f->stop_value : 1;
+}
+
 static long test_ms(void)
 {
 	struct timespec ts;
@@ -691,7 +702,7 @@ static void *stop_later(void *arg)
 /* A pattern whose every start position scans the rest of a long line
  * ((?=x*y): quadratic, and PCRE2's match limit never trips) runs in a
  * child the call kills after its time budget, with a note; a stop request
- * ends it too, as cancelled. */
+ * ends it too, keeping the lines found so far. */
 /* How a note after a search the budget ended ends. */
 #define SLOW_TAIL " — simplify the pattern (a lookahead or a nested repeat rescans each line from every position) " \
 		  "or search a narrower path"
@@ -780,14 +791,25 @@ static void tool_grep_time_bound(void **state)
 				       "and the files after it were not searched, so matches there may be missing" SLOW_TAIL
 				       " without that file)\n");
 	tool_result_release(&r);
-	/* a stop request while it runs ends it as cancelled */
+	/* a stop request while it runs ends it, an error that keeps the
+	 * lines found so far and says why it ended (before: "cancelled"
+	 * alone, the lines lost) */
 	f->ctx.limits.grep_ms = 0;
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, stop_later, f), 0);
 	t0 = test_ms();
-	assert_int_equal(run(f, "grep", "{\"path\":\"long.txt\",\"pattern\":\"(?=x*y)\"}", &r), -1);
-	assert_string_equal(r.content, "cancelled");
+	assert_int_equal(run(f, "grep", "{\"path\":\"mixed.txt\",\"pattern\":\"(?=x*y)|here\"}", &r), -1);
+	assert_true(r.is_error);
+	assert_string_equal(r.content, "mixed.txt:1:here one\nmixed.txt:2:here two\n"
+				       "[cancelled: the user stopped the search; what it found so far is shown]\n");
 	assert_true(test_ms() - t0 < 3000);
+	tool_result_release(&r);
+	pthread_join(t, NULL);
+	f->stop = 0;
+	assert_int_equal(pthread_create(&t, NULL, stop_later, f), 0);
+	assert_int_equal(run(f, "grep", "{\"path\":\"long.txt\",\"pattern\":\"(?=x*y)\"}", &r), -1);
+	assert_string_equal(r.content, "(no matches found before the stop)\n"
+				       "[cancelled: the user stopped the search; what it found so far is shown]\n");
 	tool_result_release(&r);
 	pthread_join(t, NULL);
 	f->stop = 0;
@@ -815,12 +837,57 @@ static void tool_cancellation(void **state)
 	f->ctx.hook = stop_hook;
 	f->ctx.hook_arg = f;
 	assert_int_equal(run(f, "grep", "{\"path\":\".\",\"pattern\":\"return\"}", &r), -1);
-	assert_string_equal(r.content, "cancelled");
+	EXPECT_HAS(r, "[cancelled: the user stopped the search; what it found so far is shown]\n");
 	tool_result_release(&r);
 	f->stop = 0;
 	f->hook_n = 0;
 	assert_int_equal(run(f, "find", "{\"path\":\".\",\"name\":\"*\"}", &r), -1);
-	assert_string_equal(r.content, "cancelled");
+	EXPECT_HAS(r, "[cancelled: the user stopped the search; what it found so far is shown]\n");
+	tool_result_release(&r);
+	/* Stopped walks keep what they found, the note last, and are still
+	 * errors (before: "cancelled" alone, what they had found lost).  The
+	 * stop comes as the named entry is visited: it is searched, listed,
+	 * and the walk ends at the next entry. */
+	f->stop = 0;
+	f->ctx.hook = stop_at_hook;
+	f->stop_at = "main.c";
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), -1);
+	assert_true(r.is_error);
+	EXPECT_HAS(r, "src/main.c:3:\treturn 0;\n");
+	assert_non_null(strstr(r.content, "\n[cancelled: the user stopped the search; what it found so far is shown]\n"));
+	assert_string_equal(strstr(r.content, "[cancelled"),
+			    "[cancelled: the user stopped the search; what it found so far is shown]\n");
+	tool_result_release(&r);
+	f->stop = 0;
+	assert_int_equal(run(f, "find", "{\"path\":\"src\",\"name\":\"*.c\"}", &r), -1);
+	assert_true(r.is_error);
+	EXPECT_HAS(r, "src/main.c\n");
+	assert_string_equal(strstr(r.content, "[cancelled"),
+			    "[cancelled: the user stopped the search; what it found so far is shown]\n");
+	tool_result_release(&r);
+	f->stop = 0;
+	f->stop_at = "five.txt";
+	assert_int_equal(run(f, "ls", "{\"path\":\".\"}", &r), -1);
+	assert_true(r.is_error);
+	EXPECT_HAS(r, "  five.txt\n");
+	assert_string_equal(strstr(r.content, "[cancelled"),
+			    "[cancelled: the user stopped the listing; what it found so far is shown]\n");
+	tool_result_release(&r);
+	/* a signal to sandbx, or the terminal gone, is named as bash names it */
+	f->stop = 0;
+	f->stop_at = "main.c";
+	f->stop_value = TOOL_STOP_SIGNAL(SIGTERM);
+	assert_int_equal(run(f, "find", "{\"path\":\"src\",\"name\":\"*.c\"}", &r), -1);
+	EXPECT_HAS(r, "src/main.c\n");
+	assert_string_equal(strstr(r.content, "[stopped"), "[stopped: sandbx got SIGTERM before the search was done; "
+							   "what it found so far is shown]\n");
+	tool_result_release(&r);
+	f->stop = 0;
+	f->stop_value = TOOL_STOP_TERMINAL;
+	assert_int_equal(run(f, "grep", "{\"path\":\"src\",\"pattern\":\"return\"}", &r), -1);
+	EXPECT_HAS(r, "src/main.c:3:\treturn 0;\n");
+	assert_string_equal(strstr(r.content, "[stopped"), "[stopped: the terminal went away before the search was "
+							   "done; what it found so far is shown]\n");
 	tool_result_release(&r);
 	tfx_free(f);
 }
@@ -1855,6 +1922,21 @@ static void tool_write_in_place_sync_fails_keeps_tail(void **state)
 	tool_result_release(&r);
 	now = tt_slurp(f->dir, "w/pin.txt");
 	assert_string_equal(now, "y");
+	free(now);
+	/* A close that fails once the new text is written, cut to size and
+	 * synced cannot undo it: said so, not "unchanged", as before. */
+	tt_file(f->dir, "w/pin.txt", "one\ntwo\nthree\n");
+	close_fails = EIO;
+	close_failed = 0;
+	rc = run(f, "write", "{\"path\":\"pin.txt\",\"content\":\"z\"}", &r);
+	close_fails = 0;
+	assert_int_equal(close_failed, 1);
+	assert_int_equal(rc, -1);
+	EXPECT_HAS(r, "'pin.txt' is written and synced to disk, but closing it failed: Input/output error — the "
+		      "new content is in place; read it back to check it");
+	tool_result_release(&r);
+	now = tt_slurp(f->dir, "w/pin.txt");
+	assert_string_equal(now, "z");
 	free(now);
 	tt_file(f->dir, "w/pin.txt", "one\ntwo\nthree\n");
 	/* and with the sync working, the same write goes through */

@@ -625,8 +625,19 @@ static void test_tui_keys_send_history(void **state)
 	assert_int_equal(a.act, TACT_NONE);
 	key(&m, TK_ESC, 0, &a);
 	assert_int_equal(a.act, TACT_STOP);
+	/* pressed again while the turn stops: no second stop, so no second
+	 * "stopping the turn" note (before, each press added one) */
+	key(&m, TK_ESC, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	key(&m, TK_CTRL, 'c', &a);
+	assert_int_equal(a.act, TACT_NONE);
+	/* the next turn stops again, by ctrl-c too, once */
+	tui_model_turn_done(&m);
+	tui_model_user(&m, "again", 0);
 	key(&m, TK_CTRL, 'c', &a);
 	assert_int_equal(a.act, TACT_STOP);
+	key(&m, TK_ESC, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
 	tui_model_release(&m);
 }
 
