@@ -62,7 +62,10 @@ enum auditch_label {
 				   Landlock does not govern; arg the descriptor */
 	ACH_REF_STDIO_SOCKET,	/* descriptor 0-2 is a socket of the caller's that
 				   can name a destination (datagram), beyond the
-				   network policy; arg the descriptor.
+				   network policy; arg the descriptor */
+	ACH_REF_STDIO_ASYNC,	/* descriptor 0-2 is a device of the caller's with
+				   O_ASYNC on: F_SETSIG there picks the signal its
+				   owner, outside, is sent; arg the descriptor.
 				   The last refusal: auditch_is_refusal() */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */

@@ -1760,11 +1760,21 @@ int helper_main(int argc, char **argv)
 		refuse(ACH_REF_LANDLOCK_SCOPE, abi);
 
 	/* Descriptors 0-2 that would be a way around the policy: one fstat
-	 * each, shared by the three checks. */
+	 * each, shared by the checks.  A device of the caller's with O_ASYNC
+	 * on (a terminal a program of the caller's takes SIGIO from) has its
+	 * owner set by that program, unconfined, and Landlock's signal scope
+	 * judges the signal by the owner's setter: the command could not set
+	 * the owner, but F_SETSIG on the shared description picks the signal,
+	 * SIGKILL, and the next line typed killed the owner's process group
+	 * (measured on 6.18, ABI 7).  Pipes, FIFOs and sockets are relayed:
+	 * the command never holds the caller's description. */
 	for (int fd = 0; fd < 3; fd++) {
 		struct stat st;
 		if (fstat(fd, &st) < 0)
 			continue;
+		int fl;
+		if (S_ISCHR(st.st_mode) && (fl = fcntl(fd, F_GETFL)) >= 0 && (fl & O_ASYNC))
+			refuse(ACH_REF_STDIO_ASYNC, fd);
 		if (stdio_tty_taken(&p, fd, &st))
 			refuse(ACH_REF_STDIO_TTY, fd);
 		if (stdio_memfd(fd, &st))

@@ -545,6 +545,13 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "--allow-network (its ports, for a listening socket; --allow-unix-sockets for a unix "
 				 "one); nothing was run",
 				 stdio_word(arg));
+	case ACH_REF_STDIO_ASYNC:
+		return xasprintf("the command's standard %s is a terminal (or another device) on which a program of "
+				 "yours turned O_ASYNC on: the command could change the signal it sends as input "
+				 "arrives (F_SETSIG) to SIGKILL, and the next line typed would kill that program, or "
+				 "its process group, outside the sandbox — turn O_ASYNC off there first, or give the "
+				 "command a file or a pipe; nothing was run",
+				 stdio_word(arg));
 	case ACH_REF_STDIO_TTY:
 		return xasprintf("the command's standard %s is a terminal that is not your controlling terminal, and a "
 				 "grant holds its path: the command could reopen it through /dev/stdin and take it as "

@@ -340,6 +340,44 @@ fd2 rc=125 kept=True said=True ran=False/rc=125 kept=True") t_pass ;;
 *) t_fail "$out / $out2" ;;
 esac
 
+t_start sr-stdio-async-refused "a terminal as standard input on which a program of the caller's turned O_ASYNC on is refused before the command runs (exit 125, naming the descriptor): the command could set the signal the next line typed sends that program (F_SETSIG) to SIGKILL, which Landlock's signal scope lets through since the caller set the owner, and did kill it before; the same terminal with O_ASYNC off runs"
+# The owner makes a terminal its controlling one, turns O_ASYNC on (the
+# terminal then signals the owner's process group), and runs sandbx on it;
+# the command sets F_SETSIG to SIGKILL and waits; a line is typed.
+cat > "$TMP/asyncown.py" <<'PYEOF'
+import os, pty, sys, time, fcntl, termios, signal
+m, s = pty.openpty()
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGIO, lambda *a: None)
+    if sys.argv[2] == "on":
+        fcntl.fcntl(s, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(s, fcntl.F_SETFL, fcntl.fcntl(s, fcntl.F_GETFL) | os.O_ASYNC)
+    r = os.fork()
+    if r == 0:
+        os.dup2(s, 0); os.dup2(s, 1); os.dup2(os.open("err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+        os.execv(sys.argv[1], ["sandbx", "sandbox-run", "--", sys.executable, "-c",
+                 "import fcntl, time; fcntl.fcntl(0, 10, 9); print('set', flush=True); time.sleep(3)"])
+    _, st = os.waitpid(r, 0)
+    os._exit(os.waitstatus_to_exitcode(st) & 0x7f)
+os.close(s)
+time.sleep(1.5)
+os.write(m, b"x\n")
+_, st = os.waitpid(pid, 0)
+said = open("err", "rb").read()
+print("owner=%s said=%s" % ("sig%d" % os.WTERMSIG(st) if os.WIFSIGNALED(st) else "rc%d" % os.WEXITSTATUS(st),
+      b"standard input is a terminal (or another device) on which a program of yours turned O_ASYNC on" in said))
+PYEOF
+on=$(cd "$W" && timeout 30 $PY "$TMP/asyncown.py" "$SANDBX" on 2>&1)
+off=$(cd "$W" && timeout 30 $PY "$TMP/asyncown.py" "$SANDBX" off 2>&1)
+# 125 & 0x7f is 125; a run that went on reads rc0
+case "$on/$off" in
+"owner=rc125 said=True/owner=rc0 said=False") t_pass ;;
+*) t_fail "O_ASYNC on: '$on' (expected owner=rc125 said=True); off: '$off' (expected owner=rc0 said=False)" ;;
+esac
+
 t_start sr-stdio-timeout-restored "a command ended by --timeout is gone when sandbx returns, so the terminal flags put back stay put: 16 processes setting O_NONBLOCK on the terminal without pause leave it blocking, in each of 8 runs"
 if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
 else
