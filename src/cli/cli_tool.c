@@ -27,10 +27,12 @@
 
 static volatile sig_atomic_t stop_flag;
 
+/* ^C is the user's stop; SIGTERM is not the user at the keyboard (a
+ * timeout(1), a service manager), and the result and the bash record say
+ * so (TOOL_STOP_SIGNAL). */
 static void on_stop(int sig)
 {
-	(void)sig;
-	stop_flag = 1;
+	stop_flag = sig == SIGINT ? 1 : TOOL_STOP_SIGNAL(sig);
 }
 
 int cli_tool(struct cli_opts *o)

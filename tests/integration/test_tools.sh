@@ -315,6 +315,17 @@ if [ $rc -eq 1 ] && grep -qx '{"is_error":true,"content":"so far\\n\[cancelled: 
    grep -q '^sandbx audit exited tool=bash command="echo so far; sleep 30" code=[0-9]* stopped=cancelled$' "$TMP/cancel.err"; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/cancel.out") $(cat "$TMP/cancel.err")"; fi
 
+t_start tl-bash-sigterm "SIGTERM to sandbx tool stops a running call as an interrupt does, but the result and the exited record name the signal (stopped=SIGTERM), not the user (before, both said the user stopped it)"
+( cd "$W" && exec "$SANDBX" tool bash '{"command":"echo so far; sleep 30"}' ) >"$TMP/term.out" 2>"$TMP/term.err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait $pid; rc=$?
+if [ $rc -eq 1 ] && grep -q '"content":"so far\\n\[killed: sandbx got SIGTERM' "$TMP/term.out" &&
+   grep -q '^sandbx audit exited tool=bash command="echo so far; sleep 30" code=[0-9]* stopped=SIGTERM$' "$TMP/term.err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/term.out") $(cat "$TMP/term.err")"; fi
+
 t_start tl-bash-limits "tool takes the --limit-* flags of its POLICY, and its bash runs under them (the agent's defaults otherwise)"
 tool bash '{"command":"ulimit -n; ulimit -f"}' --limit-open-files 64 --limit-file-size 1M
 lim=$out
