@@ -517,6 +517,61 @@ static void mount_masks(const struct policy *p, int root)
  * namespace from the mounting process, and must be mounted while the
  * host's /proc is still visible in this mount namespace.
  */
+/*
+ * A descriptor 0-2 on a device node the caller owns (root's: >/dev/kmsg,
+ * </dev/sdb, a loop device) that is neither a terminal (its description
+ * is the caller's session's, put back by sandbox-run) nor one of the
+ * view's nodes (stdio_view_devices): the node is the host's, on the
+ * host's /dev, and the command, its owner, could fchmod it through the
+ * descriptor or /proc/self/fd/N (Landlock has no right for that) — a disk
+ * made 0666 for every user of the machine while the run lasted, for good
+ * were sandbx killed first — and chgrp it to its own group, which
+ * nothing put back.  Opened again here, the same way, through a read-only
+ * clone of the node's own mount, detached and named by no path: reads and
+ * writes work (a device is not written through its inode), fchmod,
+ * fchown, utimes and xattrs fail with EROFS.  Where the node cannot be
+ * found again at its path (another mount namespace's, removed), or
+ * opened so, the run is refused.  Before the staging tmpfs, while the
+ * host's paths are still there.
+ */
+static void stdio_own_devices(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st, ns;
+		char fdp[64], link[PATH_MAX];
+		int fl = fcntl(fd, F_GETFL), view = 0;
+		if (fl < 0 || fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ||
+		    st.st_uid != geteuid() || isatty(fd))
+			continue;
+		for (size_t i = 0; S_ISCHR(st.st_mode) && i < SBX_ARRAY_LEN(dev_nodes); i++) {
+			char path[32];
+			snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+			view |= stat(path, &ns) == 0 && S_ISCHR(ns.st_mode) && ns.st_rdev == st.st_rdev;
+		}
+		if (view)
+			continue;
+		fd_path(fdp, sizeof(fdp), fd);
+		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+		if (n <= 0 || link[0] != '/')
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		link[n] = '\0';
+		int node = open(link, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (node < 0 || fstat(node, &ns) < 0 || ns.st_dev != st.st_dev || ns.st_ino != st.st_ino ||
+		    ns.st_rdev != st.st_rdev)
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		int t = clone_tree(node, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+		close(node);
+		if (t < 0)
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		fd_path(fdp, sizeof(fdp), t);
+		int nfd = open(fdp, (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
+		close(t);
+		if (nfd < 0 || dup2(nfd, fd) < 0)
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		close(nfd);
+	}
+}
+
 static void build_view(struct policy *p, const struct netpol_files *dns)
 {
 	int *fds = calloc(p->ngrants ? p->ngrants : 1, sizeof(int));
@@ -577,6 +632,8 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 			devfds[i] = clone_tree(dfd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 		close(dfd);
 	}
+
+	stdio_own_devices();
 
 	/* The staging point: /tmp of this private mount namespace; the host's
 	 * /tmp is untouched and every grant is already held by descriptor. */

@@ -237,6 +237,52 @@ read-eof"
 if [ "$got" = "$want" ] && [ "$after" = "$before" ] && [ "$host_after" = "$host_before" ]; then t_pass
 else t_fail "mode $before -> $after; host's /dev/null, /dev/urandom: $host_before -> $host_after (put back); inside: $got"; fi
 
+t_start sr-stdio-device-own "a standard descriptor on a device node the caller owns that the view does not carry (root's >/dev/kmsg, </dev/sdb, a loop device) reaches the command through a read-only mount of its own: fchmod, fchown and utimes through it fail with EROFS, so the host's node keeps its mode and group for every user while the run lasts, and after it"
+# As root private nodes (the kernel log's, written nothing; a loop
+# device's, read nothing) stand in, so a failure cannot change the
+# machine's own; a user can neither make a node nor own one, and gets
+# the view's nodes (sr-stdio-devnull-own), read-only all the same.
+if [ "$(id -u)" = 0 ]; then
+	mknod "$O/kdev" c 1 11 && mknod "$O/bdev" b 7 0 && chmod 640 "$O/kdev" && chmod 600 "$O/bdev" &&
+		chgrp 4 "$O/kdev" "$O/bdev"
+	DIN="$O/bdev" DOUT="$O/kdev"
+else
+	DIN=/dev/urandom DOUT=/dev/null
+fi
+before=$(stat -c '%a %g' "$DIN" "$DOUT" | tr '\n' ' ')
+rm -f "$W/res"
+( cd "$W" && "$SANDBX" sandbox-run -- $PY -c '
+import errno, os, stat
+res = open("res", "w")
+for fd in 0, 1:
+    r = []
+    for what, f in (("chmod", lambda: os.fchmod(fd, 0o666)), ("chown", lambda: os.fchown(fd, -1, 0)),
+                     ("utime", lambda: os.utime(fd))):
+        try:
+            f(); r.append(what + "=ok")
+        except OSError as e:
+            r.append(what + "=" + errno.errorcode[e.errno])
+    res.write(str(fd) + " " + " ".join(r) + "\n")
+res.write("write=%d\n" % os.write(1, b""))
+' <"$DIN" >"$DOUT" 2>"$TMP/err" )
+got=$(cat "$W/res" 2>&1)
+after=$(stat -c '%a %g' "$DIN" "$DOUT" | tr '\n' ' ')
+# A node of the caller's that is no longer at its path cannot be opened
+# again through a mount of its own: refused, nothing run.
+refused=ok
+if [ "$(id -u)" = 0 ]; then
+	mknod "$O/gone" c 1 11
+	( cd "$W" && exec 3>"$O/gone" && rm -f "$O/gone" && "$SANDBX" sandbox-run -- /bin/echo ran >&3 2>"$TMP/err-gone"; echo "rc=$?" >"$TMP/rc-gone" )
+	grep -qx rc=125 "$TMP/rc-gone" && grep -q "refused mechanism=stdio-device" "$TMP/err-gone" &&
+		grep -q "standard output is a device node of yours that could not be opened again" "$TMP/err-gone" ||
+		refused="$(cat "$TMP/rc-gone"): $(cat "$TMP/err-gone")"
+fi
+want="0 chmod=EROFS chown=EROFS utime=EROFS
+1 chmod=EROFS chown=EROFS utime=EROFS
+write=0"
+if [ "$got" = "$want" ] && [ "$after" = "$before" ] && [ "$refused" = ok ]; then t_pass
+else t_fail "nodes (mode group) $before -> $after; inside: $got; stderr: $(cat "$TMP/err"); removed node: $refused"; fi
+
 t_start sr-stdio-devtty-own "a standard descriptor opened on /dev/tty (</dev/tty) reaches the command as the terminal itself: chmod through it, also as root, cannot change the /dev/tty node every user's programs open, even while the run lasts"
 # As root a private 5,0 node stands in for /dev/tty (opening it names the
 # caller's terminal all the same), so a failure cannot break the
