@@ -147,6 +147,27 @@ t_start sr-stdio-mode-restored "a command that chmods the file its stdout was re
 mode=$(stat -c %a "$O/log")
 if [ "$mode" = 644 ] && grep -qx wrote "$O/log" && grep -q "changed the mode of descriptor 1's file from 0644 to 0666 — put back" "$TMP/err"; then t_pass
 else t_fail "mode $mode, log '$(cat "$O/log")', stderr: $(cat "$TMP/err")"; fi
+t_start sr-stdio-group-restored "a command that changes the group of the file its stdout was redirected to (outside every grant), as the file's owner may, to its own leaves the file's group as it was, and sandbx says so"
+# As root the file is root:adm (gid 4), as a log is, and the command
+# makes it root's; a user has no second group the sandbox maps, so its
+# command's chgrp to gid 0 fails and the group stays all the same.
+: > "$O/glog"; chmod 640 "$O/glog"
+[ "$(id -u)" = 0 ] && chgrp 4 "$O/glog"
+gbefore=$(stat -c %g "$O/glog")
+( cd "$W" && "$SANDBX" sandbox-run -- $PY -c '
+import os
+try:
+    os.fchown(1, -1, 0); print("chgrp", os.fstat(1).st_gid)
+except OSError as e:
+    print("refused", e.errno)' ) >>"$O/glog" 2>"$TMP/err"
+gafter=$(stat -c %g "$O/glog"); mode=$(stat -c %a "$O/glog")
+said=yes
+if [ "$(id -u)" = 0 ]; then
+	grep -qx "chgrp 0" "$O/glog" &&
+		grep -q "changed the group of descriptor 1's file from 4 to 0 — put back" "$TMP/err" || said=no
+fi
+if [ "$gafter" = "$gbefore" ] && [ "$mode" = 640 ] && [ "$said" = yes ]; then t_pass
+else t_fail "group $gbefore -> $gafter, mode $mode, log '$(cat "$O/glog")', stderr: $(cat "$TMP/err")"; fi
 t_start sr-stdio-owner-restored "a command that sets the SIGIO owner and signal (F_SETOWN, F_SETSIG) of the file its stdout was redirected to, or of its terminal, leaves both as they were once sandbx returns: they belong to the open file description, shared with the caller's shell, and a later program that turned O_ASYNC on there got the command's SIGKILL at the next line typed"
 SET='import fcntl, os, sys; fd = int(sys.argv[1]); fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid()); fcntl.fcntl(fd, 10, 9); print("set", fcntl.fcntl(fd, 11), fcntl.fcntl(fd, fcntl.F_GETOWN) > 0)'
 GET='import fcntl, sys; fd = int(sys.argv[1]); print("after", fcntl.fcntl(fd, 11), fcntl.fcntl(fd, fcntl.F_GETOWN))'
