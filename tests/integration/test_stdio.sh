@@ -332,6 +332,40 @@ IN
 	esac
 fi
 
+t_start sr-stdio-tty-mode-own "the caller's own terminal reaches the command through a read-only mount of its own: chmod and chgrp of it, through the descriptor or /proc/self/fd/0, fail with EROFS, so no other user of the machine may open it (and read the keys typed) while the run lasts; the terminal still works (stty)"
+if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
+else
+	rm -f "$W/changed" "$W/go" "$W/res"
+	cat > "$TMP/ttymode.sh" <<IN
+cd "$W"
+T=\$(tty); echo "before \$(stat -c '%a %g' \$T)"
+"$SANDBX" sandbox-run -- $PY -c '
+import errno, os, subprocess, time
+r = []
+for what, f in (("chmod", lambda: os.fchmod(0, 0o666)), ("chgrp", lambda: os.fchown(0, -1, os.getgid())),
+                 ("proc", lambda: os.chmod("/proc/self/fd/0", 0o666))):
+    try:
+        f(); r.append(what + "=ok")
+    except OSError as e:
+        r.append(what + "=" + errno.errorcode[e.errno])
+r.append("stty=%d" % subprocess.call(["stty", "-echo"]))
+open("res", "w").write(" ".join(r) + "\\n"); open("changed", "w")
+for i in range(100):
+    if os.path.exists("go"): break
+    time.sleep(0.1)
+' <\$T 2>/dev/null &
+i=0; while [ ! -e changed ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+echo "during \$(stat -c '%a %g' \$T)"
+: > go; wait
+echo "after \$(stat -c '%a %g' \$T)"
+IN
+	out=$(timeout 60 script -qec "sh $TMP/ttymode.sh" /dev/null </dev/null | tr -d '\r')
+	b=$(echo "$out" | sed -n 's/^before //p'); d=$(echo "$out" | sed -n 's/^during //p'); a=$(echo "$out" | sed -n 's/^after //p')
+	got=$(cat "$W/res" 2>&1)
+	if [ -n "$b" ] && [ "$d" = "$b" ] && [ "$a" = "$b" ] && [ "$got" = "chmod=EROFS chgrp=EROFS proc=EROFS stty=0" ]; then t_pass
+	else t_fail "terminal (mode group): $out; inside: $got"; fi
+fi
+
 t_start sr-stdio-dir-refused "a directory, or an O_PATH handle, as standard input, output or error is refused before the command runs (through it every host path beneath it would be reachable)"
 echo secret > "$O/secret"; chmod 600 "$O/secret"
 ( cd "$W" && "$SANDBX" sandbox-run --allow-read /proc --allow-write "$W" -- /bin/sh -c 'chmod 666 /proc/self/fd/0/secret' ) <"$O" >/dev/null 2>"$TMP/err"
