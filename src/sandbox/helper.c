@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -549,6 +550,10 @@ static void stdio_own_devices(void)
 		    st.st_uid != geteuid())
 			continue;
 		int tty = isatty(fd);
+		/* A pty's master (5,2, /dev/ptmx or a devpts ptmx): every open
+		 * of it makes a new pty, not the caller's. */
+		if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 2))
+			continue;
 		for (size_t i = 0; S_ISCHR(st.st_mode) && i < SBX_ARRAY_LEN(dev_nodes); i++) {
 			char path[32];
 			snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);

@@ -362,8 +362,22 @@ IN
 	out=$(timeout 60 script -qec "sh $TMP/ttymode.sh" /dev/null </dev/null | tr -d '\r')
 	b=$(echo "$out" | sed -n 's/^before //p'); d=$(echo "$out" | sed -n 's/^during //p'); a=$(echo "$out" | sed -n 's/^after //p')
 	got=$(cat "$W/res" 2>&1)
-	if [ -n "$b" ] && [ "$d" = "$b" ] && [ "$a" = "$b" ] && [ "$got" = "chmod=EROFS chgrp=EROFS proc=EROFS stty=0" ]; then t_pass
-	else t_fail "terminal (mode group): $out; inside: $got"; fi
+	# A pty's master given as standard output is the caller's still,
+	# never a new pty (every open of /dev/ptmx makes one): what the
+	# command writes there is read on the caller's slave.
+	ptm=$(cd "$W" && $PY - "$SANDBX" 2>&1 <<'PYEOF'
+import os, pty, select, subprocess, sys, termios
+m, s = pty.openpty()
+a = termios.tcgetattr(s); a[3] &= ~termios.ECHO; termios.tcsetattr(s, termios.TCSANOW, a)
+subprocess.run([sys.argv[1], "sandbox-run", "--", "/bin/echo", "through-master"], stdout=m,
+               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+r, _, _ = select.select([s], [], [], 5)
+print(os.read(s, 100).decode().strip() if r else "nothing")
+PYEOF
+)
+	if [ -n "$b" ] && [ "$d" = "$b" ] && [ "$a" = "$b" ] && [ "$got" = "chmod=EROFS chgrp=EROFS proc=EROFS stty=0" ] &&
+		[ "$ptm" = through-master ]; then t_pass
+	else t_fail "terminal (mode group): $out; inside: $got; through a master: $ptm"; fi
 fi
 
 t_start sr-stdio-dir-refused "a directory, or an O_PATH handle, as standard input, output or error is refused before the command runs (through it every host path beneath it would be reachable)"
