@@ -275,8 +275,22 @@ static void stdio_restore(const struct stdio_snap *z)
 					"released (%s) — it is held until every program holding that descriptor "
 					"closes it", fd, e ? strerror(e) : "still listed");
 		}
-		if (fstat(fd, &st) == 0 && st.st_dev == z->st[fd].st_dev && st.st_ino == z->st[fd].st_ino &&
-		    (st.st_mode & 07777) != (z->st[fd].st_mode & 07777)) {
+		int same = fstat(fd, &st) == 0 && st.st_dev == z->st[fd].st_dev && st.st_ino == z->st[fd].st_ino;
+		/* The group, which the command, as the file's owner, may change
+		 * to its own (root's, in the sandbox as outside): a log of
+		 * root:adm made root:root keeps adm out after the run.  First,
+		 * since a chown clears set-id bits the mode then puts back. */
+		if (same && st.st_gid != z->st[fd].st_gid) {
+			if (fchown(fd, (uid_t)-1, z->st[fd].st_gid) == 0)
+				sbx_err("the command changed the group of descriptor %d's file from %u to %u — put back",
+					fd, (unsigned)z->st[fd].st_gid, (unsigned)st.st_gid);
+			else
+				sbx_err("the command changed the group of descriptor %d's file from %u to %u and it "
+					"could not be put back (%s) — check it", fd, (unsigned)z->st[fd].st_gid,
+					(unsigned)st.st_gid, strerror(errno));
+			same = fstat(fd, &st) == 0;
+		}
+		if (same && (st.st_mode & 07777) != (z->st[fd].st_mode & 07777)) {
 			if (fchmod(fd, z->st[fd].st_mode & 07777) == 0)
 				sbx_err("the command changed the mode of descriptor %d's file from %04o to %04o "
 					"— put back", fd, (unsigned)(z->st[fd].st_mode & 07777),

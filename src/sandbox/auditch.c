@@ -43,6 +43,7 @@ static const char *const names[ACH__COUNT] = {
 	[ACH_REF_STDIO_MEMFD] = "stdio-memfd",
 	[ACH_REF_STDIO_SOCKET] = "stdio-socket",
 	[ACH_REF_STDIO_ASYNC] = "stdio-async",
+	[ACH_REF_STDIO_DEVICE] = "stdio-device",
 	[ACH_DEG_PROC] = "proc-mount",
 	[ACH_DEG_CAPBSET] = "capability-bounding-set",
 	[ACH_DEG_LIMIT] = "limit-rlimit",
@@ -63,5 +64,5 @@ const char *auditch_name(enum auditch_label label)
 
 int auditch_is_refusal(enum auditch_label label)
 {
-	return label >= ACH_REF_USERNS && label <= ACH_REF_STDIO_ASYNC;
+	return label >= ACH_REF_USERNS && label <= ACH_REF_STDIO_DEVICE;
 }

@@ -65,7 +65,10 @@ enum auditch_label {
 				   network policy; arg the descriptor */
 	ACH_REF_STDIO_ASYNC,	/* descriptor 0-2 is a device of the caller's with
 				   O_ASYNC on: F_SETSIG there picks the signal its
-				   owner, outside, is sent; arg the descriptor.
+				   owner, outside, is sent; arg the descriptor */
+	ACH_REF_STDIO_DEVICE,	/* descriptor 0-2 is a device node the caller owns
+				   that could not be opened again through a
+				   read-only mount; arg the descriptor.
 				   The last refusal: auditch_is_refusal() */
 	/* degradations: the run goes on, recorded */
 	ACH_DEG_PROC,		/* the sandbox's own /proc could not be mounted; arg errno */

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -517,6 +518,78 @@ static void mount_masks(const struct policy *p, int root)
  * namespace from the mounting process, and must be mounted while the
  * host's /proc is still visible in this mount namespace.
  */
+/*
+ * A descriptor 0-2 on a device node the caller owns (root's: >/dev/kmsg,
+ * </dev/sdb, a loop device; anyone's own terminal, /dev/pts/N) that is
+ * not one of the view's nodes (stdio_view_devices): the node is the
+ * host's, on the host's /dev, and the command, its owner, could fchmod it
+ * through the descriptor or /proc/self/fd/N (Landlock has no right for
+ * that) — a disk made 0666 for every user of the machine while the run
+ * lasted, the caller's terminal made readable by every user, who then
+ * read the keys typed, for good were sandbx killed first — and chgrp it
+ * to its own group.  Opened again here, the same way, through a
+ * read-only clone of the node's own mount, detached and named by no
+ * path: reads, writes and a terminal's ioctls work (a device is not
+ * written through its inode; a terminal's settings are the terminal's,
+ * not the description's), fchmod, fchown, utimes and xattrs fail with
+ * EROFS.  O_NONBLOCK while opening: a serial line without carrier would
+ * hold the open.  Where the node cannot be found again at its path
+ * (another mount namespace's, removed), or opened so, the run is refused;
+ * but a terminal is passed as it was (sandbox-run puts its mode back
+ * after the run), since the caller's own terminal under `docker exec -t`
+ * is a devpts node no path of the container names.  Before the staging
+ * tmpfs, while the host's paths are still there.
+ */
+static void stdio_own_devices(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st, ns;
+		char fdp[64], link[PATH_MAX];
+		int fl = fcntl(fd, F_GETFL), view = 0;
+		if (fl < 0 || fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ||
+		    st.st_uid != geteuid())
+			continue;
+		int tty = isatty(fd);
+		/* A pty's master (5,2, /dev/ptmx or a devpts ptmx): every open
+		 * of it makes a new pty, not the caller's. */
+		if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 2))
+			continue;
+		for (size_t i = 0; S_ISCHR(st.st_mode) && i < SBX_ARRAY_LEN(dev_nodes); i++) {
+			char path[32];
+			snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+			view |= stat(path, &ns) == 0 && S_ISCHR(ns.st_mode) && ns.st_rdev == st.st_rdev;
+		}
+		if (view)
+			continue;
+		fd_path(fdp, sizeof(fdp), fd);
+		ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+		int node = -1;
+		if (n > 0 && link[0] == '/') {
+			link[n] = '\0';
+			node = open(link, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (node >= 0 && (fstat(node, &ns) < 0 || ns.st_dev != st.st_dev || ns.st_ino != st.st_ino ||
+				  ns.st_rdev != st.st_rdev)) {
+			close(node);
+			node = -1;
+		}
+		if (node < 0 && tty)
+			continue;
+		if (node < 0)
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		int t = clone_tree(node, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+		close(node);
+		if (t < 0)
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		fd_path(fdp, sizeof(fdp), t);
+		int nfd = open(fdp, (fl & (O_ACCMODE | O_APPEND)) | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		close(t);
+		if (nfd < 0 || (!(fl & O_NONBLOCK) && fcntl(nfd, F_SETFL, fl & O_APPEND) < 0) || dup2(nfd, fd) < 0)
+			refuse(ACH_REF_STDIO_DEVICE, fd);
+		close(nfd);
+	}
+}
+
 static void build_view(struct policy *p, const struct netpol_files *dns)
 {
 	int *fds = calloc(p->ngrants ? p->ngrants : 1, sizeof(int));
@@ -577,6 +650,8 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 			devfds[i] = clone_tree(dfd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 		close(dfd);
 	}
+
+	stdio_own_devices();
 
 	/* The staging point: /tmp of this private mount namespace; the host's
 	 * /tmp is untouched and every grant is already held by descriptor. */

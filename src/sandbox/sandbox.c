@@ -552,6 +552,12 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "its process group, outside the sandbox — turn O_ASYNC off there first, or give the "
 				 "command a file or a pipe; nothing was run",
 				 stdio_word(arg));
+	case ACH_REF_STDIO_DEVICE:
+		return xasprintf("the command's standard %s is a device node of yours that could not be opened again "
+				 "through a read-only mount (found no more at its path, or its open refused): through "
+				 "it the command could change the node's mode and group for every user of the machine "
+				 "— give it the data through a pipe (cat DEVICE | ...) or a file; nothing was run",
+				 stdio_word(arg));
 	case ACH_REF_STDIO_TTY:
 		return xasprintf("the command's standard %s is a terminal that is not your controlling terminal, and a "
 				 "grant holds its path: the command could reopen it through /dev/stdin and take it as "

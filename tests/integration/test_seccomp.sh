@@ -753,8 +753,12 @@ if [ $have_script = 0 ]; then
 	t_skip "script(1) from util-linux is not installed"
 else
 	got=$(in_pty "cd '$TMP/work' && '$SANDBX' sandbox-run --allow-exec '$PROBES' --allow-read /dev -- '$SYS' ctty-reopen")
+	# The caller's own terminal reaches the command through a read-only
+	# mount of its own, which no grant holds (sr-stdio-tty-mode-own): the
+	# reopen through /dev/stdin is refused by Landlock, so nothing is
+	# taken.  Before, it opened and was not taken (ENOTTY).
 	case $got in
-	"err ENOTTY"*) t_pass ;;
+	"err EACCES"*) t_pass ;;
 	*) t_fail "on the caller's own terminal with --allow-read /dev: '$got'" ;;
 	esac
 fi

@@ -147,6 +147,27 @@ t_start sr-stdio-mode-restored "a command that chmods the file its stdout was re
 mode=$(stat -c %a "$O/log")
 if [ "$mode" = 644 ] && grep -qx wrote "$O/log" && grep -q "changed the mode of descriptor 1's file from 0644 to 0666 — put back" "$TMP/err"; then t_pass
 else t_fail "mode $mode, log '$(cat "$O/log")', stderr: $(cat "$TMP/err")"; fi
+t_start sr-stdio-group-restored "a command that changes the group of the file its stdout was redirected to (outside every grant), as the file's owner may, to its own leaves the file's group as it was, and sandbx says so"
+# As root the file is root:adm (gid 4), as a log is, and the command
+# makes it root's; a user has no second group the sandbox maps, so its
+# command's chgrp to gid 0 fails and the group stays all the same.
+: > "$O/glog"; chmod 640 "$O/glog"
+[ "$(id -u)" = 0 ] && chgrp 4 "$O/glog"
+gbefore=$(stat -c %g "$O/glog")
+( cd "$W" && "$SANDBX" sandbox-run -- $PY -c '
+import os
+try:
+    os.fchown(1, -1, 0); print("chgrp", os.fstat(1).st_gid)
+except OSError as e:
+    print("refused", e.errno)' ) >>"$O/glog" 2>"$TMP/err"
+gafter=$(stat -c %g "$O/glog"); mode=$(stat -c %a "$O/glog")
+said=yes
+if [ "$(id -u)" = 0 ]; then
+	grep -qx "chgrp 0" "$O/glog" &&
+		grep -q "changed the group of descriptor 1's file from 4 to 0 — put back" "$TMP/err" || said=no
+fi
+if [ "$gafter" = "$gbefore" ] && [ "$mode" = 640 ] && [ "$said" = yes ]; then t_pass
+else t_fail "group $gbefore -> $gafter, mode $mode, log '$(cat "$O/glog")', stderr: $(cat "$TMP/err")"; fi
 t_start sr-stdio-owner-restored "a command that sets the SIGIO owner and signal (F_SETOWN, F_SETSIG) of the file its stdout was redirected to, or of its terminal, leaves both as they were once sandbx returns: they belong to the open file description, shared with the caller's shell, and a later program that turned O_ASYNC on there got the command's SIGKILL at the next line typed"
 SET='import fcntl, os, sys; fd = int(sys.argv[1]); fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid()); fcntl.fcntl(fd, 10, 9); print("set", fcntl.fcntl(fd, 11), fcntl.fcntl(fd, fcntl.F_GETOWN) > 0)'
 GET='import fcntl, sys; fd = int(sys.argv[1]); print("after", fcntl.fcntl(fd, 11), fcntl.fcntl(fd, fcntl.F_GETOWN))'
@@ -237,6 +258,52 @@ read-eof"
 if [ "$got" = "$want" ] && [ "$after" = "$before" ] && [ "$host_after" = "$host_before" ]; then t_pass
 else t_fail "mode $before -> $after; host's /dev/null, /dev/urandom: $host_before -> $host_after (put back); inside: $got"; fi
 
+t_start sr-stdio-device-own "a standard descriptor on a device node the caller owns that the view does not carry (root's >/dev/kmsg, </dev/sdb, a loop device) reaches the command through a read-only mount of its own: fchmod, fchown and utimes through it fail with EROFS, so the host's node keeps its mode and group for every user while the run lasts, and after it"
+# As root private nodes (the kernel log's, written nothing; a loop
+# device's, read nothing) stand in, so a failure cannot change the
+# machine's own; a user can neither make a node nor own one, and gets
+# the view's nodes (sr-stdio-devnull-own), read-only all the same.
+if [ "$(id -u)" = 0 ]; then
+	mknod "$O/kdev" c 1 11 && mknod "$O/bdev" b 7 0 && chmod 640 "$O/kdev" && chmod 600 "$O/bdev" &&
+		chgrp 4 "$O/kdev" "$O/bdev"
+	DIN="$O/bdev" DOUT="$O/kdev"
+else
+	DIN=/dev/urandom DOUT=/dev/null
+fi
+before=$(stat -c '%a %g' "$DIN" "$DOUT" | tr '\n' ' ')
+rm -f "$W/res"
+( cd "$W" && "$SANDBX" sandbox-run -- $PY -c '
+import errno, os, stat
+res = open("res", "w")
+for fd in 0, 1:
+    r = []
+    for what, f in (("chmod", lambda: os.fchmod(fd, 0o666)), ("chown", lambda: os.fchown(fd, -1, 0)),
+                     ("utime", lambda: os.utime(fd))):
+        try:
+            f(); r.append(what + "=ok")
+        except OSError as e:
+            r.append(what + "=" + errno.errorcode[e.errno])
+    res.write(str(fd) + " " + " ".join(r) + "\n")
+res.write("write=%d\n" % os.write(1, b""))
+' <"$DIN" >"$DOUT" 2>"$TMP/err" )
+got=$(cat "$W/res" 2>&1)
+after=$(stat -c '%a %g' "$DIN" "$DOUT" | tr '\n' ' ')
+# A node of the caller's that is no longer at its path cannot be opened
+# again through a mount of its own: refused, nothing run.
+refused=ok
+if [ "$(id -u)" = 0 ]; then
+	mknod "$O/gone" c 1 11
+	( cd "$W" && exec 3>"$O/gone" && rm -f "$O/gone" && "$SANDBX" sandbox-run -- /bin/echo ran >&3 2>"$TMP/err-gone"; echo "rc=$?" >"$TMP/rc-gone" )
+	grep -qx rc=125 "$TMP/rc-gone" && grep -q "refused mechanism=stdio-device" "$TMP/err-gone" &&
+		grep -q "standard output is a device node of yours that could not be opened again" "$TMP/err-gone" ||
+		refused="$(cat "$TMP/rc-gone"): $(cat "$TMP/err-gone")"
+fi
+want="0 chmod=EROFS chown=EROFS utime=EROFS
+1 chmod=EROFS chown=EROFS utime=EROFS
+write=0"
+if [ "$got" = "$want" ] && [ "$after" = "$before" ] && [ "$refused" = ok ]; then t_pass
+else t_fail "nodes (mode group) $before -> $after; inside: $got; stderr: $(cat "$TMP/err"); removed node: $refused"; fi
+
 t_start sr-stdio-devtty-own "a standard descriptor opened on /dev/tty (</dev/tty) reaches the command as the terminal itself: chmod through it, also as root, cannot change the /dev/tty node every user's programs open, even while the run lasts"
 # As root a private 5,0 node stands in for /dev/tty (opening it names the
 # caller's terminal all the same), so a failure cannot break the
@@ -263,6 +330,54 @@ IN
 	*"during 666"*"after 666"*) t_pass ;;
 	*) t_fail "the 5,0 node's mode: $out" ;;
 	esac
+fi
+
+t_start sr-stdio-tty-mode-own "the caller's own terminal reaches the command through a read-only mount of its own: chmod and chgrp of it, through the descriptor or /proc/self/fd/0, fail with EROFS, so no other user of the machine may open it (and read the keys typed) while the run lasts; the terminal still works (stty)"
+if ! command -v script >/dev/null; then t_skip "no script(1) to make a terminal"
+else
+	rm -f "$W/changed" "$W/go" "$W/res"
+	cat > "$TMP/ttymode.sh" <<IN
+cd "$W"
+T=\$(tty); echo "before \$(stat -c '%a %g' \$T)"
+"$SANDBX" sandbox-run -- $PY -c '
+import errno, os, subprocess, time
+r = []
+for what, f in (("chmod", lambda: os.fchmod(0, 0o666)), ("chgrp", lambda: os.fchown(0, -1, os.getgid())),
+                 ("proc", lambda: os.chmod("/proc/self/fd/0", 0o666))):
+    try:
+        f(); r.append(what + "=ok")
+    except OSError as e:
+        r.append(what + "=" + errno.errorcode[e.errno])
+r.append("stty=%d" % subprocess.call(["stty", "-echo"]))
+open("res", "w").write(" ".join(r) + "\\n"); open("changed", "w")
+for i in range(100):
+    if os.path.exists("go"): break
+    time.sleep(0.1)
+' <\$T 2>/dev/null &
+i=0; while [ ! -e changed ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+echo "during \$(stat -c '%a %g' \$T)"
+: > go; wait
+echo "after \$(stat -c '%a %g' \$T)"
+IN
+	out=$(timeout 60 script -qec "sh $TMP/ttymode.sh" /dev/null </dev/null | tr -d '\r')
+	b=$(echo "$out" | sed -n 's/^before //p'); d=$(echo "$out" | sed -n 's/^during //p'); a=$(echo "$out" | sed -n 's/^after //p')
+	got=$(cat "$W/res" 2>&1)
+	# A pty's master given as standard output is the caller's still,
+	# never a new pty (every open of /dev/ptmx makes one): what the
+	# command writes there is read on the caller's slave.
+	ptm=$(cd "$W" && $PY - "$SANDBX" 2>&1 <<'PYEOF'
+import os, pty, select, subprocess, sys, termios
+m, s = pty.openpty()
+a = termios.tcgetattr(s); a[3] &= ~termios.ECHO; termios.tcsetattr(s, termios.TCSANOW, a)
+subprocess.run([sys.argv[1], "sandbox-run", "--", "/bin/echo", "through-master"], stdout=m,
+               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+r, _, _ = select.select([s], [], [], 5)
+print(os.read(s, 100).decode().strip() if r else "nothing")
+PYEOF
+)
+	if [ -n "$b" ] && [ "$d" = "$b" ] && [ "$a" = "$b" ] && [ "$got" = "chmod=EROFS chgrp=EROFS proc=EROFS stty=0" ] &&
+		[ "$ptm" = through-master ]; then t_pass
+	else t_fail "terminal (mode group): $out; inside: $got; through a master: $ptm"; fi
 fi
 
 t_start sr-stdio-dir-refused "a directory, or an O_PATH handle, as standard input, output or error is refused before the command runs (through it every host path beneath it would be reachable)"
