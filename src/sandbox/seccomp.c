@@ -759,15 +759,21 @@ int seccomp_sysv_build(scmp_filter_ctx *out)
 	return 0;
 }
 
-int seccomp_sysv_install(void)
+/* Builds one of the small second filters and loads it. */
+static int load_built(int (*build)(scmp_filter_ctx *))
 {
 	scmp_filter_ctx ctx;
-	int r = seccomp_sysv_build(&ctx);
+	int r = build(&ctx);
 	if (r < 0)
 		return r;
 	r = seccomp_load(ctx);
 	seccomp_release(ctx);
 	return r;
+}
+
+int seccomp_sysv_install(void)
+{
+	return load_built(seccomp_sysv_build);
 }
 
 int seccomp_async_build(scmp_filter_ctx *out)
@@ -789,13 +795,7 @@ int seccomp_async_build(scmp_filter_ctx *out)
 
 int seccomp_async_install(void)
 {
-	scmp_filter_ctx ctx;
-	int r = seccomp_async_build(&ctx);
-	if (r < 0)
-		return r;
-	r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
+	return load_built(seccomp_async_build);
 }
 
 int seccomp_filter_install(const struct policy *p)
