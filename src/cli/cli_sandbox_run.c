@@ -130,13 +130,6 @@ static int fd_locked(int fd)
 	return strstr(buf, "\nlock:") != NULL;
 }
 
-/* One of the memory devices the sandbox's view has nodes of. */
-static int view_device(dev_t rdev)
-{
-	unsigned mi = minor(rdev);
-	return major(rdev) == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9);
-}
-
 static void stdio_take(struct stdio_snap *z)
 {
 	memset(z, 0, sizeof(*z));
@@ -152,7 +145,7 @@ static void stdio_take(struct stdio_snap *z)
 		 * caller's description, and no /proc read is spent (six a run
 		 * on /dev/null, some 0.25 ms measured). */
 		z->locked[fd] = S_ISREG(z->st[fd].st_mode) ||
-					(S_ISCHR(z->st[fd].st_mode) && !view_device(z->st[fd].st_rdev))
+					(S_ISCHR(z->st[fd].st_mode) && !helper_view_memdev(z->st[fd].st_rdev))
 				? fd_locked(fd) : -1;
 		/* Only a character device can be a terminal: a pipe or a
 		 * file costs no ioctl here (the bench's stdio is neither). */

@@ -545,21 +545,17 @@ static void stdio_own_devices(void)
 	for (int fd = 0; fd < 3; fd++) {
 		struct stat st, ns;
 		char fdp[64], link[PATH_MAX];
-		int fl = fcntl(fd, F_GETFL), view = 0;
+		int fl = fcntl(fd, F_GETFL);
 		if (fl < 0 || fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ||
 		    st.st_uid != geteuid())
 			continue;
 		int tty = isatty(fd);
 		/* A pty's master (5,2, /dev/ptmx or a devpts ptmx): every open
-		 * of it makes a new pty, not the caller's. */
-		if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 2))
-			continue;
-		for (size_t i = 0; S_ISCHR(st.st_mode) && i < SBX_ARRAY_LEN(dev_nodes); i++) {
-			char path[32];
-			snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-			view |= stat(path, &ns) == 0 && S_ISCHR(ns.st_mode) && ns.st_rdev == st.st_rdev;
-		}
-		if (view)
+		 * of it makes a new pty, not the caller's.  A memory device
+		 * and /dev/tty (5,0, swapped for the terminal it names by the
+		 * supervisor) are the view's own nodes already. */
+		if (S_ISCHR(st.st_mode) && (st.st_rdev == makedev(5, 2) || st.st_rdev == makedev(5, 0) ||
+					    helper_view_memdev(st.st_rdev)))
 			continue;
 		fd_path(fdp, sizeof(fdp), fd);
 		ssize_t n = readlink(fdp, link, sizeof(link) - 1);

@@ -46,6 +46,7 @@
 #define SBX_HELPER_H
 
 #include <signal.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include "sandbox/auditch.h"
@@ -179,5 +180,16 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 
 /* Entry point of the helper stages (argv[1] == HELPER_ARGV1). */
 int helper_main(int argc, char **argv);
+
+/* A memory device the sandbox's view has a node of: /dev/null, zero,
+ * full, random, urandom (1:3, 1:5, 1:7, 1:8, 1:9).  A standard descriptor
+ * on one reaches the command as the view's own node, opened again
+ * (helper.c, stdio_view_devices): the command never holds the caller's
+ * description of it, nor its host node. */
+static inline int helper_view_memdev(dev_t rdev)
+{
+	unsigned mi = minor(rdev);
+	return major(rdev) == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9);
+}
 
 #endif
