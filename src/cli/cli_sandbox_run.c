@@ -12,8 +12,10 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <termios.h>
+#include <linux/kcmp.h>
 
 #include "cli/cli.h"
 #include "cli/cli_ldpath.h"
@@ -108,7 +110,8 @@ struct stdio_snap {
 	 * the run: 1, 0, or -1 when /proc cannot tell.  Those locks belong to
 	 * the description too, not to the process that took them, so one the
 	 * command takes stays while the caller keeps the description open
-	 * (a script's exec >>log, a login shell's terminal). */
+	 * (a script's exec >>log, a login shell's terminal).  -1 too for a
+	 * descriptor sharing an earlier one's description: looked at there. */
 	int locked[3];
 	struct stat st[3];
 	int nterm;
@@ -130,6 +133,20 @@ static int fd_locked(int fd)
 	return strstr(buf, "\nlock:") != NULL;
 }
 
+/* Whether descriptor fd shares an earlier one's open file description
+ * (a terminal's 0-2 usually are one description, dup'd by the shell):
+ * its locks are then looked at once, through the first.  Where kcmp is
+ * not built into the kernel, each is looked at. */
+static int stdio_dup(const struct stdio_snap *z, int fd)
+{
+	pid_t me = getpid();
+	for (int j = 0; j < fd; j++)
+		if (z->have[j] && z->st[j].st_dev == z->st[fd].st_dev && z->st[j].st_ino == z->st[fd].st_ino &&
+		    syscall(SYS_kcmp, me, me, KCMP_FILE, j, fd) == 0)
+			return 1;
+	return 0;
+}
+
 static void stdio_take(struct stdio_snap *z)
 {
 	memset(z, 0, sizeof(*z));
@@ -143,9 +160,12 @@ static void stdio_take(struct stdio_snap *z)
 		 * 1:7, 1:8, 1:9) reach the command as the view's own nodes
 		 * (helper.c, stdio_view_devices): the command never holds the
 		 * caller's description, and no /proc read is spent (six a run
-		 * on /dev/null, some 0.25 ms measured). */
-		z->locked[fd] = S_ISREG(z->st[fd].st_mode) ||
-					(S_ISCHR(z->st[fd].st_mode) && !helper_view_memdev(z->st[fd].st_rdev))
+		 * on /dev/null, some 0.25 ms measured; on a terminal, two
+		 * rather than six since stdio_dup: 0.20 ms less, the median
+		 * of six paired runs of 300 on a pty). */
+		z->locked[fd] = (S_ISREG(z->st[fd].st_mode) ||
+				 (S_ISCHR(z->st[fd].st_mode) && !helper_view_memdev(z->st[fd].st_rdev))) &&
+					!stdio_dup(z, fd)
 				? fd_locked(fd) : -1;
 		/* Only a character device can be a terminal: a pipe or a
 		 * file costs no ioctl here (the bench's stdio is neither). */

@@ -206,6 +206,12 @@ for how in flock ofd; do
 		grep -q "the command left a lock on descriptor 1's file — released" "$TMP/err-$how" ||
 		bad="$bad [$how: after the run '$got', file '$(cat "$O/lk-$how")', stderr: $(cat "$TMP/err-$how")]"
 done
+# 0 and 1 one description, as a terminal's are: looked at once, through
+# 0, and still released.
+: > "$O/lk-dup"
+got=$( exec 3<>"$O/lk-dup"; ( cd "$W" && "$SANDBX" sandbox-run -- $PY -c "$LOCK" flock ) <&3 >&3 2>"$TMP/err-dup"; $PY -c "$FREE" "$O/lk-dup" flock )
+[ "$got" = free ] && grep -q "the command left a lock on descriptor 0's file — released" "$TMP/err-dup" &&
+	[ "$(grep -c 'left a lock' "$TMP/err-dup")" = 1 ] || bad="$bad [0 and 1 one description: after the run '$got', stderr: $(cat "$TMP/err-dup")]"
 # The caller's own lock on the description, taken before the run: kept.
 : > "$O/lk-own"
 got=$( exec 3>>"$O/lk-own"; $PY -c 'import fcntl; fcntl.flock(3, fcntl.LOCK_EX)'
