@@ -494,6 +494,13 @@ static int add_denylist(scmp_filter_ctx ctx)
 			RULE(ctx, DENY, nr, 1, ARGBITS(mode_args[i].arg, setid_bits[j]));
 	}
 	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+	/* renameat2's RENAME_WHITEOUT leaves a character device 0:0 (an
+	 * overlayfs whiteout) at the old name, and since 5.8 the kernel asks
+	 * no capability for it: a device node the command could not mknod,
+	 * left in a writable grant after the run.  overlayfs makes its own
+	 * whiteouts in the kernel; no program needs the flag.  flags is an
+	 * unsigned int: only the bit is compared. */
+	RULE(ctx, DENY, SCMP_SYS(renameat2), 1, ARGBITS(4, RENAME_WHITEOUT));
 	/* Native AIO's events are counted for the whole machine together
 	 * (fs.aio-max-nr, 65536 by default), with no capability exempting
 	 * anyone: one io_setup asking for all of them left every other

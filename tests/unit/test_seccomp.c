@@ -575,6 +575,29 @@ static void test_seccomp_setlease(void **state)
 	}
 }
 
+/* renameat2's RENAME_WHITEOUT makes a 0:0 character device with no
+ * capability asked: refused on its bit alone (the flags are an unsigned
+ * int, high garbage is the kernel's to drop); the other flags and plain
+ * renames stay allowed. */
+static void test_seccomp_rename_whiteout(void **state)
+{
+	const uint64_t a = 0x7ffd0000, b = 0x7ffd1000;
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b), R_ALLOW, "renameat2 no flags");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_WHITEOUT, 0), R_EPERM,
+			   "RENAME_WHITEOUT");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, HIGH_GARBAGE | RENAME_WHITEOUT, 0),
+			   R_EPERM, "RENAME_WHITEOUT high bits");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE | RENAME_WHITEOUT, 0),
+			   R_EPERM, "RENAME_NOREPLACE|RENAME_WHITEOUT");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE, 0), R_ALLOW,
+			   "RENAME_NOREPLACE");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE, 0), R_ALLOW,
+			   "RENAME_EXCHANGE");
+		ASSERT_RET(run(f, SYS_renameat, AT_FDCWD, a, AT_FDCWD, b), R_ALLOW, "renameat");
+	}
+}
+
 /*
  * A shared futex requeue could move a host process's waiters, on a futex
  * in a file the command may only read, to one of the command's own: the
@@ -1360,6 +1383,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_clone3_enosys),
 		cmocka_unit_test(test_seccomp_tty_ioctls),
 		cmocka_unit_test(test_seccomp_setlease),
+		cmocka_unit_test(test_seccomp_rename_whiteout),
 		cmocka_unit_test(test_seccomp_futex_requeue),
 		cmocka_unit_test(test_seccomp_read_watches),
 		cmocka_unit_test(test_seccomp_page_cache),
