@@ -496,6 +496,7 @@ expect_out sc-setid-sticky ok --allow-write "$W" -- "$SYS" chmod-sticky "$W/stic
 # outlived the run (mknod of a device needs CAP_MKNOD, which it never has).
 # whiteout_denied ID NAME: probe NAME answers EPERM and the host sees no
 # device at $W/wo-NAME; unconfined, the same probe makes one (the kernel's).
+# (mknod probes leave it at PATH itself.)
 whiteout_denied() {
 	t_start "$1"
 	rm -f "$W/wo-$2" "$W/wo-$2.moved" "$W/bare-$2" "$W/bare-$2.moved"
@@ -516,6 +517,12 @@ whiteout_denied() {
 }
 whiteout_denied sc-deny-rename-whiteout rename-whiteout
 whiteout_denied sc-deny-rename-whiteout-high rename-whiteout-high
+# mknod of that device (S_IFCHR 0:0) asks no capability either; a block
+# device or any other character device needs CAP_MKNOD, and both kinds
+# are refused by the filter whatever the numbers.
+whiteout_denied sc-deny-mknod-whiteout mknod-whiteout
+whiteout_denied sc-deny-mknodat-whiteout mknodat-whiteout
+whiteout_denied sc-deny-mknodat-whiteout-high mknodat-whiteout-high
 # renameat2's other flags keep working (mv asks RENAME_NOREPLACE).
 rm -f "$W/noreplace" "$W/noreplace.moved"
 expect_out sc-allow-rename-noreplace ok --allow-write "$W" -- "$SYS" rename-noreplace "$W/noreplace"

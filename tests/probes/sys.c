@@ -56,7 +56,11 @@
  *                             asked (5.8+); rename-whiteout-high with
  *                             garbage in the high half of the flags;
  *                             rename-noreplace the same with
- *                             RENAME_NOREPLACE, which leaves nothing
+ *                             RENAME_NOREPLACE, which leaves nothing;
+ *                             mknod-whiteout, mknodat-whiteout and
+ *                             mknodat-whiteout-high make that device
+ *                             at PATH directly (mknod S_IFCHR 0:0, no
+ *                             capability asked either)
  *   sys fchmod-stdout-suid    fchmod(1, 04755): the inherited stdout;
  *                             reported on stderr
  *   sys shmget|msgget|semget  make one System V object (removed at once)
@@ -1138,6 +1142,15 @@ int main(int argc, char **argv)
 		r = rename_flags(argv[2], HIGH_GARBAGE | RENAME_WHITEOUT);
 	else if (!strcmp(n, "rename-noreplace") && argc == 3)
 		r = rename_flags(argv[2], RENAME_NOREPLACE);
+	else if (!strcmp(n, "mknod-whiteout") && argc == 3)
+		r = unlink(argv[2]) < 0 && errno != ENOENT ? -1 : syscall(SYS_mknod, argv[2], S_IFCHR | 0600, 0);
+	else if (!strcmp(n, "mknodat-whiteout") && argc == 3)
+		r = unlink(argv[2]) < 0 && errno != ENOENT ? -1
+								: syscall(SYS_mknodat, AT_FDCWD, argv[2], S_IFCHR | 0600, 0);
+	else if (!strcmp(n, "mknodat-whiteout-high") && argc == 3)
+		r = unlink(argv[2]) < 0 && errno != ENOENT
+			    ? -1
+			    : syscall(SYS_mknodat, AT_FDCWD, argv[2], HIGH_GARBAGE | S_IFCHR | 0600, 0);
 	else {
 		fprintf(stderr, "sys: unknown probe '%s'\n", n);
 		return 2;
