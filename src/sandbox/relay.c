@@ -252,6 +252,14 @@ static void pump_out(struct relay *r, struct relay_chan *c, int over)
 			continue;
 		}
 		struct relay_note *nt = note_first(r, c);
+		if (nt && nt->at == c->taken && nt->off == 0 && c->last != '\n') {
+			/* A line of sandbx's own starts a line: one the command
+			 * left unended is ended first, so no record of sandbx's
+			 * reads as the tail of a line the command wrote. */
+			if (sock_send(r, c, "\n", 1) <= 0)
+				return;
+			continue;
+		}
 		if (nt && nt->at == c->taken) {
 			ssize_t w = sock_send(r, c, nt->text + nt->off, nt->len - nt->off);
 			if (w <= 0)
@@ -545,11 +553,14 @@ static void *relay_run(void *arg)
 		struct relay_chan *c = &r->ch[i];
 		size_t lost = c->out && !c->done ? c->len + c->left : 0;
 		r->dropped += lost;
-		/* Given up in the middle of a line of the command's (sandbx
-		 * ends it: relay_finish), unless a line of sandbx's own was
-		 * being sent, whose rest relay_finish writes first. */
+		/* Ended in the middle of a line of the command's, given up
+		 * there or left so by the command (sandbx ends it:
+		 * relay_finish, so its exited record starts a line and is not
+		 * the tail of one that begins with a forged record), unless a
+		 * line of sandbx's own was being sent, whose rest
+		 * relay_finish writes first. */
 		pthread_mutex_lock(&r->mu);
-		if (c == r->err && lost && c->last != '\n' && !(r->notes && r->notes->off))
+		if (c == r->err && c->last != '\n' && !(r->notes && r->notes->off))
 			r->cut = 1;
 		pthread_mutex_unlock(&r->mu);
 		chan_end(r, c);

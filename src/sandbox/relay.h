@@ -39,11 +39,14 @@
  * which sends each after exactly what the command had written to the pipe
  * when it came: the order a direct write would have had without a relay.
  * (Not bounded by the relay: they are sandbx's own, a few in a run.)
- * A flush given up (relay_finish's deadline, a signal) can still end
- * the stream in the middle of a command's line: relay_finish then ends
- * that line, and writes sandbx's lines the relay did not send, so what
- * sandbx writes after starts a line of its own and none of its lines is
- * lost.  With a deadline (flush_ms >= 0: --timeout), those lines and every
+ * Where the command left a line unended at that place, the relay ends
+ * it first (a newline), so no line of sandbx's continues one of the
+ * command's (which could begin with a forged record).  A flush given up
+ * (relay_finish's deadline, a signal), or a command that ended its
+ * output without a newline, ends the stream in the middle of a line:
+ * relay_finish then ends that line, and writes sandbx's lines the relay
+ * did not send, so what sandbx writes after starts a line of its own and
+ * none of its lines is lost.  With a deadline (flush_ms >= 0: --timeout), those lines and every
  * one sandbx writes after relay_finish (the exited record) have until
  * RELAY_TAIL_MS past it to reach the socket, then are dropped: a reader
  * that never reads does not hold sandbx (log_divert stays set for the rest
@@ -108,7 +111,7 @@ struct relay {
 	pthread_mutex_t mu;
 	struct relay_note *notes, **notes_end;
 	int note_wake[2];	/* written when a note is queued */
-	int cut;		/* err's flush was given up in a line of the command's */
+	int cut;		/* err's stream ended in a line of the command's */
 	int cmd_end[3];		/* the command's ends, until relay_spawned */
 	int devnull;		/* where an input pipe's bytes the command read go */
 	int wake[2];		/* written by relay_finish: the run is over */

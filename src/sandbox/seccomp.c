@@ -494,6 +494,25 @@ static int add_denylist(scmp_filter_ctx ctx)
 			RULE(ctx, DENY, nr, 1, ARGBITS(mode_args[i].arg, setid_bits[j]));
 	}
 	RULE(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+	/* renameat2's RENAME_WHITEOUT leaves a character device 0:0 (an
+	 * overlayfs whiteout) at the old name, and since 5.8 the kernel asks
+	 * no capability for it: a device node the command could not mknod,
+	 * left in a writable grant after the run.  overlayfs makes its own
+	 * whiteouts in the kernel; no program needs the flag.  flags is an
+	 * unsigned int: only the bit is compared. */
+	RULE(ctx, DENY, SCMP_SYS(renameat2), 1, ARGBITS(4, RENAME_WHITEOUT));
+	/* mknod of a character device 0:0 makes the same whiteout, with no
+	 * capability asked either; every other device node needs CAP_MKNOD,
+	 * which the command never has.  Both kinds are refused on the mode's
+	 * type bits alone (the kernel keeps the mode's low 16 bits). */
+	static const struct sc_mode_arg mknods[] = { { { "mknod", 0 }, 1 }, { { "mknodat", 0 }, 2 } };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(mknods); i++) {
+		int nr = resolve(&mknods[i].sys);
+		if (nr < 0)
+			continue;	/* absent on this architecture (mknod on aarch64) */
+		RULE(ctx, DENY, nr, 1, ARGMASK(mknods[i].arg, S_IFMT, S_IFCHR));
+		RULE(ctx, DENY, nr, 1, ARGMASK(mknods[i].arg, S_IFMT, S_IFBLK));
+	}
 	/* Native AIO's events are counted for the whole machine together
 	 * (fs.aio-max-nr, 65536 by default), with no capability exempting
 	 * anyone: one io_setup asking for all of them left every other

@@ -892,6 +892,20 @@ if sed -n 1p "$TMP/reader" | grep -q '^sandbx audit spawned command="/bin/sh' &&
 else t_fail "reader: $(cat "$TMP/reader") gone: $(cat "$W/gone" 2>&1)"; fi
 rm -f "$W/gone"
 
+t_start sr-stdio-err-record-own-line "a command that ends its standard error (a pipe, one pipe with standard output, or a socket) in the middle of a line cannot have sandbx's exited record continue that line: the record starts a line of its own, the last one, with the command's true status (before, a forged 'sandbx audit exited ... code=0' line followed by a partial one left the true record, code=3, glued to the end of the partial line, where a reader of lines that begin with it does not see it)"
+forge='printf "sandbx audit exited command=\"/bin/true\" code=0\npartial" >&2; exit 3'
+p1=$( (cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c "$forge") 2>&1 >/dev/null | cat)
+p2=$( (cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c "printf out-partial; $forge") 2>&1 | cat)
+s1=$(cd "$W" && $DRV 2 -- $SR -- /bin/sh -c "$forge" | grep -v '^rc=' | grep -v '^secs=')
+bad=""
+for v in p1 p2 s1; do
+	eval "got=\$$v"
+	echo "$got" | tail -1 | grep -q '^sandbx audit exited .* code=3$' || bad="$bad $v: $(echo "$got" | tail -2 | tr '\n' '|')"
+	echo "$got" | grep -q '^partial$' || [ "$v" = p2 ] || bad="$bad $v: no 'partial' line"
+done
+echo "$p2" | grep -q 'out-partial' || bad="$bad p2: no out-partial"
+if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
+
 t_start sr-stdio-pipe-in-not-writable "a command cannot write into its standard input pipe for the process that reads that pipe after it (/proc/self/fd/0 opened for writing), nor through the pipe's read end given as its output (1<&0): a shell loop reading the rest of the pipe reads only what the caller wrote (before: it read the command's INJECTED line, and acted on it unconfined)"
 out=$(printf 'a\nb\n' | { cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c 'timeout 1 sh -c "echo INJECTED > /proc/self/fd/0"' 2>/dev/null; while read l; do echo "loop:$l"; done; })
 # its input pipe's read end given as its output too (1<&0): the command's

@@ -50,6 +50,17 @@
  *                             openat-suid, creat-suid, mknod-suid,
  *                             mknodat-suid, openat2; controls chmod-plain,
  *                             open-plain, chmod-sticky (PATH a directory)
+ *   sys rename-whiteout PATH  renameat2(PATH, PATH.moved, RENAME_WHITEOUT),
+ *                             PATH made first: the kernel leaves a 0:0
+ *                             character device at PATH, no capability
+ *                             asked (5.8+); rename-whiteout-high with
+ *                             garbage in the high half of the flags;
+ *                             rename-noreplace the same with
+ *                             RENAME_NOREPLACE, which leaves nothing;
+ *                             mknod-whiteout, mknodat-whiteout and
+ *                             mknodat-whiteout-high make that device
+ *                             at PATH directly (mknod S_IFCHR 0:0, no
+ *                             capability asked either)
  *   sys fchmod-stdout-suid    fchmod(1, 04755): the inherited stdout;
  *                             reported on stderr
  *   sys shmget|msgget|semget  make one System V object (removed at once)
@@ -581,6 +592,21 @@ static long mode_call(const char *n, const char *path)
 	return -1;
 }
 
+/* renameat2 with flags of a fresh PATH to PATH.moved: with
+ * RENAME_WHITEOUT, where the kernel makes it, a whiteout (a character
+ * device 0:0) is left at PATH.  Garbage in the flags' high half is
+ * dropped by the kernel (flags is an unsigned int). */
+static long rename_flags(const char *path, unsigned long flags)
+{
+	char moved[PATH_MAX];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	return syscall(SYS_renameat2, AT_FDCWD, path, AT_FDCWD, moved, flags);
+}
+
 /* chmod 01777 on a directory (created when missing), as /tmp has. */
 static long sticky_dir(const char *path)
 {
@@ -1110,6 +1136,21 @@ int main(int argc, char **argv)
 		r = setlease(argv[2], 0);
 	else if (!strcmp(n, "setlease-high") && argc == 3)
 		r = setlease(argv[2], HIGH_GARBAGE);
+	else if (!strcmp(n, "rename-whiteout") && argc == 3)
+		r = rename_flags(argv[2], RENAME_WHITEOUT);
+	else if (!strcmp(n, "rename-whiteout-high") && argc == 3)
+		r = rename_flags(argv[2], HIGH_GARBAGE | RENAME_WHITEOUT);
+	else if (!strcmp(n, "rename-noreplace") && argc == 3)
+		r = rename_flags(argv[2], RENAME_NOREPLACE);
+	else if (!strcmp(n, "mknod-whiteout") && argc == 3)
+		r = unlink(argv[2]) < 0 && errno != ENOENT ? -1 : syscall(SYS_mknod, argv[2], S_IFCHR | 0600, 0);
+	else if (!strcmp(n, "mknodat-whiteout") && argc == 3)
+		r = unlink(argv[2]) < 0 && errno != ENOENT ? -1
+								: syscall(SYS_mknodat, AT_FDCWD, argv[2], S_IFCHR | 0600, 0);
+	else if (!strcmp(n, "mknodat-whiteout-high") && argc == 3)
+		r = unlink(argv[2]) < 0 && errno != ENOENT
+			    ? -1
+			    : syscall(SYS_mknodat, AT_FDCWD, argv[2], HIGH_GARBAGE | S_IFCHR | 0600, 0);
 	else {
 		fprintf(stderr, "sys: unknown probe '%s'\n", n);
 		return 2;

@@ -73,6 +73,7 @@ static void out_body(void)
 	if (relay_start(&r, -1, &err) < 0)
 		_exit(12);
 	memset(data, 'x', sizeof(data));
+	data[sizeof(data) - 1] = '\n';	/* a line ended: sandbx adds nothing */
 	size_t got = 0;
 	for (size_t off = 0; off < sizeof(data);) {
 		ssize_t w = write(held, data + off, sizeof(data) - off);
@@ -199,9 +200,12 @@ static void test_relay_none(void **state)
  * read yet), reaches the socket after all of that and before what the
  * command writes next: the order a write of sandbx's own would have had
  * without a relay.  Written straight to the socket, it went in among the
- * bytes the relay held, as soon as the reader made room. */
+ * bytes the relay held, as soon as the reader made room.  The command's
+ * line it came in is ended first, and so is the command's last, unended
+ * line when the run is over: no line of sandbx's continues one of the
+ * command's (which could begin with a forged record). */
 #define NOTE "sandbx: a line of sandbx's own\n"
-#define NOTE_WANT (BIG + sizeof(NOTE) - 1 + 1000)
+#define NOTE_WANT (BIG + 1 + sizeof(NOTE) - 1 + 1000 + 1)
 static void note_body(void)
 {
 	int sv[2], stdio[3] = { -1, -1, -1 }, small = 1, st;
@@ -213,8 +217,10 @@ static void note_body(void)
 		_exit(50);
 	close(sv[1]);
 	memset(want, 'a', BIG);
-	memcpy(want + BIG, NOTE, sizeof(NOTE) - 1);
-	memset(want + BIG + sizeof(NOTE) - 1, 'b', 1000);
+	want[BIG] = '\n';
+	memcpy(want + BIG + 1, NOTE, sizeof(NOTE) - 1);
+	memset(want + BIG + 1 + sizeof(NOTE) - 1, 'b', 1000);
+	want[NOTE_WANT - 1] = '\n';
 	pid_t reader = fork();
 	if (reader < 0)
 		_exit(51);

@@ -575,6 +575,44 @@ static void test_seccomp_setlease(void **state)
 	}
 }
 
+/* renameat2's RENAME_WHITEOUT makes a 0:0 character device with no
+ * capability asked: refused on its bit alone (the flags are an unsigned
+ * int, high garbage is the kernel's to drop); the other flags and plain
+ * renames stay allowed.  mknod makes the same device unasked: every
+ * device node is refused by its type. */
+static void test_seccomp_rename_whiteout(void **state)
+{
+	const uint64_t a = 0x7ffd0000, b = 0x7ffd1000;
+	for (int f = 0; f < F__COUNT; f++) {
+		ASSERT_RET(run(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b), R_ALLOW, "renameat2 no flags");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_WHITEOUT, 0), R_EPERM,
+			   "RENAME_WHITEOUT");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, HIGH_GARBAGE | RENAME_WHITEOUT, 0),
+			   R_EPERM, "RENAME_WHITEOUT high bits");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE | RENAME_WHITEOUT, 0),
+			   R_EPERM, "RENAME_NOREPLACE|RENAME_WHITEOUT");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE, 0), R_ALLOW,
+			   "RENAME_NOREPLACE");
+		ASSERT_RET(run6(f, SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE, 0), R_ALLOW,
+			   "RENAME_EXCHANGE");
+		ASSERT_RET(run(f, SYS_renameat, AT_FDCWD, a, AT_FDCWD, b), R_ALLOW, "renameat");
+		/* the same device by mknod: every character or block device
+		 * refused on the type bits, FIFOs, sockets and files not */
+		ASSERT_RET(run(f, SYS_mknodat, AT_FDCWD, a, S_IFCHR | 0600, 0), R_EPERM, "mknodat S_IFCHR 0:0");
+		ASSERT_RET(run(f, SYS_mknodat, AT_FDCWD, a, HIGH_GARBAGE | S_IFCHR, 0), R_EPERM,
+			   "mknodat S_IFCHR high bits");
+		ASSERT_RET(run(f, SYS_mknodat, AT_FDCWD, a, S_IFBLK | 0600, 0x801), R_EPERM, "mknodat S_IFBLK");
+		ASSERT_RET(run(f, SYS_mknodat, AT_FDCWD, a, S_IFIFO | 0600, 0), R_ALLOW, "mknodat S_IFIFO");
+		ASSERT_RET(run(f, SYS_mknodat, AT_FDCWD, a, S_IFSOCK | 0600, 0), R_ALLOW, "mknodat S_IFSOCK");
+		ASSERT_RET(run(f, SYS_mknodat, AT_FDCWD, a, S_IFREG | 0600, 0), R_ALLOW, "mknodat S_IFREG");
+#ifdef SYS_mknod
+		ASSERT_RET(run(f, SYS_mknod, a, S_IFCHR | 0600, 0, 0), R_EPERM, "mknod S_IFCHR 0:0");
+		ASSERT_RET(run(f, SYS_mknod, a, S_IFBLK | 0600, 0x801, 0), R_EPERM, "mknod S_IFBLK");
+		ASSERT_RET(run(f, SYS_mknod, a, S_IFIFO | 0600, 0, 0), R_ALLOW, "mknod S_IFIFO");
+#endif
+	}
+}
+
 /*
  * A shared futex requeue could move a host process's waiters, on a futex
  * in a file the command may only read, to one of the command's own: the
@@ -1360,6 +1398,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_clone3_enosys),
 		cmocka_unit_test(test_seccomp_tty_ioctls),
 		cmocka_unit_test(test_seccomp_setlease),
+		cmocka_unit_test(test_seccomp_rename_whiteout),
 		cmocka_unit_test(test_seccomp_futex_requeue),
 		cmocka_unit_test(test_seccomp_read_watches),
 		cmocka_unit_test(test_seccomp_page_cache),
