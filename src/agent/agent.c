@@ -895,6 +895,13 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			finish(&rc, out, "max_rounds", 2, 0);
 			break;
 		}
+		/* The model stopped to use tools and none could run (each
+		 * refused unrun, said above): there is no answer, and ending
+		 * as end_turn would tell a script the task was done. */
+		if (!asked_tools && strcmp(reason, "tool_use") == 0) {
+			finish(&rc, out, "tool_use", 2, 0);
+			break;
+		}
 		if (!asked_tools) {
 			int cut = strcmp(reason, "max_tokens") == 0;
 			finish(&rc, out, cut ? "max_tokens" : strcmp(reason, "refusal") == 0 ? "refusal" : "end_turn",

@@ -1128,6 +1128,23 @@ input_refused ag-tool-input-nested "a tool call whose input nests objects or arr
 input_refused ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)" \
 	toolu_d1 '{"path":"first.txt","content":"x","path":"second.txt"}' "names a member twice" first.txt second.txt
 
+# An answer that stops to use a tool, when no call of it can run, is no
+# answer: the turn ended as "end_turn" with exit 0 and is_error false, so
+# a script took a task the model never got to do for one done.
+t_start ag-tool-calls-none-ran "an answer that stops for tool calls none of which could run (input not JSON) ends the turn as incomplete: exit 2, stop_reason tool_use, said on stderr; no further request"
+mock_dir
+sse_tool toolu_n1 read '{"path": "a.txt", }' > "$D/r1.sse"
+sse_text "unused" > "$D/r2.sse"
+mock_rounds 2 5
+ar --output jsonl -- go
+mock_stop
+if [ $RC -eq 2 ] && [ ! -e "$D/req-2.json" ] && grep -q "(toolu_n1) is not a JSON object — the call was not run" "$D/out" &&
+	grep -q "^sandbx: the model stopped for tool calls and none of them could run" "$D/err" && python3 -c "
+import json
+r = [json.loads(l) for l in open('$D/out')][-1]
+assert r['type'] == 'result' and r['stop_reason'] == 'tool_use' and r['is_error'] is False, r
+"; then t_pass
+else t_fail "rc=$RC $(cat "$D/err") $(tail -n 1 "$D/out")"; fi
 # sse_calls FILE MSGID ID:NAME:JSON...: one answer asking for these calls, in order.
 sse_calls() {
 	python3 - "$@" <<'PY'
