@@ -1528,7 +1528,8 @@ sse_text "done" > "$D/r4.sse"
 mock_rounds 4
 ar -- go
 mock_stop
-if [ $RC -eq 0 ] && python3 -c "
+# exit 2: the third answer's one call, refused, could not run (ag-tool-calls-none-ran)
+if [ $RC -eq 2 ] && python3 -c "
 import re
 err=open('$D/err','rb').read()
 lines=err.split(b'\n')
