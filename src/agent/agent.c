@@ -902,6 +902,13 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 			finish(&rc, out, "tool_use", 2, 0);
 			break;
 		}
+		/* The API cut the answer where the conversation filled the
+		 * model's context window: cut short as by max_tokens, not an
+		 * answer the model finished. */
+		if (!asked_tools && strcmp(reason, "model_context_window_exceeded") == 0) {
+			finish(&rc, out, "model_context_window_exceeded", 2, 0);
+			break;
+		}
 		if (!asked_tools) {
 			int cut = strcmp(reason, "max_tokens") == 0;
 			finish(&rc, out, cut ? "max_tokens" : strcmp(reason, "refusal") == 0 ? "refusal" : "end_turn",

@@ -125,7 +125,7 @@ struct turn_io {
 
 struct turn_outcome {
 	const char *stop_reason;	/* "end_turn", "max_rounds", "max_tokens", "tool_use" (no call could run),
-					 * "stopped", "error", "no_consent" */
+					 * "model_context_window_exceeded", "stopped", "error", "no_consent" */
 	int rounds;
 	struct turn_usage usage;
 	int is_error;

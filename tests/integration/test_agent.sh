@@ -1145,6 +1145,23 @@ r = [json.loads(l) for l in open('$D/out')][-1]
 assert r['type'] == 'result' and r['stop_reason'] == 'tool_use' and r['is_error'] is False, r
 "; then t_pass
 else t_fail "rc=$RC $(cat "$D/err") $(tail -n 1 "$D/out")"; fi
+# An answer the API cut because the conversation filled the model's
+# context window is cut short as one cut by max_tokens is: it ended as
+# "end_turn", exit 0, and a script took the half answer for the whole.
+t_start ag-context-window-cut "an answer stopped by model_context_window_exceeded ends the turn as incomplete: exit 2, that stop_reason in the result, and a message saying the conversation is too long"
+mock_dir
+sse_text "the first half" | sed 's/"stop_reason":"end_turn"/"stop_reason":"model_context_window_exceeded"/' > "$D/r1.sse"
+mock_rounds 1
+ar --output jsonl -- go
+mock_stop
+if [ $RC -eq 2 ] && grep -q "the first half" "$D/out" &&
+	grep -q "^sandbx: the answer was cut short: the conversation fills the model's context window" "$D/err" && python3 -c "
+import json
+r = [json.loads(l) for l in open('$D/out')][-1]
+assert r['type'] == 'result' and r['stop_reason'] == 'model_context_window_exceeded' and r['is_error'] is False, r
+"; then t_pass
+else t_fail "rc=$RC $(cat "$D/err") $(tail -n 1 "$D/out")"; fi
+
 # sse_calls FILE MSGID ID:NAME:JSON...: one answer asking for these calls, in order.
 sse_calls() {
 	python3 - "$@" <<'PY'
