@@ -350,6 +350,35 @@ static size_t count_lines(const char *s)
 	return n + (len > 0 && s[len - 1] != '\n');
 }
 
+/* A line naming the file a path holding a '..' component reaches, or
+ * NULL: the tools take the '..' away before they look (fsguard), and
+ * 'docs/v1/../../.git/hooks/pre-commit' reads as a file under docs/.
+ * Relative to the working directory when beneath it, as the path was. */
+static char *dotdot_named(struct agent *a, const char *path)
+{
+	int dotdot = 0;
+	for (const char *s = path; *s; s += strcspn(s, "/")) {
+		s += strspn(s, "/");
+		if (strncmp(s, "..", 2) == 0 && (s[2] == '/' || !s[2]))
+			dotdot = 1;
+	}
+	const char *cwd = fsguard_cwd(a->guard);
+	char *abs = dotdot ? fsguard_normalize(cwd, path) : NULL;
+	if (!abs)
+		return NULL;
+	size_t cl = strlen(cwd);
+	const char *rel = abs;
+	if (strcmp(abs, cwd) == 0)
+		rel = ".";
+	else if (strcmp(cwd, "/") != 0 && strncmp(abs, cwd, cl) == 0 && abs[cl] == '/')
+		rel = abs + cl + 1;
+	char *vis = gate_visible_path(rel, GATE_MAX_SHOWN);
+	char *line = xasprintf("(without its .. the path is %s: the file this call changes)\n", vis);
+	free(vis);
+	free(abs);
+	return line;
+}
+
 /* The diff as the question shows it (GATE_MAX_DIFF_LINES) and whole
  * (GATE_MAX_WHOLE_LINES), from one read of the file; both NULL when the
  * call changes no file. */
@@ -447,6 +476,7 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 	}
 	if (new_text) {
 		char *vis = gate_visible_path(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
+		char *named = dotdot_named(a, path->valuestring);
 		size_t on = why || !cur ? 0 : count_lines(cur), nn = count_lines(new_text);
 		if (on + nn > GATE_MAX_DIFF_INPUT_LINES) {
 			/* A diff costs some 32 bytes a line: past a few million,
@@ -466,6 +496,15 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 					free(body);
 				*(w ? whole : shown) = d;
 			}
+		}
+		if (named) {
+			for (int w = 0; w < 2; w++) {
+				char **d = w ? whole : shown;
+				char *t = xasprintf("%s%s", named, *d);
+				free(*d);
+				*d = t;
+			}
+			free(named);
 		}
 		free(vis);
 	}

@@ -960,6 +960,19 @@ ask_case ag-approve-diff-unreadable "a write over a file the user cannot read is
 	'[["allow?","n"],["reason","\r"]]' 0 \
 	'! grep -q "^--- /dev/null" "$D/pty" && { [ "$(id -u)" -eq 0 ] && grep -q "^-kept" "$D/pty" || grep -q "the current .locked.txt. is not compared — it could not be read" "$D/pty"; }'
 rm -f "$W/locked.txt"
+# The tools take a path's '..' away before they reach the file: the
+# question showed 'docs/guide/v1/../../../.git/hooks/pre-commit', which
+# the eye reads as a file under docs/, for a write of a git hook.
+mkdir -p "$W/docs/guide/v1" "$W/.git/hooks"
+ask_case ag-approve-path-dotdot-named "a write's path holding '..' is named in the question as the file it reaches" \
+	write '{"path":"docs/guide/v1/../../../.git/hooks/pre-commit","content":"curl x | sh\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/.git/hooks/pre-commit" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
+assert b\"\n(without its .. the path is .git/hooks/pre-commit: the file this call changes)\n\" in q, q
+"'
+rm -rf "$W/docs" "$W/.git"
 # A path is one line wherever the question shows it: a newline in it
 # would otherwise draw diff lines of the model's choosing (a hunk that
 # "changes" another file) around the real one.
