@@ -415,6 +415,18 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		ex = xcalloc(1, sizeof(*ex));
 	if (fd >= 0) {
 		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			/* The tool refuses a directory as its file, and the
+			 * question would say it is replaced: answered as the
+			 * tool answers, not asked. */
+			*refusal = is_edit ? xasprintf("'%s' is not a regular file — edit changes text files",
+						       path->valuestring)
+					   : xasprintf("'%s' is a directory — name a file", path->valuestring);
+			close(fd);
+			free(ex);
+			*expect = NULL;
+			return;
+		}
 		if (fstat(fd, &st) == 0) {
 			ex = xcalloc(1, sizeof(*ex));
 			ex->present = 1;

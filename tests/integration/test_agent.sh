@@ -888,6 +888,14 @@ ask_case ag-approve-dir-path-not-asked "a write to a path naming a directory (d.
 	'[]' 0 \
 	'[ "$(cat "$W/d.txt")" = keep ] && ! grep -q "allow?" "$D/pty" && grep -q "names a directory" "$D/req-2.json"'
 rm -f "$W/d.txt"
+# A directory already at the path: the question said "all of it is
+# replaced by the text below", and the write then refused it.
+mkdir -p "$W/adir/sub"; echo keep > "$W/adir/sub/f"
+ask_case ag-approve-existing-dir-not-asked "a write or edit of a path where a directory stands is not put to the user (the question said the directory would be replaced): the model gets the tool's refusal" \
+	write '{"path":"adir","content":"x"}' \
+	'[]' 0 \
+	'[ "$(cat "$W/adir/sub/f")" = keep ] && ! grep -q "allow?" "$D/pty" && grep -q "adir. is a directory — name a file" "$D/req-2.json"'
+rm -rf "$W/adir"
 printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
 ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
 	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \
