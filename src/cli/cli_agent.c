@@ -541,7 +541,7 @@ int cli_agent_run(struct cli_opts *o)
 			"turn has no answer: ask again");
 	else if (out.exit_code == 2 && strcmp(out.stop_reason, "model_context_window_exceeded") == 0)
 		sbx_err("the answer was cut short: the conversation fills the model's context window — start a new "
-			"session, or ask in fewer words");
+			"conversation (a new --session, or none; not --continue)");
 	else if (out.exit_code == 2)
 		sbx_err("the turn ended early (%s) — raise --max-rounds or --max-tokens to let it finish", out.stop_reason);
 	else if (out.exit_code == 3)
