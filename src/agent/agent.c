@@ -419,9 +419,10 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 			/* The tool refuses a directory as its file, and the
 			 * question would say it is replaced: answered as the
 			 * tool answers, not asked. */
-			*refusal = is_edit ? xasprintf("'%s' is not a regular file — edit changes text files",
-						       path->valuestring)
-					   : xasprintf("'%s' is a directory — name a file", path->valuestring);
+			const char *p = path->valuestring;
+			*refusal = is_edit
+				? xasprintf("'%s' is not a regular file — edit changes text files", p)
+				: xasprintf("'%s' is a directory — name a file", p);
 			close(fd);
 			free(ex);
 			*expect = NULL;

@@ -694,8 +694,9 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 	 * append would go to an inode no name reaches, and no resume would
 	 * see the round. */
 	if (st.st_nlink == 0) {
-		*err = xasprintf("the session file '%s' was removed while sandbx held it — the round was not stored, "
-				 "nor will later ones be: start a new session with --session", s->path);
+		*err = xasprintf("the session file '%s' was removed while sandbx held it — the round "
+				 "was not stored, nor will later ones be: start a new session with --session",
+				 s->path);
 		errno = ENOENT;
 		return -1;
 	}
