@@ -350,6 +350,35 @@ static size_t count_lines(const char *s)
 	return n + (len > 0 && s[len - 1] != '\n');
 }
 
+/* A line naming the file a path holding a '..' component reaches, or
+ * NULL: the tools take the '..' away before they look (fsguard), and
+ * 'docs/v1/../../.git/hooks/pre-commit' reads as a file under docs/.
+ * Relative to the working directory when beneath it, as the path was. */
+static char *dotdot_named(struct agent *a, const char *path)
+{
+	int dotdot = 0;
+	for (const char *s = path; *s; s += strcspn(s, "/")) {
+		s += strspn(s, "/");
+		if (strncmp(s, "..", 2) == 0 && (s[2] == '/' || !s[2]))
+			dotdot = 1;
+	}
+	const char *cwd = fsguard_cwd(a->guard);
+	char *abs = dotdot ? fsguard_normalize(cwd, path) : NULL;
+	if (!abs)
+		return NULL;
+	size_t cl = strlen(cwd);
+	const char *rel = abs;
+	if (strcmp(abs, cwd) == 0)
+		rel = ".";
+	else if (strcmp(cwd, "/") != 0 && strncmp(abs, cwd, cl) == 0 && abs[cl] == '/')
+		rel = abs + cl + 1;
+	char *vis = gate_visible_path(rel, GATE_MAX_SHOWN);
+	char *line = xasprintf("(without its .. the path is %s: the file this call changes)\n", vis);
+	free(vis);
+	free(abs);
+	return line;
+}
+
 /* The diff as the question shows it (GATE_MAX_DIFF_LINES) and whole
  * (GATE_MAX_WHOLE_LINES), from one read of the file; both NULL when the
  * call changes no file. */
@@ -386,6 +415,19 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		ex = xcalloc(1, sizeof(*ex));
 	if (fd >= 0) {
 		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			/* The tool refuses a directory as its file, and the
+			 * question would say it is replaced: answered as the
+			 * tool answers, not asked. */
+			const char *p = path->valuestring;
+			*refusal = is_edit
+				? xasprintf("'%s' is not a regular file — edit changes text files", p)
+				: xasprintf("'%s' is a directory — name a file", p);
+			close(fd);
+			free(ex);
+			*expect = NULL;
+			return;
+		}
 		if (fstat(fd, &st) == 0) {
 			ex = xcalloc(1, sizeof(*ex));
 			ex->present = 1;
@@ -447,6 +489,7 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 	}
 	if (new_text) {
 		char *vis = gate_visible_path(path->valuestring, GATE_MAX_SHOWN);	/* the header is one line */
+		char *named = dotdot_named(a, path->valuestring);
 		size_t on = why || !cur ? 0 : count_lines(cur), nn = count_lines(new_text);
 		if (on + nn > GATE_MAX_DIFF_INPUT_LINES) {
 			/* A diff costs some 32 bytes a line: past a few million,
@@ -466,6 +509,15 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 					free(body);
 				*(w ? whole : shown) = d;
 			}
+		}
+		if (named) {
+			for (int w = 0; w < 2; w++) {
+				char **d = w ? whole : shown;
+				char *t = xasprintf("%s%s", named, *d);
+				free(*d);
+				*d = t;
+			}
+			free(named);
 		}
 		free(vis);
 	}
@@ -893,6 +945,20 @@ int agent_turn(struct agent *a, const char *prompt, const struct turn_io *io, st
 		}
 		if (wrap) {
 			finish(&rc, out, "max_rounds", 2, 0);
+			break;
+		}
+		/* The model stopped to use tools and none could run (each
+		 * refused unrun, said above): there is no answer, and ending
+		 * as end_turn would tell a script the task was done. */
+		if (!asked_tools && strcmp(reason, "tool_use") == 0) {
+			finish(&rc, out, "tool_use", 2, 0);
+			break;
+		}
+		/* The API cut the answer where the conversation filled the
+		 * model's context window: cut short as by max_tokens, not an
+		 * answer the model finished. */
+		if (!asked_tools && strcmp(reason, "model_context_window_exceeded") == 0) {
+			finish(&rc, out, "model_context_window_exceeded", 2, 0);
 			break;
 		}
 		if (!asked_tools) {

@@ -124,7 +124,9 @@ struct turn_io {
 };
 
 struct turn_outcome {
-	const char *stop_reason;	/* "end_turn", "max_rounds", "max_tokens", "stopped", "error", "no_consent" */
+	/* "end_turn", "max_rounds", "max_tokens", "tool_use" (no call could run),
+	 * "model_context_window_exceeded", "stopped", "error", "no_consent" */
+	const char *stop_reason;
 	int rounds;
 	struct turn_usage usage;
 	int is_error;

@@ -536,7 +536,13 @@ int cli_agent_run(struct cli_opts *o)
 			cJSON_AddNullToObject(r, "session");
 		jprint(r);
 	}
-	if (out.exit_code == 2)
+	if (out.exit_code == 2 && strcmp(out.stop_reason, "tool_use") == 0)
+		sbx_err("the model stopped for tool calls and none of them could run (a note said why for "
+			"each) — the turn has no answer: ask again");
+	else if (out.exit_code == 2 && strcmp(out.stop_reason, "model_context_window_exceeded") == 0)
+		sbx_err("the answer was cut short: the conversation fills the model's context window — "
+			"start a new conversation (a new --session, or none; not --continue)");
+	else if (out.exit_code == 2)
 		sbx_err("the turn ended early (%s) — raise --max-rounds or --max-tokens to let it finish", out.stop_reason);
 	else if (out.exit_code == 3)
 		sbx_err("a call needed approval and nobody could answer — the remaining calls were refused");

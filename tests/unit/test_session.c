@@ -803,6 +803,30 @@ static void test_session_append_refuses_hard_link(void **state)
 	free(other);
 }
 
+/* A session file removed while sandbx holds it open (an rm of the store,
+ * a cleaner) takes appends into an inode no name reaches: each round was
+ * "stored" where no resume finds it, without a word.  The append is
+ * refused, saying so. */
+static void test_session_append_refuses_removed_file(void **state)
+{
+	struct session *s = NULL;
+	struct strv notes = { 0 };
+	char *err = NULL;
+	assert_int_equal(session_create(&T.x, &s, &notes, &err), 0);
+	round_one(s, "first");
+	char *path = session_file(session_id(s));
+	assert_int_equal(unlink(path), 0);
+	cJSON *a = msg("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"more\"}]}");
+	assert_int_equal(session_append_round(s, "second", a, NULL, &err), -1);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "was removed"));
+	assert_non_null(strstr(err, path));
+	free(err);
+	cJSON_Delete(a);
+	session_close(s);
+	free(path);
+}
+
 static void test_session_resume_cuts_torn_tail(void **state)
 {
 	char *id = new_session_with_round(), *path = session_file(id), *err = NULL;
@@ -1867,6 +1891,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_create_without_noreplace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_drops_create_leftover_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_continue_passes_over_empty_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_append_refuses_removed_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_one_writer_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_resume_lock_unsupported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_record_line_bounded, setup, teardown),
