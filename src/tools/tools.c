@@ -18,6 +18,9 @@
 /* TOOLS_MAX_GLOB as the schemas spell it (checked in tools_validate). */
 #define GLOB_MAX_TEXT "4096"
 _Static_assert(TOOLS_MAX_GLOB == 4096, "GLOB_MAX_TEXT spells TOOLS_MAX_GLOB");
+/* And TOOLS_BASH_MAX_TIMEOUT, bash's "maximum" (also checked there). */
+#define BASH_MAX_TIMEOUT_TEXT "600"
+_Static_assert(TOOLS_BASH_MAX_TIMEOUT == 600, "BASH_MAX_TIMEOUT_TEXT spells TOOLS_BASH_MAX_TIMEOUT");
 
 static const struct tool_def table[TOOL__COUNT] = {
 	[TOOL_READ] = {
@@ -104,7 +107,7 @@ static const struct tool_def table[TOOL__COUNT] = {
 		"everything it started are killed after timeout seconds (default 90, at most 600).",
 		"{\"type\":\"object\",\"properties\":{"
 		"\"command\":{\"type\":\"string\",\"description\":\"shell command\"},"
-		"\"timeout\":{\"type\":\"integer\",\"description\":\"seconds before it is killed\"}},"
+		"\"timeout\":{\"type\":\"integer\",\"maximum\":" BASH_MAX_TIMEOUT_TEXT ",\"description\":\"seconds before it is killed\"}},"
 		"\"required\":[\"command\"]}",
 		TOOL_RISK_EXEC, tool_bash_run,
 	},
@@ -206,6 +209,15 @@ int tools_validate(const struct tool_def *t, const cJSON *input, char **err)
 			*err = xasprintf("field '%s' of tool '%s' is %zu bytes long, over its %.0f — every entry searched "
 					 "is matched against it: give a shorter one", f->string, t->name,
 					 strlen(f->valuestring), ml->valuedouble);
+			goto out;
+		}
+		/* A number over its maximum is refused, not lowered: the
+		 * question shows the call's own value (a bash timeout of 3600
+		 * was approved as asked and run with 600). */
+		const cJSON *mx = cJSON_GetObjectItemCaseSensitive(p, "maximum");
+		if (ok && cJSON_IsNumber(f) && cJSON_IsNumber(mx) && f->valuedouble > mx->valuedouble) {
+			*err = xasprintf("field '%s' of tool '%s' is %.0f, over its most, %.0f — give at most %.0f",
+					 f->string, t->name, f->valuedouble, mx->valuedouble, mx->valuedouble);
 			goto out;
 		}
 		if (!ok) {

@@ -177,12 +177,20 @@ static void tools_bad_input(void **state)
 		{ "read", "{\"path\":\"\"}", "path is empty" },
 		{ "edit", "{\"path\":\"five.txt\",\"old\":\"\",\"new\":\"x\"}", "old is empty" },
 		{ "bash", "{\"command\":\"\"}", "command is empty" },
+		/* refused, not lowered to 600 while the question showed 601 */
+		{ "bash", "{\"command\":\"true\",\"timeout\":601}",
+		  "field 'timeout' of tool 'bash' is 601, over its most, 600 — give at most 600" },
 	};
 	for (size_t i = 0; i < SBX_ARRAY_LEN(c); i++) {
 		assert_int_equal(run(f, c[i].name, c[i].json, &r), -1);
 		EXPECT_HAS(r, c[i].expect);
 		tool_result_release(&r);
 	}
+	char *err = NULL;
+	cJSON *at_most = cJSON_Parse("{\"command\":\"true\",\"timeout\":600}");
+	assert_int_equal(tools_validate(tools_find("bash"), at_most, &err), 0);
+	assert_null(err);
+	cJSON_Delete(at_most);
 	tfx_free(f);
 }
 
