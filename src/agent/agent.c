@@ -504,8 +504,12 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 						       w ? 0 : GATE_MAX_SHOWN);
 				char *d = why ? xasprintf("(the current '%s' is not compared — %s: all of it is replaced "
 							  "by the text below)\n%s", vis, why, body)
+					/* a diff of headers alone reads as a change
+					 * the question failed to show */
+					: cur && strcmp(cur, new_text) == 0
+					? xasprintf("(no change: the text is '%s' as it is, byte for byte)\n%s", vis, body)
 					: body;
-				if (why)
+				if (d != body)
 					free(body);
 				*(w ? whole : shown) = d;
 			}

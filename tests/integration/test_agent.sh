@@ -981,6 +981,16 @@ q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
 assert b\"\n(without its .. the path is .git/hooks/pre-commit: the file this call changes)\n\" in q, q
 "'
 rm -rf "$W/docs" "$W/.git"
+printf 'same\n' > "$W/same.txt"
+ask_case ag-approve-diff-no-change "a write of the text a file already holds says so in the question, rather than showing a diff of headers alone" \
+	write '{"path":"same.txt","content":"same\n"}' \
+	'[["allow?","n"],["reason","\r"]]' 0 \
+	'python3 -c "
+b=open(\"$D/pty\",\"rb\").read().replace(b\"\r\",b\"\")
+q=b[b.index(b\"asks to run write\"):b.index(b\"allow?\")]
+assert b\"\n(no change: the text is \x27same.txt\x27 as it is, byte for byte)\n\" in q, q
+"'
+rm -f "$W/same.txt"
 # A path is one line wherever the question shows it: a newline in it
 # would otherwise draw diff lines of the model's choosing (a hunk that
 # "changes" another file) around the real one.
