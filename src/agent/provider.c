@@ -714,6 +714,13 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *ud)
 	if (!a->type_checked) {
 		a->type_checked = 1;
 		if (!a->type_sse) {
+			/* Its start is kept: a gateway answering 200 with a
+			 * JSON error says there what is wrong. */
+			size_t take = n < PROV_MAX_ERROR_BODY ? n : PROV_MAX_ERROR_BODY;
+			a->body = xrealloc(a->body, take + 1);
+			memcpy(a->body, buf, take);
+			a->body_len = take;
+			a->body[take] = '\0';
 			a->bad_type = 1;
 			return 0;
 		}
@@ -1127,8 +1134,11 @@ int prov_round(struct prov *p, const struct prov_request *rq, struct fold_msg *m
 						 "check --base-url: a proxy or gateway in between may be compressing",
 						 a.content_encoding);
 			} else if (o.bad_type) {
-				*err = xasprintf("the model provider answered with '%s', not an event stream — check --base-url",
-						 a.content_type[0] ? a.content_type : "no content type");
+				char *body_text = attempt_body_text(&a);
+				*err = xasprintf("the model provider answered with '%s', not an event stream%s%s — check "
+						 "--base-url", a.content_type[0] ? a.content_type : "no content type",
+						 *body_text ? ": " : "", body_text);
+				free(body_text);
 			} else if (o.stream_failed) {
 				*err = xstrdup(a.stream_err ? a.stream_err : "the answer stream could not be read");
 			} else if (o.status / 100 == 2) {

@@ -188,6 +188,21 @@ mock_stop
 if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && err_has 'HTTP 400 invalid_request_error: max_tokens: field required' &&
 	err_has 'request-id req_mock_err'; then t_pass; else t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"; fi
 
+t_start prov-json-200-error-shown "a 200 answer that is not an event stream (a gateway's JSON error) fails naming its content type and the error it carries, not retried"
+body='{"type":"error","error":{"type":"invalid_request_error","message":"streaming is not enabled on this route"}}'
+printf 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' "${#body}" "$body" > "$TMP/json200.raw"
+mock_start <<EOF2
+raw $TMP/json200.raw 0 0 0
+sse $FX/text.sse
+EOF2
+pc --backoff-ms 50
+mock_stop
+if [ "$(rc)" = 1 ] && [ "$(nreq)" = 1 ] && err_has "answered with 'application/json', not an event stream: invalid_request_error: streaming is not enabled on this route — check --base-url"; then
+	t_pass
+else
+	t_fail "rc=$(rc) n=$(nreq) err=$(cat "$D/err")"
+fi
+
 t_start prov-error-body-stalled "an error status whose body stalls or never ends fails at once (or at the idle limit, not retried) naming the status and what to do, not as a silent server"
 # A 400 announcing a 1 GB body, sending 1 MB of it, then holding the
 # connection open: the kept 64 KiB are enough, the rest is not waited for.
