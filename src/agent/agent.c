@@ -408,6 +408,31 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 		why = xstrdup("it is not a regular file");
 	else if (fd < 0 && fd != -ENOENT)
 		why = xasprintf("it could not be read (%s)", strerror(-fd));
+	/* An edit of a file not there (or outside the grants: the same
+	 * words) can only fail, and the question would show no diff: it is
+	 * answered as the tool answers, through the tool's own open, whose
+	 * "absent" or "denied" record is so kept.  A file there by now is
+	 * asked about as before. */
+	if (fd == -ENOENT && is_edit) {
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(input, "old");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(input, "new");
+		char *terr = cJSON_IsString(o) && cJSON_IsString(n)
+			? tools_edit_refusal(path->valuestring, o->valuestring, n->valuestring,
+					     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(input, "replace_all")), 1, 0)
+			: NULL;
+		if (terr) {	/* the tool's first answer, before its open */
+			*refusal = terr;
+			return;
+		}
+		int tfd = fsguard_open(a->guard, path->valuestring, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+				       POL_READ | POL_WRITE, NULL, &terr);
+		if (tfd < 0) {
+			*refusal = terr;
+			return;
+		}
+		close(tfd);
+		free(terr);
+	}
 	/* What the call may then find there: nothing, or this file.  A file
 	 * that could not be opened (unreadable to the user) is not held. */
 	struct tool_expect *ex = NULL;

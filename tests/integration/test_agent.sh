@@ -915,6 +915,19 @@ ask_case ag-approve-edit-ambiguous-not-asked "an edit whose old text is in the f
 	'[]' 0 \
 	'[ "$(grep -c false "$W/conf.txt")" -eq 2 ] && ! grep -q "allow?" "$D/pty" && grep -q "old text matches 2 times in .conf.txt." "$D/req-2.json"'
 rm -f "$W/conf.txt"
+# An edit of a file not there (or outside the grants) can only fail: not
+# asked (before: asked with no diff, then failed), the tool's own words
+# and audit record kept.
+ask_case ag-approve-edit-absent-not-asked "an edit of a file that does not exist is not put to the user: the model gets the tool's not-found answer, and the audit record the tool writes is kept" \
+	edit '{"path":"nosuch.txt","old":"a","new":"b"}' \
+	'[]' 0 \
+	'[ ! -e "$W/nosuch.txt" ] && ! grep -q "allow?" "$D/pty" && grep -q "nosuch.txt. not found" "$D/req-2.json" &&
+	[ "$(grep -c "audit absent path=$W/nosuch.txt" "$D/pty")" = 1 ]'
+ask_case ag-approve-edit-outside-not-asked "an edit of a file outside the grants is not put to the user either: the model gets the same not-found answer, and the tool's denied record is kept" \
+	edit '{"path":"/etc/hostname","old":"a","new":"b"}' \
+	'[]' 0 \
+	'! grep -q "allow?" "$D/pty" && grep -q "/etc/hostname. not found" "$D/req-2.json" &&
+	[ "$(grep -c "audit denied path=/etc/hostname access=write reason=\"outside the grants\"" "$D/pty")" = 1 ]'
 # The diff is what runs, or nothing does: a file changed by someone else
 # while the question waits is not replaced by what the diff no longer shows.
 printf 'old\n' > "$W/notes.txt"
