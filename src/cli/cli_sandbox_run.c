@@ -36,6 +36,7 @@ static int open_pinned(const struct cli_opts *o, const struct policy *p, char **
 	const char *prog = o->rest[0];
 	char hex[SHA256_HEX_LEN + 1], head[2];
 	struct stat st;
+	int lease_err;
 	/* O_NONBLOCK: a FIFO planted where the program was (an earlier run's
 	 * write grant) would block the open for ever; it is refused below. */
 	int fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -62,6 +63,36 @@ static int open_pinned(const struct cli_opts *o, const struct policy *p, char **
 	}
 	if (!(in->access & POL_READ)) {
 		*err = xasprintf("pinned program '%s' is granted execute but not read — a pin needs both", prog);
+		goto fail;
+	}
+	/*
+	 * The pin is of the bytes, and the helper checks only that the inode
+	 * it executes is this one: a process of the caller's writing in place
+	 * between the hash and the exec (another run with write on the tree)
+	 * had its bytes run under the pin.  A read lease holds them still: it
+	 * cannot be taken while the file is open for writing anywhere, and an
+	 * open for writing made while it is held waits for its release, which
+	 * the init gives once the exec is done.  That open has write access
+	 * meanwhile, so an exec during it fails (ETXTBSY) rather than run a
+	 * file being written, and the exec, once done, refuses writers in turn.
+	 * No signal on a break: the opener simply waits.  Where no lease can
+	 * be had (a file of another owner's, a filesystem without leases),
+	 * only a file the caller cannot write is run.
+	 */
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+		if (fcntl(fd, F_SETOWN, 0) < 0) {
+			*err = xasprintf("pinned program '%s' cannot be held against writes during the run: %s",
+					 prog, strerror(errno));
+			goto fail;
+		}
+	} else if ((lease_err = errno) == EAGAIN) {
+		*err = xasprintf("pinned program '%s' is open for writing by another process — "
+				 "run it once that process has closed it", prog);
+		goto fail;
+	} else if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0) {
+		*err = xasprintf("pinned program '%s' cannot be held against writes during the run (%s), and you may "
+				 "write it — pin a copy you own on a filesystem with leases, or one you cannot write",
+				 prog, strerror(lease_err));
 		goto fail;
 	}
 	if (pread(fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!') {

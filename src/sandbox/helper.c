@@ -1508,8 +1508,14 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	}
 	close(bpf_fd);
 
-	if (have_pin)
+	/* The command stage has executed the pinned program (or failed to):
+	 * from here the exec holds writers off itself, and the harness's
+	 * read lease (open_pinned), which held them off until now, is let
+	 * go so that a writer waiting on it need not wait for the run. */
+	if (have_pin) {
+		fcntl(PIN_FD, F_SETLEASE, F_UNLCK);
 		close(PIN_FD);
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	enum job_state job = JOB_RUNNING;

@@ -246,6 +246,9 @@ void sandbox_take_record(const struct sandbox_spawn *s, const struct auditch_rec
 				s->argv[0]);
 		else if (rec->arg == EISDIR)
 			sbx_err("cannot run '%s': it is a directory — name a program in it", s->argv[0]);
+		else if (rec->arg == ETXTBSY)
+			sbx_err("cannot run '%s': another process has it open for writing — run it again once "
+				"that process is done", s->argv[0]);
 		else
 			sbx_err("cannot run '%s': %s — it needs execute permission and an --allow-exec grant",
 				s->argv[0], strerror(rec->arg));

@@ -319,6 +319,39 @@ rm -f "$P/fifo"
 if [ $rc -eq 125 ] && [ -z "$out" ] && grep -q "^sandbx: pinned program '$P/fifo' is not a regular file" "$TMP/err"; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
+t_start pin-rewrite-held "a pinned program rewritten in place (same inode) between the hash and the exec does not run: the writer is held off or refused, the hashed bytes run (before, the new bytes ran under the pin)"
+# pinwrite, a process of the caller's, writes /usr/bin/id's bytes over
+# the pinned fs probe at its second open (the helper's, after the hash),
+# as another run with write on the tree could; the inode stays the one
+# hashed, so only a hold on the bytes tells the two apart.
+cp "$PROBES/fs" "$P/fsw"; chmod 755 "$P/fsw"; cp "$P/fsw" "$TMP/fsw.orig"
+wh=$("$SANDBX" hash "$P/fsw")
+res=""
+for i in 1 2 3; do
+	cp "$TMP/fsw.orig" "$P/fsw"
+	"$TESTTOOLS/pinwrite" "$P/fsw" /usr/bin/id 2 >"$TMP/pw" 2>"$TMP/pw.err" &
+	pw=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q ready "$TMP/pw.err" && break; sleep 0.1; done
+	out=$(prun --pin-sha256 "$wh" -- "$P/fsw" getpid)
+	rc=$?
+	wait $pw
+	w=$(cat "$TMP/pw")
+	case "$rc $out $w" in
+	"0 ok 2 err EWOULDBLOCK"|"0 ok 2 err Text file busy") cmp -s "$TMP/fsw.orig" "$P/fsw" || res="$res [$i: file changed]" ;;
+	*) res="$res [$i: rc=$rc out='$out' writer='$w' $(grep -v audit "$TMP/err" | head -1)]" ;;
+	esac
+done
+rm -f "$P/fsw" "$TMP/fsw.orig"
+if [ -z "$res" ]; then t_pass; else t_fail "$res"; fi
+t_start pin-open-for-write-refused "a pinned program open for writing elsewhere is refused before anything runs (exit 125), saying so"
+cp "$PROBES/fs" "$P/fso"; chmod 755 "$P/fso"
+oh=$("$SANDBX" hash "$P/fso")
+out=$( exec 7>>"$P/fso"; prun --pin-sha256 "$oh" -- "$P/fso" write "$W/ran-open" )
+rc=$?
+rm -f "$P/fso"
+if [ $rc -eq 125 ] && [ ! -e "$W/ran-open" ] && grep -q "^sandbx: pinned program '$P/fso' is open for writing by another process" "$TMP/err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
 # ---- binfmt_misc ----
 t_start mv-binfmt-fixed-interp "a binfmt_misc handler of the caller's whose interpreter was opened at registration (flag F: qemu-user's, Docker's binfmt) does not run in the sandbox: not from outside every grant, and not on the host's mount"
 # Since Linux 6.7 a user namespace may have a binfmt_misc of its own,

@@ -225,6 +225,15 @@ run -- /usr; rc=$?
 if [ $rc -eq 126 ] && grep -q "cannot run '/usr': it is a directory" "$TMP/err" && ! grep -q "allow-exec" "$TMP/err"; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
+t_start sb-exec-busy "a program open for writing elsewhere is 126 and said to be, not a missing grant (execve answers ETXTBSY)"
+mkdir -p "$TMP/bx"; chmod 755 "$TMP/bx"; cp "$PROBES/fs" "$TMP/bx/busy"; chmod 755 "$TMP/bx/busy"
+out=$( exec 7>>"$TMP/bx/busy"; cd "$W" && "$SANDBX" sandbox-run --allow-exec "$TMP/bx" --allow-write "$W" -- "$TMP/bx/busy" getpid 2>"$TMP/err" )
+rc=$?
+rm -rf "$TMP/bx"
+if [ $rc -eq 126 ] && [ -z "$out" ] && grep -q "^sandbx: cannot run '$TMP/bx/busy': another process has it open for writing" "$TMP/err" &&
+	! grep -q "allow-exec" "$TMP/err"; then t_pass
+else t_fail "rc=$rc $(cat "$TMP/err")"; fi
+
 t_start sb-argmax-helper "a command line that sandbx takes but that passes the system's exec limit once the helper's policy is added to it is refused (125) saying why and what to do, with refused and exited records"
 mkdir -p "$TMP/work"
 out=$(cd "$TMP/work" && python3 - "$SANDBX" <<'PY'
