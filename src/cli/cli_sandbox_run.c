@@ -79,13 +79,30 @@ static int open_pinned(const struct cli_opts *o, const struct policy *p, char **
 	 * be had (a file of another owner's, a filesystem without leases),
 	 * only a file the caller cannot write is run.
 	 */
-	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
-		if (fcntl(fd, F_SETOWN, 0) < 0) {
+	/* The kernel makes the taker the lease's owner, to be sent SIGIO
+	 * (whose default is to end it) on a break, until F_SETOWN 0: a
+	 * writer's open in between would have ended sandbx.  Held blocked
+	 * there, and taken away if it came. */
+	sigset_t io, was;
+	sigemptyset(&io);
+	sigaddset(&io, SIGIO);
+	sigprocmask(SIG_BLOCK, &io, &was);
+	int leased = fcntl(fd, F_SETLEASE, F_RDLCK) == 0;
+	lease_err = errno;
+	int owner_err = leased && fcntl(fd, F_SETOWN, 0) < 0 ? errno : 0;
+	if (!sigismember(&was, SIGIO)) {
+		const struct timespec none = { 0, 0 };
+		while (sigtimedwait(&io, NULL, &none) == SIGIO)
+			;
+		sigprocmask(SIG_SETMASK, &was, NULL);
+	}
+	if (leased) {
+		if (owner_err) {
 			*err = xasprintf("pinned program '%s' cannot be held against writes during the run: %s",
-					 prog, strerror(errno));
+					 prog, strerror(owner_err));
 			goto fail;
 		}
-	} else if ((lease_err = errno) == EAGAIN) {
+	} else if (lease_err == EAGAIN) {
 		*err = xasprintf("pinned program '%s' is open for writing by another process — "
 				 "run it once that process has closed it", prog);
 		goto fail;
