@@ -75,7 +75,9 @@ static void trim(char *s)
 }
 
 /* Read up to a newline or the end; -1 when longer than AUTH_MAX_INPUT,
- * -2 when it holds a NUL byte (the key would be cut there, silently). */
+ * -2 when it holds a NUL byte (the key would be cut there, silently), -3
+ * (errno set) when a read fails: what came before it is not the whole key,
+ * and counted as the end it would be stored cut short. */
 static int read_line_fd(int fd, char *buf, size_t cap, int stop_at_newline)
 {
 	size_t n = 0;
@@ -84,7 +86,9 @@ static int read_line_fd(int fd, char *buf, size_t cap, int stop_at_newline)
 		ssize_t k = read(fd, &c, 1);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
+		if (k < 0)
+			return -3;
+		if (k == 0)
 			break;
 		if (stop_at_newline && c == '\n')
 			break;
@@ -100,12 +104,15 @@ static int read_key(char *buf, size_t cap)
 {
 	if (!isatty(STDIN_FILENO)) {
 		int r = read_line_fd(STDIN_FILENO, buf, cap, 0);
-		if (r < 0) {
+		if (r == -3)
+			sbx_err("cannot read the key from stdin: %s — nothing stored (a key stored before is kept); "
+				"pipe the key alone, or run 'sandbx auth login' on a terminal", strerror(errno));
+		else if (r < 0)
 			sbx_err(r == -2 ? "the input on stdin holds a NUL byte, which no API key has — pipe the key alone; "
 					  "nothing stored"
 					: "the input on stdin is longer than an API key — pipe the key alone");
+		if (r < 0)
 			return -1;
-		}
 		return 0;
 	}
 	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
@@ -134,7 +141,11 @@ static int read_key(char *buf, size_t cap)
 	if (tcsetattr(fd, TCSAFLUSH, &t) < 0) {
 		sbx_err("cannot turn off echo on the terminal: %s — pipe the key instead", strerror(errno));
 		r = -1;
-	} else if ((r = read_line_fd(fd, buf, cap, 1)) < 0) {
+	} else if ((r = read_line_fd(fd, buf, cap, 1)) == -3) {
+		sbx_err("cannot read the key from the terminal: %s — nothing stored (a key stored before is kept)",
+			strerror(errno));
+		r = -1;
+	} else if (r < 0) {
 		sbx_err(r == -2 ? "the input holds a NUL byte, which no API key has — nothing stored"
 				: "the input is longer than an API key — nothing stored");
 		r = -1;

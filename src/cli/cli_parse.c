@@ -554,13 +554,16 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		}
 		o->auth_action = xstrdup(argv[2]);
 		return 0;
-	case CMD_HASH:
-		if (argc != 3 || !*argv[2]) {
+	case CMD_HASH: {
+		/* `--` ends the options here too, for a file named like one */
+		int first = argc > 2 && strcmp(argv[2], "--") == 0 ? 3 : 2;
+		if (argc != first + 1 || !*argv[first]) {
 			*err = xstrdup("hash needs one PATH — give exactly one file, e.g. sandbx hash /usr/bin/python3");
 			return -1;
 		}
-		o->hash_path = xstrdup(argv[2]);
+		o->hash_path = xstrdup(argv[first]);
 		return 0;
+	}
 	case CMD_SESSIONS:
 		if (argc != 2) {
 			*err = xasprintf("sessions takes no argument, not '%s' — run 'sandbx sessions' alone", argv[2]);
@@ -568,8 +571,17 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char **err)
 		}
 		return 0;
 	case CMD_TOOL:
-		if (argc < 4 || argv[2][0] == '-' || argv[3][0] == '-') {
+		if (argc < 4) {
 			*err = xstrdup("tool needs NAME and JSON — e.g. sandbx tool read '{\"path\":\"README.md\"}'");
+			return -1;
+		}
+		/* the word that took NAME's or JSON's place is named: an option
+		 * put first, as other commands take them, was told apart from
+		 * nothing given only by the reader */
+		if (argv[2][0] == '-' || argv[3][0] == '-') {
+			*err = xasprintf("tool takes NAME and JSON first, not '%s' — give options after the JSON, "
+					 "e.g. sandbx tool read '{\"path\":\"README.md\"}' --allow-read .",
+					 argv[2][0] == '-' ? argv[2] : argv[3]);
 			return -1;
 		}
 		if (!is_tool_name(argv[2])) {
@@ -734,7 +746,7 @@ const char *cli_usage(enum cli_cmd cmd)
 	case CMD_TUI: return usage_agent;
 	case CMD_TOOL: return usage_tool;
 	case CMD_AUTH: return "usage: sandbx auth login|logout|status\n";
-	case CMD_HASH: return "usage: sandbx hash PATH\n";
+	case CMD_HASH: return "usage: sandbx hash [--] PATH\n";
 	case CMD_SESSIONS: return "usage: sandbx sessions\n";
 	default: return usage_main;
 	}

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -419,6 +420,25 @@ static int cred_dir_in_place(int dir, const struct xdg_paths *x, const char *doi
 	return -1;
 }
 
+/* A symbolic link where the credential file goes (a dotfiles tree's): the
+ * key is in the file it names, which replacing or removing the link leaves
+ * as it is, while logout said the key was removed.  -1 with *err naming
+ * where it points (doing: what was refused), else 0. */
+static int cred_link_in_place(int dir, const struct xdg_paths *x, const char *doing, char **err)
+{
+	struct stat st;
+	if (fstatat(dir, CRED_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	char to[PATH_MAX];
+	ssize_t n = readlinkat(dir, CRED_FILE, to, sizeof(to) - 1);
+	to[n < 0 ? 0 : n] = '\0';
+	*err = xasprintf("'%s' is a symbolic link to '%s', not the credential file sandbx writes — %s would "
+			 "leave any key in the file it names; nothing was changed: remove that key yourself if "
+			 "it holds one, remove the link, then try again", x->credentials, n < 0 ? "?" : to, doing);
+	errno = ELOOP;
+	return -1;
+}
+
 int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *notes, char **err)
 {
 	struct stat st;
@@ -445,6 +465,7 @@ int cred_store_key(const struct xdg_paths *x, const char *key, struct strv *note
 	 * temporary file before the rename. */
 	cred_dir_lock(dir);
 	if (cred_links_refuse(dir, x, "replacing it", err) < 0 ||
+	    cred_link_in_place(dir, x, "replacing it", err) < 0 ||
 	    cred_dir_in_place(dir, x, "no key can be stored there", err) < 0) {
 		close(dir);
 		return -1;
@@ -524,6 +545,7 @@ int cred_remove(const struct xdg_paths *x, int *removed, int *leftovers, char **
 	}
 	cred_dir_lock(dir);
 	if (cred_links_refuse(dir, x, "removing it", err) < 0 ||
+	    cred_link_in_place(dir, x, "removing it", err) < 0 ||
 	    cred_dir_in_place(dir, x, "it holds no key sandbx stored", err) < 0) {
 		close(dir);
 		return -1;

@@ -332,11 +332,26 @@ static int record(struct session_parser *p, uint64_t ln, const cJSON *o)
 		if (strcmp(type, "header") != 0)
 			return fail(p, ln, xstrdup("the file does not start with a session header — not a sandbx session"));
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "version");
-		if (!cJSON_IsNumber(v))
+		if (!v)
 			return fail(p, ln, xstrdup("the header has no version"));
-		if (v->valuedouble != SESSION_VERSION)
-			return fail(p, ln, xasprintf("session version %g is not one this sandbx reads (it reads %d) — "
-						     "use the sandbx that wrote it", v->valuedouble, SESSION_VERSION));
+		if (!cJSON_IsNumber(v))
+			return fail(p, ln, xstrdup("the header's version is not a number — not a sandbx session"));
+		/* shown whole (%g made 1.0000000001 read as the 1 it is not), and
+		 * only a whole number above ours is a newer sandbx's */
+		double d = v->valuedouble;
+		if (d != SESSION_VERSION) {
+			if (d > SESSION_VERSION && d <= 1e6 && d == (double)(long)d)
+				return fail(p, ln, xasprintf("session version %ld was written by a newer sandbx (this one "
+							     "reads %d) — use the sandbx that wrote it", (long)d,
+							     SESSION_VERSION));
+			int prec = 15;	/* the fewest digits that read back as d */
+			char shown[32];
+			do
+				snprintf(shown, sizeof(shown), "%.*g", prec, d);
+			while (strtod(shown, NULL) != d && ++prec <= 17);
+			return fail(p, ln, xasprintf("session version %s is one no sandbx writes (this one reads %d) "
+						     "— the header is damaged", shown, SESSION_VERSION));
+		}
 		const char *id = str_field(o, "id");
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "created");
 		if (!id || !session_id_valid(id) || !cJSON_IsNumber(c) || !(c->valuedouble >= 0 && c->valuedouble < 1e15))

@@ -119,6 +119,13 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 {
 	memset(out, 0, sizeof(*out));
 
+	/* After a question lost under the user's keys (a refusal's reason
+	 * being typed, an n), what they type on lands in the prompt box: each
+	 * key in that flow pushes the quiet on, so only an Enter after a
+	 * pause, the box looked at, sends it (TK_ENTER below). */
+	if (k->ms && k->ms < m->squiet && k->code != TK_RESIZE)
+		m->squiet = k->ms + APPROVE_RECOVER_MS;
+
 	if (k->code == TK_PASTE_START) {
 		m->paste = 1;
 		m->pcut = 0;
@@ -273,6 +280,15 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 		}
 		return;
 	case TK_ENTER:
+		if (!m->busy && !blank(m->in.buf) && k->ms && k->ms < m->squiet) {
+			if (!m->stold) {
+				m->stold = 1;
+				tui_model_note(m, TL_NOTE, "Enter not taken: the question was refused when the pane "
+							   "shrank, and what was typed since is in the prompt box — "
+							   "read it, then press Enter again to send it");
+			}
+			return;
+		}
 		if (!m->busy && !blank(m->in.buf)) {
 			out->act = TACT_SEND;
 			out->prompt = xstrdup(m->in.buf);

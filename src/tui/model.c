@@ -1449,6 +1449,15 @@ void tui_model_question_end(struct tui_model *m)
 	tui_input_set(&m->reason, "");
 }
 
+void tui_model_question_lost(struct tui_model *m, uint64_t now_ms)
+{
+	tui_model_question_end(m);
+	tui_model_note(m, TL_ERROR, "the pane became too small to show the approval question: the call is refused "
+				    "and the turn ends");
+	m->squiet = now_ms + APPROVE_RECOVER_MS;
+	m->stold = 0;
+}
+
 /* ------------------------------------------------------------ transcript */
 
 /*

@@ -155,6 +155,10 @@ struct tui_model {
 	uint64_t qquiet;		/* keys at the question before this are a
 					   burst, not an answer (keys.h) */
 	int qtold;			/* ... and the user was told so */
+	uint64_t squiet;		/* an Enter before this does not send: the
+					   question the keys went to was lost
+					   under them (tui_model_question_lost) */
+	int stold;			/* ... and the user was told so */
 
 	/* status line */
 	char *model, *grants, *net, *tools;
@@ -204,6 +208,10 @@ void tui_model_tick(struct tui_model *m, uint64_t now_ms);
 void tui_model_question(struct tui_model *m, const struct approval_question *q);
 int tui_model_question_fits(struct tui_model *m);
 void tui_model_question_end(struct tui_model *m);
+/* The question ended under the user's keys (the pane shrank past it, at
+ * now_ms): removed, said, and an Enter in the flow of typing that follows
+ * does not send (keys.c), as those keys were meant for the question. */
+void tui_model_question_lost(struct tui_model *m, uint64_t now_ms);
 
 /* Scrolling by rows (negative: up, toward older text); 0 keeps. */
 void tui_model_scroll(struct tui_model *m, int rows);

@@ -514,9 +514,7 @@ int tui_run(const struct tui_config *c, char **transcript, int *last_exit, char 
 			tui_model_resize(&m, w, h);
 			force = dirty = 1;
 			if (m.q != TQ_NONE && !tui_model_question_fits(&m)) {
-				tui_model_question_end(&m);
-				tui_model_note(&m, TL_ERROR,
-					       "the pane became too small to show the approval question: the call is refused and the turn ends");
+				tui_model_question_lost(&m, now_ms());
 				answer(&t, APPROVE_ABORT, NULL);
 			}
 		}

@@ -42,6 +42,14 @@ if [ $rc -eq 1 ] && printf '%s' "$err" | grep -q "holds a NUL byte, which no API
 	cmp -s "$CRED" "$CRED.nul" && ! grep -q "sk-ant-REAL" "$CRED"; then t_pass; else t_fail "rc=$rc $err $(cat "$CRED")"; fi
 rm -f "$CRED.nul"
 
+t_start st-login-read-error "auth login says a failed read of stdin as one (a directory given as stdin), stores nothing and keeps the key stored before; before, the error counted as the end of the input: 'no key was given', or what was read up to it stored as the key"
+rm -f "$CRED.rd"; cp "$CRED" "$CRED.rd"
+out=$(env -u ANTHROPIC_API_KEY HOME="$H" XDG_CONFIG_HOME="$CFG" XDG_STATE_HOME="$ST" \
+	"$SANDBX" auth login < "$TMP" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+if [ $rc -eq 1 ] && [ -z "$out" ] && printf '%s' "$err" | grep -q "cannot read the key from stdin: Is a directory — nothing stored" &&
+	cmp -s "$CRED" "$CRED.rd"; then t_pass; else t_fail "rc=$rc out=$out $err"; fi
+rm -f "$CRED.rd"
+
 t_start st-login-bad-key "auth login refuses what is not an API key (one letter, a 'Bearer ' or header name pasted with it, quotes around it, a space, a byte that is not ASCII, over 1024 bytes) saying why and that the key stored before is kept, which it is, byte for byte; auth status refuses such a key in ANTHROPIC_API_KEY or in the file the same way; none is ever printed (before, a 1-byte key was stored and sent)"
 cp "$CRED" "$CRED.before"
 bad=""

@@ -71,7 +71,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large tui-latin1-screen; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-resize-reason-not-sent tui-paste-fake-end tui-paste-large tui-latin1-screen; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -81,7 +81,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-paste-fake-end tui-paste-large tui-latin1-screen; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-resize-reason-not-sent tui-paste-fake-end tui-paste-large tui-latin1-screen; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -233,6 +233,30 @@ if has ty "y yes, n no" 30; then
 	fi
 else t_fail "no question"; fi
 tm send-keys -t ty C-d
+
+t_start tui-resize-reason-not-sent "a reason typed on after the pane shrank past the question is not sent as a prompt by the Enter that ends it"
+fake rz 100 30 "$TMP/ask.s"
+has rz "type a prompt" && tm send-keys -t rz "clean up" Enter
+if has rz "y yes, n no"; then
+	answer rz n
+	has rz "reason>" 20
+	tm send-keys -t rz -l "keep"
+	tm resize-window -t rz -x 10 -y 3
+	sleep 0.2
+	tm resize-window -t rz -x 100 -y 30
+	tm send-keys -t rz -l " the log"	# the user typing on, in the flow of it
+	tm send-keys -t rz Enter
+	sleep 0.8
+	if logged rz "prompt  the log" || logged rz "prompt the log"; then t_fail "the rest of the reason went to the model as a prompt: $(cat "$TMP/rz.log")"
+	elif ! logged rz "answer: abort"; then t_fail "the question was not refused: $(cat "$TMP/rz.log")"
+	elif ! has rz "Enter not taken"; then t_fail "nothing said why Enter did nothing: $(shot rz | grep -v '^$' | tail -6)"
+	else
+		tm send-keys -t rz Enter	# after a pause, Enter sends what the box holds
+		if has rz "> the log" 20 || logged rz "prompt  the log"; then t_pass
+		else t_fail "Enter after the pause did not send: $(cat "$TMP/rz.log")"; fi
+	fi
+else t_fail "no question"; fi
+tm send-keys -t rz C-d
 
 t_start tui-hangup "a hung-up terminal refuses the waiting question and exits 3"
 fake s7 100 30 "$TMP/ask.s"

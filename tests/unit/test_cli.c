@@ -420,6 +420,51 @@ static void cli_pin_forms(void **state)
 	cli_opts_release(&o);
 }
 
+/* Options put before a tool's NAME and JSON (the habit of other commands)
+ * are refused naming the word that came first and saying where options go;
+ * before, the message said NAME and JSON were missing, which were given. */
+static void cli_tool_options_first_named(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "tool", "--allow-read", ".", "read", "{}", NULL), -1);
+	assert_non_null(strstr(err, "'--allow-read'"));
+	assert_non_null(strstr(err, "after the JSON"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "read", "--allow-read", ".", "{}", NULL), -1);
+	assert_non_null(strstr(err, "'--allow-read'"));
+	assert_non_null(strstr(err, "after the JSON"));
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "tool", "read", "-", NULL), -1);
+	assert_non_null(strstr(err, "'-'"));
+	free(err);
+	cli_opts_release(&o);
+	/* a missing word is still said as missing */
+	assert_int_equal(parse(&o, &err, "tool", "read", NULL), -1);
+	assert_non_null(strstr(err, "tool needs NAME and JSON"));
+	free(err);
+	cli_opts_release(&o);
+}
+
+/* `hash -- PATH` is one PATH, as `--` ends the options elsewhere (a file
+ * named like an option); before, it was refused as two words. */
+static void cli_hash_double_dash(void **state)
+{
+	struct cli_opts o;
+	char *err;
+	assert_int_equal(parse(&o, &err, "hash", "--", "-x", NULL), 0);
+	assert_string_equal(o.hash_path, "-x");
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "hash", "--", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+	assert_int_equal(parse(&o, &err, "hash", "--", "a", "b", NULL), -1);
+	free(err);
+	cli_opts_release(&o);
+}
+
 static void cli_other_commands(void **state)
 {
 	struct cli_opts o;
@@ -755,6 +800,8 @@ int main(void)
 		cmocka_unit_test(cli_agent_refuses_api_key_env),
 		cmocka_unit_test(cli_pin_forms),
 		cmocka_unit_test(cli_other_commands),
+		cmocka_unit_test(cli_tool_options_first_named),
+		cmocka_unit_test(cli_hash_double_dash),
 		cmocka_unit_test(cli_help_version_words),
 		cmocka_unit_test(cli_every_refusal_says_what_to_do),
 		cmocka_unit_test(cli_join_words),

@@ -368,6 +368,40 @@ static void test_cred_directory_in_place(void **state)
 	strv_free(&notes);
 }
 
+/* A symbolic link where the file goes (a dotfiles tree's): logout used to
+ * remove the link and say "removed the stored key" with the key still in
+ * the file it names, and login to replace it, leaving the old key there.
+ * Both now refuse, naming where it points, and change nothing. */
+static void test_cred_symlink_in_place(void **state)
+{
+	struct strv notes = { 0 };
+	char *err = NULL;
+	int removed = -1, leftovers = -1;
+	store_key("sk-ant-first");
+	char *other = xasprintf("%s/dotfiles.toml", T.root);
+	assert_int_equal(rename(T.x.credentials, other), 0);
+	assert_int_equal(symlink(other, T.x.credentials), 0);
+	assert_int_equal(cred_remove(&T.x, &removed, &leftovers, &err), -1);
+	assert_int_equal(removed, 0);
+	assert_non_null(strstr(err, T.x.credentials));
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_non_null(strstr(err, other));
+	free(err);
+	err = NULL;
+	assert_int_equal(cred_store_key(&T.x, "sk-ant-newer", &notes, &err), -1);
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_non_null(strstr(err, other));
+	free(err);
+	struct stat st;
+	assert_int_equal(lstat(T.x.credentials, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(stat(other, &st), 0);	/* the key's file is left */
+	assert_int_equal(unlink(T.x.credentials), 0);
+	assert_int_equal(unlink(other), 0);
+	strv_free(&notes);
+	free(other);
+}
+
 static void test_cred_refuses_wide_modes(void **state)
 {
 	char *key = NULL, *err = NULL;
@@ -805,6 +839,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cred_store_any_umask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_hard_link_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_directory_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cred_symlink_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_wide_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_refuses_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cred_interrupted_login_swept, setup, teardown),

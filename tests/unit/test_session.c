@@ -176,6 +176,17 @@ static void expect_error(const char *text, const char *needle)
 static void test_session_parse_unknown_version(void **state)
 {
 	expect_error("{\"type\":\"header\",\"version\":2,\"id\":\"ab\",\"created\":1}\n" PROMPT1, "line 1: session version 2");
+	/* a newer sandbx's is said to be one; a version no sandbx writes is
+	 * shown as it is (before, 1.0000000001 read "version 1 is not one
+	 * this sandbx reads (it reads 1)"), and a version that is not a
+	 * number is not called missing */
+	expect_error("{\"type\":\"header\",\"version\":2,\"id\":\"ab\",\"created\":1}\n" PROMPT1, "a newer sandbx");
+	expect_error("{\"type\":\"header\",\"version\":1.0000000001,\"id\":\"ab\",\"created\":1}\n" PROMPT1,
+		     "session version 1.0000000001 is");
+	expect_error("{\"type\":\"header\",\"version\":0,\"id\":\"ab\",\"created\":1}\n" PROMPT1,
+		     "no sandbx writes");
+	expect_error("{\"type\":\"header\",\"version\":\"1\",\"id\":\"ab\",\"created\":1}\n" PROMPT1,
+		     "line 1: the header's version is not a number");
 }
 
 static void test_session_parse_unknown_record_type(void **state)

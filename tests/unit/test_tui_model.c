@@ -1647,6 +1647,42 @@ static void tkey(struct tui_model *m, enum tui_keycode c, uint32_t ch, uint64_t 
 	a->prompt = a->reason = NULL;
 }
 
+/* A question lost under the user's keys (the pane shrank past it while a
+ * refusal's reason was typed) leaves them typing into the prompt box: an
+ * Enter in that flow does not send it, one after a pause does, and the
+ * user is told once.  Before, " the log" Enter went to the model as a
+ * prompt (tui-resize-reason-not-sent). */
+static void test_tui_keys_question_lost_enter_held(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 60, 12, 1);
+	question(&m, 0);
+	tkey(&m, TK_CHAR, 'n', 1000, 0, &a);
+	assert_int_equal(m.q, TQ_REASON);
+	tkey(&m, TK_CHAR, 'k', 1120, 0, &a);
+	tui_model_question_lost(&m, 1200);
+	assert_int_equal(m.q, TQ_NONE);
+	uint64_t t = 1200;
+	for (const char *c = " the log, please, for the whole afternoon"; *c; c++) {
+		t += 120;	/* longer than one quiet in all */
+		tkey(&m, TK_CHAR, (unsigned char)*c, t, 0, &a);
+	}
+	tkey(&m, TK_ENTER, '\r', t + 120, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.stold, 1);
+	assert_string_equal(m.in.buf, " the log, please, for the whole afternoon");
+	tkey(&m, TK_ENTER, '\r', t + 240, 0, &a);	/* said once */
+	assert_int_equal(a.act, TACT_NONE);
+	tkey(&m, TK_ENTER, '\r', t + 240 + APPROVE_RECOVER_MS, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	/* later prompts are not held */
+	tkey(&m, TK_CHAR, 'x', t + 5000, 0, &a);
+	tkey(&m, TK_ENTER, '\r', t + 5010, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	tui_model_release(&m);
+}
+
 /* A key at a question answers only when it stands alone (keys.h): not in
  * a burst (a sequence's tail, a paste whose start was thrown away), not
  * within TUI_ANSWER_QUIET_MS of the key before; escape always refuses. */
@@ -2198,6 +2234,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question),
 		cmocka_unit_test(test_tui_keys_question_whole),
 		cmocka_unit_test(test_tui_keys_question_burst),
+		cmocka_unit_test(test_tui_keys_question_lost_enter_held),
 		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_bounded_one_event),
