@@ -31,7 +31,7 @@
  * returned is the one the command stage executes (execveat), so nothing is
  * resolved again between this check and the exec.
  */
-static int open_pinned(const struct cli_opts *o, const struct policy *p, char **err)
+static int open_pinned(const struct cli_opts *o, const struct policy *p, int *held, char **err)
 {
 	const char *prog = o->rest[0];
 	char hex[SHA256_HEX_LEN + 1], head[2];
@@ -88,6 +88,7 @@ static int open_pinned(const struct cli_opts *o, const struct policy *p, char **
 	sigaddset(&io, SIGIO);
 	sigprocmask(SIG_BLOCK, &io, &was);
 	int leased = fcntl(fd, F_SETLEASE, F_RDLCK) == 0;
+	*held = leased;
 	lease_err = errno;
 	int owner_err = leased && fcntl(fd, F_SETOWN, 0) < 0 ? errno : 0;
 	if (!sigismember(&was, SIGIO)) {
@@ -462,7 +463,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	struct policy p;
 	struct sandbox_result res;
 	char *err = NULL;
-	int pin_fd = -1;
+	int pin_fd = -1, pin_held = 0;
 
 	xalloc_exit_code(EXIT_REFUSED);	/* 1 would read as the command's own */
 	/* A reader of standard error that went away (a socket's, a pipe's)
@@ -490,7 +491,7 @@ int cli_sandbox_run(struct cli_opts *o)
 		policy_release(&p);
 		return rc;
 	}
-	if (o->pin_hex && (pin_fd = open_pinned(o, &p, &err)) < 0) {
+	if (o->pin_hex && (pin_fd = open_pinned(o, &p, &pin_held, &err)) < 0) {
 		audit(LOG_INFO, "refused", "mechanism", "pin", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
@@ -514,7 +515,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	memcpy(argv, o->rest, (size_t)o->nrest * sizeof(char *));
 	/* sandbx exits right after the run: it need not wait for the
 	 * supervisor's own teardown once it reports the run over. */
-	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .stdio = { -1, -1, -1 },
+	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .pin_held = pin_held, .stdio = { -1, -1, -1 },
 				   .env_value = cli_ldpath_command_value, .no_reap = 1 };
 	/* A standard descriptor that is a socket or a pipe reaches the
 	 * command as a pipe sandbx relays (relay.h): what the command does to

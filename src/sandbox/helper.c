@@ -1498,6 +1498,18 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 	 * init's memory, since its execve gives it its own.  The stage never
 	 * returns into this frame: command_stage ends in execve or _exit.
 	 */
+	/*
+	 * The harness's read lease (open_pinned) holds writers off the pinned
+	 * program until the exec, but a writer waits only fs.lease-break-time
+	 * (45 s by default) for it, then the kernel breaks it and lets the
+	 * writer through: a run held longer between the hash and here (started
+	 * in the background and waiting for fg above, or stopped) would run
+	 * what that writer wrote.  Still whole here, it is whole at the exec,
+	 * a few system calls away (a writer arriving now waits a second and
+	 * more, and then finds the program running: ETXTBSY).
+	 */
+	if (have_pin == 2 && fcntl(PIN_FD, F_GETLEASE) != F_RDLCK)
+		refuse(ACH_REF_PIN, ETXTBSY);
 	pid_t child = vfork();
 	if (child < 0)
 		refuse(ACH_REF_FORK, errno);
@@ -1792,7 +1804,7 @@ static void hold_init(pid_t init)
 
 int helper_main(int argc, char **argv)
 {
-	/* argv: sandbx HELPER_ARGV1 PARENT-PID pin|nopin POLICY... -- CMD... */
+	/* argv: sandbx HELPER_ARGV1 PARENT-PID pin|pinheld|nopin POLICY... -- CMD... */
 	struct policy p;
 	struct netpol_files dns;
 	char *err = NULL;
@@ -1809,7 +1821,8 @@ int helper_main(int argc, char **argv)
 	sigemptyset(&term.sa_mask);
 	sigaction(SIGTERM, &term, NULL);
 
-	int have_pin = strcmp(argv[3], "pin") == 0;
+	/* 2: the harness holds a read lease on the program (init_stage) */
+	int have_pin = strcmp(argv[3], "pinheld") == 0 ? 2 : strcmp(argv[3], "pin") == 0;
 	if (have_pin) {
 		char fdp[32];
 		fd_path(fdp, sizeof(fdp), PIN_FD);

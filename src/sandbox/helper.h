@@ -95,6 +95,8 @@ struct sandbox_spawn {
 	const struct policy *policy;
 	char *const *argv;	/* program and arguments */
 	int pin_fd;		/* -1, or O_RDONLY fd of the pinned program */
+	int pin_held;		/* pin_fd's description holds a read lease, which
+				   the init checks is still whole before the exec */
 	int stdio[3];		/* -1 = inherit the harness's */
 	/* The value the command gets for a variable the policy passes, or
 	 * NULL for none; NULL here: the harness's own (getenv).  sandbox-run

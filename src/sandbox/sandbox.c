@@ -93,7 +93,7 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	strv_push(&args, "sandbx");
 	strv_push(&args, HELPER_ARGV1);
 	strv_push_own(&args, xasprintf("%d", (int)getpid()));
-	strv_push(&args, s->pin_fd >= 0 ? "pin" : "nopin");
+	strv_push(&args, s->pin_fd < 0 ? "nopin" : s->pin_held ? "pinheld" : "pin");
 	policy_to_argv(s->policy, &args);
 	strv_push(&args, "--");
 	for (char *const *a = s->argv; *a; a++)
@@ -581,6 +581,10 @@ char *sandbox_refusal_message(const struct policy *p, enum auditch_label label, 
 				 "grant a tree without it; nothing was run",
 				 (size_t)arg < p->hugetlbfs.n ? p->hugetlbfs.v[arg] : "?");
 	case ACH_REF_PIN:
+		if (arg == ETXTBSY)
+			return xstrdup("the pinned program was opened for writing while the run waited to start, longer "
+				       "than the kernel holds a writer off (fs.lease-break-time): the bytes hashed may no "
+				       "longer be the bytes there — nothing was run; check who writes it and run again");
 		return xasprintf("the pinned program cannot be opened at its path in the sandbox's view (%s): it was "
 				 "renamed, removed or replaced after it was hashed — nothing was run; check who changes "
 				 "it and run again", arg == ESTALE ? "another file is there now" : strerror(arg));

@@ -352,6 +352,37 @@ rm -f "$P/fso"
 if [ $rc -eq 125 ] && [ ! -e "$W/ran-open" ] && grep -q "^sandbx: pinned program '$P/fso' is open for writing by another process" "$TMP/err"; then t_pass
 else t_fail "rc=$rc $(cat "$TMP/err")"; fi
 
+t_start pin-lease-broken-refused "a pinned run held between the hash and the exec (started in the background, waiting for fg) longer than the kernel holds a writer off is refused before anything runs: the writer let through may have changed the bytes (before, they ran under the pin)"
+# The lease holds a writer off for fs.lease-break-time, then the kernel
+# lets it through: here dd writes /usr/bin/id's bytes over the pinned
+# probe (same inode) while the run waits for fg.  1 s as root, who may
+# set it for the test; the kernel's default (45 s) for a user.
+cp "$PROBES/fs" "$P/fsb"; chmod 755 "$P/fsb"
+bh=$("$SANDBX" hash "$P/fsb")
+lbt=$(cat /proc/sys/fs/lease-break-time)
+[ "$(id -u)" = 0 ] && echo 1 > /proc/sys/fs/lease-break-time
+brk=$(cat /proc/sys/fs/lease-break-time)
+cat > "$TMP/pb.sh" <<IN
+set -m
+cd "$W"
+"$SANDBX" sandbox-run --allow-exec "$P" --allow-write "$W" --pin-sha256 "$bh" -- "$P/fsb" getpid >"$TMP/pb.out" 2>"$TMP/pb.err" &
+sleep 0.5
+jobs -l
+dd if=/usr/bin/id of="$P/fsb" conv=notrunc 2>/dev/null && echo written
+fg >/dev/null
+echo "rc=\$?"
+IN
+out=$( (sleep $((brk + 4))) | timeout $((brk + 60)) script -qec "bash $TMP/pb.sh" /dev/null 2>/dev/null | tr -d '\r')
+[ "$(id -u)" = 0 ] && echo "$lbt" > /proc/sys/fs/lease-break-time
+case "$out" in
+*"Stopped"*written*"rc=125"*)
+	if grep -q "the pinned program was opened for writing while the run waited to start" "$TMP/pb.err" &&
+		! grep -q "ok 2\|uid=\|getpid" "$TMP/pb.out"; then t_pass
+	else t_fail "out: $(cat "$TMP/pb.out") err: $(cat "$TMP/pb.err")"; fi ;;
+*) t_fail "$out / out: $(cat "$TMP/pb.out") err: $(grep -v '^sandbx audit' "$TMP/pb.err")" ;;
+esac
+rm -f "$P/fsb"
+
 # ---- binfmt_misc ----
 t_start mv-binfmt-fixed-interp "a binfmt_misc handler of the caller's whose interpreter was opened at registration (flag F: qemu-user's, Docker's binfmt) does not run in the sandbox: not from outside every grant, and not on the host's mount"
 # Since Linux 6.7 a user namespace may have a binfmt_misc of its own,
