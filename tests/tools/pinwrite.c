@@ -27,6 +27,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pinwrite FILE NEW N\n");
 		return 64;
 	}
+	/* Unbuffered: under the sanitized build LeakSanitizer ends the
+	 * program at exit before stdio's flush, and the one line printed
+	 * was lost (the test read an empty answer). */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	int n = atoi(argv[3]), seen = 0;
 	int src = open(argv[2], O_RDONLY);
 	struct stat st;
@@ -57,14 +61,17 @@ int main(int argc, char **argv)
 		int fd = open(argv[1], O_WRONLY | O_NONBLOCK);
 		if (fd < 0) {
 			printf("err %s\n", errno == EWOULDBLOCK ? "EWOULDBLOCK" : strerror(errno));
+			free(buf);
 			return 0;
 		}
 		if (pwrite(fd, buf, st.st_size, 0) != st.st_size) {
 			printf("err write %s\n", strerror(errno));
+			free(buf);
 			return 0;
 		}
 		close(fd);
 		printf("wrote\n");
+		free(buf);
 		return 0;
 	}
 }
