@@ -27,6 +27,7 @@
  * libseccomp 2.5 accepts one comparison per argument in a rule, so "not
  * one of these values" is written as several rules, each a positive match.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -945,22 +946,35 @@ out:
  * count of 0 and its errno, so the refusal can say why (ENOMEM: which
  * limit to raise) instead of "Invalid argument".
  */
+int seccomp_filter_write(int fd, int r, const struct seccomp_bpf *bpf)
+{
+	if (r == 0) {
+		uint32_t count = bpf->len;
+		return write_all_nosignal(fd, &count, sizeof(count)) < 0 ||
+				       write_all_nosignal(fd, bpf->insns, count * sizeof(struct sock_filter)) < 0
+			       ? -errno
+			       : 0;
+	}
+	uint32_t why[2] = { 0, r < 0 && r > -4096 ? (uint32_t)-r : EINVAL };
+	(void)write_all_nosignal(fd, why, sizeof(why));
+	return r;
+}
+
 int seccomp_filter_export(const struct policy *p, int fd)
 {
 	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
 	int r = seccomp_filter_compile(p, SBX_SYSCALL_NEWEST, bpf);
-	if (r == 0) {
-		uint32_t count = bpf->len;
-		r = write_all_nosignal(fd, &count, sizeof(count)) < 0 ||
-				    write_all_nosignal(fd, bpf->insns, count * sizeof(struct sock_filter)) < 0
-			    ? -errno
-			    : 0;
-	} else {
-		uint32_t why[2] = { 0, r < 0 && r > -4096 ? (uint32_t)-r : EINVAL };
-		(void)write_all_nosignal(fd, why, sizeof(why));
-	}
+	r = seccomp_filter_write(fd, r, bpf);
 	free(bpf);
 	return r;
+}
+
+const char *seccomp_lib_path(void)
+{
+	Dl_info i;
+	if (sc_lib.state != 1 || !dladdr((void *)sc.init, &i) || !i.dli_fname || i.dli_fname[0] != '/')
+		return NULL;
+	return i.dli_fname;
 }
 
 int seccomp_filter_read(int fd, struct seccomp_bpf *out)

@@ -103,6 +103,14 @@ int seccomp_filter_compile(const struct policy *p, uint32_t newest, struct secco
  */
 int seccomp_filter_export(const struct policy *p, int fd);
 
+/* The writing half of seccomp_filter_export: bpf when r is 0, else r's
+ * errno; returns r, or the write's -errno. */
+int seccomp_filter_write(int fd, int r, const struct seccomp_bpf *bpf);
+
+/* The file libseccomp was opened from (the first filter built opened
+ * it), for filtcache.h; NULL before that, or when the loader cannot say. */
+const char *seccomp_lib_path(void);
+
 /*
  * Read one program written by seccomp_filter_export from fd, up to end
  * of file; 0, or -errno: the writer's, when it wrote a count of 0 and an
