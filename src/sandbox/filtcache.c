@@ -1,0 +1,276 @@
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "sandbox/filtcache.h"
+#include "store/fsutil.h"
+#include "util/compat.h"
+#include "util/util.h"
+
+#define KEY_MAX 2048
+#define FILE_MAX (KEY_MAX + sizeof(uint32_t) + SECCOMP_BPF_MAX_INSNS * sizeof(struct sock_filter) + sizeof(uint64_t))
+#define KEY_HEAD "sandbx seccomp filter 1\n"
+
+/* ---- the key --------------------------------------------------------- */
+
+struct note_walk {
+	char hex[2 * 64 + 1];
+};
+
+/* The main program's GNU build id, from its notes in memory. */
+static int build_id_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct note_walk *w = arg;
+	(void)size;
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 1;	/* the first object is the program itself */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof(*nh);
+			const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
+			const char *next = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+			if (next > end || next <= p)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+			    nh->n_descsz >= 8 && nh->n_descsz <= 64) {
+				for (unsigned j = 0; j < nh->n_descsz; j++)
+					snprintf(w->hex + 2 * j, 3, "%02x", desc[j]);
+				return 1;
+			}
+			p = next;
+		}
+	}
+	return 1;
+}
+
+static const char *build_id(void)
+{
+	static struct note_walk w;
+	static int done;
+	if (!done) {
+		dl_iterate_phdr(build_id_of, &w);
+		done = 1;
+	}
+	return w.hex[0] ? w.hex : NULL;
+}
+
+/* The key this process would write for p and libpath into out; its length,
+ * or -1 when there is none (no build id, a file that cannot be seen, a name
+ * the key's lines cannot hold). */
+static int make_key(const struct policy *p, const char *libpath, char *out, size_t n)
+{
+	const char *id = build_id();
+	struct utsname u;
+	struct stat lib, ldc;
+	if (!id || !libpath || libpath[0] != '/' || strpbrk(libpath, " \n") || uname(&u) < 0 ||
+	    stat(libpath, &lib) < 0 || !S_ISREG(lib.st_mode) || strchr(u.version, '\n') || strchr(u.release, '\n'))
+		return -1;
+	/* what the loader searched, besides its cache, when it opened it */
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	if (llp && (strchr(llp, '\n') || strlen(llp) > 1024))
+		return -1;
+	char ld[128] = "ldcache none\n";
+	if (stat("/etc/ld.so.cache", &ldc) == 0)
+		snprintf(ld, sizeof(ld), "ldcache %llu %llu %lld %lld.%09ld\n", (unsigned long long)ldc.st_dev,
+			 (unsigned long long)ldc.st_ino, (long long)ldc.st_size, (long long)ldc.st_mtim.tv_sec,
+			 ldc.st_mtim.tv_nsec);
+	int k = snprintf(out, n,
+			 KEY_HEAD "build %s\nkernel %s %s\nvariant net=%d unix=%d newest=%d\n%sldpath %s\n"
+				  "lib %s %llu %llu %lld %lld.%09ld %lld.%09ld\n\n",
+			 id, u.release, u.version, (int)p->net, p->allow_unix ? 1 : 0, SBX_SYSCALL_NEWEST, ld,
+			 llp ? llp : "", libpath,
+			 (unsigned long long)lib.st_dev, (unsigned long long)lib.st_ino, (long long)lib.st_size,
+			 (long long)lib.st_mtim.tv_sec, lib.st_mtim.tv_nsec, (long long)lib.st_ctim.tv_sec,
+			 lib.st_ctim.tv_nsec);
+	return k > 0 && (size_t)k < n ? k : -1;
+}
+
+static uint64_t fnv1a(const void *buf, size_t n)
+{
+	const unsigned char *b = buf;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+void filtcache_name(const struct policy *p, char *out, size_t n)
+{
+	snprintf(out, n, "seccomp-net%d-unix%d", (int)p->net, p->allow_unix ? 1 : 0);
+}
+
+/* ---- the directory ----------------------------------------------------- */
+
+/* state_home/sandbx/filters, opened (made 0700 where missing with
+ * create); -1 when it cannot be used. */
+static int open_dir(const char *state_home, int create, char **display)
+{
+	char *err = NULL;
+	struct stat st;
+	unsigned fl = create ? FSU_CREATE : 0;
+	int base = fsu_open_base(state_home, 0, &err);
+	free(err);
+	err = NULL;
+	if (base < 0 && errno == ENOENT && create) {
+		/* The base itself is made only in a directory of this uid's:
+		 * root run with a user's HOME makes nothing of root's there. */
+		char *parent = xstrdup(state_home), *slash = strrchr(parent, '/');
+		struct stat pst;
+		if (slash && slash != parent) {
+			*slash = '\0';
+			if (stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) && pst.st_uid == geteuid())
+				base = fsu_open_base(state_home, FSU_CREATE, &err);
+		}
+		free(parent);
+		free(err);
+		err = NULL;
+	}
+	/* Nothing is made in a base of another uid's (the same case). */
+	if (base >= 0 && create && (fstat(base, &st) < 0 || st.st_uid != geteuid()))
+		fl = 0;
+	if (base < 0)
+		return -1;
+	char *d1 = xasprintf("%s/sandbx", state_home);
+	int sd = fsu_open_subdir(base, "sandbx", d1, fl, &st, NULL, &err);
+	close(base);
+	free(err);
+	err = NULL;
+	if (sd < 0) {
+		free(d1);
+		return -1;
+	}
+	*display = xasprintf("%s/filters", d1);
+	free(d1);
+	int fd = fsu_open_subdir(sd, "filters", *display, fl, &st, NULL, &err);
+	close(sd);
+	free(err);
+	if (fd >= 0 && (st.st_mode & 022)) {
+		close(fd);	/* another user could put a file of theirs in */
+		fd = -1;
+	}
+	if (fd < 0) {
+		free(*display);
+		*display = NULL;
+	}
+	return fd;
+}
+
+/* ---- load and store ------------------------------------------------------ */
+
+int filtcache_load(const char *state_home, const struct policy *p, struct seccomp_bpf *out)
+{
+	char name[64], *display = NULL, *buf = NULL, *err = NULL;
+	size_t n = 0;
+	int r = -1;
+
+	if (!state_home || !build_id())
+		return -1;
+	int dfd = open_dir(state_home, 0, &display);
+	if (dfd < 0)
+		return -1;
+	filtcache_name(p, name, sizeof(name));
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(dfd);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    st.st_nlink != 1 || st.st_size > (off_t)FILE_MAX || fsu_read_all(fd, FILE_MAX, display, &buf, &n, &err) < 0)
+		goto out;
+
+	/* KEY "\n\n" | u32 count | count instructions | u64 FNV-1a of all before */
+	char *end = memmem(buf, n, "\n\n", 2);
+	if (!end || n < sizeof(uint64_t))
+		goto out;
+	size_t klen = (size_t)(end - buf) + 2;
+	uint32_t count;
+	uint64_t sum;
+	if (klen > KEY_MAX || n < klen + sizeof(count) + sizeof(sum))
+		goto out;
+	memcpy(&count, buf + klen, sizeof(count));
+	if (count == 0 || count > SECCOMP_BPF_MAX_INSNS ||
+	    n != klen + sizeof(count) + count * sizeof(struct sock_filter) + sizeof(sum))
+		goto out;
+	memcpy(&sum, buf + n - sizeof(sum), sizeof(sum));
+	if (sum != fnv1a(buf, n - sizeof(sum)))
+		goto out;
+
+	/* The key names the library that compiled it; this process's key for
+	 * that path (its file as it is now) must be the same, byte for byte. */
+	buf[klen - 1] = '\0';
+	char *lib = strstr(buf, "\nlib ");
+	char libpath[4096];
+	if (!lib)
+		goto out;
+	lib += 5;
+	size_t pl = strcspn(lib, " \n");
+	if (pl == 0 || pl >= sizeof(libpath))
+		goto out;
+	memcpy(libpath, lib, pl);
+	libpath[pl] = '\0';
+	buf[klen - 1] = '\n';
+	char *key = xmalloc(KEY_MAX);
+	int k = make_key(p, libpath, key, KEY_MAX);
+	int same = k >= 0 && (size_t)k == klen && memcmp(key, buf, klen) == 0;
+	free(key);
+	if (!same)
+		goto out;
+	memcpy(out->insns, buf + klen + sizeof(count), count * sizeof(struct sock_filter));
+	out->len = (unsigned short)count;
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(err);
+	free(display);
+	return r;
+}
+
+int filtcache_store(const char *state_home, const struct policy *p, const char *libpath,
+		    const struct seccomp_bpf *bpf)
+{
+	char name[64], *display = NULL, *err = NULL;
+	if (!state_home || bpf->len == 0 || bpf->len > SECCOMP_BPF_MAX_INSNS)
+		return -1;
+	char *buf = xmalloc(FILE_MAX);
+	int k = make_key(p, libpath, buf, KEY_MAX);
+	if (k < 0) {
+		free(buf);
+		return -1;
+	}
+	uint32_t count = bpf->len;
+	size_t n = (size_t)k;
+	memcpy(buf + n, &count, sizeof(count));
+	n += sizeof(count);
+	memcpy(buf + n, bpf->insns, count * sizeof(struct sock_filter));
+	n += count * sizeof(struct sock_filter);
+	uint64_t sum = fnv1a(buf, n);
+	memcpy(buf + n, &sum, sizeof(sum));
+	n += sizeof(sum);
+
+	int r = -1;
+	int dfd = open_dir(state_home, 1, &display);
+	if (dfd >= 0) {
+		filtcache_name(p, name, sizeof(name));
+		char *shown = xasprintf("%s/%s", display, name);
+		r = fsu_write_atomic(dfd, name, shown, buf, n, &err) == 0 ? 0 : -1;
+		free(shown);
+		close(dfd);
+	}
+	free(err);
+	free(display);
+	free(buf);
+	return r;
+}
