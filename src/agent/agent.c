@@ -744,6 +744,7 @@ static cJSON *run_tools(struct round_ctx *rc, const struct fold_msg *m, int *no_
 		if (v == GATE_RUN && !res.content) {
 			struct tool_ctx ctx = {
 				.guard = a->guard, .policy = a->cfg.policy, .env_value = a->cfg.env_value,
+				.filter_cache = a->cfg.filter_cache,
 				.limits = { a->cfg.max_scan_files, a->cfg.max_scan_bytes, a->cfg.max_results },
 				.stop = rc->io ? rc->io->stop : NULL,
 				.expect = seen,

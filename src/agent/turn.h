@@ -139,6 +139,7 @@ struct agent_config {
 	/* bash's command gets this value of a variable the policy passes
 	 * (struct sandbox_spawn); NULL: the harness's own */
 	const char *(*env_value)(const char *name);
+	const char *filter_cache;	/* bash: struct sandbox_spawn's */
 	const char *model;
 	const char *base_url;		/* NULL: ANTHROPIC_BASE_URL or the public API */
 	const char *system;		/* appended to the generated system prompt */

@@ -119,4 +119,9 @@ int cli_sessions(struct cli_opts *o);
  */
 int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char **err);
 
+/* The XDG state base under which sandbx/filters keeps the compiled
+ * seccomp program (sandbox/filtcache.h), for struct sandbox_spawn's
+ * filter_cache; NULL when no home can be found.  Found once. */
+const char *cli_filter_cache_home(void);
+
 #endif

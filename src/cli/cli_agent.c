@@ -152,6 +152,7 @@ void cli_agent_config(const struct cli_opts *o, const struct policy *p, struct a
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->policy = p;
 	cfg->env_value = cli_ldpath_command_value;	/* the caller's, where a guard ran again */
+	cfg->filter_cache = cli_filter_cache_home();
 	cfg->model = o->model;
 	cfg->base_url = o->base_url;
 	cfg->system = o->system;

@@ -22,6 +22,7 @@
 #include "sandbox/helper.h"
 #include "sandbox/limits.h"
 #include "sandbox/relay.h"
+#include "store/xdg.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -458,6 +459,24 @@ static int stdio_dev_tty(char **err)
 	return 0;
 }
 
+const char *cli_filter_cache_home(void)
+{
+	static char home[4096];
+	static int done;
+	if (!done) {
+		struct xdg_paths x;
+		char *e = NULL;
+		done = 1;
+		if (xdg_paths_get(&x, &e) == 0) {
+			if (strlen(x.state_home) < sizeof(home))
+				strcpy(home, x.state_home);
+			xdg_paths_release(&x);
+		}
+		free(e);
+	}
+	return home[0] ? home : NULL;
+}
+
 int cli_sandbox_run(struct cli_opts *o)
 {
 	struct policy p;
@@ -553,6 +572,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	struct stdio_snap z;
 	stdio_take(&z);
 	const char *failed = NULL;
+	s.filter_cache = cli_filter_cache_home();
 	if (relay_start(&rl, sandbox_sigs_fd(), &err) < 0)
 		failed = "stdio-relay";
 	else if (sandbox_start(&s, &err) < 0)

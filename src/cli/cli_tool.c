@@ -107,6 +107,7 @@ int cli_tool(struct cli_opts *o)
 		.guard = g,
 		.policy = &p,
 		.env_value = cli_ldpath_command_value,
+		.filter_cache = cli_filter_cache_home(),
 		.limits = { o->max_scan_files, o->max_scan_bytes, o->max_results },
 		.stop = &stop_flag,
 	};

@@ -173,6 +173,7 @@ int cli_tui(struct cli_opts *o)
 	struct agent_config cfg = {
 		.policy = &p,
 		.env_value = cli_ldpath_command_value,
+		.filter_cache = cli_filter_cache_home(),
 		.model = o->model,
 		.base_url = o->base_url,
 		.system = o->system,

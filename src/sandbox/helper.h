@@ -102,6 +102,10 @@ struct sandbox_spawn {
 	 * NULL for none; NULL here: the harness's own (getenv).  sandbox-run
 	 * gives its caller's, where a re-exec cleaned the harness's own. */
 	const char *(*env_value)(const char *name);
+	/* The XDG state base whose sandbx/filters keeps the compiled
+	 * seccomp program between runs (filtcache.h); NULL: compiled for
+	 * every run. */
+	const char *filter_cache;
 	int no_reap;		/* the caller exits right after sandbox_wait: return
 				   once the supervisor reports the run over, without
 				   waiting for its own exit (it is not reaped) */

@@ -17,10 +17,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "sandbox/filtcache.h"
 #include "sandbox/helper.h"
 #include "sandbox/limits.h"
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
+#include "util/compat.h"
 #include "util/log.h"
 
 #define HIGH_FD 16
@@ -152,12 +154,22 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		r = 0;
 		/* The helper is starting up (exec, loader, namespaces, the mount
 		 * view) for a millisecond or more before its command stage
-		 * needs the filter: libseccomp's compiler runs meanwhile, here.
-		 * A failure leaves the channel short and the command stage
-		 * refuses the run. */
-		(void)seccomp_filter_export(s->policy, bsk[1]);
+		 * needs the filter: it is read from the cache (filtcache.h) or
+		 * libseccomp's compiler runs meanwhile, here.  A failure leaves
+		 * the channel short and the command stage refuses the run. */
+		struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
+		int hit = s->filter_cache && filtcache_load(s->filter_cache, s->policy, bpf) == 0;
+		int c = hit ? 0 : seccomp_filter_compile(s->policy, SBX_SYSCALL_NEWEST, bpf);
+		(void)seccomp_filter_write(bsk[1], c, bpf);
+		close(bsk[1]);
+		bsk[1] = -1;
+		/* Kept after the helper has it, so the run does not wait. */
+		if (!hit && c == 0 && s->filter_cache)
+			(void)filtcache_store(s->filter_cache, s->policy, seccomp_lib_path(), bpf);
+		free(bpf);
 	}
-	close(bsk[1]);
+	if (bsk[1] >= 0)
+		close(bsk[1]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	for (int i = 0; i < 6; i++)

@@ -118,7 +118,8 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	close(pi[1]);
 	char *argv[] = { xstrdup("/bin/sh"), xstrdup("-c"), xstrdup(cmd), NULL };
 	struct sandbox_spawn s = { .policy = c->policy, .argv = argv, .pin_fd = -1,
-				   .stdio = { pi[0], po[1], pe[1] }, .env_value = c->env_value };
+				   .stdio = { pi[0], po[1], pe[1] }, .env_value = c->env_value,
+				   .filter_cache = c->filter_cache };
 	/* a SIGTERM, SIGHUP or SIGINT that would end sandbx ends the call
 	 * first, and is recorded (helper.h) */
 	struct sandbox_sigs held;

@@ -107,6 +107,7 @@ struct tool_ctx {
 	struct fsguard *guard;		/* in-process tools (borrowed) */
 	const struct policy *policy;	/* bash (borrowed) */
 	const char *(*env_value)(const char *name);	/* bash: struct sandbox_spawn's; NULL: getenv */
+	const char *filter_cache;	/* bash: struct sandbox_spawn's; NULL: none */
 	struct tool_limits limits;
 	volatile sig_atomic_t *stop;	/* may be NULL; TOOL_STOP_SIGNAL below */
 	const struct tool_expect *expect;	/* write, edit: approved as this; NULL: unchecked */

@@ -902,4 +902,103 @@ expect_out sc-any-udp-allowed ok --allow-network -- "$SYS" socket $AF_INET $DGRA
 expect_out sc-any-netlink-allowed ok --allow-network -- "$SYS" socket $AF_NETLINK $RAW 0
 expect_out sc-any-unix-denied "err EPERM" --allow-network -- "$SYS" socket $AF_UNIX $STREAM 0
 
+
+# --- the compiled program kept between runs (sandbox/filtcache.h) -----------
+# A state base of the test's own: the first run compiles and keeps the
+# program, the next ones use it, and every one is confined the same.
+FC_HOME="$TMP/fcstate"
+FC_FILE="$FC_HOME/sandbx/filters/seccomp-net0-unix0"
+mkdir -p "$FC_HOME"
+fc_probe() {
+	out=$(XDG_STATE_HOME="$FC_HOME" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" "$@")
+	rc=$?
+}
+fc_ident() { stat -c '%i %Y %s' "$FC_FILE" 2>/dev/null; }
+fc_denied() { case ${1:-$out} in "err EPERM"*) return 0 ;; esac; return 1; }
+
+t_start sc-cache-kept "the first run keeps the compiled program, 0600 in 0700 directories of the user's"
+fc_probe ptrace
+modes=$(stat -c '%a %U' "$FC_HOME/sandbx" "$FC_HOME/sandbx/filters" "$FC_FILE" 2>/dev/null | tr '\n' ' ')
+if fc_denied && [ "$modes" = "700 $T_USER 700 $T_USER 600 $T_USER " ] &&
+	head -1 "$FC_FILE" | grep -q '^sandbx seccomp filter 1$'; then
+	t_pass
+else
+	t_fail "probe '$out' (exit $rc), modes '$modes': $(head -c 300 "$TMP/err")"
+fi
+
+t_start sc-cache-reused "a later run uses the kept program as it is, and is confined by it"
+before=$(fc_ident)
+fc_probe ptrace
+d1=$out
+fc_probe mount
+d2=$out
+fc_probe getpid
+if fc_denied "$d1" && fc_denied "$d2" && [ "$out" = ok ] && [ "$(fc_ident)" = "$before" ]; then
+	t_pass
+else
+	t_fail "ptrace '$d1', mount '$d2', getpid '$out'; file '$before' -> '$(fc_ident)'"
+fi
+
+cp "$FC_FILE" "$TMP/fc.good"
+# fc_tamper PYTHON-EXPR: rewrite the kept file in place (same inode) with
+# b, its bytes, changed by the expression; reseal=1 makes the checksum
+# whole again, as a careful editor would.
+fc_tamper() {
+	python3 - "$FC_FILE" "$1" "$2" <<'PY'
+import sys
+path, expr, reseal = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+b = bytearray(open(path, "rb").read())
+exec(expr)
+if reseal:
+    h = 0xcbf29ce484222325
+    for c in b[:-8]:
+        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    b[-8:] = h.to_bytes(8, sys.byteorder)
+open(path, "r+b").write(b)
+PY
+}
+
+t_start sc-cache-damaged-recompiled "a damaged program is not loaded: compiled again, confined, the file made whole"
+# the last instruction's action turned to ALLOW (0x7fff0000), checksum left
+fc_tamper 'b[-12:-8] = (0x7fff0000).to_bytes(4, sys.byteorder)' 0
+fc_probe ptrace
+if fc_denied && cmp -s "$FC_FILE" "$TMP/fc.good"; then
+	t_pass
+else
+	t_fail "probe '$out' (exit $rc); file whole again: $(cmp "$FC_FILE" "$TMP/fc.good" 2>&1)"
+fi
+
+t_start sc-cache-stale-recompiled "a program kept under another key (the library's inode, resealed) is compiled again"
+fc_tamper '
+i = b.index(b"\nlib ") + 5
+line_end = b.index(b"\n", i)
+f = b[i:line_end].split(b" ")
+f[2] = str(int(f[2]) + 1).encode()
+b[i:line_end] = b" ".join(f)' 1
+fc_probe ptrace
+if fc_denied && cmp -s "$FC_FILE" "$TMP/fc.good"; then
+	t_pass
+else
+	t_fail "probe '$out' (exit $rc); file rewritten: $(cmp "$FC_FILE" "$TMP/fc.good" 2>&1)"
+fi
+
+t_start sc-cache-open-file-ignored "a kept file others may read or write is not used, and is replaced by one of mode 0600"
+chmod 0666 "$FC_FILE"
+before=$(stat -c %i "$FC_FILE")
+fc_probe ptrace
+if fc_denied && [ "$(stat -c '%a' "$FC_FILE")" = 600 ] && [ "$(stat -c %i "$FC_FILE")" != "$before" ]; then
+	t_pass
+else
+	t_fail "probe '$out' (exit $rc); mode $(stat -c '%a' "$FC_FILE"), inode $before -> $(stat -c %i "$FC_FILE")"
+fi
+
+t_start sc-cache-grant-refused "no grant may reach the kept programs: the state directory is refused"
+out=$(XDG_STATE_HOME="$FC_HOME" sbx sandbox-run --allow-write "$FC_HOME/sandbx/filters" -- /bin/true)
+rc=$?
+if [ $rc -eq 64 ] || [ $rc -eq 125 ]; then
+	if grep -q "$FC_HOME/sandbx" "$TMP/err"; then t_pass; else t_fail "refused without naming it: $(head -c 300 "$TMP/err")"; fi
+else
+	t_fail "a grant of the filters directory ran (exit $rc)"
+fi
+
 t_done
