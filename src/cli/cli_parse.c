@@ -692,7 +692,7 @@ static const char usage_main[] =
 	"  tui [POLICY] [AGENT]   the interactive harness\n"
 	"  tool NAME JSON [POLICY]  run one agent tool; result JSON on stdout\n"
 	"  auth login|logout|status\n"
-	"  hash PATH              SHA-256 of a file, for --pin-sha256\n"
+	"  hash [--] PATH         SHA-256 of a file, for --pin-sha256\n"
 	"  sessions               list stored sessions\n"
 	"  --help | -h | help     this text\n"
 	"  help SUBCOMMAND        its options (as SUBCOMMAND --help or -h)\n"

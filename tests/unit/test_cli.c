@@ -465,6 +465,39 @@ static void cli_hash_double_dash(void **state)
 	cli_opts_release(&o);
 }
 
+/* The overview's line for each subcommand is that subcommand's own usage
+ * (or its start, where the overview leaves options to it): 'hash PATH'
+ * there, 'hash [--] PATH' in 'sandbx hash --help', disagreed. */
+static void cli_help_agrees_with_usage(void **state)
+{
+	static const struct {
+		const char *name;
+		enum cli_cmd cmd;
+	} subs[] = {
+		{ "sandbox-run", CMD_SANDBOX_RUN }, { "agent-run", CMD_AGENT_RUN }, { "tui", CMD_TUI },
+		{ "tool", CMD_TOOL }, { "auth", CMD_AUTH }, { "hash", CMD_HASH }, { "sessions", CMD_SESSIONS },
+	};
+	const char *main_help = cli_usage(CMD_NONE);
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "\n  %s ", subs[i].name);
+		const char *line = strstr(main_help, key);
+		assert_non_null(line);
+		line += 3;
+		/* the synopsis ends where two spaces part it from what it does */
+		size_t n = strcspn(line, "\n");
+		const char *gap = strstr(line, "  ");
+		if (gap && (size_t)(gap - line) < n)
+			n = (size_t)(gap - line);
+		char want[256];
+		snprintf(want, sizeof(want), "sandbx %.*s", (int)n, line);
+		const char *own = strstr(cli_usage(subs[i].cmd), want);
+		if (!own || (own[strlen(want)] != '\n' && own[strlen(want)] != ' '))
+			fail_msg("'sandbx --help' shows '%s'; 'sandbx %s --help' says: %s", want, subs[i].name,
+				 cli_usage(subs[i].cmd));
+	}
+}
+
 static void cli_other_commands(void **state)
 {
 	struct cli_opts o;
@@ -802,6 +835,7 @@ int main(void)
 		cmocka_unit_test(cli_other_commands),
 		cmocka_unit_test(cli_tool_options_first_named),
 		cmocka_unit_test(cli_hash_double_dash),
+		cmocka_unit_test(cli_help_agrees_with_usage),
 		cmocka_unit_test(cli_help_version_words),
 		cmocka_unit_test(cli_every_refusal_says_what_to_do),
 		cmocka_unit_test(cli_join_words),
