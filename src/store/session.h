@@ -86,7 +86,7 @@
 
 #define SESSION_VERSION 1
 #define SESSION_ID_LEN 8		/* lowercase letters and digits */
-#define SESSION_ID_MAX 64		/* what a file name may carry (cli accepts up to 64) */
+#define SESSION_ID_MAX 64		/* what a file name may carry; the cli refuses a longer --session */
 #define SESSION_TEMP_AGE 600		/* s: a create's temporary file older is a leftover */
 #define SESSION_MAX_LINE (16u << 20)	/* one record line, newline included */
 #define SESSION_MAX_FILE (512u << 20)	/* a whole session file */

@@ -853,7 +853,7 @@ fi
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$LR"
 
-t_start st-resume-missing "resuming a session that is not stored (no store yet, or a store without it), or with --continue and no session, fails before any connection naming where it looked and what to do, and creates nothing; an id that is not one (a path, capitals) is a usage error"
+t_start st-resume-missing "resuming a session that is not stored (no store yet, or a store without it), or with --continue and no session, fails before any connection naming where it looked and what to do, and creates nothing; an id that is not one (a path, capitals) is a usage error, and one too long names the limit"
 MR="$TMP/mr"; mkdir -p "$MR/h"
 me() { out=$(cd "$TMP/work" && env HOME="$MR/h" XDG_CONFIG_HOME="$MR/cfg" XDG_STATE_HOME="$MR/st" ANTHROPIC_API_KEY=sk-ant-test-0000 \
 	"$SANDBX" agent-run --base-url http://127.0.0.1:9 "$@" -- hi 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
@@ -875,6 +875,11 @@ for id in ../etc ABCD1234; do
 	me --session "$id"
 	{ [ $rc -eq 64 ] && [ "$err" = "sandbx: --session: '$id' is not a session id — 'sandbx sessions' lists them" ]; } || bad="$bad|id $id: rc=$rc $err"
 done
+long=$(printf '%080d' 0)
+me --session "$long"	# the limit named, not only "not a session id"
+{ [ $rc -eq 64 ] &&
+  [ "$err" = "sandbx: --session: '$long' is 80 characters long; a session id is at most 64 — 'sandbx sessions' lists them" ]; } ||
+	bad="$bad|id of 80: rc=$rc $err"
 [ -z "$(ls -A "$MR/st/sandbx/sessions")" ] || bad="$bad|created: $(ls -A "$MR/st/sandbx/sessions")"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$MR"

@@ -169,6 +169,33 @@ static void cli_session_id_forms(void **state)
 	assert_int_equal(parse(&o, &err, "tui", "--session=abc-123", NULL), 0);
 	assert_string_equal(o.session_id, "abc-123");
 	cli_opts_release(&o);
+	/* too long: the message gives the length and the limit */
+	char id[82];
+	memset(id, 'a', 80);
+	id[80] = '\0';
+	assert_int_equal(parse(&o, &err, "agent-run", "--session", id, "--", "hi", NULL), -1);
+	char *want = xasprintf("--session: '%s' is 80 characters long; a session id is at most 64 — 'sandbx sessions' "
+			       "lists them", id);
+	assert_string_equal(err, want);
+	free(want);
+	free(err);
+	cli_opts_release(&o);
+	id[65] = '\0';
+	assert_int_equal(parse(&o, &err, "tui", "--session", id, NULL), -1);
+	assert_non_null(strstr(err, "is 65 characters long; a session id is at most 64"));
+	free(err);
+	cli_opts_release(&o);
+	id[64] = '\0';
+	assert_int_equal(parse(&o, &err, "tui", "--session", id, NULL), 0);
+	assert_string_equal(o.session_id, id);
+	cli_opts_release(&o);
+	/* long and of a letter no id has: what is wrong is the letter */
+	memset(id, 'A', 80);
+	id[80] = '\0';
+	assert_int_equal(parse(&o, &err, "tui", "--session", id, NULL), -1);
+	assert_non_null(strstr(err, "is not a session id — "));
+	free(err);
+	cli_opts_release(&o);
 }
 
 /* --session twice is refused, not merged: 'bare' (a new session) after an
