@@ -29,7 +29,8 @@
  * whole lines (never a line split across writes) and fdatasync'ed.  A write
  * cut short by a full disk or RLIMIT_FSIZE is truncated back, so the file
  * keeps exactly the earlier lines.  On load, a last line without its newline
- * (or not JSON) is a torn append: dropped with a note, earlier lines kept.
+ * (or not JSON) is a torn append: dropped with a note, earlier lines kept;
+ * one nested past cJSON's limit is damage wherever it is (no cut makes it).
  * A history that ends in an assistant tool_use without its tool_result
  * (the process died between two lines, after the calls ran) is repaired on
  * resume: a tool_result marked is_error ("result lost: ... the call may

@@ -341,6 +341,15 @@ st sessions
 if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^cccc3333 .*unreadable: .*line 1: session version 9" &&
 	printf '%s' "$out" | grep -q "^bbbb2222"; then t_pass; else t_fail "rc=$rc $(both)"; fi
 rm -f "$SESS/cccc3333.jsonl"
+t_start st-sessions-too-deep "a session whose line nests one level past cJSON's 1000 is listed as unreadable saying so, with the limit (before: not a JSON object), the others still listed"
+{ printf '{"type":"header","version":1,"id":"cccc3334","created":1}\n'
+  printf '{"type":"message","role":"user","content":%s"x"%s}\n' "$(printf '%1000s' | tr ' ' '[')" "$(printf '%1000s' | tr ' ' ']')"
+} > "$SESS/cccc3334.jsonl"
+chmod 600 "$SESS/cccc3334.jsonl"
+st sessions
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^cccc3334 .*unreadable: .*line 2: nested more than 1000 levels deep, deeper than sandbx reads" &&
+	printf '%s' "$out" | grep -q "^bbbb2222"; then t_pass; else t_fail "rc=$rc $(both)"; fi
+rm -f "$SESS/cccc3334.jsonl"
 
 t_start st-sessions-bidi "the listing shows a prompt's bidi controls and bytes that are not UTF-8, never obeys them"
 mksession dddd4444 1700000600 1700009500 'invoice \u202efdp.exe\u202c'
