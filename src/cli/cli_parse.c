@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "sandbox/netpolicy.h"
+#include "store/session.h"
 
 const char *const cli_tool_names[] = { "read", "ls", "find", "grep", "write", "edit", "bash", NULL };
 
@@ -268,8 +269,14 @@ static int set_session(struct cli_opts *o, const struct flag *f, const char *v, 
 	if (v) {
 		/* the store's rule (session_id_valid), so a bad one is a usage
 		 * error, not a failure once the key is read */
-		if (!*v || strlen(v) > 64 || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(v) || *v == '-') {
+		size_t n = strlen(v);
+		if (!n || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") != n || *v == '-') {
 			*err = xasprintf("--session: '%s' is not a session id — 'sandbx sessions' lists them", v);
+			return -1;
+		}
+		if (n > SESSION_ID_MAX) {
+			*err = xasprintf("--session: '%s' is %zu characters long; a session id is at most %d — "
+					 "'sandbx sessions' lists them", v, n, SESSION_ID_MAX);
 			return -1;
 		}
 		o->session_id = xstrdup(v);
@@ -692,7 +699,7 @@ static const char usage_main[] =
 	"  tui [POLICY] [AGENT]   the interactive harness\n"
 	"  tool NAME JSON [POLICY]  run one agent tool; result JSON on stdout\n"
 	"  auth login|logout|status\n"
-	"  hash PATH              SHA-256 of a file, for --pin-sha256\n"
+	"  hash [--] PATH         SHA-256 of a file, for --pin-sha256\n"
 	"  sessions               list stored sessions\n"
 	"  --help | -h | help     this text\n"
 	"  help SUBCOMMAND        its options (as SUBCOMMAND --help or -h)\n"

@@ -20,6 +20,7 @@
 #include "tools/tools.h"
 #include "tools/tools_limits.h"
 #include "util/cjson.h"
+#include "util/json.h"
 #include "util/log.h"
 
 /* How much of input that does not parse an error quotes. */
@@ -72,15 +73,19 @@ int cli_tool(struct cli_opts *o)
 		return EXIT_ERROR;
 	}
 	/* The whole text must be the object: nothing may follow it. */
-	cJSON *in = cJSON_ParseWithOpts(o->tool_json, NULL, 1);
+	const char *end = NULL;
+	cJSON *in = cJSON_ParseWithOpts(o->tool_json, &end, 1);
 	if (!in) {
 		/* a line, not the whole argument back */
 		size_t n = strlen(o->tool_json);
-		char size[64] = "";
+		char size[64] = "", what[96] = "is not valid JSON";
 		if (n > TOOL_INPUT_QUOTED)
 			snprintf(size, sizeof(size), " (%zu bytes; its start shown)", n);
-		sbx_err("tool input '%.*s%s' is not valid JSON%s — give an object such as '{\"path\":\"README.md\"}'",
-			TOOL_INPUT_QUOTED, o->tool_json, *size ? "..." : "", size);
+		if (json_too_deep(o->tool_json, n, end))	/* JSON, maybe, but not read */
+			snprintf(what, sizeof(what), "is nested more than %d levels deep, deeper than sandbx reads",
+				 JSON_NESTING_LIMIT);
+		sbx_err("tool input '%.*s%s' %s%s — give an object such as '{\"path\":\"README.md\"}'",
+			TOOL_INPUT_QUOTED, o->tool_json, *size ? "..." : "", what, size);
 		policy_release(&p);
 		return EXIT_USAGE;
 	}

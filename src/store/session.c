@@ -447,6 +447,11 @@ static int line_done(struct session_parser *p, const char *s, size_t n)
 	 * it sits in as ending there: not JSON. */
 	const char *end = NULL;
 	cJSON *o = has_nul(s, n) ? NULL : cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	/* Past cJSON's depth it may be JSON, just not read; and no append
+	 * cut short is deeper than the few levels of a line sandbx wrote. */
+	if (!o && json_too_deep(s, n, end))
+		return fail(p, ln, xasprintf("nested more than %d levels deep, deeper than sandbx reads — not a line "
+					     "sandbx wrote; the file is damaged", JSON_NESTING_LIMIT));
 	if (!o || !cJSON_IsObject(o) || !end || !is_blank(end, n - (size_t)(end - s))) {
 		cJSON_Delete(o);
 		p->pending_bad = ln;	/* a torn append if nothing follows */

@@ -29,7 +29,8 @@
  * whole lines (never a line split across writes) and fdatasync'ed.  A write
  * cut short by a full disk or RLIMIT_FSIZE is truncated back, so the file
  * keeps exactly the earlier lines.  On load, a last line without its newline
- * (or not JSON) is a torn append: dropped with a note, earlier lines kept.
+ * (or not JSON) is a torn append: dropped with a note, earlier lines kept;
+ * one nested past cJSON's limit is damage wherever it is (no cut makes it).
  * A history that ends in an assistant tool_use without its tool_result
  * (the process died between two lines, after the calls ran) is repaired on
  * resume: a tool_result marked is_error ("result lost: ... the call may
@@ -86,7 +87,7 @@
 
 #define SESSION_VERSION 1
 #define SESSION_ID_LEN 8		/* lowercase letters and digits */
-#define SESSION_ID_MAX 64		/* what a file name may carry (cli accepts up to 64) */
+#define SESSION_ID_MAX 64		/* what a file name may carry; the cli refuses a longer --session */
 #define SESSION_TEMP_AGE 600		/* s: a create's temporary file older is a leftover */
 #define SESSION_MAX_LINE (16u << 20)	/* one record line, newline included */
 #define SESSION_MAX_FILE (512u << 20)	/* a whole session file */

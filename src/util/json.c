@@ -48,3 +48,26 @@ int json_text_blank(const char *s, size_t n)
 	}
 	return 1;
 }
+
+int json_too_deep(const char *s, size_t n, const char *fail_at)
+{
+	if (!s || !fail_at || fail_at < s || fail_at >= s + n || (*fail_at != '[' && *fail_at != '{'))
+		return 0;
+	size_t depth = 0;
+	int in_str = 0;
+	for (const char *p = s; p < fail_at; p++) {
+		if (in_str) {
+			if (*p == '\\')
+				p++;
+			else if (*p == '"')
+				in_str = 0;
+		} else if (*p == '"') {
+			in_str = 1;
+		} else if (*p == '[' || *p == '{') {
+			depth++;
+		} else if ((*p == ']' || *p == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return !in_str && depth >= JSON_NESTING_LIMIT;
+}

@@ -26,4 +26,22 @@ char *json_print_capped(const cJSON *o, size_t cap, size_t *len);
  */
 int json_text_blank(const char *s, size_t n);
 
+/*
+ * How deep cJSON reads: a value inside more arrays and objects than this
+ * is refused, its parse failing as text that is not JSON would
+ * (CJSON_NESTING_LIMIT; Debian's library is built with the header's).
+ */
+#define JSON_NESTING_LIMIT CJSON_NESTING_LIMIT
+
+/*
+ * 1 when a parse of the n bytes at s that failed at fail_at (cJSON's
+ * return_parse_end) failed because an array or object opened there, past
+ * JSON_NESTING_LIMIT levels: the text may well be JSON, only too deep for
+ * cJSON, and a message should say so rather than "not valid JSON".  The
+ * levels are counted in the bytes before fail_at, which cJSON took, so
+ * its strings are where it saw them.  0 for any other failure (fail_at
+ * NULL or outside the text included).
+ */
+int json_too_deep(const char *s, size_t n, const char *fail_at);
+
 #endif

@@ -341,6 +341,15 @@ st sessions
 if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^cccc3333 .*unreadable: .*line 1: session version 9" &&
 	printf '%s' "$out" | grep -q "^bbbb2222"; then t_pass; else t_fail "rc=$rc $(both)"; fi
 rm -f "$SESS/cccc3333.jsonl"
+t_start st-sessions-too-deep "a session whose line nests one level past cJSON's 1000 is listed as unreadable saying so, with the limit (before: not a JSON object), the others still listed"
+{ printf '{"type":"header","version":1,"id":"cccc3334","created":1}\n'
+  printf '{"type":"message","role":"user","content":%s"x"%s}\n' "$(printf '%1000s' | tr ' ' '[')" "$(printf '%1000s' | tr ' ' ']')"
+} > "$SESS/cccc3334.jsonl"
+chmod 600 "$SESS/cccc3334.jsonl"
+st sessions
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^cccc3334 .*unreadable: .*line 2: nested more than 1000 levels deep, deeper than sandbx reads" &&
+	printf '%s' "$out" | grep -q "^bbbb2222"; then t_pass; else t_fail "rc=$rc $(both)"; fi
+rm -f "$SESS/cccc3334.jsonl"
 
 t_start st-sessions-bidi "the listing shows a prompt's bidi controls and bytes that are not UTF-8, never obeys them"
 mksession dddd4444 1700000600 1700009500 'invoice \u202efdp.exe\u202c'
@@ -853,7 +862,7 @@ fi
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$LR"
 
-t_start st-resume-missing "resuming a session that is not stored (no store yet, or a store without it), or with --continue and no session, fails before any connection naming where it looked and what to do, and creates nothing; an id that is not one (a path, capitals) is a usage error"
+t_start st-resume-missing "resuming a session that is not stored (no store yet, or a store without it), or with --continue and no session, fails before any connection naming where it looked and what to do, and creates nothing; an id that is not one (a path, capitals) is a usage error, and one too long names the limit"
 MR="$TMP/mr"; mkdir -p "$MR/h"
 me() { out=$(cd "$TMP/work" && env HOME="$MR/h" XDG_CONFIG_HOME="$MR/cfg" XDG_STATE_HOME="$MR/st" ANTHROPIC_API_KEY=sk-ant-test-0000 \
 	"$SANDBX" agent-run --base-url http://127.0.0.1:9 "$@" -- hi 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err"); }
@@ -875,6 +884,11 @@ for id in ../etc ABCD1234; do
 	me --session "$id"
 	{ [ $rc -eq 64 ] && [ "$err" = "sandbx: --session: '$id' is not a session id — 'sandbx sessions' lists them" ]; } || bad="$bad|id $id: rc=$rc $err"
 done
+long=$(printf '%080d' 0)
+me --session "$long"	# the limit named, not only "not a session id"
+{ [ $rc -eq 64 ] &&
+  [ "$err" = "sandbx: --session: '$long' is 80 characters long; a session id is at most 64 — 'sandbx sessions' lists them" ]; } ||
+	bad="$bad|id of 80: rc=$rc $err"
 [ -z "$(ls -A "$MR/st/sandbx/sessions")" ] || bad="$bad|created: $(ls -A "$MR/st/sandbx/sessions")"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$MR"

@@ -891,7 +891,7 @@ chmod 600 "$PF/p.txt"
 if [ -z "$bad" ]; then t_pass; else t_fail "$bad"; fi
 rm -rf "$PF"
 
-t_start tl-input-refused "sandbx tool refuses input that is not one JSON object (text after it too) or holds a NUL (\\u0000), exit 64 before any file is opened, saying what to give (a long input quoted by its start only); a non-object, a field of the wrong type or a missing one is the tool's error result (exit 1)"
+t_start tl-input-refused "sandbx tool refuses input that is not one JSON object (text after it too), is nested past cJSON's 1000 levels (said as that, not as JSON that is not valid) or holds a NUL (\\u0000), exit 64 before any file is opened, saying what to give (a long input quoted by its start only); a non-object, a field of the wrong type or a missing one is the tool's error result (exit 1)"
 bad=""
 tool read '{"path":"three.txt"} trailing'
 { [ $rc -eq 64 ] && [ -z "$out" ] && grep -qF "is not valid JSON — give an object such as" "$TMP/err" && ! grep -q audit "$TMP/err"; } ||
@@ -903,6 +903,12 @@ long=$(head -c 100000 /dev/zero | tr '\0' x)
 tool read "{\"path\":\"$long"	# not closed: the message quotes its start only
 { [ $rc -eq 64 ] && [ "$(wc -c < "$TMP/err")" -lt 600 ] && grep -qF "is not valid JSON (100009 bytes; its start shown)" "$TMP/err"; } ||
 	bad="$bad|long: rc=$rc $(head -c 300 "$TMP/err")"
+tool read "{\"path\":$(printf '%999s' | tr ' ' '[')1$(printf '%999s' | tr ' ' ']')}"	# 1000 levels: read
+{ [ $rc -eq 1 ] && has "field 'path' of tool 'read' must be a string"; } || bad="$bad|1000 levels: rc=$rc $out $(cat "$TMP/err")"
+tool read "{\"path\":$(printf '%1000s' | tr ' ' '[')1$(printf '%1000s' | tr ' ' ']')}"	# JSON, one level too deep
+{ [ $rc -eq 64 ] && [ -z "$out" ] && [ "$(wc -c < "$TMP/err")" -lt 600 ] &&
+  grep -qF "is nested more than 1000 levels deep, deeper than sandbx reads (2010 bytes; its start shown) — give an object such as" "$TMP/err" &&
+  ! grep -q "not valid JSON" "$TMP/err"; } || bad="$bad|1001 levels: rc=$rc $(head -c 400 "$TMP/err")"
 tool read '[1]'
 { [ $rc -eq 1 ] && has "input of tool 'read' must be a JSON object"; } || bad="$bad|array: rc=$rc $out"
 tool read '{"path":1}'

@@ -169,6 +169,33 @@ static void cli_session_id_forms(void **state)
 	assert_int_equal(parse(&o, &err, "tui", "--session=abc-123", NULL), 0);
 	assert_string_equal(o.session_id, "abc-123");
 	cli_opts_release(&o);
+	/* too long: the message gives the length and the limit */
+	char id[82];
+	memset(id, 'a', 80);
+	id[80] = '\0';
+	assert_int_equal(parse(&o, &err, "agent-run", "--session", id, "--", "hi", NULL), -1);
+	char *want = xasprintf("--session: '%s' is 80 characters long; a session id is at most 64 — 'sandbx sessions' "
+			       "lists them", id);
+	assert_string_equal(err, want);
+	free(want);
+	free(err);
+	cli_opts_release(&o);
+	id[65] = '\0';
+	assert_int_equal(parse(&o, &err, "tui", "--session", id, NULL), -1);
+	assert_non_null(strstr(err, "is 65 characters long; a session id is at most 64"));
+	free(err);
+	cli_opts_release(&o);
+	id[64] = '\0';
+	assert_int_equal(parse(&o, &err, "tui", "--session", id, NULL), 0);
+	assert_string_equal(o.session_id, id);
+	cli_opts_release(&o);
+	/* long and of a letter no id has: what is wrong is the letter */
+	memset(id, 'A', 80);
+	id[80] = '\0';
+	assert_int_equal(parse(&o, &err, "tui", "--session", id, NULL), -1);
+	assert_non_null(strstr(err, "is not a session id — "));
+	free(err);
+	cli_opts_release(&o);
 }
 
 /* --session twice is refused, not merged: 'bare' (a new session) after an
@@ -463,6 +490,39 @@ static void cli_hash_double_dash(void **state)
 	assert_int_equal(parse(&o, &err, "hash", "--", "a", "b", NULL), -1);
 	free(err);
 	cli_opts_release(&o);
+}
+
+/* The overview's line for each subcommand is that subcommand's own usage
+ * (or its start, where the overview leaves options to it): 'hash PATH'
+ * there, 'hash [--] PATH' in 'sandbx hash --help', disagreed. */
+static void cli_help_agrees_with_usage(void **state)
+{
+	static const struct {
+		const char *name;
+		enum cli_cmd cmd;
+	} subs[] = {
+		{ "sandbox-run", CMD_SANDBOX_RUN }, { "agent-run", CMD_AGENT_RUN }, { "tui", CMD_TUI },
+		{ "tool", CMD_TOOL }, { "auth", CMD_AUTH }, { "hash", CMD_HASH }, { "sessions", CMD_SESSIONS },
+	};
+	const char *main_help = cli_usage(CMD_NONE);
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "\n  %s ", subs[i].name);
+		const char *line = strstr(main_help, key);
+		assert_non_null(line);
+		line += 3;
+		/* the synopsis ends where two spaces part it from what it does */
+		size_t n = strcspn(line, "\n");
+		const char *gap = strstr(line, "  ");
+		if (gap && (size_t)(gap - line) < n)
+			n = (size_t)(gap - line);
+		char want[256];
+		snprintf(want, sizeof(want), "sandbx %.*s", (int)n, line);
+		const char *own = strstr(cli_usage(subs[i].cmd), want);
+		if (!own || (own[strlen(want)] != '\n' && own[strlen(want)] != ' '))
+			fail_msg("'sandbx --help' shows '%s'; 'sandbx %s --help' says: %s", want, subs[i].name,
+				 cli_usage(subs[i].cmd));
+	}
 }
 
 static void cli_other_commands(void **state)
@@ -802,6 +862,7 @@ int main(void)
 		cmocka_unit_test(cli_other_commands),
 		cmocka_unit_test(cli_tool_options_first_named),
 		cmocka_unit_test(cli_hash_double_dash),
+		cmocka_unit_test(cli_help_agrees_with_usage),
 		cmocka_unit_test(cli_help_version_words),
 		cmocka_unit_test(cli_every_refusal_says_what_to_do),
 		cmocka_unit_test(cli_join_words),

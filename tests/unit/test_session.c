@@ -238,6 +238,61 @@ static void test_session_parse_torn_invalid_last(void **state)
 	expect_error(HDR PROMPT1 "{garbage\n" ASSIST2, "line 3: not a JSON object");
 }
 
+/* A line nested past cJSON's limit (1000 levels) may be JSON, but cJSON
+ * does not read it: said as that, with the limit, not as "not a JSON
+ * object", and damage wherever it is (an append cut short is never
+ * deeper than the line sandbx wrote, a few levels), so resume refuses the
+ * file instead of cutting the line off it as a torn tail. */
+static char *deep_line(size_t levels)
+{
+	static const char head[] = "{\"type\":\"message\",\"role\":\"user\",\"content\":";
+	size_t n = levels - 1, hn = sizeof(head) - 1;
+	char *s = malloc(hn + 2 * n + 6), *p = s;
+	memcpy(p, head, hn);
+	p += hn;
+	memset(p, '[', n);
+	p += n;
+	memcpy(p, "\"x\"", 3);
+	p += 3;
+	memset(p, ']', n);
+	p += n;
+	memcpy(p, "}\n", 3);
+	return s;
+}
+
+static void test_session_parse_too_deep(void **state)
+{
+	char want[96];
+	snprintf(want, sizeof(want), "line 3: nested more than %d levels deep", CJSON_NESTING_LIMIT);
+	char *deep = deep_line(CJSON_NESTING_LIMIT + 1);
+	char *text = malloc(strlen(HDR PROMPT1) + strlen(deep) + strlen(ASSIST2) + 1);
+	/* in the middle */
+	strcpy(text, HDR PROMPT1);
+	strcat(text, deep);
+	strcat(text, ASSIST2);
+	expect_error(text, want);
+	/* the last line */
+	strcpy(text, HDR PROMPT1);
+	strcat(text, deep);
+	expect_error(text, want);
+	expect_error(text, "not a line sandbx wrote");
+	free(deep);
+	/* at the limit it is read, and refused for what it holds */
+	deep = deep_line(CJSON_NESTING_LIMIT);
+	strcpy(text, HDR PROMPT1);
+	strcat(text, deep);
+	strcat(text, ASSIST2);
+	for (int mode = 0; mode <= 2; mode++) {
+		struct session_parser *p = parse_split(text, strlen(text), mode, 11);
+		const char *e = session_parser_error(p);
+		if (e && strstr(e, "nested"))
+			fail_msg("%d levels, within the limit, said as too deep: %s", CJSON_NESTING_LIMIT, e);
+		session_parser_free(p);
+	}
+	free(deep);
+	free(text);
+}
+
 /* A NUL byte is in no line sandbx wrote (cJSON escapes it), and cJSON
  * would cut the string there without a word ("list the files" read as
  * "list"): damage, named by its line, or a torn tail when it is last. */
@@ -1873,6 +1928,7 @@ int main(void)
 		cmocka_unit_test(test_session_parse_no_header),
 		cmocka_unit_test(test_session_parse_torn_no_newline),
 		cmocka_unit_test(test_session_parse_torn_invalid_last),
+		cmocka_unit_test(test_session_parse_too_deep),
 		cmocka_unit_test(test_session_parse_line_cap),
 		cmocka_unit_test(test_session_parse_nul_byte),
 		cmocka_unit_test(test_session_parse_nul_escape),
