@@ -402,37 +402,43 @@ static void call_diff(struct agent *a, const char *tool, const cJSON *input, cha
 	int fd = fsguard_open(a->guard, path->valuestring, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ, NULL, &err);
 	audit_mute(0);
 	free(err);
+	/* A FIFO, socket or device (never opened: fsguard): the tool
+	 * refuses it, and the question would say it is replaced whole. */
+	int nonreg = fd == -ENXIO || fd == -ENODEV;
+	/* Such a write is answered as the tool answers, through the tool's
+	 * own steps, which open none of them and write the records they
+	 * write; one that finds a regular file (or nothing) there by now is
+	 * asked about as before. */
+	if (nonreg && !is_edit && (*refusal = tools_write_target_refusal(a->guard, path->valuestring)))
+		return;
+	/* An edit of a file not there (or outside the grants: the same
+	 * words), or of a FIFO, socket or device, can only fail, and the
+	 * question would show no diff: it is answered as the tool answers,
+	 * through the tool's own first steps (tools_edit_open), whose
+	 * "absent" or "denied" record is so kept.  A regular file there by
+	 * now is asked about as before. */
+	if ((fd == -ENOENT || nonreg) && is_edit) {
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(input, "old");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(input, "new");
+		char *terr = NULL;
+		struct stat tst;
+		int tfd = cJSON_IsString(o) && cJSON_IsString(n)
+			? tools_edit_open(a->guard, path->valuestring, o->valuestring, n->valuestring,
+					  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(input, "replace_all")), &tst, &terr)
+			: -1;
+		if (terr) {
+			*refusal = terr;
+			return;
+		}
+		if (tfd >= 0)
+			close(tfd);
+	}
 	/* Not there (or outside the grants: the tool fails too) is a new
 	 * file; there but unreadable is not. */
-	if (fd == -ENXIO || fd == -ENODEV)	/* a FIFO, socket or device: never opened */
+	if (nonreg)
 		why = xstrdup("it is not a regular file");
 	else if (fd < 0 && fd != -ENOENT)
 		why = xasprintf("it could not be read (%s)", strerror(-fd));
-	/* An edit of a file not there (or outside the grants: the same
-	 * words) can only fail, and the question would show no diff: it is
-	 * answered as the tool answers, through the tool's own open, whose
-	 * "absent" or "denied" record is so kept.  A file there by now is
-	 * asked about as before. */
-	if (fd == -ENOENT && is_edit) {
-		const cJSON *o = cJSON_GetObjectItemCaseSensitive(input, "old");
-		const cJSON *n = cJSON_GetObjectItemCaseSensitive(input, "new");
-		char *terr = cJSON_IsString(o) && cJSON_IsString(n)
-			? tools_edit_refusal(path->valuestring, o->valuestring, n->valuestring,
-					     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(input, "replace_all")), 1, 0)
-			: NULL;
-		if (terr) {	/* the tool's first answer, before its open */
-			*refusal = terr;
-			return;
-		}
-		int tfd = fsguard_open(a->guard, path->valuestring, O_RDONLY | O_NONBLOCK | O_NOCTTY,
-				       POL_READ | POL_WRITE, NULL, &terr);
-		if (tfd < 0) {
-			*refusal = terr;
-			return;
-		}
-		close(tfd);
-		free(terr);
-	}
 	/* What the call may then find there: nothing, or this file.  A file
 	 * that could not be opened (unreadable to the user) is not held. */
 	struct tool_expect *ex = NULL;

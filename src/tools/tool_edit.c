@@ -93,6 +93,25 @@ char *tools_edit_refusal(const char *path, const char *old, const char *new, int
 	return NULL;
 }
 
+int tools_edit_open(struct fsguard *g, const char *path, const char *old, const char *new, int all, struct stat *st,
+		    char **err)
+{
+	*err = tools_edit_refusal(path, old, new, all, 1, 0);	/* what no file changes */
+	if (*err)
+		return -1;
+	int fd = fsguard_open(g, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ | POL_WRITE, NULL, err);
+	if (fd < 0)
+		return -1;
+	free(*err);
+	*err = NULL;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		*err = xasprintf("'%s' is not a regular file — edit changes text files", path);
+		return -1;
+	}
+	return fd;
+}
+
 int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result *out)
 {
 	const char *path = tin_str(in, "path"), *old = tin_str(in, "old"), *new = tin_str(in, "new");
@@ -100,16 +119,9 @@ int tool_edit_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char *err = NULL;
 	struct stat st;
 
-	char *why = tools_edit_refusal(path, old, new, all, 1, 0);	/* what no file changes */
-	if (why)
-		return tool_fail_own(out, why);
-	int fd = fsguard_open(c->guard, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_READ | POL_WRITE, NULL, &err);
+	int fd = tools_edit_open(c->guard, path, old, new, all, &st, &err);
 	if (fd < 0)
 		return tool_fail_own(out, err);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return tool_fail(out, "'%s' is not a regular file — edit changes text files", path);
-	}
 	if ((uint64_t)st.st_size > TOOLS_MAX_EDIT_BYTES) {
 		close(fd);
 		return tool_fail(out, "'%s' is larger than %u MiB — too large to edit here; use bash (sed) instead",

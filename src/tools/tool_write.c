@@ -719,6 +719,62 @@ static int placed(int dfd, const struct fsguard_made *made, const char *path, ch
 	return -1;
 }
 
+/* The write's refusal of what stands at its name (st, not followed) and
+ * is not a regular file it replaces; NULL for a regular file. */
+static char *target_refusal(const char *path, const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode)) {
+		audit(LOG_INFO, "denied", "path", path, "access", "write", "reason", "symlink", NULL);
+		return xasprintf("'%s' not found — no such file or directory beneath the granted paths "
+				 "(symlinks are not followed)", path);
+	}
+	if (S_ISDIR(st->st_mode))
+		return xasprintf("'%s' is a directory — name a file", path);
+	if (!S_ISREG(st->st_mode))
+		return xasprintf("'%s' is not a regular file — write replaces regular files only", path);
+	return NULL;
+}
+
+char *tools_write_target_refusal(struct fsguard *g, const char *path)
+{
+	char *name = NULL, *err = NULL;
+	struct stat st;
+	int dfd = fsguard_open_parent(g, path, POL_WRITE, NULL, &name, &err);
+	if (dfd == -EXDEV) {
+		/* a file granted by name (write_in_place): its first open
+		 * takes the pinned name O_PATH, which opens nothing, and its
+		 * next refuses a device before any open of it */
+		free(err);
+		err = NULL;
+		int pfd = fsguard_open(g, path, O_PATH, POL_WRITE, NULL, &err);
+		if (pfd < 0)
+			return err;
+		int dev = fstat(pfd, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+		close(pfd);
+		if (!dev)
+			return NULL;
+		int fd = fsguard_open(g, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, POL_WRITE, NULL, &err);
+		if (fd < 0)
+			return err;
+		close(fd);	/* not a device after all: asked about */
+		free(err);
+		return NULL;
+	}
+	/* Not there: the write would make its directories (mkdirs), not
+	 * fail; it is asked about. */
+	if (dfd == -ENOENT) {
+		free(err);
+		return NULL;
+	}
+	if (dfd < 0)
+		return err;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		err = target_refusal(path, &st);
+	free(name);
+	close(dfd);
+	return err;
+}
+
 int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *data, size_t n, int mkdirs,
 		       int *created, char **err)
 {
@@ -759,20 +815,8 @@ int tools_write_atomic(const struct tool_ctx *c, const char *path, const char *d
 	if (dfd < 0)
 		return -1;
 	int exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (exists && S_ISLNK(st.st_mode)) {
-		audit(LOG_INFO, "denied", "path", path, "access", "write", "reason", "symlink", NULL);
-		*err = xasprintf("'%s' not found — no such file or directory beneath the granted paths "
-				 "(symlinks are not followed)", path);
+	if (exists && (*err = target_refusal(path, &st)))
 		goto out;
-	}
-	if (exists && S_ISDIR(st.st_mode)) {
-		*err = xasprintf("'%s' is a directory — name a file", path);
-		goto out;
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		*err = xasprintf("'%s' is not a regular file — write replaces regular files only", path);
-		goto out;
-	}
 	/* a directory or a file chattr keeps from being replaced is refused
 	 * before a temp file is made there, which could not go again; a new
 	 * file in an append-only directory is made there without one, its

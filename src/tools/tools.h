@@ -193,6 +193,27 @@ char *tools_edit_text(const char *buf, size_t n, const char *old, const char *ne
  * words the tool answers with; NULL when it would apply.  Malloc'd. */
 char *tools_edit_refusal(const char *path, const char *old, const char *new, int all, size_t k, uint64_t grown);
 
+/* The edit's own first steps, which the approval gate takes too for a
+ * file it would not ask about: its refusal of what no file changes
+ * (tools_edit_refusal), its open of path through the guard (read and
+ * write rights; a FIFO, socket or device is never opened, and the
+ * record that open writes is audited), then its refusal of anything but
+ * a regular file.  The descriptor (O_RDONLY) with *st, or -1 with *err
+ * (malloc'd) the words the tool answers with. */
+struct stat;
+int tools_edit_open(struct fsguard *g, const char *path, const char *old, const char *new, int all, struct stat *st,
+		    char **err);
+
+/* What write answers, as it would, for path where something stands
+ * that it never replaces (a FIFO, socket or device), through its own
+ * steps and so with the audit records they write: its open of the
+ * directory that holds the name (write right; nothing made), then its
+ * look at the name, which opens nothing; for a file granted by name,
+ * the guard's open, which refuses a device without opening it.
+ * Malloc'd; NULL when the write would go on (nothing there, or a
+ * regular file there by now): the call is then asked about. */
+char *tools_write_target_refusal(struct fsguard *g, const char *path);
+
 /* Open the run-time libraries the tools use later (PCRE2, for grep) now;
  * 0, or -1 with *err. */
 int tools_preload(char **err);

@@ -896,6 +896,46 @@ ask_case ag-approve-existing-dir-not-asked "a write or edit of a path where a di
 	'[]' 0 \
 	'[ "$(cat "$W/adir/sub/f")" = keep ] && ! grep -q "allow?" "$D/pty" && grep -q "adir. is a directory — name a file" "$D/req-2.json"'
 rm -rf "$W/adir"
+# A FIFO (or socket, or device) at the path: the question said "all of
+# it is replaced by the text below", and after a yes the write refused
+# it.  A writer waits on the FIFO: an open of it would release that writer.
+mkfifo "$W/ff"
+timeout 60 sh -c 'printf w > "$1"' sh "$W/ff" & fw=$!
+ask_case ag-approve-fifo-not-asked "a write of a path where a FIFO stands is not put to the user (the question said it would be replaced): the model gets the tool's refusal, and the FIFO is never opened" \
+	write '{"path":"ff","content":"x"}' \
+	'[]' 0 \
+	'[ -p "$W/ff" ] && kill -0 $fw 2>/dev/null && ! grep -q "allow?" "$D/pty" &&
+	grep -q "ff. is not a regular file — write replaces regular files only" "$D/req-2.json"'
+kill $fw 2>/dev/null; wait $fw 2>/dev/null
+rm -f "$W/ff"
+# A device: a whiteout (char 0:0), which mknod makes without a
+# capability.  Never opened either.
+mknod "$W/wo" c 0 0
+ask_case ag-approve-device-not-asked "a write of a path where a device stands is not put to the user either: the model gets the tool's refusal" \
+	write '{"path":"wo","content":"x"}' \
+	'[]' 0 \
+	'[ -c "$W/wo" ] && ! grep -q "allow?" "$D/pty" &&
+	grep -q "wo. is not a regular file — write replaces regular files only" "$D/req-2.json"'
+rm -f "$W/wo"
+# A device granted by name (--allow-write on it): refused by the guard's
+# open, which never opens a device, with its denied record, not asked.
+DG="$TMP/devgrant"; mkdir -p "$DG"; chmod 755 "$DG"; mknod "$DG/wo" c 0 0
+t_start ag-approve-device-grant-not-asked "a write of a device granted by name is not put to the user: the model gets the tool's refusal, and the denied record the tool writes is kept"
+mock_dir
+sse_tool toolu_q1 write "{\"path\":\"$DG/wo\",\"content\":\"x\"}" > "$D/r1.sse"
+sse_text "end" > "$D/r2.sse"
+mock_rounds 2
+args=$(ar_argv --allow-tool write --allow-write "$DG/wo" --approve call -- go)
+rc=$(cd "$W" && pty_run "$args" '[]' "" 2>"$D/pty")
+mock_stop
+if [ "$rc" = 0 ] && [ -c "$DG/wo" ] && ! grep -q "allow?" "$D/pty" &&
+	grep -q "wo. is a device: the tools do not open devices" "$D/req-2.json" &&
+	[ "$(grep -c "audit denied path=$DG/wo access=write reason=\"a device\"" "$D/pty")" = 1 ]; then
+	t_pass
+else
+	t_fail "rc=$rc $(tail -c 800 "$D/pty" | cat -A)"
+fi
+rm -rf "$DG"
 printf 'a = false\nkeep\nb = false\n' > "$W/conf.txt"
 ask_case ag-approve-diff-replace-all "an edit with replace_all shows every change it makes" \
 	edit '{"path":"conf.txt","old":"false","new":"true","replace_all":true}' \
@@ -928,6 +968,24 @@ ask_case ag-approve-edit-outside-not-asked "an edit of a file outside the grants
 	'[]' 0 \
 	'! grep -q "allow?" "$D/pty" && grep -q "/etc/hostname. not found" "$D/req-2.json" &&
 	[ "$(grep -c "audit denied path=/etc/hostname access=write reason=\"outside the grants\"" "$D/pty")" = 1 ]'
+mkfifo "$W/ff"
+timeout 60 sh -c 'printf w > "$1"' sh "$W/ff" & fw=$!
+ask_case ag-approve-edit-fifo-not-asked "an edit of a FIFO is not put to the user either: the model gets the tool's refusal, the tool's denied record is kept, and the FIFO is never opened" \
+	edit '{"path":"ff","old":"a","new":"b"}' \
+	'[]' 0 \
+	'[ -p "$W/ff" ] && kill -0 $fw 2>/dev/null && ! grep -q "allow?" "$D/pty" &&
+	grep -q "ff. is a FIFO or a socket, not a regular file" "$D/req-2.json" &&
+	[ "$(grep -c "audit denied path=$W/ff access=write reason=\"socket or FIFO\"" "$D/pty")" = 1 ]'
+kill $fw 2>/dev/null; wait $fw 2>/dev/null
+rm -f "$W/ff"
+mknod "$W/wo" c 0 0
+ask_case ag-approve-edit-device-not-asked "an edit of a device is not put to the user either: the model gets the tool's refusal, and the tool's denied record is kept" \
+	edit '{"path":"wo","old":"a","new":"b"}' \
+	'[]' 0 \
+	'[ -c "$W/wo" ] && ! grep -q "allow?" "$D/pty" &&
+	grep -q "wo. is a device: the tools do not open devices" "$D/req-2.json" &&
+	[ "$(grep -c "audit denied path=$W/wo access=write reason=\"a device\"" "$D/pty")" = 1 ]'
+rm -f "$W/wo"
 # The diff is what runs, or nothing does: a file changed by someone else
 # while the question waits is not replaced by what the diff no longer shows.
 printf 'old\n' > "$W/notes.txt"
@@ -957,10 +1015,10 @@ ask_case ag-approve-edit-changed-after-diff "an edit whose file changed after it
 	'[ "$(cat "$W/conf2.txt")" = "$(printf "a = 1\nb = 1")" ] && grep -q "changed after the question showed" "$D/req-2.json"'
 rm -f "$W/conf2.txt"
 mkfifo "$W/pipe"
-ask_case ag-approve-diff-fifo "a write aimed at a FIFO asks at once (the diff does not wait on it)" \
+ask_case ag-approve-diff-fifo "a write aimed at a FIFO is answered at once (the diff does not wait on it), with the tool's refusal, not asked (ag-approve-fifo-not-asked)" \
 	write '{"path":"pipe","content":"x\n"}' \
-	'[["allow?","n"],["reason","\r"]]' 0 \
-	'grep -q "the current .pipe. is not compared — it is not a regular file" "$D/pty"'
+	'[]' 0 \
+	'! grep -q "allow?" "$D/pty" && grep -q "pipe. is not a regular file — write replaces regular files only" "$D/req-2.json"'
 rm -f "$W/pipe"
 head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' 'x' > "$W/big.txt"; printf '\ntail\n' >> "$W/big.txt"
 ask_case ag-approve-diff-big "a write over a file too large to compare says it replaces all of it, never shows it as new" \
