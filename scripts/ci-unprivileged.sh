@@ -27,6 +27,10 @@ if mount -t hugetlbfs -o pagesize=2M,mode=0755 sbx-ci "$dir/dev/hugepages"; then
 	truncate -s 8M "$dir/dev/hugepages/holes"
 	chmod 644 "$dir/dev/hugepages/holes"
 fi
+# A file of root's that every user may write, for the pin's test of a
+# program no lease can be had on (test_mountview.sh).
+mkdir -m 755 "$dir/foreign"
+install -m 0777 "$B/probes/fs" "$dir/foreign/pin-writable"
 home=$(getent passwd "$user" | cut -d: -f6)
 cd "$dir"
 # the unit binaries read their fixtures at tests/fixtures, from here
@@ -35,4 +39,5 @@ runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" TERM=dumb \
 runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" TERM="${TERM:-dumb}" \
 	SANDBX="$dir/sandbx" PROBES="$dir/probes" TESTTOOLS="$dir/testtools" \
 	SANDBX_MUST_WORK="${SANDBX_MUST_WORK:-0}" FIXTURES="$dir/tests/fixtures" \
+	SANDBX_FOREIGN_WRITABLE="$dir/foreign/pin-writable" \
 	sh "$dir/tests/integration/run.sh"

@@ -383,6 +383,61 @@ case "$out" in
 esac
 rm -f "$P/fsb"
 
+# Where no lease can be had (a file of another owner's, F_SETLEASE's
+# EACCES; leases turned off, EINVAL), the bytes cannot be held still
+# between the hash and the exec: a program the caller may write is
+# refused, one it cannot write runs as before.  As root the kernel leases
+# any file, so the test turns leases off (fs.leases-enable) for the
+# run, and root cannot write a file on a read-only mount; as a user,
+# /usr/bin/true is root's, and scripts/ci-unprivileged.sh leaves a file of
+# root's that every user may write (SANDBX_FOREIGN_WRITABLE).
+nolease_on() { [ "$(id -u)" = 0 ] && echo 0 > /proc/sys/fs/leases-enable; }
+nolease_off() { [ "$(id -u)" = 0 ] && echo "$leases_was" > /proc/sys/fs/leases-enable; }
+leases_was=$(cat /proc/sys/fs/leases-enable)
+
+t_start pin-nolease-unwritable-runs "a pinned program no lease can be had on, which the caller cannot write, runs under its pin"
+if [ "$(id -u)" = 0 ]; then
+	R="$TMP/pinro"; mkdir -p "$R"; cp "$PROBES/fs" "$R/fs"; chmod 755 "$R" "$R/fs"
+	rh=$("$SANDBX" hash "$R/fs")
+	if mount --bind "$R" "$R" && mount -o remount,bind,ro "$R"; then
+		nolease_on
+		out=$(prun --allow-exec "$R" --pin-sha256 "$rh" -- "$R/fs" getpid)
+		rc=$?
+		nolease_off
+		umount "$R"
+		if [ "$out" = "ok 2" ]; then t_pass; else t_fail "rc=$rc out='$out' $(grep -v audit "$TMP/err")"; fi
+	else
+		t_fail "cannot make a read-only bind mount at $R"
+	fi
+else
+	th=$("$SANDBX" hash /usr/bin/true)
+	out=$(prun --pin-sha256 "$th" -- /usr/bin/true)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(stat -c %u /usr/bin/true)" = 0 ]; then t_pass
+	else t_fail "rc=$rc $(grep -v audit "$TMP/err")"; fi
+fi
+
+t_start pin-nolease-writable-refused "a pinned program no lease can be had on, which the caller may write, is refused before anything runs, saying why"
+fw=""
+if [ "$(id -u)" = 0 ]; then
+	fw="$P/fsn"; cp "$PROBES/fs" "$fw"; chmod 755 "$fw"
+else
+	fw=${SANDBX_FOREIGN_WRITABLE:-}
+fi
+if [ -n "$fw" ] && [ -f "$fw" ] && [ -w "$fw" ] && { [ "$(id -u)" = 0 ] || [ "$(stat -c %u "$fw")" != "$(id -u)" ]; }; then
+	nh=$("$SANDBX" hash "$fw")
+	nolease_on
+	out=$(prun --allow-exec "$(dirname "$fw")" --pin-sha256 "$nh" -- "$fw" write "$W/ran-nolease")
+	rc=$?
+	nolease_off
+	if [ $rc -eq 125 ] && [ -z "$out" ] && [ ! -e "$W/ran-nolease" ] &&
+		grep -q "^sandbx: pinned program '$fw' cannot be held against writes during the run (.*), and you may write it" "$TMP/err"; then t_pass
+	else t_fail "rc=$rc out='$out' $(grep -v audit "$TMP/err")"; fi
+	[ "$(id -u)" = 0 ] && rm -f "$fw"
+else
+	t_skip "no file of another user's that $(id -un) may write (scripts/ci-unprivileged.sh makes one: SANDBX_FOREIGN_WRITABLE)"
+fi
+
 # ---- binfmt_misc ----
 t_start mv-binfmt-fixed-interp "a binfmt_misc handler of the caller's whose interpreter was opened at registration (flag F: qemu-user's, Docker's binfmt) does not run in the sandbox: not from outside every grant, and not on the host's mount"
 # Since Linux 6.7 a user namespace may have a binfmt_misc of its own,
