@@ -8,6 +8,9 @@
 # glibc program (env) before /bin/true: the least any design pays that
 # re-executes itself for the helper, as sandbx does (CLI.md, stage 1).
 # Why that exec weighs so much here: docs/internals/spawn.md.
+# sandbx keeps its compiled syscall filter in the bench user's state
+# directory (src/sandbox/filtcache.h): the warm-up runs compile and keep it,
+# the timed runs read it, as every run after a user's first does.
 # RUNS (default 300) samples per command, in ROUNDS (default 5) rounds.
 #
 #   bench/spawn.sh [path/to/sandbx]       (default: build/sandbx)
