@@ -1,5 +1,6 @@
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
@@ -114,6 +115,85 @@ void filtcache_name(const struct policy *p, char *out, size_t n)
 
 /* ---- the directory ----------------------------------------------------- */
 
+/* Whether the directory d lets no one but this uid and root change its
+ * entry e: owned by one of them and writable by no other, or sticky with
+ * e one of theirs. */
+static int safe_entry(const struct stat *d, const struct stat *e)
+{
+	uid_t me = geteuid();
+	if (d->st_uid != me && d->st_uid != 0)
+		return 0;
+	if (!(d->st_mode & 022))
+		return 1;
+	return (d->st_mode & S_ISVTX) && (e->st_uid == me || e->st_uid == 0);
+}
+
+/*
+ * path (absolute) opened O_PATH as the kernel would resolve it, but only
+ * when every directory it looks a name up in, those of the symbolic links
+ * it follows included, is one no other user may change that name in
+ * (safe_entry); -1 otherwise.  A tree a confined command wrote (its grant)
+ * is then not reached by a link another user made (root run with that
+ * user's HOME, sudo -E) or put in a directory others may write.
+ */
+static int open_base_safe(const char *path)
+{
+	char *rest = xstrdup(path);
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), hops = 0;
+	size_t at = 0;
+	while (fd >= 0) {
+		while (rest[at] == '/')
+			at++;
+		if (!rest[at])
+			break;
+		size_t len = strcspn(rest + at, "/");
+		char c[NAME_MAX + 1];
+		if (len > NAME_MAX)
+			goto bad;
+		memcpy(c, rest + at, len);
+		c[len] = '\0';
+		at += len;
+		if (strcmp(c, ".") == 0)
+			continue;
+		int next;
+		if (strcmp(c, "..") == 0) {
+			/* the names looked up in the parent are checked there */
+			next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			struct stat d, e;
+			if (fstat(fd, &d) < 0 || fstatat(fd, c, &e, AT_SYMLINK_NOFOLLOW) < 0 || !safe_entry(&d, &e))
+				goto bad;
+			if (S_ISLNK(e.st_mode)) {
+				char target[4096];
+				ssize_t n = readlinkat(fd, c, target, sizeof(target) - 1);
+				if (n <= 0 || ++hops > 40)
+					goto bad;
+				target[n] = '\0';
+				char *joined = xasprintf("%s/%s", target, rest + at);
+				free(rest);
+				rest = joined;
+				at = 0;
+				if (target[0] == '/') {
+					close(fd);
+					fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				}
+				continue;
+			}
+			if (!S_ISDIR(e.st_mode))
+				goto bad;
+			next = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		close(fd);
+		fd = next;
+	}
+	free(rest);
+	return fd;
+bad:
+	close(fd);
+	free(rest);
+	return -1;
+}
+
 /* state_home/sandbx/filters, opened (made 0700 where missing with
  * create); -1 when it cannot be used. */
 static int open_dir(const char *state_home, int create, char **display)
@@ -138,16 +218,31 @@ static int open_dir(const char *state_home, int create, char **display)
 		free(err);
 		err = NULL;
 	}
+	/* What is used is what the path reaches through directories no
+	 * other user may change (open_base_safe), whatever made it above. */
+	if (base >= 0) {
+		close(base);
+		base = open_base_safe(state_home);
+	}
 	/* Nothing is made in a base of another uid's (the same case). */
 	if (base >= 0 && create && (fstat(base, &st) < 0 || st.st_uid != geteuid()))
 		fl = 0;
+	struct stat bst, sst;
+	if (base >= 0 && fstat(base, &bst) < 0) {
+		close(base);
+		base = -1;
+	}
 	if (base < 0)
 		return -1;
 	char *d1 = xasprintf("%s/sandbx", state_home);
-	int sd = fsu_open_subdir(base, "sandbx", d1, fl, &st, NULL, &err);
+	int sd = fsu_open_subdir(base, "sandbx", d1, fl, &sst, NULL, &err);
 	close(base);
 	free(err);
 	err = NULL;
+	if (sd >= 0 && !safe_entry(&bst, &sst)) {
+		close(sd);	/* another user could put another tree in its place */
+		sd = -1;
+	}
 	if (sd < 0) {
 		free(d1);
 		return -1;
@@ -157,7 +252,7 @@ static int open_dir(const char *state_home, int create, char **display)
 	int fd = fsu_open_subdir(sd, "filters", *display, fl, &st, NULL, &err);
 	close(sd);
 	free(err);
-	if (fd >= 0 && (st.st_mode & 022)) {
+	if (fd >= 0 && (!safe_entry(&sst, &st) || (st.st_mode & 022))) {
 		close(fd);	/* another user could put a file of theirs in */
 		fd = -1;
 	}

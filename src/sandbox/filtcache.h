@@ -19,7 +19,11 @@
  *   - the variant and the newest syscall number the tables know.
  * A file is used only when it is a regular file of the effective uid's,
  * mode 0600 or narrower, with one link, in directories of that uid's, its
- * length and checksum whole (FNV-1a over all before it: against a torn or
+ * path reached only through directories (those of the symbolic links
+ * followed included) where no other user may change the name looked up
+ * (owned by that uid or root and writable by no other, or sticky with the
+ * name one of theirs: root run with a user's HOME trusts nothing under
+ * it), its length and checksum whole (FNV-1a over all before it: against a torn or
  * damaged file, not an adversary).  Anything else, and the filter is
  * compiled as before and the file written anew.  The directory is
  * sandbx's own state, which no grant may reach (cli_policy.c), so no

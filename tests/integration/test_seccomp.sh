@@ -1001,4 +1001,62 @@ else
 	t_fail "a grant of the filters directory ran (exit $rc)"
 fi
 
+# fc_weak SRC DST: DST holds SRC's key over a program that allows every
+# call (one RET ALLOW), sealed: what a confined command can write in its
+# own grant, having read every field of the key from inside (the build id
+# from the binary, the library's and ld.so.cache's stat, uname).
+fc_weak() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+body = b[:b.index(b"\n\n") + 2] + struct.pack("=I", 1) + struct.pack("=HBBI", 0x06, 0, 0, 0x7fff0000)
+h = 0xcbf29ce484222325
+for c in body:
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+open(sys.argv[2], "wb").write(body + struct.pack("=Q", h))
+PY
+	chmod 600 "$2"
+}
+
+t_start sc-cache-path-others-refused "a kept program reached through a directory others may write is not used"
+# The same file is used while only the user may write the way to it (the
+# control: the forged key is whole); once the directory holding the state
+# base is open to others, who could have put any tree there, it is not.
+FW="$TMP/fcshared"
+mkdir -p "$FW/st/sandbx/filters" && chmod 755 "$FW" "$FW/st" && chmod 700 "$FW/st/sandbx" "$FW/st/sandbx/filters"
+fc_weak "$FC_FILE" "$FW/st/sandbx/filters/seccomp-net0-unix0"
+out=$(XDG_STATE_HOME="$FW/st" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" ptrace)
+ctl=$out
+chmod 0777 "$FW"
+out=$(XDG_STATE_HOME="$FW/st" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" ptrace)
+rc=$?
+above=$out
+# the base itself open to others: they could put another sandbx/ in it
+chmod 755 "$FW" && chmod 0777 "$FW/st"
+out=$(XDG_STATE_HOME="$FW/st" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" ptrace)
+if [ "$ctl" = ok ] && fc_denied "$above" && fc_denied; then
+	t_pass
+else
+	t_fail "control '$ctl' (wanted ok), a directory above open to others '$above' (exit $rc), the base '$out': $(head -c 300 "$TMP/err")"
+fi
+
+if is_root; then
+	t_start sc-cache-other-home-refused "root run with another user's HOME (sudo -E) uses no program reached through that user's directories"
+	# A tree of root's (as a root command writes in its grant), linked in
+	# as the state base by the user whose home it is.
+	FG="$TMP/fcgrant"
+	FU="$TMP/fcuser"
+	mkdir -p "$FG/sandbx/filters" "$FU/.local" && chmod 700 "$FG/sandbx" "$FG/sandbx/filters"
+	fc_weak "$FC_FILE" "$FG/sandbx/filters/seccomp-net0-unix0"
+	ln -s "$FG" "$FU/.local/state"
+	chown -h 65534 "$FU" "$FU/.local" "$FU/.local/state"
+	out=$(XDG_STATE_HOME='' HOME="$FU" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" ptrace)
+	rc=$?
+	if fc_denied; then
+		t_pass
+	else
+		t_fail "ptrace '$out' (exit $rc): $(head -c 300 "$TMP/err")"
+	fi
+fi
+
 t_done
