@@ -246,11 +246,96 @@ static int owned_one(void *ctx, const char *o, const char *what)
 	return -1;
 }
 
+/*
+ * Onto out, where each symbolic link followed on the way to path lies, by
+ * its real name (the directories before it resolved): whoever may write
+ * there can point the link, and so path, elsewhere, though path itself,
+ * resolved, lies outside.
+ */
+static void links_on_way(const char *path, struct strv *out)
+{
+	char *cur = xstrdup(path);
+	for (int hops = 0; hops < 40 && cur[0] == '/'; hops++) {
+		char real[PATH_MAX] = "", *next = NULL;
+		const char *c = cur;
+		for (;;) {
+			while (*c == '/')
+				c++;
+			size_t cl = strcspn(c, "/"), rl = strlen(real);
+			if (cl == 0)
+				break;
+			if (cl == 1 && c[0] == '.') {
+				c += cl;
+				continue;
+			}
+			if (cl == 2 && c[0] == '.' && c[1] == '.') {
+				/* the directories before are real: '..' is their parent */
+				char *slash = strrchr(real, '/');
+				if (slash)
+					*slash = '\0';
+				c += cl;
+				continue;
+			}
+			if (rl + 1 + cl >= sizeof(real))
+				break;
+			char cand[PATH_MAX], tgt[PATH_MAX];
+			memcpy(cand, real, rl);
+			cand[rl] = '/';
+			memcpy(cand + rl + 1, c, cl);
+			cand[rl + 1 + cl] = '\0';
+			struct stat st;
+			if (lstat(cand, &st) < 0)
+				break;	/* the rest is missing: compared by name (cli_resolve_prefix) */
+			c += cl;
+			if (S_ISLNK(st.st_mode)) {
+				ssize_t tl = readlink(cand, tgt, sizeof(tgt) - 1);
+				if (tl <= 0)
+					break;
+				tgt[tl] = '\0';
+				if (!strv_has(out, cand))
+					strv_push(out, cand);
+				next = tgt[0] == '/' ? xasprintf("%s%s", tgt, c) : xasprintf("%s/%s%s", real, tgt, c);
+				break;
+			}
+			memcpy(real, cand, strlen(cand) + 1);
+		}
+		free(cur);
+		cur = next;
+		if (!cur)
+			return;
+	}
+	free(cur);
+}
+
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 {
 	struct owned_ctx c = { .grant = grant, .err = err };
 	c.have = stat(grant, &c.gst) == 0;
-	return each_protected(x, owned_one, &c);
+	int r = each_protected(x, owned_one, &c);
+	if (r)
+		return r;
+	/* A link on the way, in the grant: the command could repoint it at a
+	 * tree of its own, which a later run would take for sandbx's state
+	 * (a kept filter program, sandbox/filtcache.h). */
+	struct strv raw[2] = { { 0 }, { 0 } }, links = { 0 };
+	xdg_protected_dirs(x, &raw[0], &raw[1]);
+	for (int l = 0; l < 2 && r == 0; l++)
+		for (size_t i = 0; i < raw[l].n && r == 0; i++) {
+			strv_free(&links);
+			links_on_way(raw[l].v[i], &links);
+			for (size_t j = 0; j < links.n && r == 0; j++)
+				if (path_within(links.v[j], grant)) {
+					*err = xasprintf("grant '%s' holds '%s', a symbolic link on the way to sandbx's own "
+							 "%s '%s': the command could point it elsewhere — grant a narrower "
+							 "path that leaves it out", grant, links.v[j],
+							 l == 0 ? "session store" : "credential directory", raw[l].v[i]);
+					r = -1;
+				}
+		}
+	strv_free(&links);
+	strv_free(&raw[0]);
+	strv_free(&raw[1]);
+	return r;
 }
 
 const char *cli_flag_name(unsigned access)

@@ -1040,6 +1040,25 @@ else
 	t_fail "control '$ctl' (wanted ok), a directory above open to others '$above' (exit $rc), the base '$out': $(head -c 300 "$TMP/err")"
 fi
 
+t_start sc-cache-link-grant-refused "a grant holding a symbolic link on the way to the state base is refused"
+# XDG_STATE_HOME names the state through a link in the granted tree: the
+# command could point it at a tree of its own holding a forged program
+# (made here as it could make it), which the next run would load.
+FL="$TMP/fclink"
+mkdir -p "$FL/grant/evil/sandbx/filters" "$FL/real" && chmod 755 "$FL" "$FL/grant" "$FL/grant/evil" "$FL/real" &&
+	chmod 700 "$FL/grant/evil/sandbx" "$FL/grant/evil/sandbx/filters"
+fc_weak "$FC_FILE" "$FL/grant/evil/sandbx/filters/seccomp-net0-unix0"
+ln -s "$FL/real" "$FL/grant/link"
+out=$(XDG_STATE_HOME="$FL/grant/link" sbx sandbox-run --allow-write "$FL/grant" -- /bin/ln -sfn "$FL/grant/evil" "$FL/grant/link")
+rc=$?
+said=$(head -c 400 "$TMP/err")
+out=$(XDG_STATE_HOME="$FL/grant/link" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" ptrace)
+if { [ $rc -eq 64 ] || [ $rc -eq 125 ]; } && case $said in *"$FL/grant/link"*) true ;; *) false ;; esac && fc_denied; then
+	t_pass
+else
+	t_fail "the grant ran (exit $rc: $said); the next run's ptrace '$out'"
+fi
+
 if is_root; then
 	t_start sc-cache-other-home-refused "root run with another user's HOME (sudo -E) uses no program reached through that user's directories"
 	# A tree of root's (as a root command writes in its grant), linked in
