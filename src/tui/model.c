@@ -765,7 +765,14 @@ void tui_model_event(struct tui_model *m, const struct turn_event *ev, uint64_t 
 		m->round = ev->round;
 		m->in_tok = ev->usage.input_tokens;
 		m->out_tok = ev->usage.output_tokens;
-		if (ev->text && strcmp(ev->text, "end_turn") != 0) {
+		if (ev->text && strcmp(ev->text, "tool_use") == 0) {
+			/* turn.h: the model stopped for tool calls and none
+			 * could run (each refused unrun, said above); the bare
+			 * stop reason read as if tools were still to come */
+			push_text(m, TL_NOTE, "the turn ended without an answer: the model stopped to use tools and none "
+					      "of its calls could run (the reasons are above) — ask again, or put the "
+					      "request another way");
+		} else if (ev->text && strcmp(ev->text, "end_turn") != 0) {
 			char *t = xasprintf("turn ended: %s", ev->text);
 			push_text(m, TL_NOTE, t);
 			free(t);

@@ -557,7 +557,7 @@ out=$(cd / && ANTHROPIC_API_KEY=sk-test "$SANDBX" tui 2>&1 </dev/null)
 r=$?
 if [ $r -eq 125 ] && echo "$out" | grep -q "filesystem root"; then t_pass; else t_fail "rc=$r: $out"; fi
 
-REAL_IDS="tui-real-answer tui-real-answer-hidden tui-real-input-hidden tui-real-input-controls tui-real-approve-yes tui-real-approve-no tui-real-keys-not-answers tui-real-stop-bash tui-real-hangup tui-real-resume tui-real-stop-alternates tui-real-stop-keeps-rounds tui-real-escape-question-keeps-round tui-real-stop-bash-keeps-round tui-real-failed-prompt-dropped tui-real-signal-dies tui-real-signal-keeps-round tui-real-hangup-race tui-real-terminal-lost-bash tui-real-terminfo-planted tui-real-ldpath-bash-allow-env tui-real-out-of-memory"
+REAL_IDS="tui-real-answer tui-real-answer-hidden tui-real-input-hidden tui-real-input-controls tui-real-approve-yes tui-real-approve-no tui-real-keys-not-answers tui-real-stop-bash tui-real-hangup tui-real-resume tui-real-stop-alternates tui-real-stop-keeps-rounds tui-real-escape-question-keeps-round tui-real-stop-bash-keeps-round tui-real-failed-prompt-dropped tui-real-tool-calls-none-ran tui-real-signal-dies tui-real-signal-keeps-round tui-real-hangup-race tui-real-terminal-lost-bash tui-real-terminfo-planted tui-real-ldpath-bash-allow-env tui-real-out-of-memory"
 agent_missing() {
 	(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-test "$SANDBX" agent-run -- hi 2>&1 </dev/null) | grep -q "not built yet"
 }

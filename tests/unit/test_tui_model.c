@@ -2132,6 +2132,36 @@ static void test_tui_status_round_in_progress(void **state)
 	tui_model_release(&m);
 }
 
+/* A turn that ends because the model stopped for tool calls none of which
+ * could run (their input refused: agent-run's tool_use, exit 2) says so in
+ * plain words and what to do; before, "turn ended: tool_use" read as if
+ * tools were still to come.  Other stop reasons keep their name. */
+static void test_tui_turn_end_tool_use_said(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 200, 12, 1);
+	tui_model_user(&m, "do it", 0);
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TURN_END;
+	ev.text = "tool_use";
+	ev.round = 1;
+	tui_model_event(&m, &ev, 0);
+	tui_model_turn_done(&m);
+	char *s = screen(&m);
+	assert_null(strstr(s, "turn ended: tool_use"));
+	assert_non_null(strstr(s, "the turn ended without an answer: the model stopped to use tools and none of its "
+				  "calls could run (the reasons are above) — ask again"));
+	free(s);
+	tui_model_user(&m, "more", 0);
+	ev.text = "max_rounds";
+	tui_model_event(&m, &ev, 0);
+	tui_model_turn_done(&m);
+	s = screen(&m);
+	assert_non_null(strstr(s, "turn ended: max_rounds"));
+	free(s);
+	tui_model_release(&m);
+}
+
 /* A terminal that is not UTF-8 (the model's ascii mode: the locale chose
  * another charset) reads each byte of the UTF-8 text as a character:
  * U+00DB is C3 9B, and 9B is CSI there (9D OSC, 9C ST), so "Û31m" or an
@@ -2289,6 +2319,7 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question_burst),
 		cmocka_unit_test(test_tui_keys_question_lost_enter_held),
 		cmocka_unit_test(test_tui_keys_question_arrived_small_enter_held),
+		cmocka_unit_test(test_tui_turn_end_tool_use_said),
 		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_bounded_one_event),
