@@ -283,9 +283,9 @@ static void apply(struct tui_model *m, const struct tui_key *k, struct tui_act *
 		if (!m->busy && !blank(m->in.buf) && k->ms && k->ms < m->squiet) {
 			if (!m->stold) {
 				m->stold = 1;
-				tui_model_note(m, TL_NOTE, "Enter not taken: the question was refused when the pane "
-							   "shrank, and what was typed since is in the prompt box — "
-							   "read it, then press Enter again to send it");
+				tui_model_note(m, TL_NOTE, "Enter not taken: the approval question was refused, the "
+							   "pane too small to show it, and what was typed since is in "
+							   "the prompt box — read it, then press Enter again to send it");
 			}
 			return;
 		}

@@ -765,7 +765,14 @@ void tui_model_event(struct tui_model *m, const struct turn_event *ev, uint64_t 
 		m->round = ev->round;
 		m->in_tok = ev->usage.input_tokens;
 		m->out_tok = ev->usage.output_tokens;
-		if (ev->text && strcmp(ev->text, "end_turn") != 0) {
+		if (ev->text && strcmp(ev->text, "tool_use") == 0) {
+			/* turn.h: the model stopped for tool calls and none
+			 * could run (each refused unrun, said above); the bare
+			 * stop reason read as if tools were still to come */
+			push_text(m, TL_NOTE, "the turn ended without an answer: the model stopped to use tools and none "
+					      "of its calls could run (the reasons are above) — ask again, or put the "
+					      "request another way");
+		} else if (ev->text && strcmp(ev->text, "end_turn") != 0) {
 			char *t = xasprintf("turn ended: %s", ev->text);
 			push_text(m, TL_NOTE, t);
 			free(t);
@@ -1449,13 +1456,30 @@ void tui_model_question_end(struct tui_model *m)
 	tui_input_set(&m->reason, "");
 }
 
-void tui_model_question_lost(struct tui_model *m, uint64_t now_ms)
+/* Ended under the user's keys: an Enter in the flow of typing that follows
+ * (keys.c) does not send what those keys left in the prompt box. */
+static void question_lost(struct tui_model *m, uint64_t now_ms, const char *why)
 {
 	tui_model_question_end(m);
-	tui_model_note(m, TL_ERROR, "the pane became too small to show the approval question: the call is refused "
-				    "and the turn ends");
+	tui_model_note(m, TL_ERROR, why);
 	m->squiet = now_ms + APPROVE_RECOVER_MS;
 	m->stold = 0;
+}
+
+void tui_model_question_lost(struct tui_model *m, uint64_t now_ms)
+{
+	question_lost(m, now_ms, "the pane became too small to show the approval question: the call is refused "
+				 "and the turn ends");
+}
+
+int tui_model_question_arrived(struct tui_model *m, const struct approval_question *q, uint64_t now_ms)
+{
+	tui_model_question(m, q);
+	if (tui_model_question_fits(m))
+		return 1;
+	question_lost(m, now_ms, "the pane is too small to show the approval question: the call is refused and "
+				 "the turn ends — enlarge the terminal");
+	return 0;
 }
 
 /* ------------------------------------------------------------ transcript */

@@ -157,7 +157,9 @@ struct tui_model {
 	int qtold;			/* ... and the user was told so */
 	uint64_t squiet;		/* an Enter before this does not send: the
 					   question the keys went to was lost
-					   under them (tui_model_question_lost) */
+					   under them (tui_model_question_lost),
+					   or refused as it came on a pane too
+					   small for it (..._arrived) */
 	int stold;			/* ... and the user was told so */
 
 	/* status line */
@@ -212,6 +214,10 @@ void tui_model_question_end(struct tui_model *m);
  * now_ms): removed, said, and an Enter in the flow of typing that follows
  * does not send (keys.c), as those keys were meant for the question. */
 void tui_model_question_lost(struct tui_model *m, uint64_t now_ms);
+/* A question arrives at now_ms: shown (1), or, on a pane too small for it,
+ * refused at once (0: the caller answers APPROVE_ABORT), said, and the
+ * keys typed on held back from sending as when one is lost. */
+int tui_model_question_arrived(struct tui_model *m, const struct approval_question *q, uint64_t now_ms);
 
 /* Scrolling by rows (negative: up, toward older text); 0 keeps. */
 void tui_model_scroll(struct tui_model *m, int rows);

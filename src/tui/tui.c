@@ -333,15 +333,12 @@ static int drain(struct tui *t, struct tui_model *m, uint64_t now, int *done, in
 			break;
 		case M_QUESTION: {
 			struct approval_question q = { x->tool, x->q_subject, x->q_args, x->q_diff, x->q_whole, x->q_cut };
-			tui_model_question(m, &q);
-			if (!tui_model_question_fits(m)) {
-				tui_model_question_end(m);
-				tui_model_note(m, TL_ERROR,
-					       "the pane is too small to show the approval question: the call is refused and the turn ends — enlarge the terminal");
-				answer(t, APPROVE_ABORT, NULL);
-			} else {
+			/* refused on a pane too small for it: under the keys
+			 * of someone typing on, as when the pane shrinks */
+			if (tui_model_question_arrived(m, &q, now_ms()))
 				asked = 1;
-			}
+			else
+				answer(t, APPROVE_ABORT, NULL);
 			break;
 		}
 		case M_DONE:

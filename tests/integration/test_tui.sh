@@ -71,7 +71,7 @@ logged() { grep -qF -- "$2" "$TMP/$1.log" 2>/dev/null; }
 
 if ! command -v tmux >/dev/null 2>&1; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-resize-reason-not-sent tui-paste-fake-end tui-paste-large tui-latin1-screen; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-resize-reason-not-sent tui-small-question-reason-not-sent tui-paste-fake-end tui-paste-large tui-latin1-screen; do
 		t_start $id; t_skip "tmux is not installed"
 	done
 	t_done
@@ -81,7 +81,7 @@ fi
 # ---------------------------------------------------------------- tuifake
 if [ -z "$FAKE" ] || [ ! -x "$FAKE" ]; then
 	for id in tui-stream tui-approve-yes tui-approve-no tui-resize-question tui-stop-escape \
-		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-resize-reason-not-sent tui-paste-fake-end tui-paste-large tui-latin1-screen; do
+		tui-quit-ctrl-d tui-hangup tui-typeahead tui-audit-held tui-no-color tui-paste tui-memory-bounded tui-scroll tui-80x24 tui-ss3-modifiers tui-crash-restores tui-stop-fg-paste tui-stop-fg-question tui-typing-into-question tui-resize-reason-not-sent tui-small-question-reason-not-sent tui-paste-fake-end tui-paste-large tui-latin1-screen; do
 		t_start $id; t_skip "TESTTOOLS lacks tuifake"
 	done
 else
@@ -257,6 +257,34 @@ if has rz "y yes, n no"; then
 	fi
 else t_fail "no question"; fi
 tm send-keys -t rz C-d
+
+t_start tui-small-question-reason-not-sent "keys typed on after a question came on a pane too small for it are not sent as a prompt by the Enter that ends them"
+fake sq 100 30 "$TMP/ask.s"
+if has sq "type a prompt"; then
+	tm resize-window -t sq -x 10 -y 3
+	sleep 0.2
+	tm send-keys -t sq "clean up" Enter
+	# the n and reason meant for the question, typed as a person types
+	for c in n " " k e e p " " t h e " " l o g; do
+		sleep 0.1
+		tm send-keys -t sq -l "$c"
+	done
+	tm send-keys -t sq Enter
+	sleep 0.8
+	tm resize-window -t sq -x 100 -y 30
+	if logged sq "prompt n keep the log"; then t_fail "what was typed for the question went to the model as a prompt: $(cat "$TMP/sq.log")"
+	elif ! logged sq "answer: abort"; then t_fail "the question was not refused: $(cat "$TMP/sq.log")"
+	elif ! has sq "Enter not taken"; then t_fail "nothing said why Enter did nothing: $(shot sq | grep -v '^$' | tail -6)"
+	else
+		sleep 0.3
+		tm send-keys -t sq Enter	# after a pause, Enter sends what the box holds
+		i=0
+		while ! logged sq "prompt n keep the log" && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+		if logged sq "prompt n keep the log"; then t_pass
+		else t_fail "Enter after the pause did not send: $(cat "$TMP/sq.log")"; fi
+	fi
+else t_fail "no first screen"; fi
+tm send-keys -t sq C-d
 
 t_start tui-hangup "a hung-up terminal refuses the waiting question and exits 3"
 fake s7 100 30 "$TMP/ask.s"
@@ -529,7 +557,7 @@ out=$(cd / && ANTHROPIC_API_KEY=sk-test "$SANDBX" tui 2>&1 </dev/null)
 r=$?
 if [ $r -eq 125 ] && echo "$out" | grep -q "filesystem root"; then t_pass; else t_fail "rc=$r: $out"; fi
 
-REAL_IDS="tui-real-answer tui-real-answer-hidden tui-real-input-hidden tui-real-input-controls tui-real-approve-yes tui-real-approve-no tui-real-keys-not-answers tui-real-stop-bash tui-real-hangup tui-real-resume tui-real-stop-alternates tui-real-stop-keeps-rounds tui-real-escape-question-keeps-round tui-real-stop-bash-keeps-round tui-real-failed-prompt-dropped tui-real-signal-dies tui-real-signal-keeps-round tui-real-hangup-race tui-real-terminal-lost-bash tui-real-terminfo-planted tui-real-ldpath-bash-allow-env tui-real-out-of-memory"
+REAL_IDS="tui-real-answer tui-real-answer-hidden tui-real-input-hidden tui-real-input-controls tui-real-approve-yes tui-real-approve-no tui-real-keys-not-answers tui-real-stop-bash tui-real-hangup tui-real-resume tui-real-stop-alternates tui-real-stop-keeps-rounds tui-real-escape-question-keeps-round tui-real-stop-bash-keeps-round tui-real-failed-prompt-dropped tui-real-tool-calls-none-ran tui-real-signal-dies tui-real-signal-keeps-round tui-real-hangup-race tui-real-terminal-lost-bash tui-real-terminfo-planted tui-real-ldpath-bash-allow-env tui-real-out-of-memory"
 agent_missing() {
 	(cd "$TMP/work" && ANTHROPIC_API_KEY=sk-test "$SANDBX" agent-run -- hi 2>&1 </dev/null) | grep -q "not built yet"
 }

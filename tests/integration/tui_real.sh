@@ -554,6 +554,28 @@ else t_fail "the failed turn did not end: $(shot rf | grep -v '^$' | tail -6)"; 
 tm kill-session -t rf 2>/dev/null
 tm kill-session -t rf2 2>/dev/null
 
+# An answer that stops for tool calls none of which could run (input not
+# JSON) ends the turn with no answer (agent-run: tool_use, exit 2): the
+# screen said only "turn ended: tool_use", as if tools were still to come.
+sse_calls "$TMP/none-ran.sse" toolu_n1 read '{"path": "a.txt", }'
+t_start tui-real-tool-calls-none-ran "a turn whose tool calls could none run (input not JSON) says in plain words that it ended without an answer and what to do; no further request; quitting then exits 2"
+mock_sse "$TMP/none-ran.sse"
+real nr
+if has nr "type a prompt"; then
+	tm send-keys -t nr "read a.txt" Enter
+	if has nr "the turn ended without an answer: the model stopped to use tools" && has nr " ready " 20; then
+		sleep 0.3
+		if shot nr | grep -qF "turn ended: tool_use"; then t_fail "the bare stop reason is still shown: $(shot nr | grep -v '^$' | tail -6)"
+		elif [ -e "$D/req-2.json" ]; then t_fail "a further request was sent"
+		else
+			tm send-keys -t nr C-d
+			if [ "$(rc nr)" = 2 ]; then t_pass; else t_fail "exit $(rc nr)"; fi
+		fi
+	else t_fail "not said: $(shot nr | grep -v '^$' | tail -8)"; fi
+else t_fail "no first screen: $(shot nr | head -5)"; fi
+mock_stop
+tm kill-session -t nr 2>/dev/null
+
 # real_dfl NAME ARGS...: as real, with SIGHUP at its default action (run's
 # shell ignores it to outlive the pane); tui_pid NAME: sandbx's pid
 real_dfl() {

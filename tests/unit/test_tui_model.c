@@ -1683,6 +1683,59 @@ static void test_tui_keys_question_lost_enter_held(void **state)
 	tui_model_release(&m);
 }
 
+/* A question that comes on a pane too small to show it is refused at once,
+ * under the keys of someone typing on (the n and the reason meant for it,
+ * the rest of a prompt): an Enter in that flow does not send what they
+ * left in the prompt box, one after a pause does, as when the pane shrinks
+ * past a question.  Before, the Enter sent it as a new turn once the
+ * refused turn ended (tui-small-question-reason-not-sent). */
+static void test_tui_keys_question_arrived_small_enter_held(void **state)
+{
+	struct tui_model m;
+	struct tui_act a;
+	tui_model_init(&m, 60, 4, 1);
+	tui_model_user(&m, "clean up", 900);
+	char *whole = gate_whole("write", "{\"path\":\"/w/a.txt\"}", NULL);
+	struct approval_question q = { "write", "/w/a.txt", "{\"path\":\"/w/a.txt\"}", NULL, whole, 0 };
+	assert_int_equal(tui_model_question_arrived(&m, &q, 1000), 0);
+	free(whole);
+	assert_int_equal(m.q, TQ_NONE);
+	char *s = screen(&m);
+	assert_non_null(strstr(s, "enlarge"));
+	free(s);
+	uint64_t t = 1000;
+	for (const char *c = "n keep the log, please"; *c; c++) {
+		t += 120;
+		tkey(&m, TK_CHAR, (unsigned char)*c, t, 0, &a);
+		assert_int_equal(a.act, TACT_NONE);
+		if (*c == 'k')
+			tui_model_turn_done(&m);	/* the refused turn ends meanwhile */
+	}
+	tkey(&m, TK_ENTER, '\r', t + 120, 0, &a);
+	assert_int_equal(a.act, TACT_NONE);
+	assert_int_equal(m.stold, 1);
+	assert_string_equal(m.in.buf, "n keep the log, please");
+	tui_model_resize(&m, 200, 30);	/* room to read the notes */
+	s = screen(&m);
+	assert_non_null(strstr(s, "Enter not taken"));
+	free(s);
+	tkey(&m, TK_ENTER, '\r', t + 120 + APPROVE_RECOVER_MS, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	tui_model_release(&m);
+
+	/* shown on a pane that fits it: nothing held */
+	tui_model_init(&m, 80, 24, 1);
+	q.whole = whole = gate_whole("write", "{\"path\":\"/w/a.txt\"}", NULL);
+	assert_int_equal(tui_model_question_arrived(&m, &q, 1000), 1);
+	free(whole);
+	assert_int_equal(m.q, TQ_ASK);
+	tui_model_question_end(&m);
+	tkey(&m, TK_CHAR, 'x', 1100, 0, &a);
+	tkey(&m, TK_ENTER, '\r', 1200, 0, &a);
+	assert_int_equal(a.act, TACT_SEND);
+	tui_model_release(&m);
+}
+
 /* A key at a question answers only when it stands alone (keys.h): not in
  * a burst (a sequence's tail, a paste whose start was thrown away), not
  * within TUI_ANSWER_QUIET_MS of the key before; escape always refuses. */
@@ -2079,6 +2132,36 @@ static void test_tui_status_round_in_progress(void **state)
 	tui_model_release(&m);
 }
 
+/* A turn that ends because the model stopped for tool calls none of which
+ * could run (their input refused: agent-run's tool_use, exit 2) says so in
+ * plain words and what to do; before, "turn ended: tool_use" read as if
+ * tools were still to come.  Other stop reasons keep their name. */
+static void test_tui_turn_end_tool_use_said(void **state)
+{
+	struct tui_model m;
+	tui_model_init(&m, 200, 12, 1);
+	tui_model_user(&m, "do it", 0);
+	struct turn_event ev = { 0 };
+	ev.kind = TEV_TURN_END;
+	ev.text = "tool_use";
+	ev.round = 1;
+	tui_model_event(&m, &ev, 0);
+	tui_model_turn_done(&m);
+	char *s = screen(&m);
+	assert_null(strstr(s, "turn ended: tool_use"));
+	assert_non_null(strstr(s, "the turn ended without an answer: the model stopped to use tools and none of its "
+				  "calls could run (the reasons are above) — ask again"));
+	free(s);
+	tui_model_user(&m, "more", 0);
+	ev.text = "max_rounds";
+	tui_model_event(&m, &ev, 0);
+	tui_model_turn_done(&m);
+	s = screen(&m);
+	assert_non_null(strstr(s, "turn ended: max_rounds"));
+	free(s);
+	tui_model_release(&m);
+}
+
 /* A terminal that is not UTF-8 (the model's ascii mode: the locale chose
  * another charset) reads each byte of the UTF-8 text as a character:
  * U+00DB is C3 9B, and 9B is CSI there (9D OSC, 9C ST), so "Û31m" or an
@@ -2235,6 +2318,8 @@ int main(void)
 		cmocka_unit_test(test_tui_keys_question_whole),
 		cmocka_unit_test(test_tui_keys_question_burst),
 		cmocka_unit_test(test_tui_keys_question_lost_enter_held),
+		cmocka_unit_test(test_tui_keys_question_arrived_small_enter_held),
+		cmocka_unit_test(test_tui_turn_end_tool_use_said),
 		cmocka_unit_test(test_tui_keys_question_uncompact_fits),
 		cmocka_unit_test(test_tui_bounded_window),
 		cmocka_unit_test(test_tui_bounded_one_event),
