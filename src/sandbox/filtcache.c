@@ -333,6 +333,11 @@ out:
 	return r;
 }
 
+static int is_filter_name(const char *name, size_t len)
+{
+	return len > 8 && memcmp(name, "seccomp-", 8) == 0;
+}
+
 int filtcache_store(const char *state_home, const struct policy *p, const char *libpath,
 		    const struct seccomp_bpf *bpf)
 {
@@ -358,6 +363,8 @@ int filtcache_store(const char *state_home, const struct policy *p, const char *
 	int r = -1;
 	int dfd = open_dir(state_home, 1, &display);
 	if (dfd >= 0) {
+		/* what a store killed before its rename left, ten minutes on */
+		(void)fsu_sweep_temps(dfd, is_filter_name, FILTCACHE_TEMP_AGE);
 		filtcache_name(p, name, sizeof(name));
 		char *shown = xasprintf("%s/%s", display, name);
 		r = fsu_write_atomic(dfd, name, shown, buf, n, &err) == 0 ? 0 : -1;

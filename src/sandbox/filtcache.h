@@ -47,9 +47,13 @@ void filtcache_name(const struct policy *p, char *out, size_t n);
  * process would write now; -1 otherwise (absent, stale, damaged). */
 int filtcache_load(const char *state_home, const struct policy *p, struct seccomp_bpf *out);
 
+/* A store's temporary file older than this (s) is a killed one's. */
+#define FILTCACHE_TEMP_AGE 600
+
 /* Keep bpf, compiled for p by the libseccomp at libpath, for later runs:
  * the directories are made 0700 where missing, the file replaced
- * atomically, 0600.  0, or -1 when it could not be kept (nothing is said:
+ * atomically, 0600, and what a killed store left (its temporary file,
+ * FILTCACHE_TEMP_AGE old) removed.  0, or -1 when it could not be kept (nothing is said:
  * the next run compiles again). */
 int filtcache_store(const char *state_home, const struct policy *p, const char *libpath,
 		    const struct seccomp_bpf *bpf);

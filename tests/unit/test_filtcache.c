@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "sandbox/filtcache.h"
 #include "util/util.h"
@@ -258,6 +259,33 @@ static void test_filtcache_base_made_in_own_dir(void **state)
 	assert_int_not_equal(stat(a, &st), 0);
 }
 
+static void test_filtcache_killed_store_swept(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(filtcache_store(f->home, &f->p, f->lib, &f->bpf), 0);
+	char old[200], young[200], other[200];
+	snprintf(old, sizeof(old), "%s/sandbx/filters/.seccomp-net0-unix0.ab12cd34", f->home);
+	snprintf(young, sizeof(young), "%s/sandbx/filters/.seccomp-net2-unix1.zz99yy88", f->home);
+	snprintf(other, sizeof(other), "%s/sandbx/filters/.notes.ab12cd34", f->home);
+	const char *all[] = { old, young, other };
+	for (int i = 0; i < 3; i++) {
+		int fd = open(all[i], O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	struct timespec t[2] = { { time(NULL) - FILTCACHE_TEMP_AGE - 60, 0 }, { time(NULL) - FILTCACHE_TEMP_AGE - 60, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, old, t, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, other, t, 0), 0);
+	f->p.net = POL_NET_PORTS;	/* a miss: another variant stored */
+	assert_int_equal(filtcache_store(f->home, &f->p, f->lib, &f->bpf), 0);
+	struct stat st;
+	assert_int_not_equal(stat(old, &st), 0);	/* a killed store's, old: gone */
+	assert_int_equal(stat(young, &st), 0);		/* maybe another's, at work */
+	assert_int_equal(stat(other, &st), 0);		/* not one of ours */
+	f->p.net = POL_NET_NONE;
+	assert_true(load_same(f));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +296,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filtcache_file_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filtcache_store_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filtcache_base_made_in_own_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filtcache_killed_store_swept, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
