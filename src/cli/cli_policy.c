@@ -182,15 +182,27 @@ int cli_ancestry_has(const char *path, dev_t dev, ino_t ino)
  * and the defaults under $HOME and the passwd home (a store written under
  * another XDG setting is still sandbx's own), until fn returns nonzero,
  * which is returned. */
+static void links_on_way(const char *path, struct strv *out);
+
 /* Those directories resolved, for x: lists[0] the store's, lists[1] the
- * credential directory's. */
-static void protected_resolve(const struct xdg_paths *x, struct strv lists[2])
+ * credential directory's; lists[2] and [3] the symbolic links followed on
+ * the way to each (links_on_way), each pushed with the directory it leads
+ * to (link, dir, link, dir...). */
+static void protected_resolve(const struct xdg_paths *x, struct strv lists[4])
 {
 	struct strv raw[2] = { { 0 }, { 0 } };
 	xdg_protected_dirs(x, &raw[0], &raw[1]);
 	for (int l = 0; l < 2; l++) {
-		for (size_t i = 0; i < raw[l].n; i++)
+		for (size_t i = 0; i < raw[l].n; i++) {
+			struct strv links = { 0 };
 			strv_push_own(&lists[l], cli_resolve_prefix(raw[l].v[i]));
+			links_on_way(raw[l].v[i], &links);
+			for (size_t j = 0; j < links.n; j++) {
+				strv_push(&lists[2 + l], links.v[j]);
+				strv_push(&lists[2 + l], raw[l].v[i]);
+			}
+			strv_free(&links);
+		}
 		strv_free(&raw[l]);
 	}
 }
@@ -199,22 +211,28 @@ static void protected_resolve(const struct xdg_paths *x, struct strv lists[2])
  * every check of every grant walks (each a passwd lookup and a dozen
  * readlinks to make again: some 70 syscalls on sandbox-run's spawn path). */
 static const struct xdg_paths *protected_for;
-static struct strv protected_cached[2];
+static struct strv protected_cached[4];
+
+/* x's lists (protected_resolve): the cached ones for cli_build_policy's
+ * own x, else made into own (the caller frees own's four). */
+static struct strv *protected_lists(const struct xdg_paths *x, struct strv own[4])
+{
+	if (x == protected_for)
+		return protected_cached;
+	protected_resolve(x, own);
+	return own;
+}
 
 static int each_protected(const struct xdg_paths *x, int (*fn)(void *ctx, const char *dir, const char *what),
 			  void *ctx)
 {
-	struct strv own[2] = { { 0 }, { 0 } }, *lists = own;
+	struct strv own[4] = { { 0 } }, *lists = protected_lists(x, own);
 	int r = 0;
-	if (x == protected_for)
-		lists = protected_cached;
-	else
-		protected_resolve(x, own);
 	for (int l = 0; l < 2 && r == 0; l++)
 		for (size_t i = 0; i < lists[l].n && r == 0; i++)
 			r = fn(ctx, lists[l].v[i], l == 0 ? "session store" : "credential directory");
-	strv_free(&own[0]);
-	strv_free(&own[1]);
+	for (int l = 0; l < 4; l++)
+		strv_free(&own[l]);
 	return r;
 }
 
@@ -317,24 +335,18 @@ int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 	/* A link on the way, in the grant: the command could repoint it at a
 	 * tree of its own, which a later run would take for sandbx's state
 	 * (a kept filter program, sandbox/filtcache.h). */
-	struct strv raw[2] = { { 0 }, { 0 } }, links = { 0 };
-	xdg_protected_dirs(x, &raw[0], &raw[1]);
-	for (int l = 0; l < 2 && r == 0; l++)
-		for (size_t i = 0; i < raw[l].n && r == 0; i++) {
-			strv_free(&links);
-			links_on_way(raw[l].v[i], &links);
-			for (size_t j = 0; j < links.n && r == 0; j++)
-				if (path_within(links.v[j], grant)) {
-					*err = xasprintf("grant '%s' holds '%s', a symbolic link on the way to sandbx's own "
-							 "%s '%s': the command could point it elsewhere — grant a narrower "
-							 "path that leaves it out", grant, links.v[j],
-							 l == 0 ? "session store" : "credential directory", raw[l].v[i]);
-					r = -1;
-				}
-		}
-	strv_free(&links);
-	strv_free(&raw[0]);
-	strv_free(&raw[1]);
+	struct strv own[4] = { { 0 } }, *lists = protected_lists(x, own);
+	for (int l = 2; l < 4 && r == 0; l++)
+		for (size_t i = 0; i + 1 < lists[l].n && r == 0; i += 2)
+			if (path_within(lists[l].v[i], grant)) {
+				*err = xasprintf("grant '%s' holds '%s', a symbolic link on the way to sandbx's own "
+						 "%s '%s': the command could point it elsewhere — grant a narrower "
+						 "path that leaves it out", grant, lists[l].v[i],
+						 l == 2 ? "session store" : "credential directory", lists[l].v[i + 1]);
+				r = -1;
+			}
+	for (int l = 0; l < 4; l++)
+		strv_free(&own[l]);
 	return r;
 }
 
@@ -1090,8 +1102,8 @@ out:
 	cli_self_release(&self);
 	if (have_x) {
 		protected_for = NULL;
-		strv_free(&protected_cached[0]);
-		strv_free(&protected_cached[1]);
+		for (int l = 0; l < 4; l++)
+			strv_free(&protected_cached[l]);
 		xdg_paths_release(&x);
 	}
 	return r;

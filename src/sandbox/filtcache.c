@@ -188,9 +188,11 @@ static int open_base_safe(const char *path)
 	}
 	free(rest);
 	return fd;
-bad:
+bad:;
+	int e = errno;
 	close(fd);
 	free(rest);
+	errno = e;
 	return -1;
 }
 
@@ -199,11 +201,11 @@ bad:
 static int open_dir(const char *state_home, int create, char **display)
 {
 	char *err = NULL;
-	struct stat st;
+	struct stat st, bst, sst;
 	unsigned fl = create ? FSU_CREATE : 0;
-	int base = fsu_open_base(state_home, 0, &err);
-	free(err);
-	err = NULL;
+	/* What is used is what the path reaches through directories no
+	 * other user may change (open_base_safe). */
+	int base = open_base_safe(state_home);
 	if (base < 0 && errno == ENOENT && create) {
 		/* The base itself is made only in a directory of this uid's:
 		 * root run with a user's HOME makes nothing of root's there. */
@@ -211,29 +213,26 @@ static int open_dir(const char *state_home, int create, char **display)
 		struct stat pst;
 		if (slash && slash != parent) {
 			*slash = '\0';
-			if (stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) && pst.st_uid == geteuid())
-				base = fsu_open_base(state_home, FSU_CREATE, &err);
+			int made = stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) && pst.st_uid == geteuid()
+				? fsu_open_base(state_home, FSU_CREATE, &err) : -1;
+			if (made >= 0) {
+				close(made);
+				base = open_base_safe(state_home);
+			}
 		}
 		free(parent);
 		free(err);
 		err = NULL;
 	}
-	/* What is used is what the path reaches through directories no
-	 * other user may change (open_base_safe), whatever made it above. */
-	if (base >= 0) {
-		close(base);
-		base = open_base_safe(state_home);
-	}
-	/* Nothing is made in a base of another uid's (the same case). */
-	if (base >= 0 && create && (fstat(base, &st) < 0 || st.st_uid != geteuid()))
-		fl = 0;
-	struct stat bst, sst;
 	if (base >= 0 && fstat(base, &bst) < 0) {
 		close(base);
 		base = -1;
 	}
 	if (base < 0)
 		return -1;
+	/* Nothing is made in a base of another uid's (the same case). */
+	if (bst.st_uid != geteuid())
+		fl = 0;
 	char *d1 = xasprintf("%s/sandbx", state_home);
 	int sd = fsu_open_subdir(base, "sandbx", d1, fl, &sst, NULL, &err);
 	close(base);
