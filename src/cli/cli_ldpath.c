@@ -326,6 +326,14 @@ static const struct {
 	{ "GCONV_PATH", ":", LDPATH_WAS "GCONV_PATH" },
 };
 
+int cli_ldpath_may_run_again(void)
+{
+	for (size_t i = 0; i < SBX_ARRAY_LEN(vars); i++)
+		if (getenv(vars[i].var))
+			return 1;
+	return 0;
+}
+
 /* -1 until the first guard of this process has looked: then whether it
  * is the one a guard executed again, and the caller's values it carried.
  * The mark and the carriers leave the environment at that first look, so

@@ -96,6 +96,10 @@ struct cli_opts;
  */
 int cli_ldpath_guard(const struct policy *p);
 
+/* Whether cli_ldpath_guard may execute this process again: LD_LIBRARY_PATH
+ * or GCONV_PATH is set.  Nothing may be started before it when so. */
+int cli_ldpath_may_run_again(void);
+
 /*
  * cli_ldpath_guard for sandbox-run, agent-run, tui and tool before the
  * policy is built, which looks up the caller's home (getpwuid: an NSS

@@ -498,7 +498,20 @@ int cli_sandbox_run(struct cli_opts *o)
 	int rc = cli_ldpath_guard_early(o, LDPATH_LATE_CHARSET);
 	if (rc)
 		return rc;
+	/* sandbx exits right after the run: it need not wait for the
+	 * supervisor's own teardown once it reports the run over. */
+	struct sandbox_spawn s = { .pin_fd = -1, .stdio = { -1, -1, -1 }, .env_value = cli_ldpath_command_value,
+				   .no_reap = 1 };
+	/* The helper's exec and start-up run while the grants are vetted
+	 * (helper.h); every way out below that does not start the run
+	 * abandons it.  Not when the guard below may execute sandbx again.
+	 * A failure here is tried again, and said, by sandbox_start. */
+	if (!cli_ldpath_may_run_again() && sandbox_prestart(&s, &err) < 0) {
+		free(err);
+		err = NULL;
+	}
 	if (cli_build_policy(o, 0, &p, &err) < 0) {
+		sandbox_abandon(&s);
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
@@ -507,10 +520,12 @@ int cli_sandbox_run(struct cli_opts *o)
 	/* libcrypto's first digest (the pin) reads OpenSSL's configuration,
 	 * which can load a module: never one the command can write. */
 	if ((rc = cli_ldpath_guard(&p)) != 0 || (o->pin_hex && (rc = cli_ldpath_openssl_guard(&p)) != 0)) {
+		sandbox_abandon(&s);
 		policy_release(&p);
 		return rc;
 	}
 	if (o->pin_hex && (pin_fd = open_pinned(o, &p, &pin_held, &err)) < 0) {
+		sandbox_abandon(&s);
 		audit(LOG_INFO, "refused", "mechanism", "pin", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
@@ -520,6 +535,7 @@ int cli_sandbox_run(struct cli_opts *o)
 
 	const char *mech = "dev-tty";
 	if (stdio_dev_tty(&err) < 0 || (mech = "job-control", stdio_foreground(&err) < 0)) {
+		sandbox_abandon(&s);
 		audit(LOG_INFO, "refused", "mechanism", mech, "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
@@ -532,16 +548,17 @@ int cli_sandbox_run(struct cli_opts *o)
 	/* The argv array must be NULL-terminated for the helper. */
 	char **argv = xcalloc((size_t)o->nrest + 1, sizeof(char *));
 	memcpy(argv, o->rest, (size_t)o->nrest * sizeof(char *));
-	/* sandbx exits right after the run: it need not wait for the
-	 * supervisor's own teardown once it reports the run over. */
-	struct sandbox_spawn s = { .policy = &p, .argv = argv, .pin_fd = pin_fd, .pin_held = pin_held, .stdio = { -1, -1, -1 },
-				   .env_value = cli_ldpath_command_value, .no_reap = 1 };
+	s.policy = &p;
+	s.argv = argv;
+	s.pin_fd = pin_fd;
+	s.pin_held = pin_held;
 	/* A standard descriptor that is a socket or a pipe reaches the
 	 * command as a pipe sandbx relays (relay.h): what the command does to
 	 * a socket (shutdown, its options) could not be put back after the
 	 * run, and a pipe it could open again the other way. */
 	struct relay rl;
 	if (relay_prepare(&rl, s.stdio, &err) < 0) {
+		sandbox_abandon(&s);
 		audit(LOG_INFO, "refused", "mechanism", "stdio-relay", "reason", err, NULL);
 		sbx_err("%s", err);
 		free(err);
@@ -573,9 +590,10 @@ int cli_sandbox_run(struct cli_opts *o)
 	stdio_take(&z);
 	const char *failed = NULL;
 	s.filter_cache = cli_filter_cache_home();
-	if (relay_start(&rl, sandbox_sigs_fd(), &err) < 0)
+	if (relay_start(&rl, sandbox_sigs_fd(), &err) < 0) {
 		failed = "stdio-relay";
-	else if (sandbox_start(&s, &err) < 0)
+		sandbox_abandon(&s);
+	} else if (sandbox_start(&s, &err) < 0)
 		failed = "helper";
 	relay_spawned(&rl);	/* the command's ends are the helper's now */
 	if (failed) {

@@ -1802,17 +1802,163 @@ static void hold_init(pid_t init)
 		kill(init, SIGKILL);	/* cannot be held: fail closed */
 }
 
+char *helper_start_join(const struct strv *args, const struct strv *env, size_t *len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < args->n; i++)
+		n += strlen(args->v[i]) + 1;
+	for (size_t i = 0; i < env->n; i++)
+		n += strlen(env->v[i]) + 1;
+	if (n > HELPER_START_MAX_LEN)
+		return NULL;
+	char *buf = xmalloc(n ? n : 1), *q = buf;
+	for (size_t i = 0; i < args->n; i++)
+		q = stpcpy(q, args->v[i]) + 1;
+	for (size_t i = 0; i < env->n; i++)
+		q = stpcpy(q, env->v[i]) + 1;
+	*len = n;
+	return buf;
+}
+
+int helper_start_split(char *buf, size_t len, uint32_t nargs, uint32_t nenv, char **v, char **env)
+{
+	char *q = buf, *end = buf + len;
+	for (uint64_t i = 0; i < (uint64_t)nargs + nenv; i++) {
+		char *z = q < end ? memchr(q, '\0', (size_t)(end - q)) : NULL;
+		if (!z)
+			return -1;
+		if (i < nargs)
+			v[i] = q;
+		else
+			env[i - nargs] = q;
+		q = z + 1;
+	}
+	v[nargs] = NULL;
+	env[nenv] = NULL;
+	return q == end ? 0 : -1;
+}
+
+/* Read exactly n bytes; 0, or -1 (end of file, or an error). */
+static int read_exact(int fd, void *buf, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * The start message (helper.h): the words that follow PARENT-PID in argv
+ * (pin word, policy, "--", command), put in *argvp after the three the
+ * helper was executed with; the environment made environ; the standard
+ * descriptors and the pin's put in place.  The harness holds the other
+ * end alone; an end of file before the whole message (it refused the run,
+ * or died) ends this process quietly: nothing was made yet.
+ */
+static void read_start(int *argcp, char ***argvp)
+{
+	struct helper_start h;
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} u;
+	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	ssize_t n;
+	while ((n = recvmsg(HELPER_CHAN_FD, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n <= 0)
+		_exit(EXIT_REFUSED);
+	int fds[4], nfd = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (nfd < 4)
+				fds[nfd++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if ((size_t)n < sizeof(h) && read_exact(HELPER_CHAN_FD, (char *)&h + n, sizeof(h) - (size_t)n) < 0)
+		_exit(EXIT_REFUSED);
+	unsigned want = 0;
+	for (int i = 0; i < 3; i++)
+		want += (h.fds & HELPER_START_STDIO(i)) != 0;
+	want += (h.fds & HELPER_START_PIN) != 0;
+	int sides = 1;
+	for (int i = 0; i < 3; i++)
+		sides &= !(h.fds & HELPER_START_STDIO(i)) != !(h.fds & HELPER_START_NOSTDIO(i));
+	if (h.magic != HELPER_START_MAGIC || (m.msg_flags & MSG_CTRUNC) || nfd != (int)want || !sides ||
+	    h.len > HELPER_START_MAX_LEN || h.nargs < 2 || h.nargs + (uint64_t)h.nenv > h.len)
+		refuse(ACH_REF_PRIVS, EPROTO);
+	char *buf = xmalloc(h.len ? h.len : 1);
+	if (read_exact(HELPER_CHAN_FD, buf, h.len) < 0)
+		_exit(EXIT_REFUSED);
+	char **v = xcalloc((size_t)h.nargs + 3 + 1, sizeof(char *));
+	char **env = xcalloc((size_t)h.nenv + 1, sizeof(char *));
+	for (int i = 0; i < 3; i++)
+		v[i] = (*argvp)[i];
+	if (helper_start_split(buf, h.len, h.nargs, h.nenv, v + 3, env) < 0)
+		refuse(ACH_REF_PRIVS, EPROTO);
+	*argcp = (int)h.nargs + 3;
+	*argvp = v;
+	environ = env;
+
+	/* Above 0-2 and 4, where the placeholders are (helper_main). */
+	for (int i = 0; i < nfd; i++) {
+		int hi = fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+		if (hi < 0)
+			refuse(ACH_REF_PRIVS, errno);
+		close(fds[i]);
+		fds[i] = hi;
+	}
+	int k = 0;
+	for (int i = 0; i < 3; i++) {
+		if (h.fds & HELPER_START_STDIO(i)) {
+			if (dup2(fds[k], i) < 0)
+				refuse(ACH_REF_PRIVS, errno);
+			close(fds[k++]);
+		} else {
+			close(i);
+		}
+	}
+	if (h.fds & HELPER_START_PIN) {
+		if (dup2(fds[k], PIN_FD) < 0)
+			refuse(ACH_REF_PRIVS, errno);
+		close(fds[k]);
+	} else {
+		close(PIN_FD);
+	}
+}
+
 int helper_main(int argc, char **argv)
 {
-	/* argv: sandbx HELPER_ARGV1 PARENT-PID pin|pinheld|nopin POLICY... -- CMD... */
+	/* argv: sandbx HELPER_ARGV1 PARENT-PID; the start message adds
+	 * pin|pinheld|nopin POLICY... -- CMD... */
 	struct policy p;
 	struct netpol_files dns;
 	char *err = NULL;
 	uint64_t ppid;
 	int alive[2];
 
+	/* 0-2 and 4 are the start message's (read_start): held until it
+	 * comes by copies of the channel, so that nothing this process opens
+	 * before lands there.  Nothing the harness left at 4 stays. */
+	close(PIN_FD);
+	for (int fd = 0; fd <= PIN_FD; fd++)
+		if (fd != AUDIT_FD && fcntl(fd, F_GETFD) < 0 && fcntl(HELPER_CHAN_FD, F_DUPFD_CLOEXEC, fd) != fd)
+			_exit(EXIT_REFUSED);
 	xalloc_exit_code(EXIT_REFUSED);	/* no stage may exit as the command */
-	if (argc < 5 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
+	if (argc != 3 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
 		_exit(EXIT_REFUSED);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if ((uint64_t)getppid() != ppid)
@@ -1821,6 +1967,11 @@ int helper_main(int argc, char **argv)
 	sigemptyset(&term.sa_mask);
 	sigaction(SIGTERM, &term, NULL);
 
+	/* What needs no policy, while the harness vets the grants. */
+	int abi = landlock_abi();
+	int ucarg, ucread = limits_ucounts_read(&ucarg);
+
+	read_start(&argc, &argv);
 	/* 2: the harness holds a read lease on the program (init_stage) */
 	int have_pin = strcmp(argv[3], "pinheld") == 0 ? 2 : strcmp(argv[3], "pin") == 0;
 	if (have_pin) {
@@ -1839,7 +1990,6 @@ int helper_main(int argc, char **argv)
 	}
 	char **cmd = argv + 4 + dd + 1;
 
-	int abi = landlock_abi();
 	if (abi == -EOPNOTSUPP)
 		refuse(ACH_REF_LANDLOCK_OFF, 0);
 	if (abi < LANDLOCK_ABI_MIN)
@@ -1878,9 +2028,9 @@ int helper_main(int argc, char **argv)
 	if (netpol_prepare(&p, &dns) < 0)
 		refuse(ACH_REF_DNS, netpol_refusal_arg(errno, dns.bad_name));
 
-	/* The caller's per-user limits, read while still in its namespace. */
-	int ucarg;
-	if (limits_ucounts_read(&ucarg) < 0)
+	/* The caller's per-user limits, read while still in its namespace
+	 * (above). */
+	if (ucread < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
 
 	uid_t uid = getuid();
@@ -1917,7 +2067,7 @@ int helper_main(int argc, char **argv)
 	if (pipe2(alive, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ns) < 0)
 		refuse(ACH_REF_FORK, errno);
 	/* The harness writes the compiled filter to this one (sandbox.c). */
-	int bpf_fd = HELPER_FILTER_FD(have_pin);
+	int bpf_fd = HELPER_CHAN_FD;
 	fcntl(bpf_fd, F_SETFD, FD_CLOEXEC);
 	pid_t init = fork();
 	if (init < 0)

@@ -3,8 +3,10 @@
  *
  * Process model (ARCHITECTURE.md):
  *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
- *     HELPER_ARGV1, environment = the allowlist only)
- *       reads the caller's /proc/sys/user/max_* (limits.h)
+ *     HELPER_ARGV1, no environment)
+ *       probes Landlock, reads the caller's /proc/sys/user/max_*
+ *       (limits.h), then reads the start message: policy, command,
+ *       environment, 0-2, pin (below)
  *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
@@ -26,14 +28,21 @@
  *       compiles the seccomp program and writes it to the filter channel.
  *       Last, the supervisor sends ACH_DONE with the exit code.
  *
- * Descriptors crossing into the supervisor: 0-2 as the harness chose,
- * 3 = audit channel write end (auditch.h), 4 = pinned program (optional),
- * then the filter channel (4 without a pin, 5 with one): the read end of
- * a socket pair whose write end only the harness holds.
+ * Descriptors crossing into the supervisor: 0-2 as the harness has them
+ * at the spawn (replaced by those of the start message), 3 = audit
+ * channel write end (auditch.h), 5 = the channel: the read end of a
+ * socket pair whose write end only the harness holds, carrying the start
+ * message (below), then the compiled filter.  4 = the pinned program
+ * (optional), which comes in the start message.  The supervisor's
+ * command line holds only HELPER_ARGV1 and the harness's pid, and it is
+ * executed with no environment at all: the policy, the command and the
+ * allowlisted variables come in the start message.
  *
  * Harness side life cycle:
  *   1. struct sandbox_spawn s = { .policy = &p, .argv = prog, .pin_fd = -1,
  *      .stdio = {-1, -1, -1} };
+ *   (1a. sandbox_prestart(&s, &err) before the policy is built, and
+ *      sandbox_abandon(&s) on any way out that does not start the run)
  *   2. sandbox_start(&s, &err)       the supervisor is running
  *   3. sandbox_wait(&s, timeout_ms, &stop, &res)
  *      prints the helper's audit records, reaps, fills res
@@ -46,11 +55,13 @@
 #define SBX_HELPER_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include "sandbox/auditch.h"
 #include "sandbox/policy.h"
+#include "util/util.h"
 
 #define HELPER_ARGV1 "__sandbx-helper"
 
@@ -89,7 +100,42 @@ int helper_core_pattern_to_host(const char *pattern);
 /* The descriptors crossing into the supervisor, as above. */
 #define HELPER_AUDIT_FD 3
 #define HELPER_PIN_FD 4
-#define HELPER_FILTER_FD(pinned) ((pinned) ? HELPER_PIN_FD + 1 : HELPER_PIN_FD)
+#define HELPER_CHAN_FD 5
+
+/*
+ * The start message, the first thing on the channel: this header, then
+ * len bytes of NUL-terminated strings, nargs of them (the pin word, the
+ * policy's words, "--", the command) and then nenv (the environment, as
+ * the command stage and the supervisor's resolver are to see it).  The
+ * descriptors ride on the header's first byte (SCM_RIGHTS): the standard
+ * descriptors whose HELPER_START_STDIO bit is set, in order, then the
+ * pinned program's when HELPER_START_PIN is set.  A standard descriptor
+ * whose HELPER_START_NOSTDIO bit is set is closed (the harness has none
+ * there).  The supervisor reads it after its own start-up, which runs
+ * while the harness vets the grants (sandbox_prestart).
+ */
+#define HELPER_START_MAGIC 0x73627831u	/* "sbx1" */
+#define HELPER_START_STDIO(i) (1u << (i))
+#define HELPER_START_NOSTDIO(i) (1u << ((i) + 3))
+#define HELPER_START_PIN (1u << 6)
+#define HELPER_START_MAX_LEN (256u << 20)
+struct helper_start {
+	uint32_t magic;
+	uint32_t nargs;
+	uint32_t nenv;
+	uint32_t fds;
+	uint64_t len;
+};
+
+/* The start message's strings, args then env, one buffer (malloc'd);
+ * *len its length.  NULL when longer than HELPER_START_MAX_LEN. */
+char *helper_start_join(const struct strv *args, const struct strv *env, size_t *len);
+
+/* Split buf (len bytes, as helper_start_join made it) into v[0..nargs)
+ * and env[0..nenv), pointing into buf, each array then NULL-terminated
+ * (room for nargs + 1 and nenv + 1).  0, or -1 when the strings are not
+ * exactly nargs + nenv NUL-terminated ones filling len. */
+int helper_start_split(char *buf, size_t len, uint32_t nargs, uint32_t nenv, char **v, char **env);
 
 struct sandbox_spawn {
 	const struct policy *policy;
@@ -111,6 +157,9 @@ struct sandbox_spawn {
 				   waiting for its own exit (it is not reaped) */
 	pid_t pid;		/* out: the supervisor */
 	int audit_fd;		/* out: read end of the audit channel */
+	int started;		/* sandbox_prestart ran: chan is the harness's end
+				   of the channel, the start message not sent yet */
+	int chan;
 };
 
 struct sandbox_result {
@@ -158,8 +207,23 @@ void sandbox_sigs_release(struct sandbox_sigs *h);
 /* "SIGTERM", "SIGHUP" or "SIGINT" (the audit value), "?" otherwise */
 const char *sandbox_sig_name(int sig);
 
-/* Start the supervisor.  0, or -1 with *err. */
+/*
+ * Start the supervisor's image before the policy exists: its exec, loader
+ * and own start-up run while the caller vets the grants, and it waits for
+ * the start message (HELPER_START_MAGIC) that sandbox_start sends.  Only
+ * s->stdio is read (-1: the harness's own, as they are now; sandbox_start
+ * sends those as they are then).  0, or -1 with *err.  Then either
+ * sandbox_start, or sandbox_abandon when the run is not to happen.
+ */
+int sandbox_prestart(struct sandbox_spawn *s, char **err);
+
+/* Start the run: sandbox_prestart if not done, then the start message
+ * and the filter.  0, or -1 with *err (nothing is left running). */
 int sandbox_start(struct sandbox_spawn *s, char **err);
+
+/* End a prestarted supervisor that got no start message, and reap it:
+ * it has done nothing outside its own process. */
+void sandbox_abandon(struct sandbox_spawn *s);
 
 /*
  * Wait for the run to end.  timeout_ms < 0: no timeout; *stop (may be NULL)

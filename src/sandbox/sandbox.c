@@ -1,6 +1,7 @@
 /*
  * sandbox.c — the harness side of the helper: start the supervisor with
- * only the allowlisted environment and the audit channel, then wait,
+ * no environment, the audit channel and the start channel, send it the
+ * start message (helper.h) and the filter, then wait,
  * relaying the helper's records and mapping the outcome to an exit code.
  */
 #include <errno.h>
@@ -37,25 +38,26 @@ static int to_high(int fd)
 	return fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 }
 
-int sandbox_start(struct sandbox_spawn *s, char **err)
+int sandbox_prestart(struct sandbox_spawn *s, char **err)
 {
-	struct strv args = { 0 }, env = { 0 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
-	int pfd[2], bsk[2], hi[6] = { -1, -1, -1, -1, -1, -1 }, r = -1;
-	int bpf_target = HELPER_FILTER_FD(s->pin_fd >= 0);
+	int pfd[2], bsk[2], hi[6] = { -1, -1, -1, -1, -1, -1 };
 
 	s->pid = -1;
 	s->audit_fd = -1;
+	s->started = 0;
+	s->chan = -1;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		*err = xasprintf("cannot create the audit channel: %s — %s", strerror(errno),
 				 errno == EMFILE ? NOFILE_ADVICE : "try again");
 		return -1;
 	}
-	/* The seccomp program's way in: compiled here while the helper starts
-	 * (see below), read by the command stage.  A socket, so a write to a
-	 * helper that already refused is EPIPE, not SIGPIPE. */
+	/* The start message's and the seccomp program's way in: the program
+	 * is compiled here while the helper starts (sandbox_start), read by
+	 * the command stage.  A socket, so a write to a helper that already
+	 * refused is EPIPE, not SIGPIPE. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, bsk) < 0) {
 		*err = xasprintf("cannot create the sandbox's filter channel: %s — %s", strerror(errno),
 				 errno == EMFILE ? NOFILE_ADVICE : "try again");
@@ -70,15 +72,13 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	for (int i = 0; i < 3; i++)
 		if (s->stdio[i] >= 0)
 			hi[i] = to_high(s->stdio[i]);
-	if (s->pin_fd >= 0)
-		hi[4] = to_high(s->pin_fd);
 	hi[5] = to_high(bsk[0]);
 	int dup_errno = errno;
 	close(bsk[0]);
 	/* A descriptor that could not be moved would not cross: the helper
 	 * would start without its audit channel or filter and refuse with no
 	 * reason the harness could read. */
-	int moved = hi[3] >= 0 && hi[5] >= 0 && (s->pin_fd < 0 || hi[4] >= 0);
+	int moved = hi[3] >= 0 && hi[5] >= 0;
 	for (int i = 0; i < 3; i++)
 		moved = moved && (s->stdio[i] < 0 || hi[i] >= 0);
 	if (!moved) {
@@ -92,33 +92,23 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		return -1;
 	}
 
-	strv_push(&args, "sandbx");
-	strv_push(&args, HELPER_ARGV1);
-	strv_push_own(&args, xasprintf("%d", (int)getpid()));
-	strv_push(&args, s->pin_fd < 0 ? "nopin" : s->pin_held ? "pinheld" : "pin");
-	policy_to_argv(s->policy, &args);
-	strv_push(&args, "--");
-	for (char *const *a = s->argv; *a; a++)
-		strv_push(&args, *a);
-	for (size_t i = 0; i < s->policy->env.n; i++) {
-		const char *name = s->policy->env.v[i];
-		const char *v = s->env_value ? s->env_value(name) : getenv(name);
-		if (v)
-			strv_push_own(&env, xasprintf("%s%s=%s", helper_env_for_command_only(name) ?
-						      HELPER_CMDENV_PREFIX : "", name, v));
-	}
-	if (!env.v)
-		strv_push_own(&env, NULL), env.n = 0;
+	char ppid[24];
+	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
+	char a0[] = "sandbx", a1[] = HELPER_ARGV1;
+	char *args[] = { a0, a1, ppid, NULL };
+	char *env[] = { NULL };
 
 	posix_spawn_file_actions_init(&fa);
+	/* 0-2 not yet chosen: none until the start message gives them, so
+	 * the helper never holds what the caller then replaces. */
 	for (int i = 0; i < 3; i++)
 		if (hi[i] >= 0)
 			posix_spawn_file_actions_adddup2(&fa, hi[i], i);
+		else
+			posix_spawn_file_actions_addclose(&fa, i);
 	posix_spawn_file_actions_adddup2(&fa, hi[3], HELPER_AUDIT_FD);
-	if (hi[4] >= 0)
-		posix_spawn_file_actions_adddup2(&fa, hi[4], HELPER_PIN_FD);
-	posix_spawn_file_actions_adddup2(&fa, hi[5], bpf_target);
-	posix_spawn_file_actions_addclosefrom_np(&fa, bpf_target + 1);
+	posix_spawn_file_actions_adddup2(&fa, hi[5], HELPER_CHAN_FD);
+	posix_spawn_file_actions_addclosefrom_np(&fa, HELPER_CHAN_FD + 1);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	/* execve resets caught signals by itself; only an ignored one would
@@ -134,50 +124,159 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
 	/* By inode, not by name: /proc/self/exe is the binary running now. */
-	int e = posix_spawn(&s->pid, "/proc/self/exe", &fa, &attr, args.v, env.v);
+	int e = posix_spawn(&s->pid, "/proc/self/exe", &fa, &attr, args, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	for (int i = 0; i < 6; i++)
+		if (hi[i] >= 0)
+			close(hi[i]);
 	if (e != 0) {
 		/* ENOMEM: the helper's image did not fit, most often under
 		 * the caller's own ulimit -v, which the helper inherits */
 		char mem[192];
 		memory_limit_advice(mem, sizeof(mem));
 		*err = xasprintf("cannot start the sandbox helper: %s — %s", strerror(e),
-				 e == E2BIG ? "the command's arguments and environment, with the policy the helper "
-					      "is given, pass the system's limit on one exec (getconf ARG_MAX): pass "
-					      "fewer or shorter arguments (through a file, or xargs)"
-				 : e == EAGAIN ? "the process limit is reached (ulimit -u): end some processes, or raise it"
+				 e == EAGAIN ? "the process limit is reached (ulimit -u): end some processes, or raise it"
 				 : e == ENOMEM ? mem
 				 : e == EMFILE || e == ENFILE ? NOFILE_ADVICE : "try again");
 		close(pfd[0]);
+		close(bsk[1]);
 		s->pid = -1;
-	} else {
-		s->audit_fd = pfd[0];
-		r = 0;
-		/* The helper is starting up (exec, loader, namespaces, the mount
-		 * view) for a millisecond or more before its command stage
-		 * needs the filter: it is read from the cache (filtcache.h) or
-		 * libseccomp's compiler runs meanwhile, here.  A failure leaves
-		 * the channel short and the command stage refuses the run. */
-		struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
-		int hit = s->filter_cache && filtcache_load(s->filter_cache, s->policy, bpf) == 0;
-		int c = hit ? 0 : seccomp_filter_compile(s->policy, SBX_SYSCALL_NEWEST, bpf);
-		(void)seccomp_filter_write(bsk[1], c, bpf);
-		close(bsk[1]);
-		bsk[1] = -1;
-		/* Kept after the helper has it, so the run does not wait. */
-		if (!hit && c == 0 && s->filter_cache)
-			(void)filtcache_store(s->filter_cache, s->policy, seccomp_lib_path(), bpf);
-		free(bpf);
+		return -1;
 	}
-	if (bsk[1] >= 0)
-		close(bsk[1]);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	for (int i = 0; i < 6; i++)
-		if (hi[i] >= 0)
-			close(hi[i]);
+	s->audit_fd = pfd[0];
+	s->chan = bsk[1];
+	s->started = 1;
+	return 0;
+}
+
+void sandbox_abandon(struct sandbox_spawn *s)
+{
+	if (!s->started)
+		return;
+	/* Closing the channel alone ends it once it reads; it may still be
+	 * in its exec, and the caller may be about to exit or go on. */
+	close(s->chan);
+	close(s->audit_fd);
+	kill(s->pid, SIGKILL);
+	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	s->chan = s->audit_fd = -1;
+	s->pid = -1;
+	s->started = 0;
+}
+
+/* The start message (helper.h) on the channel, with its descriptors.
+ * 0, or -1 with errno (E2BIG: longer than the helper takes). */
+static int send_start(const struct sandbox_spawn *s)
+{
+	struct strv args = { 0 }, env = { 0 };
+	struct helper_start h = { .magic = HELPER_START_MAGIC };
+	int fds[4], nfd = 0, r = -1;
+
+	strv_push(&args, s->pin_fd < 0 ? "nopin" : s->pin_held ? "pinheld" : "pin");
+	policy_to_argv(s->policy, &args);
+	strv_push(&args, "--");
+	for (char *const *a = s->argv; *a; a++)
+		strv_push(&args, *a);
+	for (size_t i = 0; i < s->policy->env.n; i++) {
+		const char *name = s->policy->env.v[i];
+		const char *v = s->env_value ? s->env_value(name) : getenv(name);
+		if (v)
+			strv_push_own(&env, xasprintf("%s%s=%s", helper_env_for_command_only(name) ?
+						      HELPER_CMDENV_PREFIX : "", name, v));
+	}
+	/* The standard descriptors as they are now: those the caller chose,
+	 * else the harness's own, which may have changed since the spawn. */
+	for (int i = 0; i < 3; i++) {
+		int fd = s->stdio[i] >= 0 ? s->stdio[i] : i;
+		if (fcntl(fd, F_GETFD) < 0) {
+			h.fds |= HELPER_START_NOSTDIO(i);
+			continue;
+		}
+		h.fds |= HELPER_START_STDIO(i);
+		fds[nfd++] = fd;
+	}
+	if (s->pin_fd >= 0) {
+		h.fds |= HELPER_START_PIN;
+		fds[nfd++] = s->pin_fd;
+	}
+	h.nargs = (uint32_t)args.n;
+	h.nenv = (uint32_t)env.n;
+	size_t len;
+	char *buf = helper_start_join(&args, &env, &len);
+	if (!buf) {
+		errno = E2BIG;
+		goto out;
+	}
+	h.len = len;
+
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(fds))];
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfd) {
+		m.msg_control = u.b;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfd);
+	}
+	ssize_t n;
+	while ((n = sendmsg(s->chan, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	/* A stream socket takes the whole header or nothing this small */
+	if (n == (ssize_t)sizeof(h) && write_all_nosignal(s->chan, buf, len) == 0)
+		r = 0;
+	else if (n >= 0 && n != (ssize_t)sizeof(h))
+		errno = EIO;
+	free(buf);
+out:
 	strv_free(&args);
 	strv_free(&env);
 	return r;
+}
+
+int sandbox_start(struct sandbox_spawn *s, char **err)
+{
+	if (!s->started && sandbox_prestart(s, err) < 0)
+		return -1;
+	if (send_start(s) < 0) {
+		int e = errno;
+		/* EPIPE: the helper is gone already (its own start-up refused,
+		 * on the audit channel): sandbox_wait says why. */
+		if (e != EPIPE && e != ECONNRESET) {
+			*err = xasprintf("cannot start the sandbox helper: %s — %s", strerror(e),
+					 e == E2BIG ? "the command's arguments and environment, with the policy, "
+						      "pass what the helper takes: pass fewer or shorter arguments "
+						      "(through a file, or xargs)"
+					 : e == EMFILE || e == ENFILE ? NOFILE_ADVICE : "try again");
+			sandbox_abandon(s);
+			return -1;
+		}
+	}
+	/* The helper is starting up (exec, loader, namespaces, the mount
+	 * view) for a millisecond or more before its command stage needs the
+	 * filter: it is read from the cache (filtcache.h) or libseccomp's
+	 * compiler runs meanwhile, here.  A failure leaves the channel short
+	 * and the command stage refuses the run. */
+	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
+	int hit = s->filter_cache && filtcache_load(s->filter_cache, s->policy, bpf) == 0;
+	int c = hit ? 0 : seccomp_filter_compile(s->policy, SBX_SYSCALL_NEWEST, bpf);
+	(void)seccomp_filter_write(s->chan, c, bpf);
+	close(s->chan);
+	s->chan = -1;
+	s->started = 0;
+	/* Kept after the helper has it, so the run does not wait. */
+	if (!hit && c == 0 && s->filter_cache)
+		(void)filtcache_store(s->filter_cache, s->policy, seccomp_lib_path(), bpf);
+	free(bpf);
+	return 0;
 }
 
 

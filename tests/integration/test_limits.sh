@@ -26,8 +26,8 @@ bg() {
 }
 bgwait() { wait "$BG_PID"; RC=$?; }
 # tagged PROG TAG: host pids of processes whose argv[0] is PROG and whose
-# command line holds TAG (the harness and supervisor carry TAG too, but
-# their argv[0] is sandbx).  One awk reads every argv[0], so a count of 64
+# command line holds TAG (the harness carries TAG too, but its argv[0]
+# is sandbx's path).  One awk reads every argv[0], so a count of 64
 # costs two processes, not 130 (the fork bomb's hold must not end while
 # the test is still counting); a process gone in between is skipped.
 tagged() {
@@ -563,7 +563,9 @@ t_start limits-timeout-cleanup "a call killed by --timeout leaves no process beh
 tag="tc$$x$(date +%s)"
 bg --limit-procs 64 --timeout 2 -- "$FB" 20 "$tag" 30
 wait_tagged "$FB" "$tag" 21
-sup=$(tagged sandbx "$tag" | head -n 1)
+# the supervisor: the harness's child, whose command line is only
+# "sandbx __sandbx-helper PID" (the policy and command come over its channel)
+sup=$(pgrep -P "$BG_PID" -f "^sandbx __sandbx-helper $BG_PID\$" | head -n 1)
 bgwait
 rc1=$RC
 sleep 0.2

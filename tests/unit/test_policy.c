@@ -909,10 +909,66 @@ static void util_parsers(void **state)
 	assert_true(path_within("/x", "/"));
 }
 
+/* The helper's start message: what the harness joins the helper splits
+ * back whole, empty strings included; any other length, or any other
+ * count, is refused, never read past. */
+static void helper_start_roundtrip(void **state)
+{
+	struct strv a = { 0 }, e = { 0 };
+	size_t len = 0;
+	(void)state;
+	strv_push(&a, "nopin");
+	strv_push(&a, "--read=/usr");
+	strv_push(&a, "--");
+	strv_push(&a, "/bin/sh");
+	strv_push(&a, "");
+	strv_push(&e, "PATH=/usr/bin");
+	strv_push(&e, "X=");
+	char *buf = helper_start_join(&a, &e, &len);
+	assert_non_null(buf);
+	assert_int_equal(len, 6 + 12 + 3 + 8 + 1 + 14 + 3);
+	char *v[8], *env[4];
+	assert_int_equal(helper_start_split(buf, len, 5, 2, v, env), 0);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(v[i], a.v[i]);
+	assert_null(v[5]);
+	assert_string_equal(env[0], "PATH=/usr/bin");
+	assert_string_equal(env[1], "X=");
+	assert_null(env[2]);
+	/* every shorter length, every longer one, other counts */
+	char *big = xmalloc(len + 2);
+	memcpy(big, buf, len);
+	big[len] = 'z';
+	big[len + 1] = '\0';
+	for (size_t n = 0; n < len; n++)
+		assert_int_equal(helper_start_split(big, n, 5, 2, v, env), -1);
+	assert_int_equal(helper_start_split(big, len + 1, 5, 2, v, env), -1);
+	assert_int_equal(helper_start_split(big, len + 2, 5, 2, v, env), -1);
+	assert_int_equal(helper_start_split(buf, len, 5, 1, v, env), -1);
+	assert_int_equal(helper_start_split(buf, len, 6, 2, v, env), -1);
+	assert_int_equal(helper_start_split(buf, len, 4, 2, v, env), -1);
+	assert_int_equal(helper_start_split(buf, len, 4, 3, v, env), 0);	/* the split is the header's */
+	/* nothing at all */
+	struct strv none = { 0 };
+	char *z = helper_start_join(&none, &none, &len);
+	assert_non_null(z);
+	assert_int_equal(len, 0);
+	assert_int_equal(helper_start_split(z, 0, 0, 0, v, env), 0);
+	assert_null(v[0]);
+	assert_null(env[0]);
+	assert_int_equal(helper_start_split(z, 0, 1, 0, v, env), -1);
+	free(z);
+	free(big);
+	free(buf);
+	strv_free(&a);
+	strv_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policy_roundtrip),
+		cmocka_unit_test(helper_start_roundtrip),
 		cmocka_unit_test(policy_describe_escapes_separators),
 		cmocka_unit_test(policy_describe_every_right),
 		cmocka_unit_test(policy_refuses_missing_grant),
