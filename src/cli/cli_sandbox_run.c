@@ -506,6 +506,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	 * (helper.h); every way out below that does not start the run
 	 * abandons it.  Not when the guard below may execute sandbx again.
 	 * A failure here is tried again, and said, by sandbox_start. */
+	s.ns_early = !o->pin_hex && o->dns.n == 0;
 	if (!cli_ldpath_may_run_again() && sandbox_prestart(&s, &err) < 0) {
 		free(err);
 		err = NULL;

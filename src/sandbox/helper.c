@@ -1838,6 +1838,39 @@ int helper_start_split(char *buf, size_t len, uint32_t nargs, uint32_t nenv, cha
 	return q == end ? 0 : -1;
 }
 
+/*
+ * The user, mount, pid, ipc and uts namespaces, the id maps, half the
+ * caller's RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING, the uts names and an
+ * empty binfmt_misc.  The network namespace comes later: make_netns().
+ */
+static void make_namespaces(void)
+{
+	int ucarg;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+		refuse(ACH_REF_USERNS, errno);
+	char map[64];
+	if (write_file("/proc/self/setgroups", "deny") < 0)
+		refuse(ACH_REF_IDMAP, errno);
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if (write_file("/proc/self/uid_map", map) < 0)
+		refuse(ACH_REF_IDMAP, errno);
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if (write_file("/proc/self/gid_map", map) < 0)
+		refuse(ACH_REF_IDMAP, errno);
+	/* Half the caller's message-queue bytes and pending signals, for
+	 * the init and the command alike. */
+	if (limits_ucounts_rlimits(&ucarg) < 0)
+		refuse(ACH_REF_USER_LIMIT, ucarg);
+	/* The new uts namespace starts with the caller's names: neither the
+	 * host's node name nor its NIS domain name (often the site's DNS
+	 * domain) is the command's to read. */
+	(void)!sethostname("sandbx", 6);
+	(void)!setdomainname("(none)", 6);
+	own_binfmt_misc();
+}
+
 /* Read exactly n bytes; 0, or -1 (end of file, or an error). */
 static int read_exact(int fd, void *buf, size_t n)
 {
@@ -1958,7 +1991,7 @@ int helper_main(int argc, char **argv)
 		if (fd != AUDIT_FD && fcntl(fd, F_GETFD) < 0 && fcntl(HELPER_CHAN_FD, F_DUPFD_CLOEXEC, fd) != fd)
 			_exit(EXIT_REFUSED);
 	xalloc_exit_code(EXIT_REFUSED);	/* no stage may exit as the command */
-	if (argc != 3 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
+	if (argc < 3 || argc > 4 || parse_u64(argv[2], 1, INT_MAX, &ppid) < 0)
 		_exit(EXIT_REFUSED);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if ((uint64_t)getppid() != ppid)
@@ -1971,9 +2004,26 @@ int helper_main(int argc, char **argv)
 	int abi = landlock_abi();
 	int ucarg, ucread = limits_ucounts_read(&ucarg);
 
+	/* "early": the run has no pin and no --allow-dns name (the harness
+	 * knows from the command line), so nothing before the unshare needs
+	 * the host's namespaces but what ran above: the namespaces are made
+	 * before the start message too.  The Landlock refusals needing no
+	 * policy come first, as they do otherwise. */
+	int early = argc == 4 && strcmp(argv[3], HELPER_EARLY) == 0;
+	if (early) {
+		if (abi == -EOPNOTSUPP)
+			refuse(ACH_REF_LANDLOCK_OFF, 0);
+		if (abi < LANDLOCK_ABI_MIN)
+			refuse(ACH_REF_LANDLOCK_ABI, abi);
+		if (ucread < 0)
+			refuse(ACH_REF_USER_LIMIT, ucarg);
+		make_namespaces();
+	}
 	read_start(&argc, &argv);
 	/* 2: the harness holds a read lease on the program (init_stage) */
 	int have_pin = strcmp(argv[3], "pinheld") == 0 ? 2 : strcmp(argv[3], "pin") == 0;
+	if (early && have_pin)
+		refuse(ACH_REF_PRIVS, EPROTO);
 	if (have_pin) {
 		char fdp[32];
 		fd_path(fdp, sizeof(fdp), PIN_FD);
@@ -1989,6 +2039,8 @@ int helper_main(int argc, char **argv)
 		_exit(EXIT_REFUSED);
 	}
 	char **cmd = argv + 4 + dd + 1;
+	if (early && p.dns.n)
+		refuse(ACH_REF_PRIVS, EPROTO);
 
 	if (abi == -EOPNOTSUPP)
 		refuse(ACH_REF_LANDLOCK_OFF, 0);
@@ -2030,33 +2082,11 @@ int helper_main(int argc, char **argv)
 
 	/* The caller's per-user limits, read while still in its namespace
 	 * (above). */
-	if (ucread < 0)
+	if (!early && ucread < 0)
 		refuse(ACH_REF_USER_LIMIT, ucarg);
 
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	/* The network namespace comes later: make_netns(). */
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
-		refuse(ACH_REF_USERNS, errno);
-	char map[64];
-	if (write_file("/proc/self/setgroups", "deny") < 0)
-		refuse(ACH_REF_IDMAP, errno);
-	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
-	if (write_file("/proc/self/uid_map", map) < 0)
-		refuse(ACH_REF_IDMAP, errno);
-	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
-	if (write_file("/proc/self/gid_map", map) < 0)
-		refuse(ACH_REF_IDMAP, errno);
-	/* Half the caller's message-queue bytes and pending signals, for
-	 * the init and the command alike. */
-	if (limits_ucounts_rlimits(&ucarg) < 0)
-		refuse(ACH_REF_USER_LIMIT, ucarg);
-	/* The new uts namespace starts with the caller's names: neither the
-	 * host's node name nor its NIS domain name (often the site's DNS
-	 * domain) is the command's to read. */
-	(void)!sethostname("sandbx", 6);
-	(void)!setdomainname("(none)", 6);
-	own_binfmt_misc();
+	if (!early)
+		make_namespaces();
 
 	if (limits_prepare(&p, AUDIT_FD) < 0)
 		_exit(EXIT_REFUSED);

@@ -64,6 +64,9 @@
 #include "util/util.h"
 
 #define HELPER_ARGV1 "__sandbx-helper"
+/* After the pid: the namespaces may be made before the start message
+ * (no pin, no --allow-dns name: sandbox_spawn.ns_early). */
+#define HELPER_EARLY "early"
 
 /*
  * An allowlisted variable that changes how the dynamic loader or libc
@@ -157,6 +160,9 @@ struct sandbox_spawn {
 				   waiting for its own exit (it is not reaped) */
 	pid_t pid;		/* out: the supervisor */
 	int audit_fd;		/* out: read end of the audit channel */
+	int ns_early;		/* for sandbox_prestart: the run has no pin and no
+				   --allow-dns name, so the helper may make its
+				   namespaces before the start message */
 	int started;		/* sandbox_prestart ran: chan is the harness's end
 				   of the channel, the start message not sent yet */
 	int chan;

@@ -95,7 +95,8 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 	char ppid[24];
 	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
 	char a0[] = "sandbx", a1[] = HELPER_ARGV1;
-	char *args[] = { a0, a1, ppid, NULL };
+	char a3[] = HELPER_EARLY;
+	char *args[] = { a0, a1, ppid, s->ns_early ? a3 : NULL, NULL };
 	char *env[] = { NULL };
 
 	posix_spawn_file_actions_init(&fa);
@@ -244,8 +245,11 @@ out:
 
 int sandbox_start(struct sandbox_spawn *s, char **err)
 {
-	if (!s->started && sandbox_prestart(s, err) < 0)
-		return -1;
+	if (!s->started) {
+		s->ns_early = 0;	/* the message follows at once */
+		if (sandbox_prestart(s, err) < 0)
+			return -1;
+	}
 	if (send_start(s) < 0) {
 		int e = errno;
 		/* EPIPE: the helper is gone already (its own start-up refused,

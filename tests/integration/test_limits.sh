@@ -564,8 +564,9 @@ tag="tc$$x$(date +%s)"
 bg --limit-procs 64 --timeout 2 -- "$FB" 20 "$tag" 30
 wait_tagged "$FB" "$tag" 21
 # the supervisor: the harness's child, whose command line is only
-# "sandbx __sandbx-helper PID" (the policy and command come over its channel)
-sup=$(pgrep -P "$BG_PID" -f "^sandbx __sandbx-helper $BG_PID\$" | head -n 1)
+# "sandbx __sandbx-helper PID [early]" (the policy and command come over
+# its channel)
+sup=$(pgrep -P "$BG_PID" -f "^sandbx __sandbx-helper $BG_PID( early)?\$" | head -n 1)
 bgwait
 rc1=$RC
 sleep 0.2
