@@ -306,6 +306,49 @@ PY
 )
 if [ "$out" = ok ]; then t_pass; else t_fail "$out"; fi
 
+t_start sb-helper-early-refuses "a helper told it may make its namespaces first (no pin, no DNS name) refuses a start message that carries a pin or a DNS name, or is not one (EPROTO on the audit channel, exit 125), rather than running with a path or a name found inside its namespaces"
+out=$(python3 - "$SANDBX" <<'PY'
+import os, socket, struct, sys
+S = sys.argv[1]
+PRIVS, EPROTO = 12, 71	# ACH_REF_PRIVS (auditch.h), errno
+def run(words, env, fds, bits, magic=0x73627831):
+    r, w = os.pipe()
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    pid = os.posix_spawn(S, [S, "__sandbx-helper", str(os.getpid()), "early"], {},
+                         file_actions=[(os.POSIX_SPAWN_DUP2, w, 3), (os.POSIX_SPAWN_DUP2, b.fileno(), 5)])
+    os.close(w)
+    b.close()
+    body = b"".join(x.encode() + b"\0" for x in words + env)
+    head = struct.pack("=IIIIQ", magic, len(words), len(env), bits, len(body))
+    try:
+        socket.send_fds(a, [head + body], fds)
+        a.sendall(struct.pack("=II", 0, 22))	# no filter
+    except OSError:
+        pass
+    a.close()
+    rec = os.read(r, 8)
+    os.close(r)
+    _, st = os.waitpid(pid, 0)
+    return (struct.unpack("=HHi", rec) if len(rec) == 8 else None), os.waitstatus_to_exitcode(st)
+null = os.open("/dev/null", os.O_RDWR)
+pin = os.open("/bin/true", os.O_RDONLY)
+std = [null, null, null]
+cases = {
+    "pin": (["pin", "--net", "none", "--", "/bin/true"], [], std + [pin], 7 | 64),
+    "dns": (["nopin", "--net", "none", "--dns", "example.org", "--", "/bin/true"], [], std, 7),
+    "magic": (["nopin", "--net", "none", "--", "/bin/true"], [], std, 7, 0x12345678),
+    "fds": (["nopin", "--net", "none", "--", "/bin/true"], [], std[:2], 7),
+}
+bad = []
+for name, c in cases.items():
+    rec, code = run(*c)
+    if rec is None or rec[0] != PRIVS or rec[2] != EPROTO or code != 125:
+        bad.append("%s: record %s, exit %d" % (name, rec, code))
+print("; ".join(bad) if bad else "ok")
+PY
+)
+if [ "$out" = ok ]; then t_pass; else t_fail "$out"; fi
+
 t_start sb-default-cwd "no path flag: read+write on the working directory, nothing else"
 out=$( cd "$W" && "$SANDBX" sandbox-run -- /bin/sh -c "echo hi > made && cat made && cat '$O/secret'" 2>"$TMP/err")
 rc=$?
