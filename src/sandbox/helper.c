@@ -1891,7 +1891,8 @@ static int read_exact(int fd, void *buf, size_t n)
  * helper was executed with; the environment made environ; the standard
  * descriptors and the pin's put in place.  The harness holds the other
  * end alone; an end of file before the whole message (it refused the run,
- * or died) ends this process quietly: nothing was made yet.
+ * or died) ends this process quietly: nothing outside it was made (an
+ * early helper's namespaces go with it).
  */
 static void read_start(int *argcp, char ***argvp)
 {

@@ -6,7 +6,8 @@
  *     HELPER_ARGV1, no environment)
  *       probes Landlock, reads the caller's /proc/sys/user/max_*
  *       (limits.h), then reads the start message: policy, command,
- *       environment, 0-2, pin (below)
+ *       environment, 0-2, pin (below); with HELPER_EARLY it makes the
+ *       namespaces of the next step first
  *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
@@ -28,8 +29,9 @@
  *       compiles the seccomp program and writes it to the filter channel.
  *       Last, the supervisor sends ACH_DONE with the exit code.
  *
- * Descriptors crossing into the supervisor: 0-2 as the harness has them
- * at the spawn (replaced by those of the start message), 3 = audit
+ * Descriptors crossing into the supervisor: 0-2 where the caller chose
+ * them at the spawn, else none (placeholders hold the numbers until the
+ * start message brings the real ones), 3 = audit
  * channel write end (auditch.h), 5 = the channel: the read end of a
  * socket pair whose write end only the harness holds, carrying the start
  * message (below), then the compiled filter.  4 = the pinned program
@@ -217,8 +219,8 @@ const char *sandbox_sig_name(int sig);
  * Start the supervisor's image before the policy exists: its exec, loader
  * and own start-up run while the caller vets the grants, and it waits for
  * the start message (HELPER_START_MAGIC) that sandbox_start sends.  Only
- * s->stdio is read (-1: the harness's own, as they are now; sandbox_start
- * sends those as they are then).  0, or -1 with *err.  Then either
+ * s->stdio (-1: none yet; sandbox_start sends the harness's own as they
+ * are then) and s->ns_early are read.  0, or -1 with *err.  Then either
  * sandbox_start, or sandbox_abandon when the run is not to happen.
  */
 int sandbox_prestart(struct sandbox_spawn *s, char **err);
