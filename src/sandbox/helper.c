@@ -22,7 +22,6 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/securebits.h>
-#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -53,9 +52,21 @@
 
 extern char **environ;
 
+/* The supervisor's init, once forked (0 in the init and the command
+ * stage): on_term and refuse end it. */
+static volatile pid_t term_init;
+
 static _Noreturn void refuse(enum auditch_label label, int arg)
 {
 	auditch_send(AUDIT_FD, label, arg);
+	/* A refusal after the init's fork (the namespace child's): the init,
+	 * which has started no command, is ended and reaped here, so nothing
+	 * of the run is left for the caller's subreaper to collect. */
+	if (term_init > 0) {
+		kill(term_init, SIGKILL);
+		while (waitpid(term_init, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	_exit(EXIT_REFUSED);
 }
 
@@ -72,22 +83,6 @@ static int write_file(const char *path, const char *s)
 }
 
 /* ---- stage 1: the supervisor ------------------------------------------ */
-
-static void loopback_up(void)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		refuse(ACH_REF_NETNS_LO, errno);
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		refuse(ACH_REF_NETNS_LO, errno);
-	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		refuse(ACH_REF_NETNS_LO, errno);
-	close(s);
-}
 
 /* One byte over a unix socket, with descriptor fd when fd >= 0; 0, or -1
  * with errno. */
@@ -139,34 +134,10 @@ static int recv_fd(int sock, int *fd)
 	return 1;
 }
 
-/*
- * The network namespace is made by the supervisor after the init is
- * forked, while the init builds the mount view (a new netns costs about
- * as much as the view).  The init enters it with setns before forking the
- * command.  nsdir is the supervisor's /proc/self/ns, opened before the
- * fork: the init's pivot_root changes the supervisor's root too.
- */
-static void make_netns(int nsdir, int sock)
-{
-	int fd = -1;
-
-	if (nsdir >= 0) {
-		if (unshare(CLONE_NEWNET) < 0)
-			refuse(ACH_REF_NETNS_LO, errno);
-		loopback_up();
-		fd = openat(nsdir, "net", O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			refuse(ACH_REF_NETNS_LO, errno);
-	}
-	if (send_fd(sock, fd) < 0)
-		refuse(ACH_REF_NETNS_LO, errno);
-	if (fd >= 0)
-		close(fd);
-}
-
 /* In the init: wait for the supervisor's word, and enter the network
- * namespace it made (want_net).  A supervisor that refused has exited:
- * end of file, and the init goes too. */
+ * namespace it passes on (want_net; the namespace child made it).  A
+ * supervisor that refused has exited: end of file, and the init goes
+ * too. */
 static void enter_netns(int sock, int want_net)
 {
 	int fd;
@@ -1775,8 +1746,6 @@ static int stdio_tty_taken(const struct policy *p, int fd, const struct stat *st
  * command may still be running: sandbx returned, put the terminal's flags
  * back, and the command set O_NONBLOCK on it again.
  */
-static volatile pid_t term_init;
-
 static void on_term(int sig)
 {
 	(void)sig;
@@ -1838,10 +1807,25 @@ int helper_start_split(char *buf, size_t len, uint32_t nargs, uint32_t nenv, cha
 	return q == end ? 0 : -1;
 }
 
+/* Read exactly n bytes; 0, or -1 (end of file, or an error). */
+static int read_exact(int fd, void *buf, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 /*
  * The user, mount, pid, ipc and uts namespaces, the id maps, half the
  * caller's RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING, the uts names and an
- * empty binfmt_misc.  The network namespace comes later: make_netns().
+ * empty binfmt_misc.  The network namespace and the per-user limits are
+ * the namespace child's, once the byte at the end is sent (ns_reply).
  */
 static void make_namespaces(void)
 {
@@ -1869,20 +1853,81 @@ static void make_namespaces(void)
 	(void)!sethostname("sandbx", 6);
 	(void)!setdomainname("(none)", 6);
 	own_binfmt_misc();
+	/* The namespace child may join now (nschild.c).  No reader (it was
+	 * never started, or is gone): ns_reply refuses the run. */
+	(void)!send(HELPER_NS_FD, "", 1, MSG_NOSIGNAL);
 }
 
-/* Read exactly n bytes; 0, or -1 (end of file, or an error). */
-static int read_exact(int fd, void *buf, size_t n)
+int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int want_netns, int *label,
+			  int *arg)
 {
-	for (size_t got = 0; got < n;) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
+	*label = ACH_REF_PRIVS;
+	*arg = EPROTO;
+	if (n == 0) {
+		*label = ACH_REF_FORK;
+		*arg = ECHILD;
+		return -1;
 	}
+	if (n != sizeof(*r) || r->magic != HELPER_NS_MAGIC)
+		return -1;
+	if (r->refusal) {
+		if (fd >= 0 || (r->refusal != ACH_REF_USER_LIMIT && r->refusal != ACH_REF_NETNS_LO &&
+				r->refusal != ACH_REF_FORK))
+			return -1;
+		*label = r->refusal;
+		*arg = r->arg;
+		return -1;
+	}
+	if ((fd >= 0) != (want_netns != 0) || r->degraded < -1)
+		return -1;
 	return 0;
+}
+
+/*
+ * The namespace child's reply (nschild.c): the network namespace's
+ * descriptor, or -1 when network is granted.  What it could not do ends
+ * the run here, with its reason; so does its end without a reply.  Its
+ * limits are written once this returns.
+ */
+static int ns_reply(int want_netns)
+{
+	struct helper_ns_reply r;
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(int) * 2)];
+	} u;
+	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	ssize_t n;
+	int fd = -1, nfd = 0, label, arg;
+
+	while ((n = recvmsg(HELPER_NS_FD, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		refuse(ACH_REF_FORK, errno);
+	/* A stream socket: the rest of a reply cut short, if it was */
+	if (n > 0 && (size_t)n < sizeof(r) && read_exact(HELPER_NS_FD, (char *)&r + n, sizeof(r) - (size_t)n) == 0)
+		n = sizeof(r);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++, nfd++) {
+			int got;
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = got;
+			else
+				close(got);
+		}
+	}
+	close(HELPER_NS_FD);
+	if (nfd > 1 || (m.msg_flags & MSG_CTRUNC))
+		refuse(ACH_REF_PRIVS, EPROTO);
+	if (helper_ns_reply_check(&r, (size_t)n, fd, want_netns, &label, &arg) < 0)
+		refuse((enum auditch_label)label, arg);
+	if (r.degraded >= 0)
+		auditch_send(AUDIT_FD, ACH_DEG_USER_LIMIT, r.degraded);
+	return fd;
 }
 
 /*
@@ -2003,7 +2048,6 @@ int helper_main(int argc, char **argv)
 
 	/* What needs no policy, while the harness vets the grants. */
 	int abi = landlock_abi();
-	int ucarg, ucread = limits_ucounts_read(&ucarg);
 
 	/* "early": the run has no pin and no --allow-dns name (the harness
 	 * knows from the command line), so nothing before the unshare needs
@@ -2016,8 +2060,6 @@ int helper_main(int argc, char **argv)
 			refuse(ACH_REF_LANDLOCK_OFF, 0);
 		if (abi < LANDLOCK_ABI_MIN)
 			refuse(ACH_REF_LANDLOCK_ABI, abi);
-		if (ucread < 0)
-			refuse(ACH_REF_USER_LIMIT, ucarg);
 		make_namespaces();
 	}
 	read_start(&argc, &argv);
@@ -2081,20 +2123,13 @@ int helper_main(int argc, char **argv)
 	if (netpol_prepare(&p, &dns) < 0)
 		refuse(ACH_REF_DNS, netpol_refusal_arg(errno, dns.bad_name));
 
-	/* The caller's per-user limits, read while still in its namespace
-	 * (above). */
-	if (!early && ucread < 0)
-		refuse(ACH_REF_USER_LIMIT, ucarg);
-
 	if (!early)
 		make_namespaces();
 
 	if (limits_prepare(&p, AUDIT_FD) < 0)
 		_exit(EXIT_REFUSED);
 
-	int nsdir = -1, ns[2];
-	if (p.net == POL_NET_NONE && (nsdir = open("/proc/self/ns", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		refuse(ACH_REF_NETNS_LO, errno);
+	int ns[2];
 	if (pipe2(alive, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ns) < 0)
 		refuse(ACH_REF_FORK, errno);
 	/* The harness writes the compiled filter to this one (sandbox.c). */
@@ -2108,9 +2143,9 @@ int helper_main(int argc, char **argv)
 		close(alive[1]);
 		close(ns[0]);
 		/* The supervisor's: the init holds nothing of the host it
-		 * does not use (its /proc/PID/ns, the cgroup directories). */
-		if (nsdir >= 0)
-			close(nsdir);
+		 * does not use (the namespace channel, the cgroup
+		 * directories). */
+		close(HELPER_NS_FD);
 		limits_init_release();
 		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf_fd, ns[1]);
 	}
@@ -2121,22 +2156,19 @@ int helper_main(int argc, char **argv)
 	if (have_pin)
 		close(PIN_FD);
 	/* Out of the sandbox's cgroup before the init may fork the command
-	 * (make_netns' message lets it), so the supervisor is never counted
+	 * (the message below lets it), so the supervisor is never counted
 	 * with the command's processes. */
 	limits_attach(&p, init, AUDIT_FD);
-	/* Half of each per-user limit for the sandbox's namespace (owned by
-	 * this process, which holds CAP_SYS_RESOURCE in it), here while the
-	 * init builds the view: make_netns' message, which lets the init fork
-	 * the command, comes after.  A refusal ends the init with it. */
-	int halved = limits_ucounts_halve(&ucarg);
-	if (halved < 0)
-		refuse(ACH_REF_USER_LIMIT, ucarg);
-	if (halved > 0)
-		auditch_send(AUDIT_FD, ACH_DEG_USER_LIMIT, ucarg);
-	make_netns(nsdir, ns[0]);
+	/* The network namespace and the sandbox's per-user limits, which the
+	 * namespace child made while the init builds the view; then the
+	 * message that lets the init fork the command.  A refusal ends the
+	 * init with this process. */
+	int netfd = ns_reply(p.net == POL_NET_NONE);
+	if (send_fd(ns[0], netfd) < 0)
+		refuse(ACH_REF_NETNS_LO, errno);
+	if (netfd >= 0)
+		close(netfd);
 	close(ns[0]);
-	if (nsdir >= 0)
-		close(nsdir);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	/* A session of the supervisor's own (hold_init): a SIGSTOP sent to the

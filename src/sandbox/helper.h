@@ -4,12 +4,12 @@
  * Process model (ARCHITECTURE.md):
  *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
  *     HELPER_ARGV1, no environment)
- *       probes Landlock, reads the caller's /proc/sys/user/max_*
- *       (limits.h), then reads the start message: policy, command,
+ *       probes Landlock, then reads the start message: policy, command,
  *       environment, 0-2, pin (below); with HELPER_EARLY it makes the
  *       namespaces of the next step first
  *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
- *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits
+ *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits; then one
+ *       byte on HELPER_NS_FD: the user namespace exists
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
  *            pivots into it, enters the network namespace, unshares a
@@ -20,14 +20,19 @@
  *            └─ fork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve
- *       meanwhile (parallel to the init's view): half of each of the
- *       caller's /proc/sys/user/max_* written for the new namespace (read
- *       before the unshare), then unshare(NET) and loopback up, unless
- *       network is granted; the namespace's fd goes
- *       to the init over a socket pair (SCM_RIGHTS), which setns()es into
- *       it before forking the command.  The harness, meanwhile too,
- *       compiles the seccomp program and writes it to the filter channel.
- *       Last, the supervisor sends ACH_DONE with the exit code.
+ *   harness ── fork, once the start message is sent ──> the namespace
+ *     child (nschild.c), parallel to the init's view: reads the caller's
+ *     /proc/sys/user/max_* (limits.h), waits for the supervisor's byte,
+ *     joins its user namespace (setns on a pidfd), makes the network
+ *     namespace with loopback up unless network is granted, writes half
+ *     of each max_* for the sandbox's namespace, and replies on the
+ *     supervisor's HELPER_NS_FD (struct helper_ns_reply, the network
+ *     namespace's fd by SCM_RIGHTS), then exits.  The supervisor passes
+ *     the fd on to the init over a socket pair; the init waits for it and
+ *     setns()es into it before forking the command.  The harness,
+ *     meanwhile too, reads or compiles the seccomp program and writes it
+ *     to the channel.  Last, the supervisor sends ACH_DONE with the exit
+ *     code.
  *
  * Descriptors crossing into the supervisor: 0-2 where the caller chose
  * them at the spawn, else none (placeholders hold the numbers until the
@@ -35,7 +40,10 @@
  * channel write end (auditch.h), 5 = the channel: the read end of a
  * socket pair whose write end only the harness holds, carrying the start
  * message (below), then the compiled filter.  4 = the pinned program
- * (optional), which comes in the start message.  The supervisor's
+ * (optional), which comes in the start message.  6 = the namespace
+ * channel: one end of a socket pair whose other end the harness holds
+ * until it forks the namespace child, which alone holds it then.  The
+ * supervisor's
  * command line holds only HELPER_ARGV1 and the harness's pid, and it is
  * executed with no environment at all: the policy, the command and the
  * allowlisted variables come in the start message.
@@ -106,6 +114,44 @@ int helper_core_pattern_to_host(const char *pattern);
 #define HELPER_AUDIT_FD 3
 #define HELPER_PIN_FD 4
 #define HELPER_CHAN_FD 5
+#define HELPER_NS_FD 6
+
+/*
+ * The namespace child's one message to the supervisor on HELPER_NS_FD
+ * (nschild.c), in reply to the supervisor's byte there.  With refusal 0
+ * and network not granted, the network namespace's descriptor rides on it
+ * (SCM_RIGHTS).  refusal: 0, or the label the supervisor refuses the run
+ * with (ACH_REF_USER_LIMIT, ACH_REF_NETNS_LO or ACH_REF_FORK), arg its
+ * argument; degraded: -1, or the ACH_DEG_USER_LIMIT record's argument.
+ */
+#define HELPER_NS_MAGIC 0x73626e31u	/* "sbn1" */
+struct helper_ns_reply {
+	uint32_t magic;
+	int32_t refusal;
+	int32_t arg;
+	int32_t degraded;
+};
+
+/*
+ * Whether the supervisor may go on with reply r (n bytes read, fd the
+ * descriptor that came with it or -1; want_netns: network is not
+ * granted).  0; or -1 with *label and *arg, the refusal to end the run
+ * with: the child's own, or ACH_REF_FORK/ECHILD when it ended without a
+ * reply (n == 0), or ACH_REF_PRIVS/EPROTO for anything malformed.
+ */
+int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int want_netns, int *label,
+			  int *arg);
+
+/*
+ * In the harness, once the start message is sent: fork the namespace
+ * child for the supervisor helper (its unreaped child), which it reaches
+ * through chan (the harness's end of HELPER_NS_FD; closed here).  The
+ * child's pid, or -1 when it could not be started: the supervisor is sent
+ * the refusal (ACH_REF_FORK, errno) in its place.
+ */
+pid_t nschild_start(pid_t helper, int chan, int want_netns);
+/* One reply on chan, with fd when fd >= 0: 0, or -1. */
+int nschild_send(int chan, const struct helper_ns_reply *r, int fd);
 
 /*
  * The start message, the first thing on the channel: this header, then
@@ -168,6 +214,12 @@ struct sandbox_spawn {
 	int started;		/* sandbox_prestart ran: chan is the harness's end
 				   of the channel, the start message not sent yet */
 	int chan;
+	int ns_chan;		/* the harness's end of HELPER_NS_FD, until sandbox_start
+				   forks the namespace child; then -1 */
+	pid_t ns_pid;		/* the namespace child (nschild_start), or -1;
+				   sandbox_wait reaps it, else the caller
+				   (sandbox_nschild_reap) */
+	int ns_pidfd;		/* its pidfd, or -1 */
 };
 
 struct sandbox_result {
@@ -233,13 +285,20 @@ int sandbox_start(struct sandbox_spawn *s, char **err);
  * it has done nothing outside its own process. */
 void sandbox_abandon(struct sandbox_spawn *s);
 
+/* For a caller that waits for the supervisor itself (the bash tool): the
+ * namespace child's pidfd for its poll set, readable once the child has
+ * exited, or -1 when there is none (any more); and its reap, which waits
+ * (the child ends once the supervisor has its reply, or is gone). */
+int sandbox_nschild_fd(const struct sandbox_spawn *s);
+void sandbox_nschild_reap(struct sandbox_spawn *s);
+
 /*
  * Wait for the run to end.  timeout_ms < 0: no timeout; *stop (may be NULL)
  * is polled every 50 ms and ends the run when set.  Audit records from the
  * helper are printed (log.h) as they arrive, refusals with their message.
- * Closes s->audit_fd and reaps the supervisor, unless s->no_reap and the
- * supervisor said the run is over (ACH_DONE): every process of the
- * sandbox but the exiting supervisor is gone by then.
+ * Closes s->audit_fd and reaps the supervisor and the namespace child,
+ * unless s->no_reap and the supervisor said the run is over (ACH_DONE):
+ * every process of the sandbox but the exiting supervisor is gone by then.
  */
 void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_t *stop,
 		  struct sandbox_result *res);

@@ -39,33 +39,36 @@
  *                                     sig — was it a limit?  (ACH_LIMIT_HIT)
  *   5. limits_finish(p, fd)           supervisor, after the init exited:
  *                                     OOM attribution, cgroup.kill, rmdir
- * Per-user counters (kernel/ucount.c), in the supervisor, apart from the
- * limits above: the kernel counts inotify instances and watches, fanotify
- * groups and marks, message-queue bytes and pending signals per user
- * across every user namespace, so a command could take all of the
- * caller's and its own programs would get EMFILE.  The sandbox gets at
- * most half of each.  (The namespace counters of /proc/sys/user are not
- * touched: the filter denies the command every way to make a namespace,
- * and halving them cost two thirds of this work on every spawn.)
- *   a. limits_ucounts_read(&arg)     before unshare(CLONE_NEWUSER): the
+ * Per-user counters (kernel/ucount.c), apart from the limits above: the
+ * kernel counts inotify instances and watches, fanotify groups and marks,
+ * message-queue bytes and pending signals per user across every user
+ * namespace, so a command could take all of the caller's and its own
+ * programs would get EMFILE.  The sandbox gets at most half of each.  (The
+ * namespace counters of /proc/sys/user are not touched: the filter denies
+ * the command every way to make a namespace, and halving them cost two
+ * thirds of this work on every spawn.)
+ *   a. limits_ucounts_read(&arg)     the namespace child (nschild.c), in
+ *                                    the caller's user namespace: the
  *                                    caller's /proc/sys/user/max_* (a read
  *                                    answers for the opener's namespace);
  *                                    the directory, checked to be procfs,
  *                                    stays open
- *   b. limits_ucounts_rlimits(&arg)  after the id maps: the hard
- *                                    RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING
- *                                    to half the caller's soft ones, for
- *                                    the init and the command
- *   c. limits_ucounts_halve(&arg)    after forking the init, while it
- *                                    builds the view, before the message
- *                                    that lets it fork the command: each
- *                                    max_* of the sandbox's own namespace
- *                                    set to half the caller's (it starts
- *                                    at INT_MAX; its owner may write it; a
- *                                    lookup beneath the open directory
- *                                    answers for the looker's namespace).
- *                                    The init closes its copy of the
- *                                    directory in limits_init_release.
+ *   b. limits_ucounts_rlimits(&arg)  the supervisor, after the id maps:
+ *                                    the hard RLIMIT_MSGQUEUE and
+ *                                    RLIMIT_SIGPENDING to half the
+ *                                    caller's soft ones, for the init and
+ *                                    the command
+ *   c. limits_ucounts_halve(&arg)    the namespace child, once it has
+ *                                    joined the sandbox's user namespace
+ *                                    (while the init builds the view, and
+ *                                    before its reply lets the init fork
+ *                                    the command): each max_* of that
+ *                                    namespace set to half the caller's
+ *                                    (it starts at INT_MAX; a process
+ *                                    holding CAP_SYS_RESOURCE there may
+ *                                    write it; a lookup beneath the open
+ *                                    directory answers for the looker's
+ *                                    namespace)
  * A charge counts at every level up to the initial namespace, so the
  * caller's level keeps at least half.
  * Each fails closed: -1 and arg = limits_ucount_arg(which, errno) for

@@ -4,8 +4,11 @@
  *
  * Runs in the helper's freshly executed, single-threaded stages: the
  * supervisor (prepare, attach, finish), the init (report_kill) and the
- * command stage (apply_rlimits).  State is kept in statics, inherited by
- * fork: the command stage sees which limits a cgroup already enforces.
+ * command stage (apply_rlimits); the per-user counters' read and halve in
+ * the harness's namespace child (nschild.c), which calls nothing here but
+ * async-signal-safe functions and snprintf.  State is kept in statics,
+ * inherited by fork: the command stage sees which limits a cgroup already
+ * enforces.
  *
  * Kernel facts this relies on (checked on 6.18, see docs/claims/limits.md):
  * - after unshare(CLONE_NEWUSER) with the 1:1 id map, a root caller still
@@ -521,9 +524,6 @@ static void cg_remove(struct lim_cg *cg, int use_kill, int audit_fd)
 
 void limits_init_release(void)
 {
-	if (uc.dfd >= 0)
-		close(uc.dfd);
-	uc.dfd = -1;
 	st.had_cgroup = st.v2.dir_fd >= 0 || st.v1pids.dir_fd >= 0;
 	cg_reset(&st.v2);
 	cg_reset(&st.v1pids);

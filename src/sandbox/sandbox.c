@@ -1,8 +1,9 @@
 /*
  * sandbox.c — the harness side of the helper: start the supervisor with
- * no environment, the audit channel and the start channel, send it the
- * start message (helper.h) and the filter, then wait,
- * relaying the helper's records and mapping the outcome to an exit code.
+ * no environment, the audit channel, the start channel and the namespace
+ * channel, send it the start message (helper.h), fork the namespace child
+ * (nschild.c), send the filter, then wait, relaying the helper's records
+ * and mapping the outcome to an exit code.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "sandbox/filtcache.h"
@@ -43,12 +45,19 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
-	int pfd[2], bsk[2], hi[6] = { -1, -1, -1, -1, -1, -1 };
+	/* hi[fd]: what goes to fd in the helper (hi[HELPER_PIN_FD] stays -1:
+	 * the pin comes in the start message) */
+	int pfd[2], bsk[2], nsk[2], hi[HELPER_NS_FD + 1];
 
+	for (int i = 0; i <= HELPER_NS_FD; i++)
+		hi[i] = -1;
 	s->pid = -1;
 	s->audit_fd = -1;
 	s->started = 0;
 	s->chan = -1;
+	s->ns_chan = -1;
+	s->ns_pid = -1;
+	s->ns_pidfd = -1;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		*err = xasprintf("cannot create the audit channel: %s — %s", strerror(errno),
 				 errno == EMFILE ? NOFILE_ADVICE : "try again");
@@ -65,20 +74,34 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 		close(pfd[1]);
 		return -1;
 	}
+	/* The namespace child's way to the supervisor (nschild.c). */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, nsk) < 0) {
+		*err = xasprintf("cannot create the sandbox's namespace channel: %s — %s", strerror(errno),
+				 errno == EMFILE ? NOFILE_ADVICE : "try again");
+		close(pfd[0]);
+		close(pfd[1]);
+		close(bsk[0]);
+		close(bsk[1]);
+		return -1;
+	}
 	/* Move every descriptor that crosses above the target numbers so no
 	 * dup2 below overwrites a source still to be used. */
-	hi[3] = to_high(pfd[1]);
+	hi[HELPER_AUDIT_FD] = to_high(pfd[1]);
 	close(pfd[1]);
 	for (int i = 0; i < 3; i++)
 		if (s->stdio[i] >= 0)
 			hi[i] = to_high(s->stdio[i]);
-	hi[5] = to_high(bsk[0]);
+	hi[HELPER_CHAN_FD] = to_high(bsk[0]);
 	int dup_errno = errno;
 	close(bsk[0]);
+	hi[HELPER_NS_FD] = to_high(nsk[0]);
+	if (hi[HELPER_NS_FD] < 0)
+		dup_errno = errno;
+	close(nsk[0]);
 	/* A descriptor that could not be moved would not cross: the helper
-	 * would start without its audit channel or filter and refuse with no
-	 * reason the harness could read. */
-	int moved = hi[3] >= 0 && hi[5] >= 0;
+	 * would start without its audit channel, filter or namespace channel
+	 * and refuse with no reason the harness could read. */
+	int moved = hi[HELPER_AUDIT_FD] >= 0 && hi[HELPER_CHAN_FD] >= 0 && hi[HELPER_NS_FD] >= 0;
 	for (int i = 0; i < 3; i++)
 		moved = moved && (s->stdio[i] < 0 || hi[i] >= 0);
 	if (!moved) {
@@ -86,7 +109,8 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 				 NOFILE_ADVICE);
 		close(pfd[0]);
 		close(bsk[1]);
-		for (int i = 0; i < 6; i++)
+		close(nsk[1]);
+		for (int i = 0; i <= HELPER_NS_FD; i++)
 			if (hi[i] >= 0)
 				close(hi[i]);
 		return -1;
@@ -107,9 +131,10 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 			posix_spawn_file_actions_adddup2(&fa, hi[i], i);
 		else
 			posix_spawn_file_actions_addclose(&fa, i);
-	posix_spawn_file_actions_adddup2(&fa, hi[3], HELPER_AUDIT_FD);
-	posix_spawn_file_actions_adddup2(&fa, hi[5], HELPER_CHAN_FD);
-	posix_spawn_file_actions_addclosefrom_np(&fa, HELPER_CHAN_FD + 1);
+	posix_spawn_file_actions_adddup2(&fa, hi[HELPER_AUDIT_FD], HELPER_AUDIT_FD);
+	posix_spawn_file_actions_adddup2(&fa, hi[HELPER_CHAN_FD], HELPER_CHAN_FD);
+	posix_spawn_file_actions_adddup2(&fa, hi[HELPER_NS_FD], HELPER_NS_FD);
+	posix_spawn_file_actions_addclosefrom_np(&fa, HELPER_NS_FD + 1);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	/* execve resets caught signals by itself; only an ignored one would
@@ -128,7 +153,7 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 	int e = posix_spawn(&s->pid, "/proc/self/exe", &fa, &attr, args, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i <= HELPER_NS_FD; i++)
 		if (hi[i] >= 0)
 			close(hi[i]);
 	if (e != 0) {
@@ -142,11 +167,13 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 				 : e == EMFILE || e == ENFILE ? NOFILE_ADVICE : "try again");
 		close(pfd[0]);
 		close(bsk[1]);
+		close(nsk[1]);
 		s->pid = -1;
 		return -1;
 	}
 	s->audit_fd = pfd[0];
 	s->chan = bsk[1];
+	s->ns_chan = nsk[1];
 	s->started = 1;
 	return 0;
 }
@@ -159,12 +186,30 @@ void sandbox_abandon(struct sandbox_spawn *s)
 	 * in its exec, and the caller may be about to exit or go on. */
 	close(s->chan);
 	close(s->audit_fd);
+	if (s->ns_chan >= 0)
+		close(s->ns_chan);
 	kill(s->pid, SIGKILL);
 	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	s->chan = s->audit_fd = -1;
+	s->chan = s->audit_fd = s->ns_chan = -1;
 	s->pid = -1;
 	s->started = 0;
+}
+
+int sandbox_nschild_fd(const struct sandbox_spawn *s)
+{
+	return s->ns_pid > 0 ? s->ns_pidfd : -1;
+}
+
+void sandbox_nschild_reap(struct sandbox_spawn *s)
+{
+	if (s->ns_pid <= 0)
+		return;
+	while (waitpid(s->ns_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (s->ns_pidfd >= 0)
+		close(s->ns_pidfd);
+	s->ns_pid = s->ns_pidfd = -1;
 }
 
 /* The start message (helper.h) on the channel, with its descriptors.
@@ -250,7 +295,17 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		if (sandbox_prestart(s, err) < 0)
 			return -1;
 	}
-	if (send_start(s) < 0) {
+	if (send_start(s) == 0) {
+		/* First: it is wanted before the filter, and a filter compiled
+		 * here (no kept one) takes a millisecond and more. */
+		s->ns_pid = nschild_start(s->pid, s->ns_chan, s->policy->net == POL_NET_NONE);
+		s->ns_chan = -1;
+		/* So the wait reaps it when it ends, not when the run does:
+		 * no zombie for the length of the command.  Without one
+		 * (EMFILE), at the run's end. */
+		if (s->ns_pid > 0)
+			s->ns_pidfd = (int)syscall(SYS_pidfd_open, s->ns_pid, 0);
+	} else {
 		int e = errno;
 		/* EPIPE: the helper is gone already (its own start-up refused,
 		 * on the audit channel): sandbox_wait says why. */
@@ -263,6 +318,8 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 			sandbox_abandon(s);
 			return -1;
 		}
+		close(s->ns_chan);
+		s->ns_chan = -1;
 	}
 	/* The helper is starting up (exec, loader, namespaces, the mount
 	 * view) for a millisecond or more before its command stage needs the
@@ -478,9 +535,12 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 			long left = killed_at + END_GRACE_MS - mono_ms();
 			wait_ms = left < 0 ? 0 : (int)left;
 		}
-		struct pollfd pf[2] = { { .fd = s->audit_fd, .events = POLLIN },
-					{ .fd = killed ? -1 : sandbox_sigs_fd(), .events = POLLIN } };
-		int n = poll(pf, 2, wait_ms);
+		struct pollfd pf[3] = { { .fd = s->audit_fd, .events = POLLIN },
+					{ .fd = killed ? -1 : sandbox_sigs_fd(), .events = POLLIN },
+					{ .fd = sandbox_nschild_fd(s), .events = POLLIN } };
+		int n = poll(pf, 3, wait_ms);
+		if (n > 0 && pf[2].revents)
+			sandbox_nschild_reap(s);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (!killed && sandbox_sigs_caught()) {
@@ -541,6 +601,7 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 	}
 	while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	sandbox_nschild_reap(s);
 	if (res->stopped_by)
 		res->code = 128 + res->stopped_by;
 	else if (res->timed_out)

@@ -159,16 +159,19 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 	char rbuf[sizeof(struct auditch_rec) * 16];
 	size_t have = 0;
 	while (s.audit_fd >= 0 || ko.fd >= 0 || ke.fd >= 0) {
-		struct pollfd pf[4] = { { .fd = s.audit_fd, .events = POLLIN }, { .fd = ko.fd, .events = POLLIN },
+		struct pollfd pf[5] = { { .fd = s.audit_fd, .events = POLLIN }, { .fd = ko.fd, .events = POLLIN },
 					{ .fd = ke.fd, .events = POLLIN },
-					{ .fd = killed ? -1 : sandbox_sigs_fd(), .events = POLLIN } };
+					{ .fd = killed ? -1 : sandbox_sigs_fd(), .events = POLLIN },
+					{ .fd = sandbox_nschild_fd(&s), .events = POLLIN } };
 		long t = mono_ms();
 		int wait = BASH_STOP_POLL_MS;
 		if (!killed && deadline - t < wait)
 			wait = deadline - t < 0 ? 0 : (int)(deadline - t);
-		int n = poll(pf, 4, wait);
+		int n = poll(pf, 5, wait);
 		if (n < 0 && errno != EINTR)
 			break;
+		if (n > 0 && pf[4].revents)
+			sandbox_nschild_reap(&s);
 		if (n > 0 && pf[0].revents) {
 			ssize_t r = read(s.audit_fd, rbuf + have, sizeof(rbuf) - have);
 			if (r > 0) {
@@ -234,6 +237,7 @@ int tool_bash_run(const struct tool_ctx *c, const cJSON *in, struct tool_result 
 		close(ke.fd);
 	while (waitpid(s.pid, &st, 0) < 0 && errno == EINTR)
 		;
+	sandbox_nschild_reap(&s);
 	for (int i = 0; argv[i]; i++)
 		free(argv[i]);
 

@@ -1,0 +1,181 @@
+/*
+ * nschild.c — the harness's namespace child (helper.h): a fork of the
+ * harness that joins the sandbox's user namespace once the supervisor has
+ * made it, makes the network namespace there (loopback up) and writes the
+ * sandbox's half of each per-user limit (limits.h), while the supervisor
+ * forks the init and the init builds the view.  Its reply, on the
+ * supervisor's HELPER_NS_FD, is what lets the init fork the command.
+ *
+ * Why a child of the harness.  A new network namespace costs about as much
+ * as the view.  The supervisor made it while the init built the view, but
+ * a forked process starts on its parent's CPU: the init mostly waited for
+ * the supervisor's to be free, while the harness's, waiting for the run,
+ * was idle (docs/internals/spawn.md, thirty-sixth session).  This child
+ * starts on the harness's.
+ *
+ * What it holds is a copy of the harness's memory (in the agent: the
+ * credentials and the conversation), so:
+ *   - it keeps no descriptor but its channel and the supervisor's pidfd,
+ *     and blocks every signal that can be blocked;
+ *   - it is not dumpable (main cleared the flag; a fork keeps it) and its
+ *     memory belongs to the host's user namespace, so no process of the
+ *     sandbox's namespace may trace it or read its memory, whatever
+ *     capabilities it holds there;
+ *   - it stays in the host's pid namespace, which no process of the
+ *     sandbox sees (their /proc is their own pid namespace's);
+ *   - it has ended its work before the command exists.
+ * The harness may have threads (the tui's worker runs the bash tool): only
+ * async-signal-safe calls are made here, and no allocation (the limits
+ * functions format with snprintf into a stack buffer, no locale involved).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include "sandbox/helper.h"
+#include "sandbox/limits.h"
+
+int nschild_send(int chan, const struct helper_ns_reply *r, int fd)
+{
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)r, .iov_len = sizeof(*r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.b;
+		m.msg_controllen = sizeof(u.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	ssize_t n;
+	while ((n = sendmsg(chan, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(*r) ? 0 : -1;
+}
+
+/* A network namespace of the caller's user namespace, loopback up: 0 and
+ * *fd (the namespace, as SIOCGSKNS gives it: no /proc needed), or errno. */
+static int make_netns(int *fd)
+{
+	struct ifreq ifr;
+	if (unshare(CLONE_NEWNET) < 0)
+		return errno;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	int e = 0;
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+		e = errno;
+	} else {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0 || (*fd = ioctl(s, SIOCGSKNS)) < 0)
+			e = errno;
+	}
+	close(s);
+	return e;
+}
+
+/* Close every descriptor but a and b. */
+static void keep_only(unsigned a, unsigned b)
+{
+	unsigned lo = a < b ? a : b, hi = a < b ? b : a;
+	if (lo > 0)
+		close_range(0, lo - 1, 0);
+	if (hi > lo + 1)
+		close_range(lo + 1, hi - 1, 0);
+	close_range(hi + 1, ~0u, 0);
+}
+
+static _Noreturn void child_main(pid_t harness, int pidfd, int chan, int want_netns)
+{
+	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .degraded = -1 };
+	int netfd = -1, arg, e;
+	sigset_t all;
+	char ready;
+	ssize_t n;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != harness)
+		_exit(0);	/* the harness died before the line above */
+	keep_only((unsigned)pidfd, (unsigned)chan);
+
+	/* The caller's values, read in the caller's user namespace. */
+	int read_failed = limits_ucounts_read(&arg) < 0;
+	/* The supervisor's word that its user namespace and id maps exist.
+	 * End of file: it refused, or was killed; nothing to do.  Read even
+	 * when there is only a refusal to send: a socket closed with a byte
+	 * unread is reset, and the supervisor would read ECONNRESET rather
+	 * than the reply. */
+	while ((n = read(chan, &ready, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(0);
+	if (read_failed) {
+		r.refusal = ACH_REF_USER_LIMIT;
+		r.arg = arg;
+		goto reply;
+	}
+	if (setns(pidfd, CLONE_NEWUSER) < 0) {
+		r.refusal = ACH_REF_FORK;
+		r.arg = errno;
+		goto reply;
+	}
+	close(pidfd);
+	if (want_netns && (e = make_netns(&netfd)) != 0) {
+		r.refusal = ACH_REF_NETNS_LO;
+		r.arg = e;
+		goto reply;
+	}
+	/* Now in the sandbox's namespace: what is written is its values. */
+	int halved = limits_ucounts_halve(&arg);
+	if (halved < 0) {
+		r.refusal = ACH_REF_USER_LIMIT;
+		r.arg = arg;
+	} else if (halved > 0) {
+		r.degraded = arg;
+	}
+reply:
+	(void)nschild_send(chan, &r, r.refusal ? -1 : netfd);
+	_exit(0);
+}
+
+pid_t nschild_start(pid_t helper, int chan, int want_netns)
+{
+	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .degraded = -1 };
+	pid_t harness = getpid(), c = -1;
+	/* Taken here, while the supervisor is this process's unreaped child:
+	 * its pid cannot name another process yet. */
+	int pidfd = (int)syscall(SYS_pidfd_open, helper, 0);
+	if (pidfd >= 0 && (c = fork()) == 0)
+		child_main(harness, pidfd, chan, want_netns);
+	int e = errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (c < 0) {
+		/* The supervisor refuses the run with this, after its fork. */
+		r.refusal = ACH_REF_FORK;
+		r.arg = e;
+		(void)nschild_send(chan, &r, -1);
+	}
+	close(chan);
+	return c;
+}
