@@ -56,6 +56,11 @@ extern char **environ;
  * stage): on_term and refuse end it. */
 static volatile pid_t term_init;
 
+/* The caller's per-user limits, from the harness's second message
+ * (helper.h, read_ucounts); the init halves them for the sandbox's
+ * namespace (halve_ucounts). */
+static uint32_t caller_ucounts[LIMITS_UC_SYSCTLS];
+
 static _Noreturn void refuse(enum auditch_label label, int arg)
 {
 	auditch_send(AUDIT_FD, label, arg);
@@ -482,14 +487,6 @@ static void mount_masks(const struct policy *p, int root)
 }
 
 /*
- * Build the command's root: an empty tmpfs holding each grant bound at its
- * own path, a minimal /dev, the sandbox's own /proc and the pre-resolved
- * /etc files; then make the tmpfs read-only and pivot into it.  Runs in
- * the init (PID 1 of the new pid namespace) because procfs takes its pid
- * namespace from the mounting process, and must be mounted while the
- * host's /proc is still visible in this mount namespace.
- */
-/*
  * A descriptor 0-2 on a device node the caller owns (root's: >/dev/kmsg,
  * </dev/sdb, a loop device; anyone's own terminal, /dev/pts/N) that is
  * not one of the view's nodes (stdio_view_devices): the node is the
@@ -557,6 +554,36 @@ static void stdio_own_devices(void)
 	}
 }
 
+/*
+ * Half of each of the caller's per-user limits (caller_ucounts) for the
+ * sandbox's namespace (limits.h): through the sys/user of the sandbox's own
+ * /proc, just mounted beneath root, whose lookups walk no other
+ * namespace's entries; where it could not be mounted (root -1), through
+ * the host's /proc/sys/user, still visible here before pivot_root.  A
+ * lookup answers for this process's user namespace: the sandbox's.
+ */
+static void halve_ucounts(int root)
+{
+	int arg, dfd = root >= 0 ? open_beneath(root, "proc/sys/user", O_RDONLY | O_DIRECTORY)
+				 : open(LIMITS_UC_DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		refuse(ACH_REF_USER_LIMIT, limits_ucount_arg(LIMITS_UC_DIR, errno));
+	int r = limits_ucounts_halve(dfd, caller_ucounts, &arg);
+	close(dfd);
+	if (r < 0)
+		refuse(ACH_REF_USER_LIMIT, arg);
+	if (r > 0)
+		auditch_send(AUDIT_FD, ACH_DEG_USER_LIMIT, arg);
+}
+
+/*
+ * Build the command's root: an empty tmpfs holding each grant bound at its
+ * own path, a minimal /dev, the sandbox's own /proc and the pre-resolved
+ * /etc files; then make the tmpfs read-only and pivot into it.  Runs in
+ * the init (PID 1 of the new pid namespace) because procfs takes its pid
+ * namespace from the mounting process, and must be mounted while the
+ * host's /proc is still visible in this mount namespace.
+ */
 static void build_view(struct policy *p, const struct netpol_files *dns)
 {
 	int *fds = calloc(p->ngrants ? p->ngrants : 1, sizeof(int));
@@ -699,16 +726,22 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 	mount_masks(p, root);
 
 	/* The sandbox's own /proc, read-only: it lists this pid namespace only,
-	 * never the harness or the supervisor. */
+	 * never the harness or the supervisor.  Writable for a moment first:
+	 * the sandbox's half of the caller's per-user limits is written
+	 * through it. */
 	if (make_path(root, "proc", 1, tmpfs_dev) < 0)
 		refuse(ACH_REF_MOUNT, errno);
 	{
 		int pfd = open_beneath(root, "proc", O_PATH | O_DIRECTORY);
 		char dst[64];
 		fd_path(dst, sizeof(dst), pfd);
-		if (pfd < 0 || mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
+		int mounted = pfd >= 0 && mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
+		if (!mounted)
 			auditch_send(AUDIT_FD, ACH_DEG_PROC, errno);
-		else if (proc_keys_granted(p) && mask_proc_keys(root) < 0)
+		halve_ucounts(mounted ? root : -1);
+		if (mounted && set_mount_attr(root, "proc", MOUNT_ATTR_RDONLY, 0) < 0)
+			refuse(ACH_REF_MOUNT, errno);
+		if (mounted && proc_keys_granted(p) && mask_proc_keys(root) < 0)
 			refuse(ACH_REF_MOUNT, errno);
 		if (pfd >= 0)
 			close(pfd);
@@ -1824,8 +1857,8 @@ static int read_exact(int fd, void *buf, size_t n)
 /*
  * The user, mount, pid, ipc and uts namespaces, the id maps, half the
  * caller's RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING, the uts names and an
- * empty binfmt_misc.  The network namespace and the per-user limits are
- * the namespace child's, once the byte at the end is sent (ns_reply).
+ * empty binfmt_misc.  The network namespace is the namespace child's,
+ * once the byte at the end is sent (ns_reply).
  */
 static void make_namespaces(void)
 {
@@ -1858,8 +1891,7 @@ static void make_namespaces(void)
 	(void)!send(HELPER_NS_FD, "", 1, MSG_NOSIGNAL);
 }
 
-int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int want_netns, int *label,
-			  int *arg)
+int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg)
 {
 	*label = ACH_REF_PRIVS;
 	*arg = EPROTO;
@@ -1871,25 +1903,21 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 	if (n != sizeof(*r) || r->magic != HELPER_NS_MAGIC)
 		return -1;
 	if (r->refusal) {
-		if (fd >= 0 || (r->refusal != ACH_REF_USER_LIMIT && r->refusal != ACH_REF_NETNS_LO &&
-				r->refusal != ACH_REF_FORK))
+		if (fd >= 0 || (r->refusal != ACH_REF_NETNS_LO && r->refusal != ACH_REF_FORK))
 			return -1;
 		*label = r->refusal;
 		*arg = r->arg;
 		return -1;
 	}
-	if ((fd >= 0) != (want_netns != 0) || r->degraded < -1)
-		return -1;
-	return 0;
+	return fd >= 0 ? 0 : -1;
 }
 
 /*
  * The namespace child's reply (nschild.c): the network namespace's
- * descriptor, or -1 when network is granted.  What it could not do ends
- * the run here, with its reason; so does its end without a reply.  Its
- * limits are written once this returns.
+ * descriptor.  What it could not do ends the run here, with its reason;
+ * so does its end without a reply.
  */
-static int ns_reply(int want_netns)
+static int ns_reply(void)
 {
 	struct helper_ns_reply r;
 	union {
@@ -1923,10 +1951,8 @@ static int ns_reply(int want_netns)
 	close(HELPER_NS_FD);
 	if (nfd > 1 || (m.msg_flags & MSG_CTRUNC))
 		refuse(ACH_REF_PRIVS, EPROTO);
-	if (helper_ns_reply_check(&r, (size_t)n, fd, want_netns, &label, &arg) < 0)
+	if (helper_ns_reply_check(&r, (size_t)n, fd, &label, &arg) < 0)
 		refuse((enum auditch_label)label, arg);
-	if (r.degraded >= 0)
-		auditch_send(AUDIT_FD, ACH_DEG_USER_LIMIT, r.degraded);
 	return fd;
 }
 
@@ -2017,6 +2043,24 @@ static void read_start(int *argcp, char ***argvp)
 	} else {
 		close(PIN_FD);
 	}
+}
+
+/*
+ * The harness's second message (helper.h): the caller's per-user limits,
+ * for the init to halve (halve_ucounts).  End of file: the harness
+ * refused the run, or died.
+ */
+static void read_ucounts(void)
+{
+	struct helper_ucounts u;
+	if (read_exact(HELPER_CHAN_FD, &u, sizeof(u)) < 0)
+		_exit(EXIT_REFUSED);
+	if (u.magic != HELPER_UCOUNTS_MAGIC)
+		refuse(ACH_REF_PRIVS, EPROTO);
+	if (u.bad)
+		refuse(ACH_REF_USER_LIMIT, u.arg);
+	_Static_assert(sizeof(caller_ucounts) == sizeof(u.v), "the harness's per-user limits");
+	memcpy(caller_ucounts, u.v, sizeof(caller_ucounts));
 }
 
 int helper_main(int argc, char **argv)
@@ -2126,6 +2170,7 @@ int helper_main(int argc, char **argv)
 	if (!early)
 		make_namespaces();
 
+	read_ucounts();
 	if (limits_prepare(&p, AUDIT_FD) < 0)
 		_exit(EXIT_REFUSED);
 
@@ -2163,7 +2208,11 @@ int helper_main(int argc, char **argv)
 	 * namespace child made while the init builds the view; then the
 	 * message that lets the init fork the command.  A refusal ends the
 	 * init with this process. */
-	int netfd = ns_reply(p.net == POL_NET_NONE);
+	int netfd = -1;
+	if (p.net == POL_NET_NONE)
+		netfd = ns_reply();
+	else
+		close(HELPER_NS_FD);	/* no namespace to make: no child */
 	if (send_fd(ns[0], netfd) < 0)
 		refuse(ACH_REF_NETNS_LO, errno);
 	if (netfd >= 0)

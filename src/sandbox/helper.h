@@ -11,8 +11,9 @@
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits; then one
  *       byte on HELPER_NS_FD: the user namespace exists
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
- *            builds the mount view (tmpfs root, grant binds, /dev, /proc),
- *            pivots into it, enters the network namespace, unshares a
+ *            builds the mount view (tmpfs root, grant binds, /dev, /proc;
+ *            half the caller's per-user limits written through that
+ *            /proc), pivots into it, enters the network namespace, unshares a
  *            cgroup namespace (rooted at its cgroup), reaps
  *            orphans, passes the terminal's job-control stops and
  *            continues on to the command's processes (helper.c), relays
@@ -20,19 +21,22 @@
  *            └─ fork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve
- *   harness ── fork, once the start message is sent ──> the namespace
- *     child (nschild.c), parallel to the init's view: reads the caller's
- *     /proc/sys/user/max_* (limits.h), waits for the supervisor's byte,
- *     joins its user namespace (setns on a pidfd), makes the network
- *     namespace with loopback up unless network is granted, writes half
- *     of each max_* for the sandbox's namespace, and replies on the
- *     supervisor's HELPER_NS_FD (struct helper_ns_reply, the network
- *     namespace's fd by SCM_RIGHTS), then exits.  The supervisor passes
- *     the fd on to the init over a socket pair; the init waits for it and
- *     setns()es into it before forking the command.  The harness,
- *     meanwhile too, reads or compiles the seccomp program and writes it
- *     to the channel.  Last, the supervisor sends ACH_DONE with the exit
- *     code.
+ *   harness ── fork, once the start message is sent, unless network is
+ *     granted ──> the namespace
+ *     child (nschild.c), parallel to the init's view: waits for the
+ *     supervisor's byte, joins its user namespace (setns on a pidfd),
+ *     makes the network namespace with loopback up, and replies on the supervisor's HELPER_NS_FD (struct
+ *     helper_ns_reply, the network namespace's fd by SCM_RIGHTS), then
+ *     exits.  The supervisor passes the fd on to the init over a socket
+ *     pair; the init waits for it and setns()es into it before forking
+ *     the command.  The harness, meanwhile too, reads or compiles the
+ *     seccomp program and writes it to the channel.  Last, the supervisor
+ *     sends ACH_DONE with the exit code.
+ *   The caller's /proc/sys/user/max_* values are read by the harness once
+ *   the start message is sent, and follow it (struct helper_ucounts); the
+ *   supervisor reads them before it forks the init, which writes half of
+ *   each for the sandbox's namespace through the sandbox's own /proc
+ *   (limits.h).
  *
  * Descriptors crossing into the supervisor: 0-2 where the caller chose
  * them at the spawn, else none (placeholders hold the numbers until the
@@ -118,38 +122,36 @@ int helper_core_pattern_to_host(const char *pattern);
 
 /*
  * The namespace child's one message to the supervisor on HELPER_NS_FD
- * (nschild.c), in reply to the supervisor's byte there.  With refusal 0
- * and network not granted, the network namespace's descriptor rides on it
- * (SCM_RIGHTS).  refusal: 0, or the label the supervisor refuses the run
- * with (ACH_REF_USER_LIMIT, ACH_REF_NETNS_LO or ACH_REF_FORK), arg its
- * argument; degraded: -1, or the ACH_DEG_USER_LIMIT record's argument.
+ * (nschild.c), in reply to the supervisor's byte there, when network is
+ * not granted (with it, there is no child, and no reply is read).  With
+ * refusal 0 the network namespace's descriptor rides on it (SCM_RIGHTS).  refusal: 0, or the label the supervisor refuses the run
+ * with (ACH_REF_NETNS_LO or ACH_REF_FORK), arg its argument.
  */
-#define HELPER_NS_MAGIC 0x73626e31u	/* "sbn1" */
+#define HELPER_NS_MAGIC 0x73626e32u	/* "sbn2" */
 struct helper_ns_reply {
 	uint32_t magic;
 	int32_t refusal;
 	int32_t arg;
-	int32_t degraded;
 };
 
 /*
  * Whether the supervisor may go on with reply r (n bytes read, fd the
- * descriptor that came with it or -1; want_netns: network is not
- * granted).  0; or -1 with *label and *arg, the refusal to end the run
- * with: the child's own, or ACH_REF_FORK/ECHILD when it ended without a
- * reply (n == 0), or ACH_REF_PRIVS/EPROTO for anything malformed.
+ * descriptor that came with it or -1).  0; or -1 with *label and *arg,
+ * the refusal to end the run with: the child's own, or ACH_REF_FORK/ECHILD
+ * when it ended without a reply (n == 0), or ACH_REF_PRIVS/EPROTO for
+ * anything malformed (no descriptor with no refusal, one with a refusal).
  */
-int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int want_netns, int *label,
-			  int *arg);
+int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg);
 
 /*
- * In the harness, once the start message is sent: fork the namespace
- * child for the supervisor helper (its unreaped child), which it reaches
- * through chan (the harness's end of HELPER_NS_FD; closed here).  The
- * child's pid, or -1 when it could not be started: the supervisor is sent
- * the refusal (ACH_REF_FORK, errno) in its place.
+ * In the harness, once the start message is sent, when network is not
+ * granted: fork the namespace child for the supervisor helper (its
+ * unreaped child), which it reaches through chan (the harness's end of
+ * HELPER_NS_FD; closed here).  The child's pid, or -1 when it could not be
+ * started: the supervisor is sent the refusal (ACH_REF_FORK, errno) in
+ * its place.
  */
-pid_t nschild_start(pid_t helper, int chan, int want_netns);
+pid_t nschild_start(pid_t helper, int chan);
 /* One reply on chan, with fd when fd >= 0: 0, or -1. */
 int nschild_send(int chan, const struct helper_ns_reply *r, int fd);
 
@@ -163,9 +165,10 @@ int nschild_send(int chan, const struct helper_ns_reply *r, int fd);
  * pinned program's when HELPER_START_PIN is set.  A standard descriptor
  * whose HELPER_START_NOSTDIO bit is set is closed (the harness has none
  * there).  The supervisor reads it after its own start-up, which runs
- * while the harness vets the grants (sandbox_prestart).
+ * while the harness vets the grants (sandbox_prestart).  Then comes the
+ * harness's struct helper_ucounts, and then the filter.
  */
-#define HELPER_START_MAGIC 0x73627831u	/* "sbx1" */
+#define HELPER_START_MAGIC 0x73627832u	/* "sbx2" */
 #define HELPER_START_STDIO(i) (1u << (i))
 #define HELPER_START_NOSTDIO(i) (1u << ((i) + 3))
 #define HELPER_START_PIN (1u << 6)
@@ -176,6 +179,22 @@ struct helper_start {
 	uint32_t nenv;
 	uint32_t fds;
 	uint64_t len;
+};
+
+/*
+ * The second message on the channel: the caller's four /proc/sys/user/max_*
+ * values as the harness read them (limits.h), which the init halves for
+ * the sandbox's namespace; bad: 1 when they could not be read, arg then
+ * the refusal's argument (ACH_REF_USER_LIMIT).  Read by the harness after
+ * the start message is sent, and by the supervisor just before it forks
+ * the init: off the path from one to the other.
+ */
+#define HELPER_UCOUNTS_MAGIC 0x73627531u	/* "sbu1" */
+struct helper_ucounts {
+	uint32_t magic;
+	uint32_t bad;
+	int32_t arg;
+	uint32_t v[4];		/* LIMITS_UC_SYSCTLS (sandbox.c checks) */
 };
 
 /* The start message's strings, args then env, one buffer (malloc'd);

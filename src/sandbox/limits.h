@@ -47,28 +47,36 @@
  * namespace counters of /proc/sys/user are not touched: the filter denies
  * the command every way to make a namespace, and halving them cost two
  * thirds of this work on every spawn.)
- *   a. limits_ucounts_read(&arg)     the namespace child (nschild.c), in
- *                                    the caller's user namespace: the
- *                                    caller's /proc/sys/user/max_* (a read
- *                                    answers for the opener's namespace);
- *                                    the directory, checked to be procfs,
- *                                    stays open
+ *   a. limits_ucounts_read(v, &arg)  the harness, in the caller's user
+ *                                    namespace (a read answers for the
+ *                                    opener's): the caller's four
+ *                                    /proc/sys/user/max_* values, sent in
+ *                                    the start message (helper.h)
  *   b. limits_ucounts_rlimits(&arg)  the supervisor, after the id maps:
  *                                    the hard RLIMIT_MSGQUEUE and
  *                                    RLIMIT_SIGPENDING to half the
  *                                    caller's soft ones, for the init and
  *                                    the command
- *   c. limits_ucounts_halve(&arg)    the namespace child, once it has
- *                                    joined the sandbox's user namespace
- *                                    (while the init builds the view, and
- *                                    before its reply lets the init fork
- *                                    the command): each max_* of that
- *                                    namespace set to half the caller's
- *                                    (it starts at INT_MAX; a process
- *                                    holding CAP_SYS_RESOURCE there may
- *                                    write it; a lookup beneath the open
- *                                    directory answers for the looker's
- *                                    namespace)
+ *   c. limits_ucounts_halve(dfd, v, &arg)  the init, building the view,
+ *                                    before it forks the command: each
+ *                                    max_* of the sandbox's own namespace
+ *                                    set to half the caller's (it starts
+ *                                    at INT_MAX; a process holding
+ *                                    CAP_SYS_RESOURCE there may write it),
+ *                                    through dfd, the sys/user directory of
+ *                                    the sandbox's own /proc (a lookup
+ *                                    answers for the looker's namespace);
+ *                                    the host's /proc/sys/user where that
+ *                                    /proc could not be mounted.  Not the
+ *                                    host's otherwise: every lookup of a
+ *                                    name there walks one dentry per user
+ *                                    namespace that looked it up and is
+ *                                    not freed yet (the network
+ *                                    namespaces of earlier runs keep
+ *                                    theirs alive for a while), which made
+ *                                    the eight lookups of a run cost up to
+ *                                    a millisecond in runs back to back
+ *                                    (docs/internals/spawn.md)
  * A charge counts at every level up to the initial namespace, so the
  * caller's level keeps at least half.
  * Each fails closed: -1 and arg = limits_ucount_arg(which, errno) for
@@ -143,11 +151,7 @@ void limits_init_release(void);
  * to attribute.  The init's copy of the state answers as well. */
 int limits_finish_has_news(int st);
 
-int limits_ucounts_read(int *arg);
 int limits_ucounts_rlimits(int *arg);
-/* 0; 1 with *arg when the host's /proc/sys is read-only (nothing is
- * halved: degraded, not refused); -1 with *arg. */
-int limits_ucounts_halve(int *arg);
 
 /* ---- pure part (limits.c) ---- */
 
@@ -166,6 +170,13 @@ enum {
 	LIMITS_UC__COUNT
 };
 #define LIMITS_UC_VALUE_MAX 32		/* one decimal int and a newline */
+
+/* limits_sys.c, as above: 0, or -1 with *arg (limits_ucount_arg). */
+int limits_ucounts_read(uint32_t v[LIMITS_UC_SYSCTLS], int *arg);
+/* 0; 1 with *arg when dfd's /proc is read-only (nothing is halved:
+ * degraded, not refused); -1 with *arg (dfd not procfs, any other
+ * failure). */
+int limits_ucounts_halve(int dfd, const uint32_t v[LIMITS_UC_SYSCTLS], int *arg);
 
 /* "max_inotify_instances", "RLIMIT_MSGQUEUE", "/proc/sys/user"; "?" out of range. */
 const char *limits_ucount_name(int which);

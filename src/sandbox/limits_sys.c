@@ -4,11 +4,9 @@
  *
  * Runs in the helper's freshly executed, single-threaded stages: the
  * supervisor (prepare, attach, finish), the init (report_kill) and the
- * command stage (apply_rlimits); the per-user counters' read and halve in
- * the harness's namespace child (nschild.c), which calls nothing here but
- * async-signal-safe functions and snprintf.  State is kept in statics,
- * inherited by fork: the command stage sees which limits a cgroup already
- * enforces.
+ * command stage (apply_rlimits); the per-user counters' read in the
+ * harness, their halve in the init.  State is kept in statics, inherited
+ * by fork: the command stage sees which limits a cgroup already enforces.
  *
  * Kernel facts this relies on (checked on 6.18, see docs/claims/limits.md):
  * - after unshare(CLONE_NEWUSER) with the 1:1 id map, a root caller still
@@ -368,42 +366,39 @@ void limits_apply_nofile(const struct policy *p, int audit_fd)
 
 /* ---- per-user counters (limits.h, a to c) ---- */
 
-static struct {
-	int dfd;			/* /proc/sys/user, checked to be procfs */
-	uint64_t v[LIMITS_UC_SYSCTLS];	/* the caller's values */
-} uc = { .dfd = -1 };
-
-int limits_ucounts_read(int *arg)
+int limits_ucounts_read(uint32_t v[LIMITS_UC_SYSCTLS], int *arg)
 {
 	char buf[LIMITS_UC_VALUE_MAX];
 	struct statfs sf;
+	int r = -1;
 
-	/* Kept open: a lookup beneath it answers for the namespace of the
-	 * process looking up, so after the unshare the same directory
-	 * reaches the sandbox's own values, and no path need resolve once
-	 * the init has pivoted (the supervisor shares its mount namespace). */
-	uc.dfd = open(LIMITS_UC_DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (uc.dfd < 0) {
+	int dfd = open(LIMITS_UC_DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
 		*arg = limits_ucount_arg(LIMITS_UC_DIR, errno);
 		return -1;
 	}
-	if (fstatfs(uc.dfd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC) {
+	if (fstatfs(dfd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC) {
 		*arg = limits_ucount_arg(LIMITS_UC_DIR, 0);
-		return -1;
+		goto out;
 	}
 	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
 		/* One read: a sysctl hands its whole value to the first. */
-		int fd = openat(uc.dfd, limits_ucount_name(i), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		int e = r < 0 ? errno : EINVAL;
+		int fd = openat(dfd, limits_ucount_name(i), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		int e = n < 0 ? errno : EINVAL;
+		uint64_t x;
 		if (fd >= 0)
 			close(fd);
-		if (r <= 0 || (buf[r] = '\0', limits_ucount_parse(buf, &uc.v[i]) < 0)) {
+		if (n <= 0 || (buf[n] = '\0', limits_ucount_parse(buf, &x) < 0)) {
 			*arg = limits_ucount_arg(i, e);
-			return -1;
+			goto out;
 		}
+		v[i] = (uint32_t)x;	/* parsed to at most INT32_MAX */
 	}
-	return 0;
+	r = 0;
+out:
+	close(dfd);
+	return r;
 }
 
 static int halve_rlimit(int res, int which, int *arg)
@@ -423,30 +418,32 @@ int limits_ucounts_rlimits(int *arg)
 	       halve_rlimit(RLIMIT_SIGPENDING, LIMITS_UC_SIGPENDING, arg) < 0 ? -1 : 0;
 }
 
-int limits_ucounts_halve(int *arg)
+int limits_ucounts_halve(int dfd, const uint32_t v[LIMITS_UC_SYSCTLS], int *arg)
 {
 	char buf[LIMITS_UC_VALUE_MAX];
+	struct statfs sf;
 
+	if (fstatfs(dfd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC) {
+		*arg = limits_ucount_arg(LIMITS_UC_DIR, 0);
+		return -1;
+	}
 	for (int i = 0; i < LIMITS_UC_SYSCTLS; i++) {
-		int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(uc.v[i] / 2));
-		int fd = openat(uc.dfd, limits_ucount_name(i), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		int n = snprintf(buf, sizeof(buf), "%u", (unsigned)(v[i] / 2));
+		int fd = openat(dfd, limits_ucount_name(i), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		ssize_t w = fd < 0 ? -1 : write(fd, buf, (size_t)n);
 		int e = w < 0 ? errno : EIO;
 		if (fd >= 0)
 			close(fd);
 		if (w != n) {
 			*arg = limits_ucount_arg(i, e);
-			close(uc.dfd);
-			uc.dfd = -1;
 			/* The host made /proc/sys read-only (a container's
-			 * runtime does): no value can be changed through it,
-			 * the caller's own limits still bind the sandbox, and
-			 * the run goes on, recorded (ACH_DEG_USER_LIMIT). */
+			 * runtime does) and the sandbox's own /proc could not
+			 * be mounted: no value can be changed, the caller's
+			 * own limits still bind the sandbox, and the run goes
+			 * on, recorded (ACH_DEG_USER_LIMIT). */
 			return e == EROFS && i == 0 ? 1 : -1;
 		}
 	}
-	close(uc.dfd);
-	uc.dfd = -1;
 	return 0;
 }
 

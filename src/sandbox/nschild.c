@@ -1,10 +1,9 @@
 /*
  * nschild.c — the harness's namespace child (helper.h): a fork of the
  * harness that joins the sandbox's user namespace once the supervisor has
- * made it, makes the network namespace there (loopback up) and writes the
- * sandbox's half of each per-user limit (limits.h), while the supervisor
- * forks the init and the init builds the view.  Its reply, on the
- * supervisor's HELPER_NS_FD, is what lets the init fork the command.
+ * made it and makes the network namespace there (loopback up), while the
+ * supervisor forks the init and the init builds the view.  Its reply, on
+ * the supervisor's HELPER_NS_FD, is what lets the init fork the command.
  *
  * Why a child of the harness.  A new network namespace costs about as much
  * as the view.  The supervisor made it while the init built the view, but
@@ -25,8 +24,7 @@
  *     sandbox sees (their /proc is their own pid namespace's);
  *   - it has ended its work before the command exists.
  * The harness may have threads (the tui's worker runs the bash tool): only
- * async-signal-safe calls are made here, and no allocation (the limits
- * functions format with snprintf into a stack buffer, no locale involved).
+ * async-signal-safe calls are made here, and no allocation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +40,6 @@
 #include <sys/syscall.h>
 
 #include "sandbox/helper.h"
-#include "sandbox/limits.h"
 
 int nschild_send(int chan, const struct helper_ns_reply *r, int fd)
 {
@@ -103,10 +100,10 @@ static void keep_only(unsigned a, unsigned b)
 	close_range(hi + 1, ~0u, 0);
 }
 
-static _Noreturn void child_main(pid_t harness, int pidfd, int chan, int want_netns)
+static _Noreturn void child_main(pid_t harness, int pidfd, int chan)
 {
-	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .degraded = -1 };
-	int netfd = -1, arg, e;
+	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
+	int netfd = -1, e;
 	sigset_t all;
 	char ready;
 	ssize_t n;
@@ -118,55 +115,36 @@ static _Noreturn void child_main(pid_t harness, int pidfd, int chan, int want_ne
 		_exit(0);	/* the harness died before the line above */
 	keep_only((unsigned)pidfd, (unsigned)chan);
 
-	/* The caller's values, read in the caller's user namespace. */
-	int read_failed = limits_ucounts_read(&arg) < 0;
 	/* The supervisor's word that its user namespace and id maps exist.
-	 * End of file: it refused, or was killed; nothing to do.  Read even
-	 * when there is only a refusal to send: a socket closed with a byte
-	 * unread is reset, and the supervisor would read ECONNRESET rather
-	 * than the reply. */
+	 * End of file: it refused, or was killed; nothing to do. */
 	while ((n = read(chan, &ready, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)
 		_exit(0);
-	if (read_failed) {
-		r.refusal = ACH_REF_USER_LIMIT;
-		r.arg = arg;
-		goto reply;
-	}
 	if (setns(pidfd, CLONE_NEWUSER) < 0) {
 		r.refusal = ACH_REF_FORK;
 		r.arg = errno;
 		goto reply;
 	}
 	close(pidfd);
-	if (want_netns && (e = make_netns(&netfd)) != 0) {
+	if ((e = make_netns(&netfd)) != 0) {
 		r.refusal = ACH_REF_NETNS_LO;
 		r.arg = e;
-		goto reply;
-	}
-	/* Now in the sandbox's namespace: what is written is its values. */
-	int halved = limits_ucounts_halve(&arg);
-	if (halved < 0) {
-		r.refusal = ACH_REF_USER_LIMIT;
-		r.arg = arg;
-	} else if (halved > 0) {
-		r.degraded = arg;
 	}
 reply:
 	(void)nschild_send(chan, &r, r.refusal ? -1 : netfd);
 	_exit(0);
 }
 
-pid_t nschild_start(pid_t helper, int chan, int want_netns)
+pid_t nschild_start(pid_t helper, int chan)
 {
-	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .degraded = -1 };
+	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
 	pid_t harness = getpid(), c = -1;
 	/* Taken here, while the supervisor is this process's unreaped child:
 	 * its pid cannot name another process yet. */
 	int pidfd = (int)syscall(SYS_pidfd_open, helper, 0);
 	if (pidfd >= 0 && (c = fork()) == 0)
-		child_main(harness, pidfd, chan, want_netns);
+		child_main(harness, pidfd, chan);
 	int e = errno;
 	if (pidfd >= 0)
 		close(pidfd);

@@ -295,17 +295,8 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		if (sandbox_prestart(s, err) < 0)
 			return -1;
 	}
-	if (send_start(s) == 0) {
-		/* First: it is wanted before the filter, and a filter compiled
-		 * here (no kept one) takes a millisecond and more. */
-		s->ns_pid = nschild_start(s->pid, s->ns_chan, s->policy->net == POL_NET_NONE);
-		s->ns_chan = -1;
-		/* So the wait reaps it when it ends, not when the run does:
-		 * no zombie for the length of the command.  Without one
-		 * (EMFILE), at the run's end. */
-		if (s->ns_pid > 0)
-			s->ns_pidfd = (int)syscall(SYS_pidfd_open, s->ns_pid, 0);
-	} else {
+	int sent = send_start(s);
+	if (sent < 0) {
 		int e = errno;
 		/* EPIPE: the helper is gone already (its own start-up refused,
 		 * on the audit channel): sandbox_wait says why. */
@@ -318,9 +309,34 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 			sandbox_abandon(s);
 			return -1;
 		}
-		close(s->ns_chan);
-		s->ns_chan = -1;
 	}
+	if (sent == 0) {
+		/* The caller's per-user limits, read here in the caller's user
+		 * namespace while the supervisor reads the start message; the
+		 * init halves them for the sandbox's.  A failure is the
+		 * supervisor's to refuse; a failed send leaves it short of
+		 * the message, and it ends. */
+		struct helper_ucounts u = { .magic = HELPER_UCOUNTS_MAGIC };
+		_Static_assert(SBX_ARRAY_LEN(u.v) == LIMITS_UC_SYSCTLS, "the harness's per-user limits");
+		if (limits_ucounts_read(u.v, &u.arg) < 0)
+			u.bad = 1;
+		(void)write_all_nosignal(s->chan, &u, sizeof(u));
+	}
+	if (sent == 0 && s->policy->net == POL_NET_NONE) {
+		/* First: it is wanted before the filter, and a filter compiled
+		 * here (no kept one) takes a millisecond and more. */
+		s->ns_pid = nschild_start(s->pid, s->ns_chan);
+		/* So the wait reaps it when it ends, not when the run does:
+		 * no zombie for the length of the command.  Without one
+		 * (EMFILE), at the run's end. */
+		if (s->ns_pid > 0)
+			s->ns_pidfd = (int)syscall(SYS_pidfd_open, s->ns_pid, 0);
+	} else {
+		/* With network granted there is no namespace to make: no
+		 * child, and the supervisor waits for none. */
+		close(s->ns_chan);
+	}
+	s->ns_chan = -1;
 	/* The helper is starting up (exec, loader, namespaces, the mount
 	 * view) for a millisecond or more before its command stage needs the
 	 * filter: it is read from the cache (filtcache.h) or libseccomp's

@@ -311,7 +311,7 @@ out=$(python3 - "$SANDBX" <<'PY'
 import os, socket, struct, sys
 S = sys.argv[1]
 PRIVS, EPROTO = 12, 71	# ACH_REF_PRIVS (auditch.h), errno
-def run(words, env, fds, bits, magic=0x73627831):
+def run(words, env, fds, bits, magic=0x73627832):
     r, w = os.pipe()
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     pid = os.posix_spawn(S, [S, "__sandbx-helper", str(os.getpid()), "early"], {},

@@ -967,56 +967,51 @@ static void helper_start_roundtrip(void **state)
 
 /* The namespace child's reply: the supervisor goes on only with a whole
  * reply of the right magic, no refusal, and the network namespace's
- * descriptor exactly when it asked for one; a refusal is passed on only
- * from the labels the child may send, and with no descriptor. */
+ * descriptor; a refusal is passed on only from the labels the child may
+ * send, and with no descriptor. */
 static void helper_ns_reply_checked(void **state)
 {
-	struct helper_ns_reply ok = { .magic = HELPER_NS_MAGIC, .degraded = -1 };
+	struct helper_ns_reply ok = { .magic = HELPER_NS_MAGIC };
 	int label, arg;
 	(void)state;
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), 7, 1, &label, &arg), 0);
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), -1, 0, &label, &arg), 0);
-	ok.degraded = 3;
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), 7, 1, &label, &arg), 0);
-	ok.degraded = -1;
-	/* a descriptor missing, or one not asked for */
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), -1, 1, &label, &arg), -1);
+	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), 7, &label, &arg), 0);
+	/* the descriptor missing */
+	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), -1, &label, &arg), -1);
 	assert_int_equal(label, ACH_REF_PRIVS);
 	assert_int_equal(arg, EPROTO);
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), 7, 0, &label, &arg), -1);
-	assert_int_equal(label, ACH_REF_PRIVS);
 	/* the child ended with no reply */
-	assert_int_equal(helper_ns_reply_check(&ok, 0, -1, 1, &label, &arg), -1);
+	assert_int_equal(helper_ns_reply_check(&ok, 0, -1, &label, &arg), -1);
 	assert_int_equal(label, ACH_REF_FORK);
 	assert_int_equal(arg, ECHILD);
-	/* every shorter length; a wrong magic; a degraded argument below -1 */
+	/* every shorter length; a wrong magic (the earlier format's too) */
 	for (size_t n = 1; n < sizeof(ok); n++) {
-		assert_int_equal(helper_ns_reply_check(&ok, n, 7, 1, &label, &arg), -1);
+		assert_int_equal(helper_ns_reply_check(&ok, n, 7, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 	}
-	struct helper_ns_reply bad = ok;
-	bad.magic = HELPER_START_MAGIC;
-	assert_int_equal(helper_ns_reply_check(&bad, sizeof(bad), 7, 1, &label, &arg), -1);
-	bad = ok;
-	bad.degraded = -2;
-	assert_int_equal(helper_ns_reply_check(&bad, sizeof(bad), 7, 1, &label, &arg), -1);
+	static const uint32_t magics[] = { HELPER_START_MAGIC, 0x73626e31u, 0 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
+		struct helper_ns_reply bad = ok;
+		bad.magic = magics[i];
+		assert_int_equal(helper_ns_reply_check(&bad, sizeof(bad), 7, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+	}
 	/* the child's refusals, passed on as they came */
-	static const int theirs[] = { ACH_REF_USER_LIMIT, ACH_REF_NETNS_LO, ACH_REF_FORK };
+	static const int theirs[] = { ACH_REF_NETNS_LO, ACH_REF_FORK };
 	for (size_t i = 0; i < SBX_ARRAY_LEN(theirs); i++) {
-		struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .refusal = theirs[i], .arg = 42, .degraded = -1 };
-		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), -1, 1, &label, &arg), -1);
+		struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .refusal = theirs[i], .arg = 42 };
+		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), -1, &label, &arg), -1);
 		assert_int_equal(label, theirs[i]);
 		assert_int_equal(arg, 42);
 		/* ... but not with a descriptor */
-		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), 7, 1, &label, &arg), -1);
+		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), 7, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 	}
 	/* any other label is not the child's to send */
-	for (int l = 1; l < ACH__COUNT; l++) {
-		if (l == ACH_REF_USER_LIMIT || l == ACH_REF_NETNS_LO || l == ACH_REF_FORK)
+	for (int l = -1; l < ACH__COUNT; l++) {
+		if (l == 0 || l == ACH_REF_NETNS_LO || l == ACH_REF_FORK)
 			continue;
-		struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .refusal = l, .arg = 1, .degraded = -1 };
-		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), -1, 1, &label, &arg), -1);
+		struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .refusal = l, .arg = 1 };
+		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), -1, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 		assert_int_equal(arg, EPROTO);
 	}
