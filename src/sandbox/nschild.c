@@ -43,26 +43,7 @@
 
 int nschild_send(int chan, const struct helper_ns_reply *r, int fd)
 {
-	union {
-		struct cmsghdr c;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = (void *)r, .iov_len = sizeof(*r) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		m.msg_control = u.b;
-		m.msg_controllen = sizeof(u.b);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	ssize_t n;
-	while ((n = sendmsg(chan, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	return n == (ssize_t)sizeof(*r) ? 0 : -1;
+	return send_with_fds(chan, r, sizeof(*r), &fd, fd >= 0) == (ssize_t)sizeof(*r) ? 0 : -1;
 }
 
 /* A network namespace of the caller's user namespace, loopback up: 0 and

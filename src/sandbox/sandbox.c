@@ -257,25 +257,7 @@ static int send_start(const struct sandbox_spawn *s)
 	}
 	h.len = len;
 
-	union {
-		struct cmsghdr c;
-		char b[CMSG_SPACE(sizeof(fds))];
-	} u;
-	memset(&u, 0, sizeof(u));
-	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (nfd) {
-		m.msg_control = u.b;
-		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfd);
-	}
-	ssize_t n;
-	while ((n = sendmsg(s->chan, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
+	ssize_t n = send_with_fds(s->chan, &h, sizeof(h), fds, nfd);
 	/* A stream socket takes the whole header or nothing this small */
 	if (n == (ssize_t)sizeof(h) && write_all_nosignal(s->chan, buf, len) == 0)
 		r = 0;

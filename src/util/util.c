@@ -230,6 +230,34 @@ int write_all_nosignal(int fd, const void *buf, size_t n)
 	return put_all(fd, buf, n, 1);
 }
 
+ssize_t send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfd)
+{
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(int) * SEND_FDS_MAX)];
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfd < 0 || nfd > SEND_FDS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nfd > 0) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.b;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfd);
+	}
+	ssize_t n;
+	while ((n = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return n;
+}
+
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;

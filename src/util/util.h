@@ -60,6 +60,13 @@ int write_all(int fd, const void *buf, size_t n);
  * descriptor is written as write_all does). */
 int write_all_nosignal(int fd, const void *buf, size_t n);
 
+/* One sendmsg of len bytes of buf on the unix socket sock, carrying the
+ * nfd descriptors of fds (SCM_RIGHTS) when nfd > 0 (at most
+ * SEND_FDS_MAX), with no SIGPIPE, again on EINTR.  The bytes sent, or -1
+ * with errno.  Async-signal-safe (the namespace child calls it). */
+#define SEND_FDS_MAX 8
+ssize_t send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfd);
+
 /*
  * Sync the directory dfd (any descriptor of it, O_PATH too) to disk: a
  * link, rename, unlink or mkdir in it survives a crash or a power loss
