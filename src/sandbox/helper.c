@@ -102,21 +102,15 @@ static int send_fd(int sock, int fd)
 static int recv_fd(int sock, int *fd)
 {
 	char one;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
-	*fd = -1;
-	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
+	int nfd;
+	ssize_t n = recv_with_fds(sock, &one, 1, fd, 1, &nfd);
 	if (n != 1)
 		return n < 0 ? -1 : 0;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (nfd != 1) {
+		if (nfd > 1)
+			close(*fd);	/* more than one: none is taken */
+		*fd = -1;
+	}
 	return 1;
 }
 
@@ -1901,36 +1895,12 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 static int ns_reply(void)
 {
 	struct helper_ns_reply r;
-	union {
-		struct cmsghdr c;
-		char b[CMSG_SPACE(sizeof(int) * 2)];
-	} u;
-	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
-	ssize_t n;
-	int fd = -1, nfd = 0, label, arg;
-
-	while ((n = recvmsg(HELPER_NS_FD, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
+	int fd = -1, nfd, label, arg;
+	ssize_t n = recv_with_fds(HELPER_NS_FD, &r, sizeof(r), &fd, 1, &nfd);
 	if (n < 0)
 		refuse(ACH_REF_FORK, errno);
-	/* A stream socket: the rest of a reply cut short, if it was */
-	if (n > 0 && (size_t)n < sizeof(r) && read_exact(HELPER_NS_FD, (char *)&r + n, sizeof(r) - (size_t)n) == 0)
-		n = sizeof(r);
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++, nfd++) {
-			int got;
-			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fd < 0)
-				fd = got;
-			else
-				close(got);
-		}
-	}
 	close(HELPER_NS_FD);
-	if (nfd > 1 || (m.msg_flags & MSG_CTRUNC))
+	if (nfd > 1)
 		refuse(ACH_REF_PRIVS, EPROTO);
 	if (helper_ns_reply_check(&r, (size_t)n, fd, &label, &arg) < 0)
 		refuse((enum auditch_label)label, arg);
@@ -1949,32 +1919,9 @@ static int ns_reply(void)
 static void read_start(int *argcp, char ***argvp)
 {
 	struct helper_start h;
-	union {
-		struct cmsghdr c;
-		char b[CMSG_SPACE(sizeof(int) * 4)];
-	} u;
-	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
-	ssize_t n;
-	while ((n = recvmsg(HELPER_CHAN_FD, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (n <= 0)
-		_exit(EXIT_REFUSED);
-	int fds[4], nfd = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (nfd < 4)
-				fds[nfd++] = fd;
-			else
-				close(fd);
-		}
-	}
-	if ((size_t)n < sizeof(h) && read_exact(HELPER_CHAN_FD, (char *)&h + n, sizeof(h) - (size_t)n) < 0)
+	int fds[4], nfd;
+	ssize_t n = recv_with_fds(HELPER_CHAN_FD, &h, sizeof(h), fds, 4, &nfd);
+	if (n < (ssize_t)sizeof(h))
 		_exit(EXIT_REFUSED);
 	unsigned want = 0;
 	for (int i = 0; i < 3; i++)
@@ -1983,7 +1930,7 @@ static void read_start(int *argcp, char ***argvp)
 	int sides = 1;
 	for (int i = 0; i < 3; i++)
 		sides &= !(h.fds & HELPER_START_STDIO(i)) != !(h.fds & HELPER_START_NOSTDIO(i));
-	if (h.magic != HELPER_START_MAGIC || (m.msg_flags & MSG_CTRUNC) || nfd != (int)want || !sides ||
+	if (h.magic != HELPER_START_MAGIC || nfd != (int)want || !sides ||
 	    h.len > HELPER_START_MAX_LEN || h.nargs < 2 || h.nargs + (uint64_t)h.nenv > h.len)
 		refuse(ACH_REF_PRIVS, EPROTO);
 	char *buf = xmalloc(h.len ? h.len : 1);

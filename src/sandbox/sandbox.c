@@ -315,7 +315,9 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 			s->ns_pidfd = (int)syscall(SYS_pidfd_open, s->ns_pid, 0);
 	} else {
 		/* With network granted there is no namespace to make: no
-		 * child, and the supervisor waits for none. */
+		 * child, and the supervisor waits for none.  With the
+		 * helper already gone (EPIPE above) there is no one to make
+		 * it for, and sandbox_wait says why. */
 		close(s->ns_chan);
 	}
 	s->ns_chan = -1;

@@ -258,6 +258,56 @@ ssize_t send_with_fds(int sock, const void *buf, size_t len, const int *fds, int
 	return n;
 }
 
+ssize_t recv_with_fds(int sock, void *buf, size_t len, int *fds, int maxfd, int *nfd)
+{
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(int) * SEND_FDS_MAX)];
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	ssize_t n;
+	*nfd = 0;
+	while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*nfd < maxfd)
+				fds[*nfd] = fd;
+			else
+				close(fd);
+			(*nfd)++;
+		}
+	}
+	if (m.msg_flags & MSG_CTRUNC)
+		*nfd = maxfd + 1;
+	/* A stream: the rest of a message the first read cut short */
+	size_t got = (size_t)n;
+	while (n > 0 && got < len) {
+		n = read(sock, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			n = 1;
+		else if (n > 0)
+			got += (size_t)n;
+	}
+	if (n < 0) {
+		int e = errno;
+		for (int i = 0; i < *nfd && i < maxfd; i++)
+			close(fds[i]);
+		*nfd = 0;
+		errno = e;
+		return -1;
+	}
+	return (ssize_t)got;
+}
+
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;

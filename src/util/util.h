@@ -67,6 +67,16 @@ int write_all_nosignal(int fd, const void *buf, size_t n);
 #define SEND_FDS_MAX 8
 ssize_t send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfd);
 
+/* The other end, for a stream socket: len bytes into buf, the first
+ * recvmsg taking the descriptors (close-on-exec) and reads after it the
+ * rest of a message cut short.  The first maxfd descriptors go to fds,
+ * any more are closed; *nfd is how many came, and maxfd + 1 when the
+ * kernel cut the descriptors short (MSG_CTRUNC), so that a caller
+ * refusing more than it wants refuses that too.  Returns len, fewer at
+ * end of file (0: none came), or -1 with errno; on -1 *nfd is 0 and no
+ * descriptor is kept.  Async-signal-safe. */
+ssize_t recv_with_fds(int sock, void *buf, size_t len, int *fds, int maxfd, int *nfd);
+
 /*
  * Sync the directory dfd (any descriptor of it, O_PATH too) to disk: a
  * link, rename, unlink or mkdir in it survives a crash or a power loss
