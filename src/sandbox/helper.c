@@ -160,45 +160,56 @@ static int open_beneath(int root, const char *rel, int flags)
  * Make every missing component of rel beneath root; the last one is a
  * directory (is_dir) or an empty file.  Components are created only in
  * the view's own tmpfs (tmpfs_dev): a missing component inside a bound
- * host tree would mean the host changed under us, and is refused.
+ * host tree would mean the host changed under us, and is refused.  The
+ * last component opened O_PATH (a directory's with O_DIRECTORY), or -1
+ * with errno: what the caller mounts on, or makes things in, without a
+ * second walk from root.
  */
-static int make_path(int root, const char *rel, int is_dir, dev_t tmpfs_dev)
+static int make_path_open(int root, const char *rel, int is_dir, dev_t tmpfs_dev)
 {
 	char buf[PATH_MAX];
-	int dfd = open_beneath(root, "", O_PATH | O_DIRECTORY);
-	if (dfd < 0)
-		return -1;
 	if (strlen(rel) >= sizeof(buf)) {
-		close(dfd);
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	strcpy(buf, rel);
+	int dfd = root;	/* not closed: the caller's */
 	char *save = NULL, *comp = strtok_r(buf, "/", &save);
+	if (!comp) {
+		errno = EINVAL;
+		return -1;
+	}
 	while (comp) {
 		char *next = strtok_r(NULL, "/", &save);
 		int last = next == NULL;
 		struct stat st;
 		struct open_how how = {
-			.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC | (last && is_dir ? O_DIRECTORY : 0),
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 		};
 		int nfd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
 		if (nfd < 0 && errno == ENOENT) {
 			if (fstat(dfd, &st) < 0 || st.st_dev != tmpfs_dev) {
-				close(dfd);
+				if (dfd != root)
+					close(dfd);
 				errno = ENOENT;
 				return -1;
 			}
 			if (!last || is_dir) {
 				if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
-					close(dfd);
+					int e = errno;
+					if (dfd != root)
+						close(dfd);
+					errno = e;
 					return -1;
 				}
 			} else {
 				int f = openat(dfd, comp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
 				if (f < 0 && errno != EEXIST) {
-					close(dfd);
+					int e = errno;
+					if (dfd != root)
+						close(dfd);
+					errno = e;
 					return -1;
 				}
 				if (f >= 0)
@@ -206,13 +217,25 @@ static int make_path(int root, const char *rel, int is_dir, dev_t tmpfs_dev)
 			}
 			nfd = (int)syscall(SYS_openat2, dfd, comp, &how, sizeof(how));
 		}
-		close(dfd);
-		if (nfd < 0)
+		int e = errno;
+		if (dfd != root)
+			close(dfd);
+		if (nfd < 0) {
+			errno = e;
 			return -1;
+		}
 		dfd = nfd;
 		comp = next;
 	}
-	close(dfd);
+	return dfd;
+}
+
+static int make_path(int root, const char *rel, int is_dir, dev_t tmpfs_dev)
+{
+	int fd = make_path_open(root, rel, is_dir, tmpfs_dev);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -302,9 +325,7 @@ static int mask_proc_keys(int root)
 
 static int attach_at(int root, const char *rel, int tree_fd, int is_dir, dev_t tmpfs_dev)
 {
-	if (make_path(root, rel, is_dir, tmpfs_dev) < 0)
-		return -1;
-	int tfd = open_beneath(root, rel, O_PATH | O_NOFOLLOW);
+	int tfd = make_path_open(root, rel, is_dir, tmpfs_dev);
 	if (tfd < 0)
 		return -1;
 	int r = (int)syscall(SYS_move_mount, tree_fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
@@ -404,9 +425,7 @@ static void mount_private(const struct policy *p, int root, dev_t tmpfs_dev)
 		const char *rel = policy_scratch_dirs[i] + 1;
 		if (!policy_scratch_private(p, i))
 			continue;
-		if (make_path(root, rel, 1, tmpfs_dev) < 0)
-			refuse(ACH_REF_MOUNT, errno);
-		int fd = open_beneath(root, rel, O_PATH | O_DIRECTORY);
+		int fd = make_path_open(root, rel, 1, tmpfs_dev);
 		if (fd < 0)
 			refuse(ACH_REF_MOUNT, errno);
 		fd_path(dst, sizeof(dst), fd);
@@ -664,33 +683,27 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 			if (r < 0)
 				refuse(ACH_REF_MOUNT, errno);
 		}
-		int dfd = open_beneath(root, "", O_PATH | O_DIRECTORY);
-		if (dfd < 0 || (symlinkat(g->link, dfd, g->path + 1) < 0 && errno != EEXIST))
+		if (symlinkat(g->link, root, g->path + 1) < 0 && errno != EEXIST)
 			refuse(ACH_REF_MOUNT, errno);
-		close(dfd);
 	}
 
 	/* A minimal /dev: the host's character devices bound one by one
 	 * (a user namespace cannot mknod), and links into /proc. */
-	if (make_path(root, "dev", 1, tmpfs_dev) < 0)
+	int dfd = make_path_open(root, "dev", 1, tmpfs_dev);
+	if (dfd < 0)
 		refuse(ACH_REF_MOUNT, errno);
 	for (size_t i = 0; i < SBX_ARRAY_LEN(dev_nodes); i++) {
-		char rel[32];
 		if (devfds[i] < 0)
 			continue;
-		snprintf(rel, sizeof(rel), "dev/%s", dev_nodes[i]);
-		if (attach_at(root, rel, devfds[i], 0, tmpfs_dev) < 0)
+		if (attach_at(dfd, dev_nodes[i], devfds[i], 0, tmpfs_dev) < 0)
 			refuse(ACH_REF_MOUNT, errno);
 		close(devfds[i]);
 	}
 	{
-		int dfd = open_beneath(root, "dev", O_PATH | O_DIRECTORY);
 		static const char *const links[][2] = {
 			{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
 			{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
 		};
-		if (dfd < 0)
-			refuse(ACH_REF_MOUNT, errno);
 		for (size_t i = 0; i < SBX_ARRAY_LEN(links); i++)
 			if (symlinkat(links[i][1], dfd, links[i][0]) < 0 && errno != EEXIST)
 				refuse(ACH_REF_MOUNT, errno);
@@ -704,10 +717,10 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 	 * never the harness or the supervisor.  Writable for a moment first:
 	 * the sandbox's half of the caller's per-user limits is written
 	 * through it. */
-	if (make_path(root, "proc", 1, tmpfs_dev) < 0)
-		refuse(ACH_REF_MOUNT, errno);
 	{
-		int pfd = open_beneath(root, "proc", O_PATH | O_DIRECTORY);
+		int pfd = make_path_open(root, "proc", 1, tmpfs_dev);
+		if (pfd < 0)
+			refuse(ACH_REF_MOUNT, errno);
 		char dst[64];
 		fd_path(dst, sizeof(dst), pfd);
 		int mounted = pfd >= 0 && mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
@@ -1018,18 +1031,21 @@ static enum job_state job_control(enum job_state now, int stop, int cont)
 	return now;
 }
 
-static void drop_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-	struct __user_cap_data_struct data[2];
-	int bset_err = 0;
+/*
+ * The capability bounding set, emptied once the user namespace exists
+ * (make_namespaces): the supervisor holds every capability there then,
+ * and the set passes unchanged to the init and the command stage, which
+ * execute nothing before the command.  It bounds only what an execve
+ * gives, so the init's own capabilities are untouched.  Done there, in
+ * the supervisor's wait for the start message, rather than as forty-odd
+ * system calls in the command stage.  bset_err: -1 not yet, else 0 or
+ * the first error (the command stage records it).
+ */
+static int bset_err = -1;
 
-	/* A uid 0 inside the namespace must not regain capabilities on execve. */
-	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-					     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-		  0, 0, 0) < 0)
-		refuse(ACH_REF_PRIVS, errno);
+static void drop_bounding_set(void)
+{
+	bset_err = 0;
 	for (int c = 0; c <= 63; c++) {
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
 			if (errno == EINVAL)
@@ -1038,6 +1054,21 @@ static void drop_privileges(void)
 				bset_err = errno;
 		}
 	}
+}
+
+static void drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+
+	/* A uid 0 inside the namespace must not regain capabilities on execve. */
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+					     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		  0, 0, 0) < 0)
+		refuse(ACH_REF_PRIVS, errno);
+	if (bset_err < 0)
+		drop_bounding_set();
 	if (bset_err)
 		auditch_send(AUDIT_FD, ACH_DEG_CAPBSET, bset_err);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
@@ -1864,6 +1895,7 @@ static void make_namespaces(void)
 	/* The namespace child may join now (nschild.c).  No reader (it was
 	 * never started, or is gone): ns_reply refuses the run. */
 	(void)!send(HELPER_NS_FD, "", 1, MSG_NOSIGNAL);
+	drop_bounding_set();
 }
 
 int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg)

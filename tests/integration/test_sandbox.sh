@@ -129,9 +129,9 @@ self=$(run --allow-read /proc -- "$FS" proc-reach self)
 case "$out/$self" in ok/opened*) t_pass ;; *) t_fail "init reached: $out (self: $self)" ;; esac
 
 # secbits ef: NOROOT, NO_SETUID_FIXUP and NO_CAP_AMBIENT_RAISE, each locked, and KEEP_CAPS_LOCKED
-t_start sb-caps "capability sets are empty, no_new_privs is set, and the securebits keep a uid 0 from regaining capabilities (locked)"
+t_start sb-caps "capability sets are empty (the bounding set too), no_new_privs is set, and the securebits keep a uid 0 from regaining capabilities (locked)"
 out=$(run -- "$FS" caps)
-if [ "$out" = "ok inh=0 prm=0 eff=0 amb=0 nnp=1 secbits=ef" ]; then t_pass; else t_fail "caps: $out"; fi
+if [ "$out" = "ok inh=0 prm=0 eff=0 amb=0 nnp=1 secbits=ef bnd=0" ]; then t_pass; else t_fail "caps: $out"; fi
 
 t_start sb-pid "the command is PID 2 of its own pid namespace"
 out=$(run -- "$FS" getpid)

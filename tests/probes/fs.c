@@ -20,7 +20,8 @@
  *                           is on no command line); "ok" if absent,
  *                           "found PATH" if not
  *   fs fds                  print the open descriptors above 2
- *   fs caps                 print CapInh CapPrm CapEff CapAmb (capget) and NoNewPrivs
+ *   fs caps                 print CapInh CapPrm CapEff CapAmb (capget), NoNewPrivs, the
+ *                           securebits and how many capabilities CapBnd holds
  *   fs getpid               print getpid()
  *   fs kill PID             kill(PID, 0)
  *   fs connect PORT         TCP connect to 127.0.0.1:PORT
@@ -299,9 +300,17 @@ int main(int argc, char **argv)
 			if (r > 0)
 				amb = 1;
 		}
-		printf("ok inh=%llx prm=%llx eff=%llx amb=%d nnp=%d secbits=%x\n", (unsigned long long)inh,
+		/* the bounding set: how many it still holds */
+		int bnd = 0;
+		for (int cap = 0; cap < 64; cap++) {
+			int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+			if (r < 0)
+				break;	/* past the last this kernel knows */
+			bnd += r > 0;
+		}
+		printf("ok inh=%llx prm=%llx eff=%llx amb=%d nnp=%d secbits=%x bnd=%d\n", (unsigned long long)inh,
 		       (unsigned long long)prm, (unsigned long long)eff, amb,
-		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), (unsigned)prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), (unsigned)prctl(PR_GET_SECUREBITS, 0, 0, 0, 0), bnd);
 		return 0;
 	}
 	if (!strcmp(c, "getpid")) {
