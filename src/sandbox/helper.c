@@ -114,23 +114,31 @@ static int recv_fd(int sock, int *fd)
 	return 1;
 }
 
-/* In the init: wait for the supervisor's word, and enter the network
- * namespace it passes on (want_net; the namespace child made it).  A
- * supervisor that refused has exited: end of file, and the init goes
- * too. */
+static int ns_reply(void);
+
+/*
+ * In the init: wait for the supervisor's word that it may go on (the
+ * supervisor has stepped out of the sandbox's cgroup: limits_attach),
+ * then, with want_net, take the network namespace the namespace child
+ * made: its reply comes to this process straight (ns_reply, on the
+ * channel the init inherited), so the supervisor, which shares a CPU
+ * with the init more often than not, need not wake while the view is
+ * built.  A supervisor that refused has exited: end of file, and the
+ * init goes too.
+ */
 static void enter_netns(int sock, int want_net)
 {
 	int fd;
 	if (recv_fd(sock, &fd) != 1)
 		_exit(EXIT_REFUSED);
 	close(sock);
-	if (!want_net) {
-		if (fd >= 0)
-			close(fd);
+	if (fd >= 0)
+		close(fd);	/* the word carries none */
+	if (!want_net)
 		return;
-	}
-	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
-		refuse(ACH_REF_NETNS_LO, fd < 0 ? EPROTO : errno);
+	fd = ns_reply();
+	if (setns(fd, CLONE_NEWNET) < 0)
+		refuse(ACH_REF_NETNS_LO, errno);
 	close(fd);
 }
 
@@ -1892,9 +1900,15 @@ static void make_namespaces(void)
 	(void)!sethostname("sandbx", 6);
 	(void)!setdomainname("(none)", 6);
 	own_binfmt_misc();
-	/* The namespace child may join now (nschild.c).  No reader (it was
-	 * never started, or is gone): ns_reply refuses the run. */
-	(void)!send(HELPER_NS_FD, "", 1, MSG_NOSIGNAL);
+	/* The namespace child may join now (nschild.c), by this namespace's
+	 * descriptor: a pidfd of this process would need it to stay
+	 * dumpable until then.  No reader (it was never started, or is
+	 * gone): the init's ns_reply refuses the run. */
+	int userns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	if (userns < 0)
+		refuse(ACH_REF_FORK, errno);
+	(void)send_with_fds(HELPER_NS_FD, "", 1, &userns, 1);
+	close(userns);
 	drop_bounding_set();
 }
 
@@ -1920,9 +1934,9 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 }
 
 /*
- * The namespace child's reply (nschild.c): the network namespace's
- * descriptor.  What it could not do ends the run here, with its reason;
- * so does its end without a reply.
+ * In the init: the namespace child's reply (nschild.c), the network
+ * namespace's descriptor.  What it could not do ends the run here, with
+ * its reason; so does its end without a reply.
  */
 static int ns_reply(void)
 {
@@ -2010,15 +2024,45 @@ static void read_start(int *argcp, char ***argvp)
  * for the init to halve (halve_ucounts).  End of file: the harness
  * refused the run, or died.
  */
-static void read_ucounts(void)
+int helper_ucounts_check(const struct helper_ucounts *u, size_t n, const int *fds, int nfd,
+			 int out[HELPER_UCOUNTS_NCG], int *label, int *arg)
+{
+	*label = ACH_REF_PRIVS;
+	*arg = EPROTO;
+	for (int i = 0; i < HELPER_UCOUNTS_NCG; i++)
+		out[i] = -1;
+	if (n != sizeof(*u) || u->magic != HELPER_UCOUNTS_MAGIC || u->cg >> HELPER_UCOUNTS_NCG ||
+	    nfd != __builtin_popcount(u->cg))
+		return -1;
+	if (u->bad) {
+		if (nfd)
+			return -1;
+		*label = ACH_REF_USER_LIMIT;
+		*arg = u->arg;
+		return -1;
+	}
+	for (int i = 0, k = 0; i < HELPER_UCOUNTS_NCG; i++)
+		if (u->cg & (1u << i))
+			out[i] = fds[k++];
+	return 0;
+}
+
+/*
+ * The harness's second message (helper.h): the caller's per-user limits,
+ * for the init to halve (halve_ucounts), and the cgroup directories it
+ * found, for limits_prepare (into cg[]).  End of file: the harness
+ * refused the run, or died.
+ */
+static void read_ucounts(int cg[HELPER_UCOUNTS_NCG])
 {
 	struct helper_ucounts u;
-	if (read_exact(HELPER_CHAN_FD, &u, sizeof(u)) < 0)
+	int fds[HELPER_UCOUNTS_NCG], nfd, label, arg;
+	_Static_assert(HELPER_UCOUNTS_NCG == LIMITS_CG_NFD, "the harness's cgroup directories");
+	ssize_t n = recv_with_fds(HELPER_CHAN_FD, &u, sizeof(u), fds, HELPER_UCOUNTS_NCG, &nfd);
+	if (n < (ssize_t)sizeof(u))
 		_exit(EXIT_REFUSED);
-	if (u.magic != HELPER_UCOUNTS_MAGIC)
-		refuse(ACH_REF_PRIVS, EPROTO);
-	if (u.bad)
-		refuse(ACH_REF_USER_LIMIT, u.arg);
+	if (helper_ucounts_check(&u, (size_t)n, fds, nfd, cg, &label, &arg) < 0)
+		refuse((enum auditch_label)label, arg);
 	_Static_assert(sizeof(caller_ucounts) == sizeof(u.v), "the harness's per-user limits");
 	memcpy(caller_ucounts, u.v, sizeof(caller_ucounts));
 }
@@ -2130,8 +2174,9 @@ int helper_main(int argc, char **argv)
 	if (!early)
 		make_namespaces();
 
-	read_ucounts();
-	if (limits_prepare(&p, AUDIT_FD) < 0)
+	int cg[LIMITS_CG_NFD];
+	read_ucounts(cg);
+	if (limits_prepare(&p, cg, AUDIT_FD) < 0)
 		_exit(EXIT_REFUSED);
 
 	int ns[2];
@@ -2148,9 +2193,10 @@ int helper_main(int argc, char **argv)
 		close(alive[1]);
 		close(ns[0]);
 		/* The supervisor's: the init holds nothing of the host it
-		 * does not use (the namespace channel, the cgroup
-		 * directories). */
-		close(HELPER_NS_FD);
+		 * does not use (the cgroup directories; the namespace
+		 * channel when there is no namespace to take). */
+		if (p.net != POL_NET_NONE)
+			close(HELPER_NS_FD);
 		limits_init_release();
 		init_stage(&p, cmd, have_pin, abi, alive[0], &dns, bpf_fd, ns[1]);
 	}
@@ -2164,19 +2210,13 @@ int helper_main(int argc, char **argv)
 	 * (the message below lets it), so the supervisor is never counted
 	 * with the command's processes. */
 	limits_attach(&p, init, AUDIT_FD);
-	/* The network namespace and the sandbox's per-user limits, which the
-	 * namespace child made while the init builds the view; then the
-	 * message that lets the init fork the command.  A refusal ends the
+	/* The word that lets the init fork the command, once it has built
+	 * the view and taken the network namespace (enter_netns); the
+	 * namespace child's reply is the init's to read.  A failure ends the
 	 * init with this process. */
-	int netfd = -1;
-	if (p.net == POL_NET_NONE)
-		netfd = ns_reply();
-	else
-		close(HELPER_NS_FD);	/* no namespace to make: no child */
-	if (send_fd(ns[0], netfd) < 0)
-		refuse(ACH_REF_NETNS_LO, errno);
-	if (netfd >= 0)
-		close(netfd);
+	close(HELPER_NS_FD);
+	if (send_fd(ns[0], -1) < 0)
+		refuse(ACH_REF_FORK, errno);
 	close(ns[0]);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 

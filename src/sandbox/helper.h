@@ -13,7 +13,9 @@
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc;
  *            half the caller's per-user limits written through that
- *            /proc), pivots into it, enters the network namespace, unshares a
+ *            /proc), pivots into it, waits for the supervisor's word
+ *            (it is out of the sandbox's cgroup), enters the network
+ *            namespace the namespace child made, unshares a
  *            cgroup namespace (rooted at its cgroup), reaps
  *            orphans, passes the terminal's job-control stops and
  *            continues on to the command's processes (helper.c), relays
@@ -24,12 +26,15 @@
  *   harness ── fork, once the start message is sent, unless network is
  *     granted ──> the namespace
  *     child (nschild.c), parallel to the init's view: waits for the
- *     supervisor's byte, joins its user namespace (setns on a pidfd),
- *     makes the network namespace with loopback up, and replies on the supervisor's HELPER_NS_FD (struct
- *     helper_ns_reply, the network namespace's fd by SCM_RIGHTS), then
- *     exits.  The supervisor passes the fd on to the init over a socket
- *     pair; the init waits for it and setns()es into it before forking
- *     the command.  The harness, meanwhile too, reads or compiles the
+ *     supervisor's byte, joins its user namespace (setns on the
+ *     namespace's descriptor, which comes with the byte),
+ *     makes the network namespace with loopback up, and replies on
+ *     HELPER_NS_FD (struct helper_ns_reply, the network namespace's fd
+ *     by SCM_RIGHTS), then exits.  The init, which inherited that
+ *     descriptor from the supervisor (the supervisor closes its own once
+ *     it has forked the init), reads the reply once the view is built and
+ *     setns()es into it before forking the command.  The harness,
+ *     meanwhile too, reads or compiles the
  *     seccomp program and writes it to the channel.  Last, the supervisor
  *     sends ACH_DONE with the exit code.
  *   The caller's /proc/sys/user/max_* values are read by the harness once
@@ -46,7 +51,8 @@
  * message (below), then the compiled filter.  4 = the pinned program
  * (optional), which comes in the start message.  6 = the namespace
  * channel: one end of a socket pair whose other end the harness holds
- * until it forks the namespace child, which alone holds it then.  The
+ * until it forks the namespace child, which alone holds it then; the
+ * supervisor passes it on to the init, which reads the reply.  The
  * supervisor's
  * command line holds only HELPER_ARGV1 and the harness's pid, and it is
  * executed with no environment at all: the policy, the command and the
@@ -121,11 +127,12 @@ int helper_core_pattern_to_host(const char *pattern);
 #define HELPER_NS_FD 6
 
 /*
- * The namespace child's one message to the supervisor on HELPER_NS_FD
- * (nschild.c), in reply to the supervisor's byte there, when network is
- * not granted (with it, there is no child, and no reply is read).  With
- * refusal 0 the network namespace's descriptor rides on it (SCM_RIGHTS).  refusal: 0, or the label the supervisor refuses the run
- * with (ACH_REF_NETNS_LO or ACH_REF_FORK), arg its argument.
+ * The namespace child's one message on HELPER_NS_FD (nschild.c), in
+ * reply to the supervisor's byte there, when network is not granted
+ * (with it, there is no child, and no reply is read); the init reads it.
+ * With refusal 0 the network namespace's descriptor rides on it
+ * (SCM_RIGHTS).  refusal: 0, or the label the init refuses the run with
+ * (ACH_REF_NETNS_LO or ACH_REF_FORK), arg its argument.
  */
 #define HELPER_NS_MAGIC 0x73626e32u	/* "sbn2" */
 struct helper_ns_reply {
@@ -135,7 +142,7 @@ struct helper_ns_reply {
 };
 
 /*
- * Whether the supervisor may go on with reply r (n bytes read, fd the
+ * Whether the init may go on with reply r (n bytes read, fd the
  * descriptor that came with it or -1).  0; or -1 with *label and *arg,
  * the refusal to end the run with: the child's own, or ACH_REF_FORK/ECHILD
  * when it ended without a reply (n == 0), or ACH_REF_PRIVS/EPROTO for
@@ -145,13 +152,12 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 
 /*
  * In the harness, once the start message is sent, when network is not
- * granted: fork the namespace child for the supervisor helper (its
- * unreaped child), which it reaches through chan (the harness's end of
- * HELPER_NS_FD; closed here).  The child's pid, or -1 when it could not be
- * started: the supervisor is sent the refusal (ACH_REF_FORK, errno) in
- * its place.
+ * granted: fork the namespace child, which reaches the supervisor and
+ * then the init through chan (the harness's end of HELPER_NS_FD; closed
+ * here).  The child's pid, or -1 when it could not be started: the init
+ * is sent the refusal (ACH_REF_FORK, errno) in its place.
  */
-pid_t nschild_start(pid_t helper, int chan);
+pid_t nschild_start(int chan);
 /* One reply on chan, with fd when fd >= 0: 0, or -1. */
 int nschild_send(int chan, const struct helper_ns_reply *r, int fd);
 
@@ -185,17 +191,31 @@ struct helper_start {
  * The second message on the channel: the caller's four /proc/sys/user/max_*
  * values as the harness read them (limits.h), which the init halves for
  * the sandbox's namespace; bad: 1 when they could not be read, arg then
- * the refusal's argument (ACH_REF_USER_LIMIT).  Read by the harness after
- * the start message is sent, and by the supervisor just before it forks
- * the init: off the path from one to the other.
+ * the refusal's argument (ACH_REF_USER_LIMIT).  cg: which of
+ * limits_cgroup_find's directories come with it (bit i: LIMITS_CG_i,
+ * limits.h; the descriptors in that order).  Made by the harness after
+ * the start message is sent, and read by the supervisor just before it
+ * forks the init: off the path from one to the other.
  */
-#define HELPER_UCOUNTS_MAGIC 0x73627531u	/* "sbu1" */
+#define HELPER_UCOUNTS_MAGIC 0x73627532u	/* "sbu2" */
+#define HELPER_UCOUNTS_NCG 3			/* LIMITS_CG_NFD (helper.c checks) */
 struct helper_ucounts {
 	uint32_t magic;
 	uint32_t bad;
 	int32_t arg;
 	uint32_t v[4];		/* LIMITS_UC_SYSCTLS (sandbox.c checks) */
+	uint32_t cg;
 };
+
+/*
+ * The supervisor's check of that message (n bytes came, with the nfd
+ * descriptors fds): 0 with out[i] the descriptor of cgroup directory i,
+ * or -1; -1 with *label and *arg for the refusal otherwise (a short or
+ * foreign message, descriptors other than cg says: ACH_REF_PRIVS EPROTO;
+ * values the harness could not read: ACH_REF_USER_LIMIT, its arg).
+ */
+int helper_ucounts_check(const struct helper_ucounts *u, size_t n, const int *fds, int nfd,
+			 int out[HELPER_UCOUNTS_NCG], int *label, int *arg);
 
 /* The start message's strings, args then env, one buffer (malloc'd);
  * *len its length.  NULL when longer than HELPER_START_MAX_LEN. */

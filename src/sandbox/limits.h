@@ -21,8 +21,18 @@
  * (and, for RLIMIT_NPROC, the supervisor) are added on top.
  *
  * Helper-side life cycle (called from helper.c, single-threaded stages):
- *   1. limits_prepare(p, audit_fd)    supervisor, after unshare + id maps:
- *                                     create the per-sandbox cgroup(s) and
+ *   0. limits_cgroup_find(p, fd)      the harness, once the start message
+ *                                     is sent: where a cgroup could be
+ *                                     made (the caller's cgroup and the
+ *                                     cgroup mounts, read and parsed there,
+ *                                     off the supervisor's path), as
+ *                                     directory descriptors, only those
+ *                                     the caller may write; they follow
+ *                                     the start message (helper.h)
+ *   1. limits_prepare(p, fd, audit_fd) supervisor, after unshare + id maps:
+ *                                     create the per-sandbox cgroup(s) in
+ *                                     the directories the harness found,
+ *                                     checking again that it may, and
  *                                     move the supervisor in, so the init
  *                                     is born inside (no window in which
  *                                     the command runs outside)
@@ -127,7 +137,16 @@
 void limits_defaults(int agent, uint64_t ram, uint64_t out[LIM__COUNT]);
 
 /* ---- helper hooks (limits_sys.c) ---- */
-int limits_prepare(struct policy *p, int audit_fd);
+/* limits_cgroup_find's descriptors, by index; -1 where none. */
+enum {
+	LIMITS_CG_V2_PARENT,		/* where the v2 sibling cgroup goes */
+	LIMITS_CG_V2_HOME,		/* the caller's own v2 cgroup */
+	LIMITS_CG_V1_PIDS,		/* the caller's v1 pids cgroup (hybrid) */
+	LIMITS_CG_NFD
+};
+void limits_cgroup_find(const struct policy *p, int fd[LIMITS_CG_NFD]);
+/* Takes fd[] (limits_cgroup_find's, passed on): each is closed or kept. */
+int limits_prepare(struct policy *p, int fd[LIMITS_CG_NFD], int audit_fd);
 void limits_attach(struct policy *p, pid_t init, int audit_fd);
 void limits_apply_rlimits(const struct policy *p, int audit_fd);
 void limits_apply_nofile(const struct policy *p, int audit_fd);

@@ -143,20 +143,21 @@ static void cg_reset(struct lim_cg *cg)
 	cg->inside = 0;
 }
 
-/* Create parent/sandbx-PID and hold it, its parent and home (the
- * supervisor's own cgroup directory).  0 or -errno, nothing held. */
-static int cg_create(struct lim_cg *cg, const char *parent, const char *home)
+/* Create sandbx-PID in parent_fd and hold it, parent_fd and home_fd
+ * (the supervisor's own cgroup directory), both taken.  0 or -errno,
+ * nothing held. */
+static int cg_create(struct lim_cg *cg, int parent_fd, int home_fd)
 {
 	snprintf(cg->name, sizeof(cg->name), CG_PREFIX "%d", (int)getpid());
-	cg->parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	cg->home_fd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cg->parent_fd = parent_fd;
+	cg->home_fd = home_fd;
 	if (cg->parent_fd < 0 || cg->home_fd < 0) {
-		int e = errno;
 		cg_reset(cg);
-		return -e;
+		return -EBADF;
 	}
-	/* Most callers cannot create a cgroup at all: find out with one
-	 * access check before listing the parent for stale ones. */
+	/* The harness looked already (limits_cgroup_find); this process is
+	 * in another user namespace: one access check more before listing
+	 * the parent for stale ones. */
 	if (faccessat(cg->parent_fd, ".", W_OK, 0) < 0) {
 		int e = errno;
 		cg_reset(cg);
@@ -213,33 +214,24 @@ static void pids_value(const struct policy *p, char *buf, size_t n)
 }
 
 /*
- * cgroup v2: a child of the caller's cgroup's parent (a sibling: a
- * non-root cgroup holding processes cannot enable controllers for its
- * children), or of the root cgroup when the caller is there.  Only
- * controllers already enabled in that parent's subtree_control are used:
- * enabling one would change the host's cgroup layout.
+ * cgroup v2: a sibling of the caller's cgroup (limits_cgroup_find says
+ * where).  Only controllers already enabled in that parent's
+ * subtree_control are used: enabling one would change the host's cgroup
+ * layout.
  */
-static void prepare_v2(const struct policy *p, const char *cgtext, const char *mi)
+static void prepare_v2(const struct policy *p, int parent_fd, int home_fd)
 {
-	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH], cg[LIMITS_MAX_PATH];
-	char home[LIMITS_MAX_PATH], parent[LIMITS_MAX_PATH], ctl[1024], buf[32];
+	char ctl[1024], buf[32];
 
-	if (limits_find_mount(mi, NULL, mnt, sizeof(mnt), root, sizeof(root)) < 0 ||
-	    limits_cgroup_of(cgtext, NULL, cg, sizeof(cg)) < 0 ||
-	    limits_cgroup_dir(mnt, root, cg, home, sizeof(home)) < 0)
+	if (parent_fd < 0 || home_fd < 0 ||
+	    read_small_at(parent_fd, "cgroup.subtree_control", O_NOFOLLOW, ctl, sizeof(ctl)) < 0) {
+		if (parent_fd >= 0)
+			close(parent_fd);
+		if (home_fd >= 0)
+			close(home_fd);
 		return;
-	memcpy(parent, home, sizeof(parent));
-	if (strcmp(cg, "/") != 0 && strcmp(parent, mnt) != 0) {
-		char *slash = strrchr(parent, '/');
-		if (!slash || slash == parent)
-			return;
-		*slash = '\0';
 	}
-	char ctlpath[LIMITS_MAX_PATH + 32];
-	snprintf(ctlpath, sizeof(ctlpath), "%s/cgroup.subtree_control", parent);
-	if (read_text(ctlpath, ctl, sizeof(ctl)) < 0)
-		return;
-	if (cg_create(&st.v2, parent, home) < 0)
+	if (cg_create(&st.v2, parent_fd, home_fd) < 0)
 		return;
 	unsigned got = 0;
 	if (p->limits[LIM_PROCS] && limits_has_word(ctl, "pids")) {
@@ -262,15 +254,16 @@ static void prepare_v2(const struct policy *p, const char *cgtext, const char *m
 
 /* cgroup v1 pids (hybrid hosts): a child of the caller's pids cgroup
  * (v1 has no rule against processes in inner cgroups). */
-static void prepare_v1_pids(const struct policy *p, const char *cgtext, const char *mi)
+static void prepare_v1_pids(const struct policy *p, int home_fd)
 {
-	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH], cg[LIMITS_MAX_PATH], home[LIMITS_MAX_PATH], buf[32];
-
-	if (limits_find_mount(mi, "pids", mnt, sizeof(mnt), root, sizeof(root)) < 0 ||
-	    limits_cgroup_of(cgtext, "pids", cg, sizeof(cg)) < 0 ||
-	    limits_cgroup_dir(mnt, root, cg, home, sizeof(home)) < 0)
+	char buf[32];
+	int again = home_fd < 0 ? -1 : fcntl(home_fd, F_DUPFD_CLOEXEC, 0);
+	if (again < 0) {
+		if (home_fd >= 0)
+			close(home_fd);
 		return;
-	if (cg_create(&st.v1pids, home, home) < 0)
+	}
+	if (cg_create(&st.v1pids, home_fd, again) < 0)
 		return;
 	pids_value(p, buf, sizeof(buf));
 	if (cg_write(st.v1pids.dir_fd, "pids.max", buf) < 0) {
@@ -279,6 +272,57 @@ static void prepare_v1_pids(const struct policy *p, const char *cgtext, const ch
 	}
 	if (cg_enter(&st.v1pids) == 0)
 		st.by_cgroup |= 1u << LIM_PROCS;
+}
+
+/* An O_PATH descriptor of dir, if the caller may write there (make a
+ * cgroup in it), else -1. */
+static int open_writable(const char *dir)
+{
+	if (faccessat(AT_FDCWD, dir, W_OK, 0) < 0)
+		return -1;
+	return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+void limits_cgroup_find(const struct policy *p, int fd[LIMITS_CG_NFD])
+{
+	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH], cg[LIMITS_MAX_PATH];
+	char home[LIMITS_MAX_PATH], parent[LIMITS_MAX_PATH];
+
+	for (int i = 0; i < LIMITS_CG_NFD; i++)
+		fd[i] = -1;
+	if (!p->limits[LIM_PROCS] && !p->limits[LIM_MEMORY])
+		return;	/* cpu, fsize, nofile: rlimits in every case */
+	char *cgtext = malloc(LIMITS_MAX_FILE), *mi = malloc(LIMITS_MAX_FILE);
+	if (!cgtext || !mi || read_text("/proc/self/cgroup", cgtext, LIMITS_MAX_FILE) < 0 ||
+	    read_text("/proc/self/mountinfo", mi, LIMITS_MAX_FILE) < 0)
+		goto out;
+	/* v2: a child of the caller's cgroup's parent (a non-root cgroup
+	 * holding processes cannot enable controllers for its children), or
+	 * of the root cgroup when the caller is there. */
+	if (limits_find_mount(mi, NULL, mnt, sizeof(mnt), root, sizeof(root)) == 0 &&
+	    limits_cgroup_of(cgtext, NULL, cg, sizeof(cg)) == 0 &&
+	    limits_cgroup_dir(mnt, root, cg, home, sizeof(home)) == 0) {
+		memcpy(parent, home, sizeof(parent));
+		char *slash = strrchr(parent, '/');
+		int up = strcmp(cg, "/") != 0 && strcmp(parent, mnt) != 0;
+		if (!up || (slash && slash != parent)) {
+			if (up)
+				*slash = '\0';
+			fd[LIMITS_CG_V2_PARENT] = open_writable(parent);
+			if (fd[LIMITS_CG_V2_PARENT] >= 0 &&
+			    (fd[LIMITS_CG_V2_HOME] = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+				close(fd[LIMITS_CG_V2_PARENT]);
+				fd[LIMITS_CG_V2_PARENT] = -1;
+			}
+		}
+	}
+	if (p->limits[LIM_PROCS] && limits_find_mount(mi, "pids", mnt, sizeof(mnt), root, sizeof(root)) == 0 &&
+	    limits_cgroup_of(cgtext, "pids", cg, sizeof(cg)) == 0 &&
+	    limits_cgroup_dir(mnt, root, cg, home, sizeof(home)) == 0)
+		fd[LIMITS_CG_V1_PIDS] = open_writable(home);
+out:
+	free(cgtext);
+	free(mi);
 }
 
 static void state_init(void)
@@ -290,24 +334,25 @@ static void state_init(void)
 	st.init_done = 1;
 }
 
-int limits_prepare(struct policy *p, int audit_fd)
+int limits_prepare(struct policy *p, int fd[LIMITS_CG_NFD], int audit_fd)
 {
 	state_init();
 	void *m = mmap(NULL, sizeof(struct lim_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	st.shared = m == MAP_FAILED ? NULL : m;
 
-	if (!p->limits[LIM_PROCS] && !p->limits[LIM_MEMORY])
+	if (!p->limits[LIM_PROCS] && !p->limits[LIM_MEMORY]) {
+		for (int i = 0; i < LIMITS_CG_NFD; i++)
+			if (fd[i] >= 0)
+				close(fd[i]);
 		return 0;	/* cpu, fsize, nofile: rlimits in every case */
-
-	char *cgtext = malloc(LIMITS_MAX_FILE), *mi = malloc(LIMITS_MAX_FILE);
-	if (cgtext && mi && read_text("/proc/self/cgroup", cgtext, LIMITS_MAX_FILE) == 0 &&
-	    read_text("/proc/self/mountinfo", mi, LIMITS_MAX_FILE) == 0) {
-		prepare_v2(p, cgtext, mi);
-		if (p->limits[LIM_PROCS] && !(st.by_cgroup & (1u << LIM_PROCS)))
-			prepare_v1_pids(p, cgtext, mi);
 	}
-	free(cgtext);
-	free(mi);
+	prepare_v2(p, fd[LIMITS_CG_V2_PARENT], fd[LIMITS_CG_V2_HOME]);
+	if (p->limits[LIM_PROCS] && !(st.by_cgroup & (1u << LIM_PROCS)))
+		prepare_v1_pids(p, fd[LIMITS_CG_V1_PIDS]);
+	else if (fd[LIMITS_CG_V1_PIDS] >= 0)
+		close(fd[LIMITS_CG_V1_PIDS]);
+	for (int i = 0; i < LIMITS_CG_NFD; i++)
+		fd[i] = -1;	/* each closed or kept above */
 
 	/* RLIMIT_NPROC in the sandbox's own user namespace counts exactly the
 	 * sandbox's tasks and cannot be raised from inside: the limit holds as

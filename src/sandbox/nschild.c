@@ -3,7 +3,8 @@
  * harness that joins the sandbox's user namespace once the supervisor has
  * made it and makes the network namespace there (loopback up), while the
  * supervisor forks the init and the init builds the view.  Its reply, on
- * the supervisor's HELPER_NS_FD, is what lets the init fork the command.
+ * HELPER_NS_FD (which the init inherits from the supervisor), is what
+ * lets the init fork the command.
  *
  * Why a child of the harness.  A new network namespace costs about as much
  * as the view.  The supervisor made it while the init built the view, but
@@ -14,7 +15,8 @@
  *
  * What it holds is a copy of the harness's memory (in the agent: the
  * credentials and the conversation), so:
- *   - it keeps no descriptor but its channel and the supervisor's pidfd,
+ *   - it keeps no descriptor but its channel (and, for one system call,
+ *     the user namespace's, which the supervisor sends with its word),
  *     and blocks every signal that can be blocked;
  *   - it is not dumpable (main cleared the flag; a fork keeps it) and its
  *     memory belongs to the host's user namespace, so no process of the
@@ -70,21 +72,18 @@ static int make_netns(int *fd)
 	return e;
 }
 
-/* Close every descriptor but a and b. */
-static void keep_only(unsigned a, unsigned b)
+/* Close every descriptor but keep. */
+static void keep_only(unsigned keep)
 {
-	unsigned lo = a < b ? a : b, hi = a < b ? b : a;
-	if (lo > 0)
-		close_range(0, lo - 1, 0);
-	if (hi > lo + 1)
-		close_range(lo + 1, hi - 1, 0);
-	close_range(hi + 1, ~0u, 0);
+	if (keep > 0)
+		close_range(0, keep - 1, 0);
+	close_range(keep + 1, ~0u, 0);
 }
 
-static _Noreturn void child_main(pid_t harness, int pidfd, int chan)
+static _Noreturn void child_main(pid_t harness, int chan)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
-	int netfd = -1, e;
+	int netfd = -1, userns = -1, nfd, e;
 	sigset_t all;
 	char ready;
 	ssize_t n;
@@ -94,20 +93,25 @@ static _Noreturn void child_main(pid_t harness, int pidfd, int chan)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() != harness)
 		_exit(0);	/* the harness died before the line above */
-	keep_only((unsigned)pidfd, (unsigned)chan);
+	keep_only((unsigned)chan);
 
-	/* The supervisor's word that its user namespace and id maps exist.
-	 * End of file: it refused, or was killed; nothing to do. */
-	while ((n = read(chan, &ready, 1)) < 0 && errno == EINTR)
-		;
+	/* The supervisor's word that its user namespace and id maps exist,
+	 * with that namespace's descriptor.  End of file: it refused, or was
+	 * killed; nothing to do. */
+	n = recv_with_fds(chan, &ready, 1, &userns, 1, &nfd);
 	if (n != 1)
 		_exit(0);
-	if (setns(pidfd, CLONE_NEWUSER) < 0) {
+	if (nfd != 1) {
+		r.refusal = ACH_REF_FORK;
+		r.arg = EPROTO;
+		goto reply;
+	}
+	if (setns(userns, CLONE_NEWUSER) < 0) {
 		r.refusal = ACH_REF_FORK;
 		r.arg = errno;
 		goto reply;
 	}
-	close(pidfd);
+	close(userns);
 	if ((e = make_netns(&netfd)) != 0) {
 		r.refusal = ACH_REF_NETNS_LO;
 		r.arg = e;
@@ -117,22 +121,17 @@ reply:
 	_exit(0);
 }
 
-pid_t nschild_start(pid_t helper, int chan)
+pid_t nschild_start(int chan)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
-	pid_t harness = getpid(), c = -1;
-	/* Taken here, while the supervisor is this process's unreaped child:
-	 * its pid cannot name another process yet. */
-	int pidfd = (int)syscall(SYS_pidfd_open, helper, 0);
-	if (pidfd >= 0 && (c = fork()) == 0)
-		child_main(harness, pidfd, chan);
-	int e = errno;
-	if (pidfd >= 0)
-		close(pidfd);
+	pid_t harness = getpid(), c = fork();
+	if (c == 0)
+		child_main(harness, chan);
 	if (c < 0) {
-		/* The supervisor refuses the run with this, after its fork. */
+		/* The init refuses the run with this, once it has built the
+		 * view. */
 		r.refusal = ACH_REF_FORK;
-		r.arg = e;
+		r.arg = errno;
 		(void)nschild_send(chan, &r, -1);
 	}
 	close(chan);

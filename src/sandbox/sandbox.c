@@ -299,15 +299,31 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		 * supervisor's to refuse; a failed send leaves it short of
 		 * the message, and it ends. */
 		struct helper_ucounts u = { .magic = HELPER_UCOUNTS_MAGIC };
+		int cg[LIMITS_CG_NFD], fds[LIMITS_CG_NFD], nfd = 0;
 		_Static_assert(SBX_ARRAY_LEN(u.v) == LIMITS_UC_SYSCTLS, "the harness's per-user limits");
 		if (limits_ucounts_read(u.v, &u.arg) < 0)
 			u.bad = 1;
-		(void)write_all_nosignal(s->chan, &u, sizeof(u));
+		/* Where the supervisor could make the sandbox's cgroup:
+		 * found here, where it is off the supervisor's path. */
+		limits_cgroup_find(s->policy, cg);
+		for (int i = 0; i < LIMITS_CG_NFD; i++) {
+			if (cg[i] >= 0 && !u.bad) {
+				u.cg |= 1u << i;
+				fds[nfd++] = cg[i];
+			} else if (cg[i] >= 0) {
+				close(cg[i]);
+			}
+		}
+		ssize_t n = send_with_fds(s->chan, &u, sizeof(u), fds, nfd);
+		if (n > 0 && (size_t)n < sizeof(u))
+			(void)write_all_nosignal(s->chan, (char *)&u + n, sizeof(u) - (size_t)n);
+		for (int i = 0; i < nfd; i++)
+			close(fds[i]);
 	}
 	if (sent == 0 && s->policy->net == POL_NET_NONE) {
 		/* First: it is wanted before the filter, and a filter compiled
 		 * here (no kept one) takes a millisecond and more. */
-		s->ns_pid = nschild_start(s->pid, s->ns_chan);
+		s->ns_pid = nschild_start(s->ns_chan);
 		/* So the wait reaps it when it ends, not when the run does:
 		 * no zombie for the length of the command.  Without one
 		 * (EMFILE), at the run's end. */
@@ -567,8 +583,13 @@ void sandbox_wait(struct sandbox_spawn *s, long timeout_ms, volatile sig_atomic_
 			}
 			memmove(buf, buf + off, have - off);
 			have -= off;
-			if (res->done && s->no_reap && !killed) {
-				detached = 1;	/* the supervisor is left to exit alone */
+			/* The supervisor is left to exit alone after a run,
+			 * not after a refusal (the init's, from the view or
+			 * the namespace child's reply, ends in the same
+			 * record): a refused run leaves the caller no
+			 * process to reap, and it was short. */
+			if (res->done && s->no_reap && !killed && !res->refused) {
+				detached = 1;
 				break;
 			}
 			continue;

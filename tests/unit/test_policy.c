@@ -1017,12 +1017,74 @@ static void helper_ns_reply_checked(void **state)
 	}
 }
 
+/* The harness's second message: the supervisor goes on only with a whole
+ * message of the right magic whose descriptors are those cg names, in
+ * its order; values the harness could not read are its refusal, passed
+ * on, and never come with a descriptor. */
+static void helper_ucounts_checked(void **state)
+{
+	struct helper_ucounts ok = { .magic = HELPER_UCOUNTS_MAGIC, .v = { 1, 2, 3, 4 } };
+	int out[HELPER_UCOUNTS_NCG], label, arg;
+	static const int fds[] = { 7, 8, 9 };
+	(void)state;
+	assert_int_equal(helper_ucounts_check(&ok, sizeof(ok), fds, 0, out, &label, &arg), 0);
+	for (int i = 0; i < HELPER_UCOUNTS_NCG; i++)
+		assert_int_equal(out[i], -1);
+	/* every subset of the three directories, in index order */
+	for (uint32_t cg = 1; cg < 8; cg++) {
+		struct helper_ucounts u = ok;
+		u.cg = cg;
+		int n = __builtin_popcount(cg);
+		assert_int_equal(helper_ucounts_check(&u, sizeof(u), fds, n, out, &label, &arg), 0);
+		for (int i = 0, k = 0; i < HELPER_UCOUNTS_NCG; i++)
+			assert_int_equal(out[i], (cg & (1u << i)) ? fds[k++] : -1);
+		/* one descriptor more or less than cg says */
+		assert_int_equal(helper_ucounts_check(&u, sizeof(u), fds, n - 1, out, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+		assert_int_equal(arg, EPROTO);
+		if (n < 3) {
+			assert_int_equal(helper_ucounts_check(&u, sizeof(u), fds, n + 1, out, &label, &arg), -1);
+			assert_int_equal(label, ACH_REF_PRIVS);
+		}
+	}
+	/* a directory index the protocol does not have */
+	struct helper_ucounts far = ok;
+	far.cg = 1u << HELPER_UCOUNTS_NCG;
+	assert_int_equal(helper_ucounts_check(&far, sizeof(far), fds, 1, out, &label, &arg), -1);
+	assert_int_equal(label, ACH_REF_PRIVS);
+	/* every shorter length; a wrong magic (the earlier format's too) */
+	for (size_t n = 0; n < sizeof(ok); n++) {
+		assert_int_equal(helper_ucounts_check(&ok, n, fds, 0, out, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+	}
+	static const uint32_t magics[] = { 0x73627531u, HELPER_START_MAGIC, HELPER_NS_MAGIC, 0 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
+		struct helper_ucounts bad = ok;
+		bad.magic = magics[i];
+		assert_int_equal(helper_ucounts_check(&bad, sizeof(bad), fds, 0, out, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+		assert_int_equal(arg, EPROTO);
+	}
+	/* the harness could not read the caller's values: its refusal */
+	struct helper_ucounts unread = ok;
+	unread.bad = 1;
+	unread.arg = 42;
+	assert_int_equal(helper_ucounts_check(&unread, sizeof(unread), fds, 0, out, &label, &arg), -1);
+	assert_int_equal(label, ACH_REF_USER_LIMIT);
+	assert_int_equal(arg, 42);
+	/* ... which comes with no directory */
+	unread.cg = 1;
+	assert_int_equal(helper_ucounts_check(&unread, sizeof(unread), fds, 1, out, &label, &arg), -1);
+	assert_int_equal(label, ACH_REF_PRIVS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(policy_roundtrip),
 		cmocka_unit_test(helper_start_roundtrip),
 		cmocka_unit_test(helper_ns_reply_checked),
+		cmocka_unit_test(helper_ucounts_checked),
 		cmocka_unit_test(policy_describe_escapes_separators),
 		cmocka_unit_test(policy_describe_every_right),
 		cmocka_unit_test(policy_refuses_missing_grant),
