@@ -2077,6 +2077,13 @@ int helper_main(int argc, char **argv)
 	uint64_t ppid;
 	int alive[2];
 
+	/* The harness execs this process with every signal blocked
+	 * (sandbox.c, helper_child): none of its handlers could run between
+	 * its vfork and the execve.  Each is at its default now. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
 	/* 0-2 and 4 are the start message's (read_start): held until it
 	 * comes by copies of the channel, so that nothing this process opens
 	 * before lands there.  Nothing the harness left at 4 stays. */

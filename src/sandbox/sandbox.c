@@ -9,7 +9,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +41,71 @@ static int to_high(int fd)
 	return fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 }
 
+/* The signals a harness may ignore: an ignored signal stays ignored
+ * across execve, and the helper wants each at its default.  (One it
+ * catches is reset by the execve itself.) */
+static const int helper_sig_reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGTTIN,
+					SIGTTOU, SIGTSTP, SIGALRM, SIGUSR1, SIGUSR2, SIGWINCH };
+
+/*
+ * The vfork child of spawn_helper: it runs in the harness's memory, on
+ * its stack, until the execve, so it makes system calls only, writes
+ * nothing but *failed, and never returns.  Every signal is blocked (the
+ * harness's handlers must not run here), and stays blocked through the
+ * execve: the helper unblocks them first thing (helper_main).
+ */
+static _Noreturn void helper_child(const int *hi, char **args, volatile int *failed)
+{
+	static char *const env[] = { NULL };
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	/* 0-2 not yet chosen: none until the start message gives them, so
+	 * the helper never holds what the caller then replaces. */
+	for (int i = 0; i < 3; i++)
+		if (hi[i] >= 0 ? dup2(hi[i], i) < 0 : close(i) < 0 && errno != EBADF)
+			goto fail;
+	if (dup2(hi[HELPER_AUDIT_FD], HELPER_AUDIT_FD) < 0 || dup2(hi[HELPER_CHAN_FD], HELPER_CHAN_FD) < 0 ||
+	    dup2(hi[HELPER_NS_FD], HELPER_NS_FD) < 0 || syscall(SYS_close_range, HELPER_NS_FD + 1, ~0U, 0) < 0)
+		goto fail;
+	for (size_t i = 0; i < SBX_ARRAY_LEN(helper_sig_reset); i++)
+		(void)sigaction(helper_sig_reset[i], &dfl, NULL);
+	/* By inode, not by name: /proc/self/exe is the binary running now. */
+	execve("/proc/self/exe", args, env);
+fail:
+	*failed = errno;
+	_exit(127);
+}
+
+/*
+ * Start the helper: a vfork and an execve, so the harness waits only for
+ * the exec.  Not posix_spawn: glibc's child asks for the disposition of
+ * every one of the 64 signals (it blocks them all first, and then looks
+ * at each blocked one), some hundred system calls on the spawn path for
+ * the thirteen a harness may ignore.  0 and *pid, or an errno.
+ */
+static int spawn_helper(const int *hi, char **args, pid_t *pid)
+{
+	volatile int failed = 0;
+	sigset_t all, was;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	pid_t c = vfork();
+	if (c == 0)
+		helper_child(hi, args, &failed);
+	int e = c < 0 ? errno : failed;
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (c > 0 && e) {
+		/* it exited (127) without the exec: reap it */
+		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	*pid = e ? -1 : c;
+	return e;
+}
+
 int sandbox_prestart(struct sandbox_spawn *s, char **err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
 	/* hi[fd]: what goes to fd in the helper (hi[HELPER_PIN_FD] stays -1:
 	 * the pin comes in the start message) */
 	int pfd[2], bsk[2], nsk[2], hi[HELPER_NS_FD + 1];
@@ -121,38 +182,8 @@ int sandbox_prestart(struct sandbox_spawn *s, char **err)
 	char a0[] = "sandbx", a1[] = HELPER_ARGV1;
 	char a3[] = HELPER_EARLY;
 	char *args[] = { a0, a1, ppid, s->ns_early ? a3 : NULL, NULL };
-	char *env[] = { NULL };
 
-	posix_spawn_file_actions_init(&fa);
-	/* 0-2 not yet chosen: none until the start message gives them, so
-	 * the helper never holds what the caller then replaces. */
-	for (int i = 0; i < 3; i++)
-		if (hi[i] >= 0)
-			posix_spawn_file_actions_adddup2(&fa, hi[i], i);
-		else
-			posix_spawn_file_actions_addclose(&fa, i);
-	posix_spawn_file_actions_adddup2(&fa, hi[HELPER_AUDIT_FD], HELPER_AUDIT_FD);
-	posix_spawn_file_actions_adddup2(&fa, hi[HELPER_CHAN_FD], HELPER_CHAN_FD);
-	posix_spawn_file_actions_adddup2(&fa, hi[HELPER_NS_FD], HELPER_NS_FD);
-	posix_spawn_file_actions_addclosefrom_np(&fa, HELPER_NS_FD + 1);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	/* execve resets caught signals by itself; only an ignored one would
-	 * stay ignored in the helper, so reset just those that a harness may
-	 * ignore (one rt_sigaction each, instead of one per signal). */
-	sigemptyset(&all);
-	static const int reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGTTIN,
-				     SIGTTOU, SIGTSTP, SIGALRM, SIGUSR1, SIGUSR2, SIGWINCH };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(reset); i++)
-		sigaddset(&all, reset[i]);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-	/* By inode, not by name: /proc/self/exe is the binary running now. */
-	int e = posix_spawn(&s->pid, "/proc/self/exe", &fa, &attr, args, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	int e = spawn_helper(hi, args, &s->pid);
 	for (int i = 0; i <= HELPER_NS_FD; i++)
 		if (hi[i] >= 0)
 			close(hi[i]);
