@@ -57,23 +57,33 @@ static const int helper_sig_reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHU
 static _Noreturn void helper_child(const int *hi, char **args, volatile int *failed)
 {
 	static char *const env[] = { NULL };
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
+	/* The kernel's struct sigaction: SIG_DFL, no flags, no mask.  The
+	 * system calls are made raw: a library's wrapper of sigaction or
+	 * close (a sanitizer's, say) could write to memory this child
+	 * shares with the harness. */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} dfl = { SIG_DFL, 0, NULL, 0 };
 	/* 0-2 not yet chosen: none until the start message gives them, so
 	 * the helper never holds what the caller then replaces. */
 	for (int i = 0; i < 3; i++)
-		if (hi[i] >= 0 ? dup2(hi[i], i) < 0 : close(i) < 0 && errno != EBADF)
+		if (hi[i] >= 0 ? syscall(SYS_dup2, hi[i], i) < 0 : syscall(SYS_close, i) < 0 && errno != EBADF)
 			goto fail;
-	if (dup2(hi[HELPER_AUDIT_FD], HELPER_AUDIT_FD) < 0 || dup2(hi[HELPER_CHAN_FD], HELPER_CHAN_FD) < 0 ||
-	    dup2(hi[HELPER_NS_FD], HELPER_NS_FD) < 0 || syscall(SYS_close_range, HELPER_NS_FD + 1, ~0U, 0) < 0)
+	if (syscall(SYS_dup2, hi[HELPER_AUDIT_FD], HELPER_AUDIT_FD) < 0 ||
+	    syscall(SYS_dup2, hi[HELPER_CHAN_FD], HELPER_CHAN_FD) < 0 ||
+	    syscall(SYS_dup2, hi[HELPER_NS_FD], HELPER_NS_FD) < 0 ||
+	    syscall(SYS_close_range, HELPER_NS_FD + 1, ~0U, 0) < 0)
 		goto fail;
 	for (size_t i = 0; i < SBX_ARRAY_LEN(helper_sig_reset); i++)
-		(void)sigaction(helper_sig_reset[i], &dfl, NULL);
+		(void)syscall(SYS_rt_sigaction, helper_sig_reset[i], &dfl, NULL, sizeof(dfl.mask));
 	/* By inode, not by name: /proc/self/exe is the binary running now. */
-	execve("/proc/self/exe", args, env);
+	syscall(SYS_execve, "/proc/self/exe", args, env);
 fail:
 	*failed = errno;
+	syscall(SYS_exit_group, 127);
 	_exit(127);
 }
 
