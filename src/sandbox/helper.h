@@ -2,14 +2,16 @@
  * helper.h — the sandbox helper: sandbx re-executed through /proc/self/exe.
  *
  * Process model (ARCHITECTURE.md):
- *   harness ── posix_spawn ──> stage 1, supervisor (this binary, argv[1] =
- *     HELPER_ARGV1, no environment)
+ *   harness ── vfork + execve ──> stage 1, supervisor (this binary,
+ *     argv[1] = HELPER_ARGV1, no environment, every signal blocked until
+ *     its first line)
  *       probes Landlock, then reads the start message: policy, command,
  *       environment, 0-2, pin (below); with HELPER_EARLY it makes the
  *       namespaces of the next step first
  *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits; then one
- *       byte on HELPER_NS_FD: the user namespace exists
+ *       byte on HELPER_NS_FD, with the user namespace's descriptor: it
+ *       exists; then the capability bounding set emptied
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
  *            builds the mount view (tmpfs root, grant binds, /dev, /proc;
  *            half the caller's per-user limits written through that
@@ -38,10 +40,11 @@
  *     seccomp program and writes it to the channel.  Last, the supervisor
  *     sends ACH_DONE with the exit code.
  *   The caller's /proc/sys/user/max_* values are read by the harness once
- *   the start message is sent, and follow it (struct helper_ucounts); the
- *   supervisor reads them before it forks the init, which writes half of
- *   each for the sandbox's namespace through the sandbox's own /proc
- *   (limits.h).
+ *   the start message is sent, and follow it (struct helper_ucounts), with
+ *   the cgroup directories the harness found for the limits
+ *   (limits_cgroup_find); the supervisor reads them before it forks the
+ *   init, which writes half of each value for the sandbox's namespace
+ *   through the sandbox's own /proc (limits.h).
  *
  * Descriptors crossing into the supervisor: 0-2 where the caller chose
  * them at the spawn, else none (placeholders hold the numbers until the
