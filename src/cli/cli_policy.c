@@ -149,6 +149,53 @@ int cli_is_floor(const char *path)
 	return strcmp(path, floor_links_dir) == 0;
 }
 
+/*
+ * stat(2), its answers kept while cli_build_policy checks its grants
+ * (stat_memo_on): the bind-mount checks ask after sandbx's own
+ * directories and every directory above them and above each grant, the
+ * same few paths some forty times a run.  Off, a stat.
+ */
+struct stat_memo {
+	char *path;
+	int r, err;
+	struct stat st;
+};
+static int stat_memo_on;
+static struct stat_memo *stat_memo;
+static size_t stat_memo_n;
+
+static int memo_stat(const char *path, struct stat *st)
+{
+	if (!stat_memo_on)
+		return stat(path, st);
+	for (size_t i = 0; i < stat_memo_n; i++) {
+		const struct stat_memo *m = &stat_memo[i];
+		if (strcmp(m->path, path) == 0) {
+			*st = m->st;
+			errno = m->err;
+			return m->r;
+		}
+	}
+	stat_memo = xrealloc(stat_memo, (stat_memo_n + 1) * sizeof(*stat_memo));
+	struct stat_memo *m = &stat_memo[stat_memo_n++];
+	m->path = xstrdup(path);
+	memset(&m->st, 0, sizeof(m->st));
+	m->r = stat(path, &m->st);
+	m->err = m->r < 0 ? errno : 0;
+	*st = m->st;
+	return m->r;
+}
+
+static void stat_memo_release(void)
+{
+	for (size_t i = 0; i < stat_memo_n; i++)
+		free(stat_memo[i].path);
+	free(stat_memo);
+	stat_memo = NULL;
+	stat_memo_n = 0;
+	stat_memo_on = 0;
+}
+
 /* 1 when path, or a directory above it, is the object (dev, ino): the
  * same directory under another name (a bind mount) included.  Path need
  * not exist whole: the parts that do not are skipped. */
@@ -158,7 +205,7 @@ int cli_ancestry_has(const char *path, dev_t dev, ino_t ino)
 	int hit = 0;
 	for (;;) {
 		struct stat st;
-		if (stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino) {
+		if (memo_stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino) {
 			hit = 1;
 			break;
 		}
@@ -256,7 +303,7 @@ static int owned_one(void *ctx, const char *o, const char *what)
 	else if (c->have && cli_ancestry_has(o, c->gst.st_dev, c->gst.st_ino))
 		*c->err = xasprintf("grant '%s' holds sandbx's own %s '%s' under another name (a bind mount) — grant a "
 				    "narrower path that leaves it out", c->grant, what, o);
-	else if (stat(o, &ost) == 0 && cli_ancestry_has(c->grant, ost.st_dev, ost.st_ino))
+	else if (memo_stat(o, &ost) == 0 && cli_ancestry_has(c->grant, ost.st_dev, ost.st_ino))
 		*c->err = xasprintf("grant '%s' lies in sandbx's own %s '%s' under another name (a bind mount) — grant a "
 				    "narrower path that leaves it out", c->grant, what, o);
 	else
@@ -328,7 +375,7 @@ static void links_on_way(const char *path, struct strv *out)
 int cli_owned_check(const char *grant, const struct xdg_paths *x, char **err)
 {
 	struct owned_ctx c = { .grant = grant, .err = err };
-	c.have = stat(grant, &c.gst) == 0;
+	c.have = memo_stat(grant, &c.gst) == 0;
 	int r = each_protected(x, owned_one, &c);
 	if (r)
 		return r;
@@ -394,7 +441,7 @@ int cli_cwd_check(const char *cwd, const char *home, const struct policy *p, con
 		return -1;
 	}
 	struct stat cst;
-	if (home && stat(cwd, &cst) == 0 && cli_ancestry_has(home, cst.st_dev, cst.st_ino)) {
+	if (home && memo_stat(cwd, &cst) == 0 && cli_ancestry_has(home, cst.st_dev, cst.st_ino)) {
 		*err = xasprintf("the working directory '%s' is your home directory '%s', or holds it, under another "
 				 "name (a bind mount), too wide to grant%s", cwd, home, fix);
 		return -1;
@@ -805,6 +852,52 @@ struct fs_ctx {
 	char **err;
 };
 
+/*
+ * Where each of sandbx's own directories lies in the mount table
+ * (limits_fs_path), the same for every grant: kept for the table
+ * cli_build_policy reads, while it checks its grants, so the table is
+ * scanned once per directory rather than once per directory and grant.
+ */
+struct fs_memo {
+	char *obj;
+	int r;
+	char dev[32], fs[2 * LIMITS_MAX_PATH];
+};
+static const char *fs_memo_mi;
+static struct fs_memo *fs_memo;
+static size_t fs_memo_n;
+
+static int fs_path_memo(const char *mi, const char *obj, char *dev, size_t ndev, char *fs, size_t nfs)
+{
+	if (mi != fs_memo_mi || !mi)
+		return limits_fs_path(mi, obj, dev, ndev, fs, nfs);
+	struct fs_memo *m = NULL;
+	for (size_t i = 0; i < fs_memo_n && !m; i++)
+		if (strcmp(fs_memo[i].obj, obj) == 0)
+			m = &fs_memo[i];
+	if (!m) {
+		fs_memo = xrealloc(fs_memo, (fs_memo_n + 1) * sizeof(*fs_memo));
+		m = &fs_memo[fs_memo_n++];
+		m->obj = xstrdup(obj);
+		m->r = limits_fs_path(mi, obj, m->dev, sizeof(m->dev), m->fs, sizeof(m->fs));
+	}
+	if (m->r < 0)
+		return -1;
+	if (snprintf(dev, ndev, "%s", m->dev) >= (int)ndev || snprintf(fs, nfs, "%s", m->fs) >= (int)nfs)
+		return -1;
+	return 0;
+}
+
+static void fs_memo_release(void)
+{
+	for (size_t i = 0; i < fs_memo_n; i++)
+		free(fs_memo[i].obj);
+	free(fs_memo);
+	fs_memo = NULL;
+	fs_memo_n = 0;
+	fs_memo_mi = NULL;
+}
+
 /* The grant and one of sandbx's own directories as their filesystem sees
  * them: the same filesystem, and one path within the other there, is the
  * same tree whatever the names the mount table gives it. */
@@ -812,7 +905,7 @@ static int fs_one(void *ctx, const char *o, const char *what)
 {
 	struct fs_ctx *c = ctx;
 	char dev[32], fs[2 * LIMITS_MAX_PATH];
-	if (limits_fs_path(c->mi, o, dev, sizeof(dev), fs, sizeof(fs)) < 0) {
+	if (fs_path_memo(c->mi, o, dev, sizeof(dev), fs, sizeof(fs)) < 0) {
 		*c->err = xasprintf("%s '%s': the mount table could not be read to check it does not show sandbx's "
 				    "own %s '%s' under another name — nothing was run", c->what, c->g->path, what, o);
 		return -1;
@@ -843,18 +936,18 @@ int cli_owned_fs_check(const char *mi, const struct policy_grant *g, const struc
 int cli_cred_links_check(const char *mi, const struct policy_grant *g, const struct xdg_paths *x, int is_cwd,
 			 char **err)
 {
-	struct strv state = { 0 }, config = { 0 };
 	int r = 0;
 	if (g->link || g->is_proc)
 		return 0;
-	xdg_protected_dirs(x, &state, &config);
-	for (size_t i = 0; i < config.n && r == 0; i++) {
-		char *dir = cli_resolve_prefix(config.v[i]);
-		char *cred = xasprintf("%s/credentials.toml", dir);
+	/* The credential directories resolved (protected_resolve): the
+	 * lists kept for cli_build_policy's own x. */
+	struct strv own[4] = { { 0 } }, *lists = protected_lists(x, own);
+	const struct strv *config = &lists[1];
+	for (size_t i = 0; i < config->n && r == 0; i++) {
+		char *cred = xasprintf("%s/credentials.toml", config->v[i]);
 		char mnt[LIMITS_MAX_PATH] = "";
 		const char *what = is_cwd ? "the working directory" : cli_flag_name(g->access);
 		struct stat st;
-		free(dir);
 		if (stat(cred, &st) < 0 || !S_ISREG(st.st_mode)) {
 			free(cred);
 			continue;
@@ -887,8 +980,8 @@ int cli_cred_links_check(const char *mi, const struct policy_grant *g, const str
 		}
 		free(cred);
 	}
-	strv_free(&state);
-	strv_free(&config);
+	for (int l = 0; l < 4; l++)
+		strv_free(&own[l]);
 	return r;
 }
 
@@ -932,6 +1025,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		protected_resolve(&x, protected_cached);
 		protected_for = &x;
 	}
+	stat_memo_on = 1;
 	usable_home(getenv("HOME"), &home);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_paths); i++) {
@@ -1037,6 +1131,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	 * none may hold a mount of the kernel's interfaces, wherever the
 	 * host mounted one (/proc, /sys and /dev are refused above by name). */
 	char *mi = read_mountinfo();
+	fs_memo_mi = mi;
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
 		int is_cwd = o->npaths == 0 && !cli_is_floor(g->path);
@@ -1096,6 +1191,8 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 	policy_sort(p);
 	r = 0;
 out:
+	fs_memo_release();
+	stat_memo_release();
 	if (r < 0)
 		policy_release(p);
 	free(home);
