@@ -115,6 +115,7 @@ static int recv_fd(int sock, int *fd)
 }
 
 static int ns_reply(void);
+static int ns_rules(int abi);
 
 /*
  * In the init: wait for the supervisor's word that it may go on (the
@@ -403,7 +404,7 @@ static int pin_between(int root, const char *outer_rel, const char *inner_rel, s
 
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
-static const struct landlock_extra dev_rules[] = {
+const struct landlock_extra helper_dev_rules[] = {
 	{ "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
 		       LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
 	{ "/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
@@ -416,6 +417,7 @@ static const struct landlock_extra dev_rules[] = {
 		      LANDLOCK_ACCESS_FS_IOCTL_DEV },
 	/* /dev/fd, /dev/stdin... are links into the sandbox's own /proc */
 };
+const size_t helper_ndev_rules = SBX_ARRAY_LEN(helper_dev_rules);
 
 /*
  * /dev/shm and /tmp: the sandbox's own tmpfs each (POSIX shared memory
@@ -1286,6 +1288,9 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 	static struct seccomp_bpf bpf;
 
 	sigprocmask(SIG_SETMASK, &caller_mask, NULL);	/* the init's job signals */
+	/* Most of the Landlock ruleset, made by the namespace child while the
+	 * view was built (helper.h). */
+	int prebuilt = p->net == POL_NET_NONE ? ns_rules(abi) : -1;
 
 	/* Descriptors 0-2 cross as the caller chose, so one of them must not
 	 * be a way around the view: a directory (openat, fchmodat, connect
@@ -1318,6 +1323,11 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 		if (notify_fd != keep && (dup3(notify_fd, keep, O_CLOEXEC) < 0 || close(notify_fd) < 0))
 			refuse(ACH_REF_PRIVS, errno);
 		notify_fd = keep++;
+	}
+	if (prebuilt >= 0) {
+		if (prebuilt != keep && (dup3(prebuilt, keep, O_CLOEXEC) < 0 || close(prebuilt) < 0))
+			refuse(ACH_REF_PRIVS, errno);
+		prebuilt = keep++;
 	}
 	if (syscall(__NR_close_range, keep, ~0U, 0) < 0)
 		refuse(ACH_REF_PRIVS, errno);
@@ -1352,9 +1362,9 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 		close(notify_fd);
 	}
 	int label = 0, arg = 0;
-	struct landlock_extra rules[SBX_ARRAY_LEN(dev_rules) + POLICY_NSCRATCH + NETPOL_NRULES];
-	size_t nrules = SBX_ARRAY_LEN(dev_rules);
-	memcpy(rules, dev_rules, sizeof(dev_rules));
+	struct landlock_extra rules[SBX_ARRAY_LEN(helper_dev_rules) + POLICY_NSCRATCH + NETPOL_NRULES];
+	size_t nrules = SBX_ARRAY_LEN(helper_dev_rules);
+	memcpy(rules, helper_dev_rules, sizeof(helper_dev_rules));
 	for (size_t i = 0; i < POLICY_NSCRATCH; i++)	/* what build_view mounted */
 		if (policy_scratch_private(p, i))
 			rules[nrules++] = (struct landlock_extra){ policy_scratch_dirs[i], PRIVATE_RIGHTS };
@@ -1362,7 +1372,11 @@ static _Noreturn void command_stage(struct policy *p, char **cmd, int have_pin, 
 		memcpy(rules + nrules, netpol_landlock_rules, sizeof(netpol_landlock_rules));
 		nrules += NETPOL_NRULES;
 	}
-	if (landlock_apply(p, abi, rules, nrules, &label, &arg) < 0)
+	/* The namespace child's ruleset holds the device nodes' rules; the
+	 * view's own trees, and grants under its /proc, are added to it. */
+	if (prebuilt >= 0 ? landlock_apply_prebuilt(prebuilt, p, abi, rules + helper_ndev_rules,
+						    nrules - helper_ndev_rules, &label, &arg) < 0
+			  : landlock_apply(p, abi, rules, nrules, &label, &arg) < 0)
 		refuse((enum auditch_label)label, arg);
 	/* Last: Landlock opens each grant, and --limit-open-files may be
 	 * lower than the descriptors that takes. */
@@ -1566,6 +1580,8 @@ static _Noreturn void init_stage(struct policy *p, char **cmd, int have_pin, int
 			close(nsk[0]);
 		command_stage(p, cmd, have_pin, abi, dns, bpf_fd, nsk[1]);
 	}
+	if (p->net == POL_NET_NONE)
+		close(HELPER_NS_FD);	/* the command stage's now (ns_rules) */
 	close(bpf_fd);
 
 	/* The command stage has executed the pinned program (or failed to):
@@ -1949,6 +1965,42 @@ static void make_namespaces(void)
 	drop_bounding_set();
 }
 
+int helper_ns_rules_take(const struct helper_ns_rules *m, size_t n, int fd, int abi)
+{
+	if (n == sizeof(*m) && m->magic == HELPER_NS_RULES_MAGIC && m->ok == 1 && m->abi == abi && fd >= 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/*
+ * In the command stage, with network not granted: the Landlock ruleset
+ * the namespace child made ahead (helper.h, struct helper_ns_rules), or
+ * -1 when there is none to take.  It comes after the child's reply,
+ * which the init has read; HELPER_NS_FD is closed here either way.
+ */
+static int ns_rules(int abi)
+{
+	struct helper_ns_rules m;
+	int fd = -1, nfd;
+	ssize_t n = recv_with_fds(HELPER_NS_FD, &m, sizeof(m), &fd, 1, &nfd);
+	close(HELPER_NS_FD);
+	if (n < 0 || nfd > 1) {
+		if (nfd > 1)
+			close(fd);
+		return -1;
+	}
+	fd = helper_ns_rules_take(&m, (size_t)n, fd, abi);
+	if (fd >= 0 && fd < 16) {
+		/* Above 0-2 (one of them may be free) and the stage's own */
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 16);
+		close(fd);
+		fd = hi;
+	}
+	return fd;
+}
+
 int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg)
 {
 	*label = ACH_REF_PRIVS;
@@ -1982,7 +2034,9 @@ static int ns_reply(void)
 	ssize_t n = recv_with_fds(HELPER_NS_FD, &r, sizeof(r), &fd, 1, &nfd);
 	if (n < 0)
 		refuse(ACH_REF_FORK, errno);
-	close(HELPER_NS_FD);
+	/* HELPER_NS_FD stays open: the child's second message is the
+	 * command stage's (ns_rules), and the init closes it once the
+	 * command stage has run. */
 	if (nfd > 1)
 		refuse(ACH_REF_PRIVS, EPROTO);
 	if (helper_ns_reply_check(&r, (size_t)n, fd, &label, &arg) < 0)

@@ -32,10 +32,12 @@
  *     namespace's descriptor, which comes with the byte),
  *     makes the network namespace with loopback up, and replies on
  *     HELPER_NS_FD (struct helper_ns_reply, the network namespace's fd
- *     by SCM_RIGHTS), then exits.  The init, which inherited that
- *     descriptor from the supervisor (the supervisor closes its own once
- *     it has forked the init), reads the reply once the view is built and
- *     setns()es into it before forking the command.  The harness,
+ *     by SCM_RIGHTS); then it makes most of the command's Landlock
+ *     ruleset and sends it (struct helper_ns_rules), and exits.  The
+ *     init, which inherited that descriptor from the supervisor (the
+ *     supervisor closes its own once it has forked the init), reads the
+ *     reply once the view is built and setns()es into it before forking
+ *     the command; the command stage reads the ruleset.  The harness,
  *     meanwhile too, reads or compiles the
  *     seccomp program and writes it to the channel.  Last, the supervisor
  *     sends ACH_DONE with the exit code.
@@ -83,6 +85,7 @@
 #include <sys/types.h>
 
 #include "sandbox/auditch.h"
+#include "sandbox/landlock.h"
 #include "sandbox/policy.h"
 #include "util/util.h"
 
@@ -145,6 +148,36 @@ struct helper_ns_reply {
 };
 
 /*
+ * The namespace child's second message on HELPER_NS_FD, once its reply
+ * is sent: the part of the command's Landlock ruleset that is the same
+ * on the host as in the view (landlock_prebuild), made on the harness's
+ * CPU, idle by then, while the init builds the view.  ok 1: the ruleset's
+ * descriptor rides on it (SCM_RIGHTS), made for abi, the ABI the child
+ * asked the kernel for (helper_landlock_abi).  The command stage reads
+ * it; anything else (ok 0, a short message, another ABI, no descriptor)
+ * and the command stage builds the whole ruleset itself, as with network
+ * granted, where there is no child.
+ */
+#define HELPER_NS_RULES_MAGIC 0x73626c31u	/* "sbl1" */
+struct helper_ns_rules {
+	uint32_t magic;
+	int32_t ok;
+	int32_t abi;
+};
+
+/*
+ * The ruleset in message m (n bytes read, fd the descriptor that came
+ * with it or -1) when it is whole, ok, and made for abi: fd.  Else -1,
+ * and fd is closed.
+ */
+int helper_ns_rules_take(const struct helper_ns_rules *m, size_t n, int fd, int abi);
+
+/* The view's device nodes' Landlock rules: clones of the host's nodes,
+ * so the same rules on the host's paths (landlock_prebuild). */
+extern const struct landlock_extra helper_dev_rules[];
+extern const size_t helper_ndev_rules;
+
+/*
  * Whether the init may go on with reply r (n bytes read, fd the
  * descriptor that came with it or -1).  0; or -1 with *label and *arg,
  * the refusal to end the run with: the child's own, or ACH_REF_FORK/ECHILD
@@ -160,7 +193,7 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
  * here).  The child's pid, or -1 when it could not be started: the init
  * is sent the refusal (ACH_REF_FORK, errno) in its place.
  */
-pid_t nschild_start(int chan);
+pid_t nschild_start(int chan, const struct policy *p);
 /* One reply on chan, with fd when fd >= 0: 0, or -1. */
 int nschild_send(int chan, const struct helper_ns_reply *r, int fd);
 

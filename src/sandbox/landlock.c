@@ -96,8 +96,11 @@ static int add_path_rule(int rfd, int pfd, uint64_t rights)
 	return (int)syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
 }
 
-int landlock_apply(const struct policy *p, int abi, const struct landlock_extra *extra,
-		   size_t nextra, int *label, int *arg)
+/* Which grants add_grants takes: every one, those that are the same
+ * object on the host as in the view (landlock_prebuild), or the rest. */
+enum grant_set { GRANTS_ALL, GRANTS_HOST, GRANTS_VIEW };
+
+static int ruleset_new(const struct policy *p, int abi)
 {
 	struct sbx_landlock_ruleset_attr attr = {
 		.handled_access_fs = landlock_fs_handled(abi),
@@ -105,41 +108,46 @@ int landlock_apply(const struct policy *p, int abi, const struct landlock_extra 
 		.scoped = landlock_scopes(abi),
 	};
 	size_t attr_size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(__u64) : sizeof(__u64);
-	int rfd, r;
 
 	if (p->net == POL_NET_PORTS)
 		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
-	if (rfd < 0) {
-		*label = ACH_REF_LANDLOCK;
-		*arg = errno;
-		return -1;
-	}
+	return (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+}
+
+static int add_grants(int rfd, const struct policy *p, int abi, enum grant_set which, int *label, int *arg)
+{
 	for (size_t i = 0; i < p->ngrants; i++) {
 		const struct policy_grant *g = &p->grants[i];
 		struct stat st;
-		if (g->link)
+		if (g->link || (which == GRANTS_HOST && g->is_proc) || (which == GRANTS_VIEW && !g->is_proc))
 			continue;
 		int fd = open(g->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
 			*label = ACH_REF_GRANT_OPEN;
 			*arg = (int)i;
-			goto fail;
+			return -1;
 		}
 		if (!g->is_proc && (st.st_dev != g->dev || st.st_ino != g->ino)) {
 			close(fd);
 			*label = ACH_REF_GRANT_CHANGED;
 			*arg = (int)i;
-			goto fail;
+			return -1;
 		}
-		r = add_path_rule(rfd, fd, landlock_rights(g->access, S_ISDIR(st.st_mode), abi));
+		int r = add_path_rule(rfd, fd, landlock_rights(g->access, S_ISDIR(st.st_mode), abi));
 		close(fd);
 		if (r < 0) {
 			*label = ACH_REF_LANDLOCK;
 			*arg = errno;
-			goto fail;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+static int add_extras(int rfd, int abi, const struct landlock_extra *extra, size_t nextra, int *label, int *arg)
+{
 	for (size_t i = 0; i < nextra; i++) {
 		struct stat st;
 		int fd = open(extra[i].path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
@@ -152,14 +160,20 @@ int landlock_apply(const struct policy *p, int abi, const struct landlock_extra 
 		uint64_t rights = extra[i].rights & landlock_fs_handled(abi);
 		if (!S_ISDIR(st.st_mode))
 			rights &= FS_FILE_RIGHTS;
-		r = add_path_rule(rfd, fd, rights);
+		int r = add_path_rule(rfd, fd, rights);
 		close(fd);
 		if (r < 0) {
 			*label = ACH_REF_LANDLOCK;
 			*arg = errno;
-			goto fail;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The ports, then restrict_self; rfd closed. */
+static int finish(int rfd, const struct policy *p, int abi, int *label, int *arg)
+{
 	for (size_t i = 0; i < p->nports && p->net == POL_NET_PORTS; i++) {
 		struct sbx_landlock_net_port_attr np = {
 			.allowed_access = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP,
@@ -168,17 +182,57 @@ int landlock_apply(const struct policy *p, int abi, const struct landlock_extra 
 		if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
 			*label = ACH_REF_LANDLOCK;
 			*arg = errno;
-			goto fail;
+			close(rfd);
+			return -1;
 		}
 	}
 	if (syscall(SYS_landlock_restrict_self, rfd, landlock_restrict_flags(abi)) < 0) {
 		*label = ACH_REF_LANDLOCK;
 		*arg = errno;
-		goto fail;
+		close(rfd);
+		return -1;
 	}
 	close(rfd);
 	return 0;
-fail:
-	close(rfd);
-	return -1;
+}
+
+int landlock_apply(const struct policy *p, int abi, const struct landlock_extra *extra,
+		   size_t nextra, int *label, int *arg)
+{
+	int rfd = ruleset_new(p, abi);
+	if (rfd < 0) {
+		*label = ACH_REF_LANDLOCK;
+		*arg = errno;
+		return -1;
+	}
+	if (add_grants(rfd, p, abi, GRANTS_ALL, label, arg) < 0 || add_extras(rfd, abi, extra, nextra, label, arg) < 0) {
+		close(rfd);
+		return -1;
+	}
+	return finish(rfd, p, abi, label, arg);
+}
+
+int landlock_prebuild(const struct policy *p, int abi, const struct landlock_extra *host_extra,
+		      size_t nhost_extra)
+{
+	int label, arg;
+	int rfd = ruleset_new(p, abi);
+	if (rfd < 0)
+		return -1;
+	if (add_grants(rfd, p, abi, GRANTS_HOST, &label, &arg) < 0 ||
+	    add_extras(rfd, abi, host_extra, nhost_extra, &label, &arg) < 0) {
+		close(rfd);
+		return -1;
+	}
+	return rfd;
+}
+
+int landlock_apply_prebuilt(int rfd, const struct policy *p, int abi, const struct landlock_extra *extra,
+			    size_t nextra, int *label, int *arg)
+{
+	if (add_grants(rfd, p, abi, GRANTS_VIEW, label, arg) < 0 || add_extras(rfd, abi, extra, nextra, label, arg) < 0) {
+		close(rfd);
+		return -1;
+	}
+	return finish(rfd, p, abi, label, arg);
 }

@@ -61,4 +61,27 @@ struct landlock_extra {
 int landlock_apply(const struct policy *p, int abi, const struct landlock_extra *extra,
 		   size_t nextra, int *label, int *arg);
 
+/*
+ * Part of that ruleset made ahead, elsewhere: in the harness's namespace
+ * child (nschild.c), on the CPU that is idle while the init builds the
+ * view.  A rule names an inode, and the view's trees are clones of the
+ * host's, so a grant opened at its path on the host (and checked against
+ * its pin) is the grant in the view; so is each extra that is a clone of
+ * the host's node (the view's /dev).  A grant under /proc is not: the
+ * view's /proc is the sandbox's own.  The ruleset's descriptor with
+ * those rules, or -1 (the command stage then builds it all).  System
+ * calls only, no allocation: the namespace child is a fork of a harness
+ * that may have threads.
+ */
+int landlock_prebuild(const struct policy *p, int abi, const struct landlock_extra *host_extra,
+		      size_t nhost_extra);
+
+/*
+ * landlock_apply on rfd, a ruleset landlock_prebuild made for the same p
+ * and abi: what it left out (the grants under /proc) and extra (the
+ * view's own trees) added, then landlock_restrict_self.  rfd is closed.
+ */
+int landlock_apply_prebuilt(int rfd, const struct policy *p, int abi, const struct landlock_extra *extra,
+			    size_t nextra, int *label, int *arg);
+
 #endif

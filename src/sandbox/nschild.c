@@ -4,7 +4,11 @@
  * made it and makes the network namespace there (loopback up), while the
  * supervisor forks the init and the init builds the view.  Its reply, on
  * HELPER_NS_FD (which the init inherits from the supervisor), is what
- * lets the init fork the command.
+ * lets the init fork the command.  Then, its CPU idle otherwise, it makes
+ * most of the command's Landlock ruleset (landlock_prebuild: the grants,
+ * opened at their host paths and checked against their pins, and the
+ * view's device nodes) and sends it as a second message, which the
+ * command stage takes (helper.h, struct helper_ns_rules).
  *
  * Why a child of the harness.  A new network namespace costs about as much
  * as the view.  The supervisor made it while the init built the view, but
@@ -15,9 +19,10 @@
  *
  * What it holds is a copy of the harness's memory (in the agent: the
  * credentials and the conversation), so:
- *   - it keeps no descriptor but its channel (and, for one system call,
- *     the user namespace's, which the supervisor sends with its word),
- *     and blocks every signal that can be blocked;
+ *   - it keeps no descriptor but its channel (and, for a moment each,
+ *     the user namespace's, which the supervisor sends with its word,
+ *     the grants' it opens O_PATH for their rules, and the ruleset's,
+ *     closed once sent), and blocks every signal that can be blocked;
  *   - it is not dumpable (main cleared the flag; a fork keeps it) and its
  *     memory belongs to the host's user namespace, so no process of the
  *     sandbox's namespace may trace it or read its memory, whatever
@@ -42,6 +47,7 @@
 #include <sys/syscall.h>
 
 #include "sandbox/helper.h"
+#include "sandbox/landlock.h"
 
 int nschild_send(int chan, const struct helper_ns_reply *r, int fd)
 {
@@ -80,7 +86,27 @@ static void keep_only(unsigned keep)
 	close_range(keep + 1, ~0u, 0);
 }
 
-static _Noreturn void child_main(pid_t harness, int chan)
+/*
+ * The second message (struct helper_ns_rules): most of the command's
+ * Landlock ruleset, made here on the harness's CPU, which is idle now,
+ * while the init builds the view on the other (landlock_prebuild).
+ */
+static void send_rules(int chan, const struct policy *p)
+{
+	struct helper_ns_rules m = { .magic = HELPER_NS_RULES_MAGIC };
+	int rfd = -1, abi = landlock_abi();
+	if (abi > LANDLOCK_ABI_MAX)
+		abi = LANDLOCK_ABI_MAX;
+	if (abi >= LANDLOCK_ABI_MIN)
+		rfd = landlock_prebuild(p, abi, helper_dev_rules, helper_ndev_rules);
+	m.ok = rfd >= 0;
+	m.abi = abi;
+	(void)send_with_fds(chan, &m, sizeof(m), &rfd, rfd >= 0);
+	if (rfd >= 0)
+		close(rfd);
+}
+
+static _Noreturn void child_main(pid_t harness, int chan, const struct policy *p)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
 	int netfd = -1, userns = -1, nfd, e;
@@ -118,15 +144,19 @@ static _Noreturn void child_main(pid_t harness, int chan)
 	}
 reply:
 	(void)nschild_send(chan, &r, r.refusal ? -1 : netfd);
+	if (!r.refusal) {
+		close(netfd);
+		send_rules(chan, p);
+	}
 	_exit(0);
 }
 
-pid_t nschild_start(int chan)
+pid_t nschild_start(int chan, const struct policy *p)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
 	pid_t harness = getpid(), c = fork();
 	if (c == 0)
-		child_main(harness, chan);
+		child_main(harness, chan, p);
 	if (c < 0) {
 		/* The init refuses the run with this, once it has built the
 		 * view. */

@@ -364,7 +364,7 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 	if (sent == 0 && s->policy->net == POL_NET_NONE) {
 		/* First: it is wanted before the filter, and a filter compiled
 		 * here (no kept one) takes a millisecond and more. */
-		s->ns_pid = nschild_start(s->ns_chan);
+		s->ns_pid = nschild_start(s->ns_chan, s->policy);
 		/* So the wait reaps it when it ends, not when the run does:
 		 * no zombie for the length of the command.  Without one
 		 * (EMFILE), at the run's end. */

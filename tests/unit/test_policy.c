@@ -1,6 +1,7 @@
 /* test_policy.c — policy object, its argv round trip, Landlock rights and
  * the CLI's refusals (pure parts). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1017,6 +1018,62 @@ static void helper_ns_reply_checked(void **state)
 	}
 }
 
+/* The namespace child's ruleset message: taken only whole, ok, of the
+ * right magic and made for the command stage's own ABI, with its
+ * descriptor; anything else is let go (closed) and the stage builds the
+ * ruleset itself.  Counted by the descriptors left open. */
+static int open_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 256; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+static void helper_ns_rules_taken(void **state)
+{
+	struct helper_ns_rules ok = { .magic = HELPER_NS_RULES_MAGIC, .ok = 1, .abi = 6 };
+	(void)state;
+	int before = open_fds();
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(helper_ns_rules_take(&ok, sizeof(ok), fd, 6), fd);
+	assert_int_equal(open_fds(), before + 1);
+	close(fd);
+	/* no descriptor; a short message (none came: the child ended) */
+	assert_int_equal(helper_ns_rules_take(&ok, sizeof(ok), -1, 6), -1);
+	for (size_t n = 0; n < sizeof(ok); n++) {
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		assert_int_equal(helper_ns_rules_take(&ok, n, fd, 6), -1);
+		assert_int_equal(open_fds(), before);
+	}
+	/* another ABI than the stage's: its rights would not be the stage's */
+	static const int abis[] = { 5, 7, 0, -1 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(abis); i++) {
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		assert_int_equal(helper_ns_rules_take(&ok, sizeof(ok), fd, abis[i]), -1);
+		assert_int_equal(open_fds(), before);
+	}
+	/* not ok (the child could not make it), or any ok but 1; a wrong
+	 * magic (the reply's among them) */
+	static const int oks[] = { 0, 2, -1 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(oks); i++) {
+		struct helper_ns_rules bad = ok;
+		bad.ok = oks[i];
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		assert_int_equal(helper_ns_rules_take(&bad, sizeof(bad), fd, 6), -1);
+		assert_int_equal(open_fds(), before);
+	}
+	static const uint32_t magics[] = { HELPER_NS_MAGIC, HELPER_START_MAGIC, 0 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
+		struct helper_ns_rules bad = ok;
+		bad.magic = magics[i];
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		assert_int_equal(helper_ns_rules_take(&bad, sizeof(bad), fd, 6), -1);
+		assert_int_equal(open_fds(), before);
+	}
+}
+
 /* The harness's second message: the supervisor goes on only with a whole
  * message of the right magic whose descriptors are those cg names, in
  * its order; values the harness could not read are its refusal, passed
@@ -1084,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(policy_roundtrip),
 		cmocka_unit_test(helper_start_roundtrip),
 		cmocka_unit_test(helper_ns_reply_checked),
+		cmocka_unit_test(helper_ns_rules_taken),
 		cmocka_unit_test(helper_ucounts_checked),
 		cmocka_unit_test(policy_describe_escapes_separators),
 		cmocka_unit_test(policy_describe_every_right),
