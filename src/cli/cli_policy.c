@@ -1166,6 +1166,7 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		free(mi);
 		goto out;
 	}
+	fs_memo_release();	/* before the table it was kept for goes */
 	free(mi);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_env); i++)

@@ -1056,20 +1056,13 @@ static void helper_ns_rules_taken(void **state)
 	}
 	/* not ok (the child could not make it), or any ok but 1; a wrong
 	 * magic (the reply's among them) */
-	static const int oks[] = { 0, 2, -1 };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(oks); i++) {
-		struct helper_ns_rules bad = ok;
-		bad.ok = oks[i];
+	static const struct helper_ns_rules bad[] = {
+		{ HELPER_NS_RULES_MAGIC, 0, 6 }, { HELPER_NS_RULES_MAGIC, 2, 6 }, { HELPER_NS_RULES_MAGIC, -1, 6 },
+		{ HELPER_NS_MAGIC, 1, 6 }, { HELPER_START_MAGIC, 1, 6 }, { 0, 1, 6 },
+	};
+	for (size_t i = 0; i < SBX_ARRAY_LEN(bad); i++) {
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		assert_int_equal(helper_ns_rules_take(&bad, sizeof(bad), fd, 6), -1);
-		assert_int_equal(open_fds(), before);
-	}
-	static const uint32_t magics[] = { HELPER_NS_MAGIC, HELPER_START_MAGIC, 0 };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
-		struct helper_ns_rules bad = ok;
-		bad.magic = magics[i];
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		assert_int_equal(helper_ns_rules_take(&bad, sizeof(bad), fd, 6), -1);
+		assert_int_equal(helper_ns_rules_take(&bad[i], sizeof(bad[i]), fd, 6), -1);
 		assert_int_equal(open_fds(), before);
 	}
 }
