@@ -2235,8 +2235,7 @@ int helper_main(int argc, char **argv)
 		refuse(ACH_REF_LANDLOCK_OFF, 0);
 	if (abi < LANDLOCK_ABI_MIN)
 		refuse(ACH_REF_LANDLOCK_ABI, abi);	/* -errno: no answer at all */
-	if (abi > LANDLOCK_ABI_MAX)
-		abi = LANDLOCK_ABI_MAX;
+	abi = landlock_abi_used(abi);
 	if (landlock_scope_missing(abi, p.net != POL_NET_NONE, p.allow_unix))
 		refuse(ACH_REF_LANDLOCK_SCOPE, abi);
 

@@ -25,6 +25,11 @@ int landlock_abi(void)
 	return (int)r;
 }
 
+int landlock_abi_used(int abi)
+{
+	return abi > LANDLOCK_ABI_MAX ? LANDLOCK_ABI_MAX : abi;
+}
+
 uint64_t landlock_fs_handled(int abi)
 {
 	uint64_t r = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;	/* ABI 1: bits 0..12 */

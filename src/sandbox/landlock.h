@@ -22,6 +22,11 @@
 /* >= 1 the ABI; -EOPNOTSUPP Landlock disabled at boot; -ENOSYS absent. */
 int landlock_abi(void);
 
+/* The ABI the helper works at, from the kernel's answer abi: no higher
+ * than LANDLOCK_ABI_MAX (the supervisor's and the namespace child's must
+ * agree: the command stage takes the child's ruleset only at its own). */
+int landlock_abi_used(int abi);
+
 /* Every filesystem right of abi (the handled set). */
 uint64_t landlock_fs_handled(int abi);
 

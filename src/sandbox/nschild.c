@@ -94,9 +94,7 @@ static void keep_only(unsigned keep)
 static void send_rules(int chan, const struct policy *p)
 {
 	struct helper_ns_rules m = { .magic = HELPER_NS_RULES_MAGIC };
-	int rfd = -1, abi = landlock_abi();
-	if (abi > LANDLOCK_ABI_MAX)
-		abi = LANDLOCK_ABI_MAX;
+	int rfd = -1, abi = landlock_abi_used(landlock_abi());
 	if (abi >= LANDLOCK_ABI_MIN)
 		rfd = landlock_prebuild(p, abi, helper_dev_rules, helper_ndev_rules);
 	m.ok = rfd >= 0;

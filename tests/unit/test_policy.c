@@ -234,6 +234,20 @@ static void helper_core_pattern_shapes(void **state)
 /* The audit flags of the sandbox's own landlock_restrict_self: nested
  * domains' logging off from ABI 7 (6.15), where the flag exists, and
  * nothing else; below it, 0 (an older kernel answers EINVAL to the bit). */
+/* The ABI worked at: the kernel's, capped at the newest this code knows,
+ * the same in the supervisor and the namespace child. */
+static void landlock_abi_capped(void **state)
+{
+	(void)state;
+	assert_int_equal(landlock_abi_used(LANDLOCK_ABI_MIN), LANDLOCK_ABI_MIN);
+	assert_int_equal(landlock_abi_used(LANDLOCK_ABI_MAX), LANDLOCK_ABI_MAX);
+	assert_int_equal(landlock_abi_used(LANDLOCK_ABI_MAX + 1), LANDLOCK_ABI_MAX);
+	assert_int_equal(landlock_abi_used(99), LANDLOCK_ABI_MAX);
+	/* below the floor, or no answer: as it came, for the refusal */
+	assert_int_equal(landlock_abi_used(3), 3);
+	assert_int_equal(landlock_abi_used(-EOPNOTSUPP), -EOPNOTSUPP);
+}
+
 static void landlock_restrict_flags_by_abi(void **state)
 {
 	(void)state;
@@ -1142,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(policy_from_argv_rejects),
 		cmocka_unit_test(landlock_rights_mapping),
 		cmocka_unit_test(landlock_restrict_flags_by_abi),
+		cmocka_unit_test(landlock_abi_capped),
 		cmocka_unit_test(helper_env_loader_names),
 		cmocka_unit_test(helper_core_pattern_shapes),
 		cmocka_unit_test(cwd_shapes_refused),
