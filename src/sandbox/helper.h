@@ -188,10 +188,12 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 
 /*
  * In the harness, once the start message is sent, when network is not
- * granted: fork the namespace child, which reaches the supervisor and
+ * granted: start the namespace child, which reaches the supervisor and
  * then the init through chan (the harness's end of HELPER_NS_FD; closed
- * here).  The child's pid, or -1 when it could not be started: the init
- * is sent the refusal (ACH_REF_FORK, errno) in its place.
+ * here).  With no --allow-dns name it runs while this thread waits
+ * (vfork, nschild.c says why) and is reaped here: 0.  Otherwise it is
+ * forked: its pid.  -1 when it could not be started: the init is sent
+ * the refusal (ACH_REF_FORK, errno) in its place.
  */
 pid_t nschild_start(int chan, const struct policy *p);
 /* One reply on chan, with fd when fd >= 0: 0, or -1. */
@@ -291,9 +293,9 @@ struct sandbox_spawn {
 	int chan;
 	int ns_chan;		/* the harness's end of HELPER_NS_FD, until sandbox_start
 				   forks the namespace child; then -1 */
-	pid_t ns_pid;		/* the namespace child (nschild_start), or -1;
-				   sandbox_wait reaps it, else the caller
-				   (sandbox_nschild_reap) */
+	pid_t ns_pid;		/* the namespace child (nschild_start) when it
+				   was forked, or -1; sandbox_wait reaps it,
+				   else the caller (sandbox_nschild_reap) */
 	int ns_pidfd;		/* its pidfd, or -1 */
 };
 

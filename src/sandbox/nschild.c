@@ -17,13 +17,25 @@
  * was idle (docs/internals/spawn.md, thirty-sixth session).  This child
  * starts on the harness's.
  *
- * What it holds is a copy of the harness's memory (in the agent: the
- * credentials and the conversation), so:
+ * Started by vfork when the run resolves no --allow-dns name: the harness's
+ * thread has nothing left to do for the run until the child is done, and a
+ * fork's copy of the harness's page tables, with the copy-on-write faults
+ * that follow in both, was most of what stood between the start message
+ * and the network namespace (thirty-ninth session).  So the child writes
+ * to nothing but its own stack (and errno), allocates nothing, and runs
+ * with every signal blocked from before the vfork.  With a name to resolve
+ * the supervisor resolves it before it makes the user namespace the child
+ * waits for, which can take the resolver's timeouts; the harness must not
+ * be held that long, and the child is forked.
+ *
+ * What it has is the harness's memory, shared or copied (in the agent:
+ * the credentials and the conversation), so:
  *   - it keeps no descriptor but its channel (and, for a moment each,
  *     the user namespace's, which the supervisor sends with its word,
  *     the grants' it opens O_PATH for their rules, and the ruleset's,
  *     closed once sent), and blocks every signal that can be blocked;
- *   - it is not dumpable (main cleared the flag; a fork keeps it) and its
+ *   - it is not dumpable (main cleared the flag; a fork keeps it, and a
+ *     vfork's child shares the harness's memory and its flag) and its
  *     memory belongs to the host's user namespace, so no process of the
  *     sandbox's namespace may trace it or read its memory, whatever
  *     capabilities it holds there;
@@ -45,6 +57,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "sandbox/helper.h"
 #include "sandbox/landlock.h"
@@ -152,9 +165,30 @@ reply:
 pid_t nschild_start(int chan, const struct policy *p)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
-	pid_t harness = getpid(), c = fork();
-	if (c == 0)
-		child_main(harness, chan, p);
+	pid_t harness = getpid(), c;
+	if (p->dns.n) {
+		c = fork();
+		if (c == 0)
+			child_main(harness, chan, p);
+	} else {
+		/* Every signal blocked until the child is gone: no handler
+		 * of the harness's may run in it, on this thread's memory. */
+		sigset_t all, old;
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, &old);
+		c = vfork();
+		if (c == 0)
+			child_main(harness, chan, p);
+		int e = errno;
+		if (c > 0) {
+			while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		if (c > 0)
+			c = 0;
+	}
 	if (c < 0) {
 		/* The init refuses the run with this, once it has built the
 		 * view. */

@@ -311,6 +311,15 @@ out:
 	return r;
 }
 
+/* The filter (c: 0, or the compiler's -errno) on the channel, which is
+ * then closed: the start message and the per-user limits went before. */
+static void send_filter(struct sandbox_spawn *s, int c, const struct seccomp_bpf *bpf)
+{
+	(void)seccomp_filter_write(s->chan, c, bpf);
+	close(s->chan);
+	s->chan = -1;
+}
+
 int sandbox_start(struct sandbox_spawn *s, char **err)
 {
 	if (!s->started) {
@@ -361,15 +370,29 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		for (int i = 0; i < nfd; i++)
 			close(fds[i]);
 	}
+	/* The helper is starting up (exec, loader, namespaces, the mount
+	 * view) for a millisecond and more before its command stage needs the
+	 * filter: it is read from the cache (filtcache.h), or libseccomp's
+	 * compiler runs, here.  A kept one is read and sent before the
+	 * namespace child starts: that child runs on this CPU, and the init
+	 * waits for its network namespace (docs/internals/spawn.md,
+	 * thirty-ninth session).  A failure leaves the channel short and the
+	 * command stage refuses the run. */
+	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
+	int hit = s->filter_cache && filtcache_load(s->filter_cache, s->policy, bpf) == 0;
+	if (hit)
+		send_filter(s, 0, bpf);
 	if (sent == 0 && s->policy->net == POL_NET_NONE) {
-		/* First: it is wanted before the filter, and a filter compiled
-		 * here (no kept one) takes a millisecond and more. */
-		s->ns_pid = nschild_start(s->ns_chan, s->policy);
-		/* So the wait reaps it when it ends, not when the run does:
-		 * no zombie for the length of the command.  Without one
-		 * (EMFILE), at the run's end. */
-		if (s->ns_pid > 0)
-			s->ns_pidfd = (int)syscall(SYS_pidfd_open, s->ns_pid, 0);
+		/* Before a filter is compiled here (no kept one): that takes a
+		 * millisecond and more. */
+		pid_t c = nschild_start(s->ns_chan, s->policy);
+		/* Forked: the wait reaps it when it ends, not when the run
+		 * does: no zombie for the length of the command.  Without a
+		 * pidfd (EMFILE), at the run's end. */
+		if (c > 0) {
+			s->ns_pid = c;
+			s->ns_pidfd = (int)syscall(SYS_pidfd_open, c, 0);
+		}
 	} else {
 		/* With network granted there is no namespace to make: no
 		 * child, and the supervisor waits for none.  With the
@@ -378,21 +401,14 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 		close(s->ns_chan);
 	}
 	s->ns_chan = -1;
-	/* The helper is starting up (exec, loader, namespaces, the mount
-	 * view) for a millisecond or more before its command stage needs the
-	 * filter: it is read from the cache (filtcache.h) or libseccomp's
-	 * compiler runs meanwhile, here.  A failure leaves the channel short
-	 * and the command stage refuses the run. */
-	struct seccomp_bpf *bpf = xmalloc(sizeof(*bpf));
-	int hit = s->filter_cache && filtcache_load(s->filter_cache, s->policy, bpf) == 0;
-	int c = hit ? 0 : seccomp_filter_compile(s->policy, SBX_SYSCALL_NEWEST, bpf);
-	(void)seccomp_filter_write(s->chan, c, bpf);
-	close(s->chan);
-	s->chan = -1;
+	if (!hit) {
+		int c = seccomp_filter_compile(s->policy, SBX_SYSCALL_NEWEST, bpf);
+		send_filter(s, c, bpf);
+		/* Kept after the helper has it, so the run does not wait. */
+		if (c == 0 && s->filter_cache)
+			(void)filtcache_store(s->filter_cache, s->policy, seccomp_lib_path(), bpf);
+	}
 	s->started = 0;
-	/* Kept after the helper has it, so the run does not wait. */
-	if (!hit && c == 0 && s->filter_cache)
-		(void)filtcache_store(s->filter_cache, s->policy, seccomp_lib_path(), bpf);
 	free(bpf);
 	return 0;
 }
