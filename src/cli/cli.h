@@ -118,6 +118,10 @@ int cli_sessions(struct cli_opts *o);
  * defaults).  Returns 0, or -1 with *err (the run is refused: exit 125).
  */
 int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char **err);
+/* The same, and *mountinfo the mount table it vetted the grants against
+ * (the caller's /proc/self/mountinfo, to free; NULL when unread), for
+ * sandbox_spawn.mountinfo. */
+int cli_build_policy_mi(const struct cli_opts *o, int agent, struct policy *p, char **mountinfo, char **err);
 
 /* The XDG state base under which sandbx/filters keeps the compiled
  * seccomp program (sandbox/filtcache.h), for struct sandbox_spawn's

@@ -1002,6 +1002,13 @@ static int usable_home(const char *h, char **out)
 
 int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char **err)
 {
+	return cli_build_policy_mi(o, agent, p, NULL, err);
+}
+
+int cli_build_policy_mi(const struct cli_opts *o, int agent, struct policy *p, char **mountinfo, char **err)
+{
+	if (mountinfo)
+		*mountinfo = NULL;
 	struct xdg_paths x;
 	struct cli_self self;
 	char *xerr = NULL, *home = NULL, cwd[PATH_MAX];
@@ -1167,7 +1174,10 @@ int cli_build_policy(const struct cli_opts *o, int agent, struct policy *p, char
 		goto out;
 	}
 	fs_memo_release();	/* before the table it was kept for goes */
-	free(mi);
+	if (mountinfo)
+		*mountinfo = mi;
+	else
+		free(mi);
 
 	for (size_t i = 0; i < SBX_ARRAY_LEN(floor_env); i++)
 		strv_push(&p->env, floor_env[i]);

@@ -511,7 +511,8 @@ int cli_sandbox_run(struct cli_opts *o)
 		free(err);
 		err = NULL;
 	}
-	if (cli_build_policy(o, 0, &p, &err) < 0) {
+	char *mi = NULL;	/* the mount table the grants were vetted against */
+	if (cli_build_policy_mi(o, 0, &p, &mi, &err) < 0) {
 		sandbox_abandon(&s);
 		audit(LOG_INFO, "refused", "reason", err, NULL);
 		sbx_err("%s", err);
@@ -523,6 +524,7 @@ int cli_sandbox_run(struct cli_opts *o)
 	if ((rc = cli_ldpath_guard(&p)) != 0 || (o->pin_hex && (rc = cli_ldpath_openssl_guard(&p)) != 0)) {
 		sandbox_abandon(&s);
 		policy_release(&p);
+		free(mi);
 		return rc;
 	}
 	if (o->pin_hex && (pin_fd = open_pinned(o, &p, &pin_held, &err)) < 0) {
@@ -531,6 +533,7 @@ int cli_sandbox_run(struct cli_opts *o)
 		sbx_err("%s", err);
 		free(err);
 		policy_release(&p);
+		free(mi);
 		return EXIT_REFUSED;
 	}
 
@@ -543,6 +546,7 @@ int cli_sandbox_run(struct cli_opts *o)
 		if (pin_fd >= 0)
 			close(pin_fd);
 		policy_release(&p);
+		free(mi);
 		return EXIT_REFUSED;
 	}
 
@@ -567,6 +571,7 @@ int cli_sandbox_run(struct cli_opts *o)
 			close(pin_fd);
 		free(argv);
 		policy_release(&p);
+		free(mi);
 		return EXIT_REFUSED;
 	}
 
@@ -591,11 +596,14 @@ int cli_sandbox_run(struct cli_opts *o)
 	stdio_take(&z);
 	const char *failed = NULL;
 	s.filter_cache = cli_filter_cache_home();
+	s.mountinfo = mi;
 	if (relay_start(&rl, sandbox_sigs_fd(), &err) < 0) {
 		failed = "stdio-relay";
 		sandbox_abandon(&s);
 	} else if (sandbox_start(&s, &err) < 0)
 		failed = "helper";
+	s.mountinfo = NULL;
+	free(mi);
 	relay_spawned(&rl);	/* the command's ends are the helper's now */
 	if (failed) {
 		(void)relay_finish(&rl, 0);

@@ -280,6 +280,11 @@ struct sandbox_spawn {
 	 * seccomp program between runs (filtcache.h); NULL: compiled for
 	 * every run. */
 	const char *filter_cache;
+	/* The caller's /proc/self/mountinfo text, read as the policy was
+	 * built (cli_build_policy_mi), or NULL: where the limits' cgroup
+	 * could go is looked up in it (limits_cgroup_find), not in the
+	 * table read again. */
+	const char *mountinfo;
 	int no_reap;		/* the caller exits right after sandbox_wait: return
 				   once the supervisor reports the run over, without
 				   waiting for its own exit (it is not reaped) */

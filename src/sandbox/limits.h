@@ -144,7 +144,9 @@ enum {
 	LIMITS_CG_V1_PIDS,		/* the caller's v1 pids cgroup (hybrid) */
 	LIMITS_CG_NFD
 };
-void limits_cgroup_find(const struct policy *p, int fd[LIMITS_CG_NFD]);
+/* mountinfo: the caller's /proc/self/mountinfo text when it has it, or
+ * NULL: read here. */
+void limits_cgroup_find(const struct policy *p, const char *mountinfo, int fd[LIMITS_CG_NFD]);
 /* Takes fd[] (limits_cgroup_find's, passed on): each is closed or kept. */
 int limits_prepare(struct policy *p, int fd[LIMITS_CG_NFD], int audit_fd);
 void limits_attach(struct policy *p, pid_t init, int audit_fd);

@@ -283,7 +283,7 @@ static int open_writable(const char *dir)
 	return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-void limits_cgroup_find(const struct policy *p, int fd[LIMITS_CG_NFD])
+void limits_cgroup_find(const struct policy *p, const char *mountinfo, int fd[LIMITS_CG_NFD])
 {
 	char mnt[LIMITS_MAX_PATH], root[LIMITS_MAX_PATH], cg[LIMITS_MAX_PATH];
 	char home[LIMITS_MAX_PATH], parent[LIMITS_MAX_PATH];
@@ -292,9 +292,10 @@ void limits_cgroup_find(const struct policy *p, int fd[LIMITS_CG_NFD])
 		fd[i] = -1;
 	if (!p->limits[LIM_PROCS] && !p->limits[LIM_MEMORY])
 		return;	/* cpu, fsize, nofile: rlimits in every case */
-	char *cgtext = malloc(LIMITS_MAX_FILE), *mi = malloc(LIMITS_MAX_FILE);
+	char *cgtext = malloc(LIMITS_MAX_FILE), *own = mountinfo ? NULL : malloc(LIMITS_MAX_FILE);
+	const char *mi = mountinfo ? mountinfo : own;
 	if (!cgtext || !mi || read_text("/proc/self/cgroup", cgtext, LIMITS_MAX_FILE) < 0 ||
-	    read_text("/proc/self/mountinfo", mi, LIMITS_MAX_FILE) < 0)
+	    (own && read_text("/proc/self/mountinfo", own, LIMITS_MAX_FILE) < 0))
 		goto out;
 	/* v2: a child of the caller's cgroup's parent (a non-root cgroup
 	 * holding processes cannot enable controllers for its children), or
@@ -322,7 +323,7 @@ void limits_cgroup_find(const struct policy *p, int fd[LIMITS_CG_NFD])
 		fd[LIMITS_CG_V1_PIDS] = open_writable(home);
 out:
 	free(cgtext);
-	free(mi);
+	free(own);
 }
 
 static void state_init(void)

@@ -355,7 +355,7 @@ int sandbox_start(struct sandbox_spawn *s, char **err)
 			u.bad = 1;
 		/* Where the supervisor could make the sandbox's cgroup:
 		 * found here, where it is off the supervisor's path. */
-		limits_cgroup_find(s->policy, cg);
+		limits_cgroup_find(s->policy, s->mountinfo, cg);
 		for (int i = 0; i < LIMITS_CG_NFD; i++) {
 			if (cg[i] >= 0 && !u.bad) {
 				u.cg |= 1u << i;
