@@ -297,7 +297,7 @@ struct sandbox_spawn {
 				   of the channel, the start message not sent yet */
 	int chan;
 	int ns_chan;		/* the harness's end of HELPER_NS_FD, until sandbox_start
-				   forks the namespace child; then -1 */
+				   starts the namespace child; then -1 */
 	pid_t ns_pid;		/* the namespace child (nschild_start) when it
 				   was forked, or -1; sandbox_wait reaps it,
 				   else the caller (sandbox_nschild_reap) */
