@@ -1204,8 +1204,15 @@ int cli_build_policy_mi(const struct cli_opts *o, int agent, struct policy *p, c
 out:
 	fs_memo_release();
 	stat_memo_release();
-	if (r < 0)
+	if (r < 0) {
 		policy_release(p);
+		/* Refused after the table was handed out (the network, the
+		 * limits): the caller gets none. */
+		if (mountinfo) {
+			free(*mountinfo);
+			*mountinfo = NULL;
+		}
+	}
 	free(home);
 	cli_self_release(&self);
 	if (have_x) {
