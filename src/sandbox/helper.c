@@ -116,6 +116,7 @@ static int recv_fd(int sock, int *fd)
 
 static int ns_reply(void);
 static int ns_rules(int abi);
+static void ns_pre(void);
 
 /*
  * In the init: wait for the supervisor's word that it may go on (the
@@ -750,6 +751,8 @@ static void build_view(struct policy *p, const struct netpol_files *dns)
 		close(dfd);
 	}
 
+	if (p->net == POL_NET_NONE)
+		ns_pre();
 	mount_private(p, root, tmpfs_dev);
 	mount_masks(p, root);
 
@@ -1922,17 +1925,20 @@ static int read_exact(int fd, void *buf, size_t n)
 }
 
 /*
- * The user, mount, pid, ipc and uts namespaces, the id maps, half the
+ * The user, mount, pid and uts namespaces, the id maps, half the
  * caller's RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING, the uts names and an
  * empty binfmt_misc.  The network namespace is the namespace child's,
- * once the byte at the end is sent (ns_reply).
+ * once the byte at the end is sent (ns_reply); so is the ipc namespace
+ * (ns_pre), unless network is granted (no child): ipc_namespace then.
+ * Made before the start message when the harness says "early", so
+ * before the policy says which.
  */
 static void make_namespaces(void)
 {
 	int ucarg;
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS) < 0)
 		refuse(ACH_REF_USERNS, errno);
 	char map[64];
 	if (write_file("/proc/self/setgroups", "deny") < 0)
@@ -1963,6 +1969,15 @@ static void make_namespaces(void)
 	(void)send_with_fds(HELPER_NS_FD, "", 1, &userns, 1);
 	close(userns);
 	drop_bounding_set();
+}
+
+/* With network granted there is no namespace child (ns_pre): the ipc
+ * namespace is the supervisor's to make, in its user namespace, before
+ * it forks the init. */
+static void ipc_namespace(void)
+{
+	if (unshare(CLONE_NEWIPC) < 0)
+		refuse(ACH_REF_USERNS, errno);
 }
 
 int helper_ns_rules_take(const struct helper_ns_rules *m, size_t n, int fd, int abi)
@@ -2020,6 +2035,50 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 		return -1;
 	}
 	return fd >= 0 ? 0 : -1;
+}
+
+int helper_ns_pre_check(const struct helper_ns_pre *m, size_t n, int fd, int *label, int *arg)
+{
+	*label = ACH_REF_PRIVS;
+	*arg = EPROTO;
+	if (n == 0) {
+		*label = ACH_REF_FORK;
+		*arg = ECHILD;
+		return -1;
+	}
+	if (n != sizeof(*m) || m->magic != HELPER_NS_PRE_MAGIC)
+		return -1;
+	if (m->refusal) {
+		if (fd >= 0 || (m->refusal != ACH_REF_FORK && m->refusal != ACH_REF_USERNS))
+			return -1;
+		*label = m->refusal;
+		*arg = m->arg;
+		return -1;
+	}
+	return fd >= 0 ? 0 : -1;
+}
+
+/*
+ * In the init, building the view, when network is not granted: the
+ * namespace child's first message (nschild.c, struct helper_ns_pre).
+ * Enter the ipc namespace it made, before any mount of the view can
+ * depend on it (an mqueue mount takes the mounter's).  What it could
+ * not do ends the run here; so does its end without a message.
+ */
+static void ns_pre(void)
+{
+	struct helper_ns_pre m;
+	int fd = -1, nfd, label, arg;
+	ssize_t n = recv_with_fds(HELPER_NS_FD, &m, sizeof(m), &fd, 1, &nfd);
+	if (n < 0)
+		refuse(ACH_REF_FORK, errno);
+	if (nfd > 1)
+		refuse(ACH_REF_PRIVS, EPROTO);
+	if (helper_ns_pre_check(&m, (size_t)n, fd, &label, &arg) < 0)
+		refuse((enum auditch_label)label, arg);
+	if (setns(fd, CLONE_NEWIPC) < 0)
+		refuse(ACH_REF_USERNS, errno);
+	close(fd);
 }
 
 /*
@@ -2270,6 +2329,8 @@ int helper_main(int argc, char **argv)
 
 	if (!early)
 		make_namespaces();
+	if (p.net != POL_NET_NONE)
+		ipc_namespace();
 
 	int cg[LIMITS_CG_NFD];
 	read_ucounts(cg);

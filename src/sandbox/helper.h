@@ -8,14 +8,17 @@
  *       probes Landlock, then reads the start message: policy, command,
  *       environment, 0-2, pin (below); with HELPER_EARLY it makes the
  *       namespaces of the next step first
- *       unshare(USER|NS|PID|IPC|UTS), id maps, half the caller's soft
+ *       unshare(USER|NS|PID|UTS), id maps, half the caller's soft
  *       RLIMIT_MSGQUEUE and RLIMIT_SIGPENDING as hard limits; then one
  *       byte on HELPER_NS_FD, with the user namespace's descriptor: it
- *       exists; then the capability bounding set emptied
+ *       exists; then the capability bounding set emptied; with network
+ *       granted (no namespace child) unshare(IPC) too
  *       └─ fork: stage 2, init (PID 1 of the new pid namespace)
- *            builds the mount view (tmpfs root, grant binds, /dev, /proc;
- *            half the caller's per-user limits written through that
- *            /proc), pivots into it, waits for the supervisor's word
+ *            builds the mount view (tmpfs root, grant binds, /dev; then
+ *            it enters the ipc namespace the namespace child made,
+ *            before the private mounts and masks; /proc, and half the
+ *            caller's per-user limits written through that /proc),
+ *            pivots into it, waits for the supervisor's word
  *            (it is out of the sandbox's cgroup), enters the network
  *            namespace the namespace child made, unshares a
  *            cgroup namespace (rooted at its cgroup), reaps
@@ -29,14 +32,15 @@
  *     granted ──> the namespace
  *     child (nschild.c), parallel to the init's view: waits for the
  *     supervisor's byte, joins its user namespace (setns on the
- *     namespace's descriptor, which comes with the byte),
- *     makes the network namespace with loopback up, and replies on
- *     HELPER_NS_FD (struct helper_ns_reply, the network namespace's fd
- *     by SCM_RIGHTS); then it makes most of the command's Landlock
+ *     namespace's descriptor, which comes with the byte), makes the
+ *     ipc namespace and sends it on HELPER_NS_FD (struct helper_ns_pre),
+ *     makes the network namespace with loopback up, and replies there
+ *     (struct helper_ns_reply, the network namespace's fd by
+ *     SCM_RIGHTS); then it makes most of the command's Landlock
  *     ruleset and sends it (struct helper_ns_rules), and exits.  The
  *     init, which inherited that descriptor from the supervisor (the
  *     supervisor closes its own once it has forked the init), reads the
- *     reply once the view is built and setns()es into it before forking
+ *     first message during the view and the reply once the view is built and setns()es into it before forking
  *     the command; the command stage reads the ruleset.  The harness,
  *     meanwhile too, reads or compiles the
  *     seccomp program and writes it to the channel.  Last, the supervisor
@@ -133,7 +137,33 @@ int helper_core_pattern_to_host(const char *pattern);
 #define HELPER_NS_FD 6
 
 /*
- * The namespace child's one message on HELPER_NS_FD (nschild.c), in
+ * The namespace child's first message on HELPER_NS_FD (nschild.c), as
+ * soon as it has joined the supervisor's user namespace, when network is
+ * not granted (with it, there is no child, and the supervisor makes the
+ * ipc namespace itself).  The child has made the sandbox's ipc
+ * namespace, owned by the sandbox's user namespace; its descriptor rides
+ * on the message (SCM_RIGHTS) when refusal is 0.  The init reads it
+ * while it builds the view, before any mount that takes the mounter's
+ * ipc namespace (an mqueue mount), and enters that namespace.  refusal:
+ * 0, or the label the init refuses the run with (ACH_REF_FORK or
+ * ACH_REF_USERNS), arg its argument.
+ */
+#define HELPER_NS_PRE_MAGIC 0x73627031u	/* "sbp1" */
+struct helper_ns_pre {
+	uint32_t magic;
+	int32_t refusal;
+	int32_t arg;
+};
+
+/*
+ * Whether the init may go on with the first message m (n bytes read, fd
+ * the descriptor that came with it or -1).  0 (fd is the ipc namespace);
+ * or -1 with *label and *arg, as helper_ns_reply_check says.
+ */
+int helper_ns_pre_check(const struct helper_ns_pre *m, size_t n, int fd, int *label, int *arg);
+
+/*
+ * The namespace child's next message on HELPER_NS_FD (nschild.c), in
  * reply to the supervisor's byte there, when network is not granted
  * (with it, there is no child, and no reply is read); the init reads it.
  * With refusal 0 the network namespace's descriptor rides on it

@@ -1,13 +1,15 @@
 /*
  * nschild.c — the harness's namespace child (helper.h): a fork of the
  * harness that joins the sandbox's user namespace once the supervisor has
- * made it and makes the network namespace there (loopback up), while the
- * supervisor forks the init and the init builds the view.  Its reply, on
- * HELPER_NS_FD (which the init inherits from the supervisor), is what
- * lets the init fork the command.  Then, its CPU idle otherwise, it makes
+ * made it and makes the ipc namespace and the network namespace there
+ * (loopback up), while the supervisor forks the init and the init builds
+ * the view.  Its messages on HELPER_NS_FD (which the init inherits from
+ * the supervisor) are what let the init go on: the ipc namespace's before
+ * the view's private mounts, the network namespace's before it forks the
+ * command.  Then, its CPU idle otherwise, it makes
  * most of the command's Landlock ruleset (landlock_prebuild: the grants,
  * opened at their host paths and checked against their pins, and the
- * view's device nodes) and sends it as a second message, which the
+ * view's device nodes) and sends it as a last message, which the
  * command stage takes (helper.h, struct helper_ns_rules).
  *
  * Why a child of the harness.  A new network namespace costs about as much
@@ -15,7 +17,13 @@
  * a forked process starts on its parent's CPU: the init mostly waited for
  * the supervisor's to be free, while the harness's, waiting for the run,
  * was idle (docs/internals/spawn.md, thirty-sixth session).  This child
- * starts on the harness's.
+ * starts on the harness's.  The ipc namespace came here for the same
+ * reason (fortieth session): made with the others in the supervisor's
+ * unshare, it and its teardown were about 0.1 ms of each run's path; the
+ * binfmt_misc and the per-user limits could not follow (fsopen asks for
+ * CAP_SYS_ADMIN over the caller's mount namespace, which the child does
+ * not have; a write to the host's /proc/sys/user from the sandbox's user
+ * namespace took 0.4 ms).
  *
  * Started by vfork when the run resolves no --allow-dns name: the harness's
  * thread has nothing left to do for the run until the child is done, and a
@@ -117,6 +125,41 @@ static void send_rules(int chan, const struct policy *p)
 		close(rfd);
 }
 
+/* An ipc namespace of the caller's user namespace: 0 and *fd, or errno. */
+static int make_ipcns(int *fd)
+{
+	if (unshare(CLONE_NEWIPC) < 0)
+		return errno;
+	*fd = open("/proc/thread-self/ns/ipc", O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? errno : 0;
+}
+
+/*
+ * The first message (struct helper_ns_pre): the sandbox's ipc namespace,
+ * made here rather than on the supervisor's CPU, where the view waits
+ * for it.  0, or -1 when the run is refused (the message says why).
+ */
+static int send_pre(int chan)
+{
+	struct helper_ns_pre m = { .magic = HELPER_NS_PRE_MAGIC };
+	int ipcfd = -1, e;
+	if ((e = make_ipcns(&ipcfd)) != 0) {
+		m.refusal = ACH_REF_USERNS;
+		m.arg = e;
+	}
+	(void)send_with_fds(chan, &m, sizeof(m), &ipcfd, ipcfd >= 0);
+	if (ipcfd >= 0)
+		close(ipcfd);
+	return m.refusal ? -1 : 0;
+}
+
+/* The first message, a refusal: the init reads no other. */
+static void send_pre_refusal(int chan, int label, int arg)
+{
+	struct helper_ns_pre m = { .magic = HELPER_NS_PRE_MAGIC, .refusal = label, .arg = arg };
+	(void)send_with_fds(chan, &m, sizeof(m), NULL, 0);
+}
+
 static _Noreturn void child_main(pid_t harness, int chan, const struct policy *p)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
@@ -138,22 +181,17 @@ static _Noreturn void child_main(pid_t harness, int chan, const struct policy *p
 	n = recv_with_fds(chan, &ready, 1, &userns, 1, &nfd);
 	if (n != 1)
 		_exit(0);
-	if (nfd != 1) {
-		r.refusal = ACH_REF_FORK;
-		r.arg = EPROTO;
-		goto reply;
-	}
-	if (setns(userns, CLONE_NEWUSER) < 0) {
-		r.refusal = ACH_REF_FORK;
-		r.arg = errno;
-		goto reply;
+	if (nfd != 1 || setns(userns, CLONE_NEWUSER) < 0) {
+		send_pre_refusal(chan, ACH_REF_FORK, nfd != 1 ? EPROTO : errno);
+		_exit(0);
 	}
 	close(userns);
+	if (send_pre(chan) < 0)
+		_exit(0);
 	if ((e = make_netns(&netfd)) != 0) {
 		r.refusal = ACH_REF_NETNS_LO;
 		r.arg = e;
 	}
-reply:
 	(void)nschild_send(chan, &r, r.refusal ? -1 : netfd);
 	if (!r.refusal) {
 		close(netfd);
@@ -164,7 +202,6 @@ reply:
 
 pid_t nschild_start(int chan, const struct policy *p)
 {
-	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
 	pid_t harness = getpid(), c;
 	if (p->dns.n) {
 		c = fork();
@@ -190,11 +227,9 @@ pid_t nschild_start(int chan, const struct policy *p)
 			c = 0;
 	}
 	if (c < 0) {
-		/* The init refuses the run with this, once it has built the
-		 * view. */
-		r.refusal = ACH_REF_FORK;
-		r.arg = errno;
-		(void)nschild_send(chan, &r, -1);
+		/* The init refuses the run with this, when it reads the
+		 * first message. */
+		send_pre_refusal(chan, ACH_REF_FORK, errno);
 	}
 	close(chan);
 	return c;

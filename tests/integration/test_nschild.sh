@@ -51,6 +51,26 @@ try 125 fork "$NF" --setns -- :
 try 0 - "$NF" --setns -- : --allow-network
 if [ -n "$bad" ]; then t_fail "$bad"; else t_pass; fi
 
+t_start nschild-ipcns "the sandbox's ipc namespace is its own, made in the sandbox's user namespace by the namespace child (no network flag) or the supervisor (--allow-network): the command's /proc/self/ns/ipc is not the caller's, a System V queue the caller holds is not listed there, and where the kernel refuses an ipc namespace (nsfail --ipcns) either run is refused (exit 125, refused mechanism=userns naming the error) and the command never ran"
+bad=""
+mine=$(readlink /proc/self/ns/ipc)
+q=$(ipcmk -Q 2>/dev/null | sed -n 's/^Message queue id: //p')
+if [ -z "$q" ]; then bad="ipcmk -Q made no queue"; fi
+for net in "" --allow-network; do
+	out=$(cd "$W" && "$SANDBX" sandbox-run --allow-read /proc $net -- /bin/sh -c \
+		'readlink /proc/self/ns/ipc; tail -n +2 /proc/sysvipc/msg | wc -l' 2>"$TMP/err")
+	set -- $out "" ""
+	case "$1" in ipc:*) ;; *) bad="$bad [$net: no ipc namespace read: $out $(cat "$TMP/err")]" ;; esac
+	[ "$1" = "$mine" ] && bad="$bad [$net: the caller's ipc namespace $mine]"
+	[ "$2" = 0 ] || bad="$bad [$net: $2 System V queues listed, the caller's among them]"
+done
+[ -n "$q" ] && ipcrm -q "$q"
+REASON="cannot create the sandbox's user namespace (Operation not permitted) — enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, or lift an AppArmor restrict_unprivileged_userns policy); nothing was run"
+try 125 userns "$NF" --ipcns -- :
+try 125 userns "$NF" --ipcns -- : --allow-network
+try 0 - env :
+if [ -n "$bad" ]; then t_fail "$bad"; else t_pass; fi
+
 t_start nschild-gone "while the command runs, sandbx's only child is its supervisor: the namespace child has ended and been reaped (no zombie for the length of the run), for sandbox-run and for the bash tool; a run refused for the namespace child's sake leaves no process for the caller to reap"
 out=$(cd "$W" && python3 - "$SANDBX" "$NF" <<'PY'
 import ctypes, os, subprocess, sys, time

@@ -12,6 +12,10 @@
  *                                     flags fails; every other unshare goes
  *                                     to the kernel (the supervisor's, the
  *                                     init's cgroup namespace)
+ *   nsfail --ipcns -- PROG [ARG...]   the same for CLONE_NEWIPC (the
+ *                                     namespace child's ipc namespace, or
+ *                                     the supervisor's with network
+ *                                     granted)
  *
  * Exit status: PROG's (it is executed in place), 64 on a usage error, 125
  * when the filter could not be installed.  Linux only, x86_64 and aarch64
@@ -66,17 +70,30 @@ static struct sock_filter netns_f[] = {
 	/* 7 */ DENY,
 };
 
+static struct sock_filter ipcns_f[] = {
+	/* 0 */ LD(ARCH),
+	/* 1 */ JEQ(NF_ARCH, 0, 4),
+	/* 2 */ LD(NR),
+	/* 3 */ JEQ(SYS_unshare, 0, 2),
+	/* 4 */ LD(LO(0)),
+	/* 5 */ JSET(CLONE_NEWIPC, 1, 0),
+	/* 6 */ ALLOW,
+	/* 7 */ DENY,
+};
+
 int main(int argc, char **argv)
 {
 	struct sock_fprog prog;
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: nsfail --setns|--netns -- PROG [ARG...]\n");
+		fprintf(stderr, "usage: nsfail --setns|--netns|--ipcns -- PROG [ARG...]\n");
 		return 64;
 	}
 	if (strcmp(argv[1], "--setns") == 0) {
 		prog = (struct sock_fprog){ .len = sizeof(setns_f) / sizeof(setns_f[0]), .filter = setns_f };
 	} else if (strcmp(argv[1], "--netns") == 0) {
 		prog = (struct sock_fprog){ .len = sizeof(netns_f) / sizeof(netns_f[0]), .filter = netns_f };
+	} else if (strcmp(argv[1], "--ipcns") == 0) {
+		prog = (struct sock_fprog){ .len = sizeof(ipcns_f) / sizeof(ipcns_f[0]), .filter = ipcns_f };
 	} else {
 		fprintf(stderr, "nsfail: unknown option '%s'\n", argv[1]);
 		return 64;

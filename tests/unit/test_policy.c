@@ -1032,6 +1032,57 @@ static void helper_ns_reply_checked(void **state)
 	}
 }
 
+/* The namespace child's first message: the init goes on only with a
+ * whole message of its own magic (not the reply's, which comes next), no
+ * refusal, and the ipc namespace's descriptor; a refusal is passed on
+ * only from the labels the child may send, and with no descriptor. */
+static void helper_ns_pre_checked(void **state)
+{
+	struct helper_ns_pre ok = { .magic = HELPER_NS_PRE_MAGIC };
+	int label, arg;
+	(void)state;
+	assert_int_equal(helper_ns_pre_check(&ok, sizeof(ok), 7, &label, &arg), 0);
+	assert_int_equal(helper_ns_pre_check(&ok, sizeof(ok), -1, &label, &arg), -1);
+	assert_int_equal(label, ACH_REF_PRIVS);
+	assert_int_equal(arg, EPROTO);
+	assert_int_equal(helper_ns_pre_check(&ok, 0, -1, &label, &arg), -1);
+	assert_int_equal(label, ACH_REF_FORK);
+	assert_int_equal(arg, ECHILD);
+	for (size_t n = 1; n < sizeof(ok); n++) {
+		assert_int_equal(helper_ns_pre_check(&ok, n, 7, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+	}
+	static const uint32_t magics[] = { HELPER_NS_MAGIC, HELPER_NS_RULES_MAGIC, HELPER_START_MAGIC, 0 };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
+		struct helper_ns_pre bad = ok;
+		bad.magic = magics[i];
+		assert_int_equal(helper_ns_pre_check(&bad, sizeof(bad), 7, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+	}
+	/* the reply in its place (a child of the earlier protocol) is short
+	 * of the first message's length or of its magic: refused either way */
+	struct helper_ns_reply old = { .magic = HELPER_NS_MAGIC };
+	assert_int_equal(helper_ns_pre_check((const struct helper_ns_pre *)(const void *)&old, sizeof(old), 7, &label, &arg), -1);
+	assert_int_equal(label, ACH_REF_PRIVS);
+	static const int theirs[] = { ACH_REF_USERNS, ACH_REF_FORK };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(theirs); i++) {
+		struct helper_ns_pre r = { .magic = HELPER_NS_PRE_MAGIC, .refusal = theirs[i], .arg = 42 };
+		assert_int_equal(helper_ns_pre_check(&r, sizeof(r), -1, &label, &arg), -1);
+		assert_int_equal(label, theirs[i]);
+		assert_int_equal(arg, 42);
+		assert_int_equal(helper_ns_pre_check(&r, sizeof(r), 7, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+	}
+	for (int l = -1; l < ACH__COUNT; l++) {
+		if (l == 0 || l == ACH_REF_USERNS || l == ACH_REF_FORK)
+			continue;
+		struct helper_ns_pre r = { .magic = HELPER_NS_PRE_MAGIC, .refusal = l, .arg = 1 };
+		assert_int_equal(helper_ns_pre_check(&r, sizeof(r), -1, &label, &arg), -1);
+		assert_int_equal(label, ACH_REF_PRIVS);
+		assert_int_equal(arg, EPROTO);
+	}
+}
+
 /* The namespace child's ruleset message: taken only whole, ok, of the
  * right magic and made for the command stage's own ABI, with its
  * descriptor; anything else is let go (closed) and the stage builds the
@@ -1148,6 +1199,7 @@ int main(void)
 		cmocka_unit_test(policy_roundtrip),
 		cmocka_unit_test(helper_start_roundtrip),
 		cmocka_unit_test(helper_ns_reply_checked),
+		cmocka_unit_test(helper_ns_pre_checked),
 		cmocka_unit_test(helper_ns_rules_taken),
 		cmocka_unit_test(helper_ucounts_checked),
 		cmocka_unit_test(policy_describe_escapes_separators),
