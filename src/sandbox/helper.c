@@ -2016,7 +2016,10 @@ static int ns_rules(int abi)
 	return fd;
 }
 
-int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg)
+/* Both messages before the ruleset (helper.h): magic, and the one label
+ * besides ACH_REF_FORK the child refuses with in it. */
+static int ns_msg_check(const struct helper_ns_reply *r, size_t n, int fd, uint32_t magic, int theirs, int *label,
+			int *arg)
 {
 	*label = ACH_REF_PRIVS;
 	*arg = EPROTO;
@@ -2025,10 +2028,10 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 		*arg = ECHILD;
 		return -1;
 	}
-	if (n != sizeof(*r) || r->magic != HELPER_NS_MAGIC)
+	if (n != sizeof(*r) || r->magic != magic)
 		return -1;
 	if (r->refusal) {
-		if (fd >= 0 || (r->refusal != ACH_REF_NETNS_LO && r->refusal != ACH_REF_FORK))
+		if (fd >= 0 || (r->refusal != theirs && r->refusal != ACH_REF_FORK))
 			return -1;
 		*label = r->refusal;
 		*arg = r->arg;
@@ -2037,70 +2040,55 @@ int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int
 	return fd >= 0 ? 0 : -1;
 }
 
-int helper_ns_pre_check(const struct helper_ns_pre *m, size_t n, int fd, int *label, int *arg)
+int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg)
 {
-	*label = ACH_REF_PRIVS;
-	*arg = EPROTO;
-	if (n == 0) {
-		*label = ACH_REF_FORK;
-		*arg = ECHILD;
-		return -1;
-	}
-	if (n != sizeof(*m) || m->magic != HELPER_NS_PRE_MAGIC)
-		return -1;
-	if (m->refusal) {
-		if (fd >= 0 || (m->refusal != ACH_REF_FORK && m->refusal != ACH_REF_USERNS))
-			return -1;
-		*label = m->refusal;
-		*arg = m->arg;
-		return -1;
-	}
-	return fd >= 0 ? 0 : -1;
+	return ns_msg_check(r, n, fd, HELPER_NS_MAGIC, ACH_REF_NETNS_LO, label, arg);
+}
+
+int helper_ns_pre_check(const struct helper_ns_reply *m, size_t n, int fd, int *label, int *arg)
+{
+	return ns_msg_check(m, n, fd, HELPER_NS_PRE_MAGIC, ACH_REF_USERNS, label, arg);
 }
 
 /*
- * In the init, building the view, when network is not granted: the
- * namespace child's first message (nschild.c, struct helper_ns_pre).
- * Enter the ipc namespace it made, before any mount of the view can
- * depend on it (an mqueue mount takes the mounter's).  What it could
- * not do ends the run here; so does its end without a message.
+ * In the init: one of the namespace child's messages before its ruleset
+ * (nschild.c), as check takes it: the descriptor it carries.  What the
+ * child could not do ends the run here, with its reason; so does its end
+ * without the message.  HELPER_NS_FD stays open: the ruleset is the
+ * command stage's (ns_rules), and the init closes it once the command
+ * stage has run.
  */
-static void ns_pre(void)
-{
-	struct helper_ns_pre m;
-	int fd = -1, nfd, label, arg;
-	ssize_t n = recv_with_fds(HELPER_NS_FD, &m, sizeof(m), &fd, 1, &nfd);
-	if (n < 0)
-		refuse(ACH_REF_FORK, errno);
-	if (nfd > 1)
-		refuse(ACH_REF_PRIVS, EPROTO);
-	if (helper_ns_pre_check(&m, (size_t)n, fd, &label, &arg) < 0)
-		refuse((enum auditch_label)label, arg);
-	if (setns(fd, CLONE_NEWIPC) < 0)
-		refuse(ACH_REF_USERNS, errno);
-	close(fd);
-}
-
-/*
- * In the init: the namespace child's reply (nschild.c), the network
- * namespace's descriptor.  What it could not do ends the run here, with
- * its reason; so does its end without a reply.
- */
-static int ns_reply(void)
+static int ns_take(int (*check)(const struct helper_ns_reply *, size_t, int, int *, int *))
 {
 	struct helper_ns_reply r;
 	int fd = -1, nfd, label, arg;
 	ssize_t n = recv_with_fds(HELPER_NS_FD, &r, sizeof(r), &fd, 1, &nfd);
 	if (n < 0)
 		refuse(ACH_REF_FORK, errno);
-	/* HELPER_NS_FD stays open: the child's second message is the
-	 * command stage's (ns_rules), and the init closes it once the
-	 * command stage has run. */
 	if (nfd > 1)
 		refuse(ACH_REF_PRIVS, EPROTO);
-	if (helper_ns_reply_check(&r, (size_t)n, fd, &label, &arg) < 0)
+	if (check(&r, (size_t)n, fd, &label, &arg) < 0)
 		refuse((enum auditch_label)label, arg);
 	return fd;
+}
+
+/*
+ * In the init, building the view, when network is not granted: enter the
+ * ipc namespace of the child's first message, before any mount of the
+ * view can depend on it (an mqueue mount takes the mounter's).
+ */
+static void ns_pre(void)
+{
+	int fd = ns_take(helper_ns_pre_check);
+	if (setns(fd, CLONE_NEWIPC) < 0)
+		refuse(ACH_REF_USERNS, errno);
+	close(fd);
+}
+
+/* In the init: the network namespace of the child's reply. */
+static int ns_reply(void)
+{
+	return ns_take(helper_ns_reply_check);
 }
 
 /*

@@ -33,7 +33,7 @@
  *     child (nschild.c), parallel to the init's view: waits for the
  *     supervisor's byte, joins its user namespace (setns on the
  *     namespace's descriptor, which comes with the byte), makes the
- *     ipc namespace and sends it on HELPER_NS_FD (struct helper_ns_pre),
+ *     ipc namespace and sends it on HELPER_NS_FD (HELPER_NS_PRE_MAGIC),
  *     makes the network namespace with loopback up, and replies there
  *     (struct helper_ns_reply, the network namespace's fd by
  *     SCM_RIGHTS); then it makes most of the command's Landlock
@@ -137,33 +137,7 @@ int helper_core_pattern_to_host(const char *pattern);
 #define HELPER_NS_FD 6
 
 /*
- * The namespace child's first message on HELPER_NS_FD (nschild.c), as
- * soon as it has joined the supervisor's user namespace, when network is
- * not granted (with it, there is no child, and the supervisor makes the
- * ipc namespace itself).  The child has made the sandbox's ipc
- * namespace, owned by the sandbox's user namespace; its descriptor rides
- * on the message (SCM_RIGHTS) when refusal is 0.  The init reads it
- * while it builds the view, before any mount that takes the mounter's
- * ipc namespace (an mqueue mount), and enters that namespace.  refusal:
- * 0, or the label the init refuses the run with (ACH_REF_FORK or
- * ACH_REF_USERNS), arg its argument.
- */
-#define HELPER_NS_PRE_MAGIC 0x73627031u	/* "sbp1" */
-struct helper_ns_pre {
-	uint32_t magic;
-	int32_t refusal;
-	int32_t arg;
-};
-
-/*
- * Whether the init may go on with the first message m (n bytes read, fd
- * the descriptor that came with it or -1).  0 (fd is the ipc namespace);
- * or -1 with *label and *arg, as helper_ns_reply_check says.
- */
-int helper_ns_pre_check(const struct helper_ns_pre *m, size_t n, int fd, int *label, int *arg);
-
-/*
- * The namespace child's next message on HELPER_NS_FD (nschild.c), in
+ * The namespace child's reply on HELPER_NS_FD (nschild.c), in
  * reply to the supervisor's byte there, when network is not granted
  * (with it, there is no child, and no reply is read); the init reads it.
  * With refusal 0 the network namespace's descriptor rides on it
@@ -176,6 +150,18 @@ struct helper_ns_reply {
 	int32_t refusal;
 	int32_t arg;
 };
+
+/*
+ * The namespace child's first message, before that reply: the same
+ * struct, with this magic.  As soon as the child has joined the
+ * supervisor's user namespace it makes the sandbox's ipc namespace
+ * there (with network granted there is no child, and the supervisor
+ * makes it itself); its descriptor rides on the message when refusal is
+ * 0.  The init reads it while it builds the view, before any mount that
+ * takes the mounter's ipc namespace (an mqueue mount), and enters that
+ * namespace.  refusal: 0, or ACH_REF_USERNS or ACH_REF_FORK.
+ */
+#define HELPER_NS_PRE_MAGIC 0x73627031u	/* "sbp1" */
 
 /*
  * The namespace child's second message on HELPER_NS_FD, once its reply
@@ -215,6 +201,10 @@ extern const size_t helper_ndev_rules;
  * anything malformed (no descriptor with no refusal, one with a refusal).
  */
 int helper_ns_reply_check(const struct helper_ns_reply *r, size_t n, int fd, int *label, int *arg);
+/* The same for the first message (HELPER_NS_PRE_MAGIC): fd its ipc
+ * namespace; the child's own refusals are ACH_REF_USERNS and
+ * ACH_REF_FORK. */
+int helper_ns_pre_check(const struct helper_ns_reply *m, size_t n, int fd, int *label, int *arg);
 
 /*
  * In the harness, once the start message is sent, when network is not

@@ -135,19 +135,19 @@ static int make_ipcns(int *fd)
 }
 
 /*
- * The first message (struct helper_ns_pre): the sandbox's ipc namespace,
+ * The first message (HELPER_NS_PRE_MAGIC): the sandbox's ipc namespace,
  * made here rather than on the supervisor's CPU, where the view waits
  * for it.  0, or -1 when the run is refused (the message says why).
  */
 static int send_pre(int chan)
 {
-	struct helper_ns_pre m = { .magic = HELPER_NS_PRE_MAGIC };
+	struct helper_ns_reply m = { .magic = HELPER_NS_PRE_MAGIC };
 	int ipcfd = -1, e;
 	if ((e = make_ipcns(&ipcfd)) != 0) {
 		m.refusal = ACH_REF_USERNS;
 		m.arg = e;
 	}
-	(void)send_with_fds(chan, &m, sizeof(m), &ipcfd, ipcfd >= 0);
+	(void)nschild_send(chan, &m, ipcfd);
 	if (ipcfd >= 0)
 		close(ipcfd);
 	return m.refusal ? -1 : 0;
@@ -156,8 +156,8 @@ static int send_pre(int chan)
 /* The first message, a refusal: the init reads no other. */
 static void send_pre_refusal(int chan, int label, int arg)
 {
-	struct helper_ns_pre m = { .magic = HELPER_NS_PRE_MAGIC, .refusal = label, .arg = arg };
-	(void)send_with_fds(chan, &m, sizeof(m), NULL, 0);
+	struct helper_ns_reply m = { .magic = HELPER_NS_PRE_MAGIC, .refusal = label, .arg = arg };
+	(void)nschild_send(chan, &m, -1);
 }
 
 static _Noreturn void child_main(pid_t harness, int chan, const struct policy *p)

@@ -980,107 +980,69 @@ static void helper_start_roundtrip(void **state)
 	strv_free(&e);
 }
 
-/* The namespace child's reply: the supervisor goes on only with a whole
- * reply of the right magic, no refusal, and the network namespace's
- * descriptor; a refusal is passed on only from the labels the child may
- * send, and with no descriptor. */
-static void helper_ns_reply_checked(void **state)
+/* The namespace child's messages before its ruleset (helper.h): the init
+ * goes on only with a whole message of the right magic, no refusal, and
+ * its namespace's descriptor; a refusal is passed on only from the labels
+ * the child may send in it (theirs, ACH_REF_FORK), and with no
+ * descriptor; the other message's magic, or an earlier format's, is
+ * refused like any other. */
+typedef int (*ns_check_fn)(const struct helper_ns_reply *, size_t, int, int *, int *);
+static void ns_msg_checked(ns_check_fn check, uint32_t magic, const uint32_t *bad, size_t nbad, int theirs)
 {
-	struct helper_ns_reply ok = { .magic = HELPER_NS_MAGIC };
+	struct helper_ns_reply ok = { .magic = magic };
 	int label, arg;
-	(void)state;
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), 7, &label, &arg), 0);
+	assert_int_equal(check(&ok, sizeof(ok), 7, &label, &arg), 0);
 	/* the descriptor missing */
-	assert_int_equal(helper_ns_reply_check(&ok, sizeof(ok), -1, &label, &arg), -1);
+	assert_int_equal(check(&ok, sizeof(ok), -1, &label, &arg), -1);
 	assert_int_equal(label, ACH_REF_PRIVS);
 	assert_int_equal(arg, EPROTO);
-	/* the child ended with no reply */
-	assert_int_equal(helper_ns_reply_check(&ok, 0, -1, &label, &arg), -1);
+	/* the child ended with no message */
+	assert_int_equal(check(&ok, 0, -1, &label, &arg), -1);
 	assert_int_equal(label, ACH_REF_FORK);
 	assert_int_equal(arg, ECHILD);
-	/* every shorter length; a wrong magic (the earlier format's too) */
 	for (size_t n = 1; n < sizeof(ok); n++) {
-		assert_int_equal(helper_ns_reply_check(&ok, n, 7, &label, &arg), -1);
+		assert_int_equal(check(&ok, n, 7, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 	}
-	static const uint32_t magics[] = { HELPER_START_MAGIC, 0x73626e31u, 0 };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
-		struct helper_ns_reply bad = ok;
-		bad.magic = magics[i];
-		assert_int_equal(helper_ns_reply_check(&bad, sizeof(bad), 7, &label, &arg), -1);
+	for (size_t i = 0; i < nbad; i++) {
+		struct helper_ns_reply r = { .magic = bad[i] };
+		assert_int_equal(check(&r, sizeof(r), 7, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 	}
-	/* the child's refusals, passed on as they came */
-	static const int theirs[] = { ACH_REF_NETNS_LO, ACH_REF_FORK };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(theirs); i++) {
-		struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .refusal = theirs[i], .arg = 42 };
-		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), -1, &label, &arg), -1);
-		assert_int_equal(label, theirs[i]);
+	const int mine[] = { theirs, ACH_REF_FORK };
+	for (size_t i = 0; i < SBX_ARRAY_LEN(mine); i++) {
+		struct helper_ns_reply r = { .magic = magic, .refusal = mine[i], .arg = 42 };
+		assert_int_equal(check(&r, sizeof(r), -1, &label, &arg), -1);
+		assert_int_equal(label, mine[i]);
 		assert_int_equal(arg, 42);
 		/* ... but not with a descriptor */
-		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), 7, &label, &arg), -1);
+		assert_int_equal(check(&r, sizeof(r), 7, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 	}
-	/* any other label is not the child's to send */
 	for (int l = -1; l < ACH__COUNT; l++) {
-		if (l == 0 || l == ACH_REF_NETNS_LO || l == ACH_REF_FORK)
+		if (l == 0 || l == theirs || l == ACH_REF_FORK)
 			continue;
-		struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC, .refusal = l, .arg = 1 };
-		assert_int_equal(helper_ns_reply_check(&r, sizeof(r), -1, &label, &arg), -1);
+		struct helper_ns_reply r = { .magic = magic, .refusal = l, .arg = 1 };
+		assert_int_equal(check(&r, sizeof(r), -1, &label, &arg), -1);
 		assert_int_equal(label, ACH_REF_PRIVS);
 		assert_int_equal(arg, EPROTO);
 	}
 }
 
-/* The namespace child's first message: the init goes on only with a
- * whole message of its own magic (not the reply's, which comes next), no
- * refusal, and the ipc namespace's descriptor; a refusal is passed on
- * only from the labels the child may send, and with no descriptor. */
+/* The reply: the network namespace (ACH_REF_NETNS_LO its refusal). */
+static void helper_ns_reply_checked(void **state)
+{
+	static const uint32_t bad[] = { HELPER_START_MAGIC, 0x73626e31u, HELPER_NS_PRE_MAGIC, HELPER_NS_RULES_MAGIC, 0 };
+	(void)state;
+	ns_msg_checked(helper_ns_reply_check, HELPER_NS_MAGIC, bad, SBX_ARRAY_LEN(bad), ACH_REF_NETNS_LO);
+}
+
+/* The first message: the ipc namespace (ACH_REF_USERNS its refusal). */
 static void helper_ns_pre_checked(void **state)
 {
-	struct helper_ns_pre ok = { .magic = HELPER_NS_PRE_MAGIC };
-	int label, arg;
+	static const uint32_t bad[] = { HELPER_START_MAGIC, HELPER_NS_MAGIC, HELPER_NS_RULES_MAGIC, 0 };
 	(void)state;
-	assert_int_equal(helper_ns_pre_check(&ok, sizeof(ok), 7, &label, &arg), 0);
-	assert_int_equal(helper_ns_pre_check(&ok, sizeof(ok), -1, &label, &arg), -1);
-	assert_int_equal(label, ACH_REF_PRIVS);
-	assert_int_equal(arg, EPROTO);
-	assert_int_equal(helper_ns_pre_check(&ok, 0, -1, &label, &arg), -1);
-	assert_int_equal(label, ACH_REF_FORK);
-	assert_int_equal(arg, ECHILD);
-	for (size_t n = 1; n < sizeof(ok); n++) {
-		assert_int_equal(helper_ns_pre_check(&ok, n, 7, &label, &arg), -1);
-		assert_int_equal(label, ACH_REF_PRIVS);
-	}
-	static const uint32_t magics[] = { HELPER_NS_MAGIC, HELPER_NS_RULES_MAGIC, HELPER_START_MAGIC, 0 };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(magics); i++) {
-		struct helper_ns_pre bad = ok;
-		bad.magic = magics[i];
-		assert_int_equal(helper_ns_pre_check(&bad, sizeof(bad), 7, &label, &arg), -1);
-		assert_int_equal(label, ACH_REF_PRIVS);
-	}
-	/* the reply in its place (a child of the earlier protocol) is short
-	 * of the first message's length or of its magic: refused either way */
-	struct helper_ns_reply old = { .magic = HELPER_NS_MAGIC };
-	assert_int_equal(helper_ns_pre_check((const struct helper_ns_pre *)(const void *)&old, sizeof(old), 7, &label, &arg), -1);
-	assert_int_equal(label, ACH_REF_PRIVS);
-	static const int theirs[] = { ACH_REF_USERNS, ACH_REF_FORK };
-	for (size_t i = 0; i < SBX_ARRAY_LEN(theirs); i++) {
-		struct helper_ns_pre r = { .magic = HELPER_NS_PRE_MAGIC, .refusal = theirs[i], .arg = 42 };
-		assert_int_equal(helper_ns_pre_check(&r, sizeof(r), -1, &label, &arg), -1);
-		assert_int_equal(label, theirs[i]);
-		assert_int_equal(arg, 42);
-		assert_int_equal(helper_ns_pre_check(&r, sizeof(r), 7, &label, &arg), -1);
-		assert_int_equal(label, ACH_REF_PRIVS);
-	}
-	for (int l = -1; l < ACH__COUNT; l++) {
-		if (l == 0 || l == ACH_REF_USERNS || l == ACH_REF_FORK)
-			continue;
-		struct helper_ns_pre r = { .magic = HELPER_NS_PRE_MAGIC, .refusal = l, .arg = 1 };
-		assert_int_equal(helper_ns_pre_check(&r, sizeof(r), -1, &label, &arg), -1);
-		assert_int_equal(label, ACH_REF_PRIVS);
-		assert_int_equal(arg, EPROTO);
-	}
+	ns_msg_checked(helper_ns_pre_check, HELPER_NS_PRE_MAGIC, bad, SBX_ARRAY_LEN(bad), ACH_REF_USERNS);
 }
 
 /* The namespace child's ruleset message: taken only whole, ok, of the
