@@ -40,8 +40,9 @@
  *     ruleset and sends it (struct helper_ns_rules), and exits.  The
  *     init, which inherited that descriptor from the supervisor (the
  *     supervisor closes its own once it has forked the init), reads the
- *     first message during the view and the reply once the view is built and setns()es into it before forking
- *     the command; the command stage reads the ruleset.  The harness,
+ *     first message during the view and the reply once the view is
+ *     built, entering each namespace, before it forks the command; the
+ *     command stage reads the ruleset.  The harness,
  *     meanwhile too, reads or compiles the
  *     seccomp program and writes it to the channel.  Last, the supervisor
  *     sends ACH_DONE with the exit code.
@@ -164,7 +165,7 @@ struct helper_ns_reply {
 #define HELPER_NS_PRE_MAGIC 0x73627031u	/* "sbp1" */
 
 /*
- * The namespace child's second message on HELPER_NS_FD, once its reply
+ * The namespace child's last message on HELPER_NS_FD, once its reply
  * is sent: the part of the command's Landlock ruleset that is the same
  * on the host as in the view (landlock_prebuild), made on the harness's
  * CPU, idle by then, while the init builds the view.  ok 1: the ruleset's

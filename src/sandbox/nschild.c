@@ -135,35 +135,20 @@ static int make_ipcns(int *fd)
 }
 
 /*
- * The first message (HELPER_NS_PRE_MAGIC): the sandbox's ipc namespace,
- * made here rather than on the supervisor's CPU, where the view waits
- * for it.  0, or -1 when the run is refused (the message says why).
+ * The first message (HELPER_NS_PRE_MAGIC): the sandbox's ipc namespace
+ * (fd), made here rather than on the supervisor's CPU, where the view
+ * waits for it; or the refusal (label, arg) the init reads instead.
  */
-static int send_pre(int chan)
-{
-	struct helper_ns_reply m = { .magic = HELPER_NS_PRE_MAGIC };
-	int ipcfd = -1, e;
-	if ((e = make_ipcns(&ipcfd)) != 0) {
-		m.refusal = ACH_REF_USERNS;
-		m.arg = e;
-	}
-	(void)nschild_send(chan, &m, ipcfd);
-	if (ipcfd >= 0)
-		close(ipcfd);
-	return m.refusal ? -1 : 0;
-}
-
-/* The first message, a refusal: the init reads no other. */
-static void send_pre_refusal(int chan, int label, int arg)
+static void send_pre(int chan, int label, int arg, int fd)
 {
 	struct helper_ns_reply m = { .magic = HELPER_NS_PRE_MAGIC, .refusal = label, .arg = arg };
-	(void)nschild_send(chan, &m, -1);
+	(void)nschild_send(chan, &m, fd);
 }
 
 static _Noreturn void child_main(pid_t harness, int chan, const struct policy *p)
 {
 	struct helper_ns_reply r = { .magic = HELPER_NS_MAGIC };
-	int netfd = -1, userns = -1, nfd, e;
+	int netfd = -1, userns = -1, ipcfd = -1, nfd, e;
 	sigset_t all;
 	char ready;
 	ssize_t n;
@@ -182,12 +167,16 @@ static _Noreturn void child_main(pid_t harness, int chan, const struct policy *p
 	if (n != 1)
 		_exit(0);
 	if (nfd != 1 || setns(userns, CLONE_NEWUSER) < 0) {
-		send_pre_refusal(chan, ACH_REF_FORK, nfd != 1 ? EPROTO : errno);
+		send_pre(chan, ACH_REF_FORK, nfd != 1 ? EPROTO : errno, -1);
 		_exit(0);
 	}
 	close(userns);
-	if (send_pre(chan) < 0)
+	if ((e = make_ipcns(&ipcfd)) != 0) {
+		send_pre(chan, ACH_REF_USERNS, e, -1);
 		_exit(0);
+	}
+	send_pre(chan, 0, 0, ipcfd);
+	close(ipcfd);
 	if ((e = make_netns(&netfd)) != 0) {
 		r.refusal = ACH_REF_NETNS_LO;
 		r.arg = e;
@@ -229,7 +218,7 @@ pid_t nschild_start(int chan, const struct policy *p)
 	if (c < 0) {
 		/* The init refuses the run with this, when it reads the
 		 * first message. */
-		send_pre_refusal(chan, ACH_REF_FORK, errno);
+		send_pre(chan, ACH_REF_FORK, errno, -1);
 	}
 	close(chan);
 	return c;
