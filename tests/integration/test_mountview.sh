@@ -326,10 +326,16 @@ t_start pin-rewrite-held "a pinned program rewritten in place (same inode) betwe
 # hashed, so only a hold on the bytes tells the two apart.
 cp "$PROBES/fs" "$P/fsw"; chmod 755 "$P/fsw"; cp "$P/fsw" "$TMP/fsw.orig"
 wh=$("$SANDBX" hash "$P/fsw")
-res=""
-for i in 1 2 3; do
+# A writer that wakes only after the run has ended writes freely ("wrote"
+# beside the hashed bytes' answer: the file was still the hashed one when
+# it ran, else the program would be id).  Such a round shows nothing about
+# the hold and is not counted; slow builds (the sanitized one) see a few,
+# so up to eight rounds run until three have caught the writer in time.
+res="" held=0 late=0
+for i in 1 2 3 4 5 6 7 8; do
+	[ $held -ge 3 ] && break
 	cp "$TMP/fsw.orig" "$P/fsw"
-	"$TESTTOOLS/pinwrite" "$P/fsw" /usr/bin/id 2 >"$TMP/pw" 2>"$TMP/pw.err" &
+	timeout 30 "$TESTTOOLS/pinwrite" "$P/fsw" /usr/bin/id 2 >"$TMP/pw" 2>"$TMP/pw.err" &
 	pw=$!
 	for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q ready "$TMP/pw.err" && break; sleep 0.1; done
 	out=$(prun --pin-sha256 "$wh" -- "$P/fsw" getpid)
@@ -337,12 +343,14 @@ for i in 1 2 3; do
 	wait $pw
 	w=$(cat "$TMP/pw")
 	case "$rc $out $w" in
-	"0 ok 2 err EWOULDBLOCK"|"0 ok 2 err Text file busy") cmp -s "$TMP/fsw.orig" "$P/fsw" || res="$res [$i: file changed]" ;;
+	"0 ok 2 err EWOULDBLOCK"|"0 ok 2 err Text file busy")
+		if cmp -s "$TMP/fsw.orig" "$P/fsw"; then held=$((held + 1)); else res="$res [$i: file changed]"; fi ;;
+	"0 ok 2 wrote") late=$((late + 1)) ;;
 	*) res="$res [$i: rc=$rc out='$out' writer='$w' $(grep -v audit "$TMP/err" | head -1)]" ;;
 	esac
 done
 rm -f "$P/fsw" "$TMP/fsw.orig"
-if [ -z "$res" ]; then t_pass; else t_fail "$res"; fi
+if [ -z "$res" ] && [ $held -ge 3 ]; then t_pass; else t_fail "held $held, writer late $late:$res"; fi
 t_start pin-open-for-write-refused "a pinned program open for writing elsewhere is refused before anything runs (exit 125), saying so"
 cp "$PROBES/fs" "$P/fso"; chmod 755 "$P/fso"
 oh=$("$SANDBX" hash "$P/fso")
