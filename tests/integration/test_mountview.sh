@@ -37,6 +37,17 @@ ro=$(run -- /bin/sh -c "'$FS' utimes /etc; '$FS' chmod / 700")
 if [ -z "$out" ] && [ "$ro" = "err EROFS 30
 err EROFS 30" ]; then t_pass; else t_fail "$out / root: $ro"; fi
 
+t_start mv-host-tree-detached "the command's mount table is the view's alone: one mount at /, the view's tmpfs, and none of the host's tree that pivot_root left stacked over it"
+# With the host's tree still stacked over the view, /proc/self/mountinfo
+# lists a second mount at /, the host's root filesystem, and its /sys,
+# /proc and /dev beneath it.
+mi=$(run --allow-read /proc -- /bin/sh -c 'cat /proc/self/mountinfo')
+roots=$(printf '%s\n' "$mi" | awk '$5 == "/"' | wc -l)
+rootfs=$(printf '%s\n' "$mi" | awk '$5 == "/" { for (i = 7; $i != "-"; i++); print $(i+1) }')
+host=$(printf '%s\n' "$mi" | awk '$5 == "/sys" || $5 == "/dev" || $5 == "/dev/pts" || $5 ~ /^\/sys\//' | wc -l)
+if [ "$roots" = 1 ] && [ "$rootfs" = tmpfs ] && [ "$host" = 0 ]; then t_pass
+else t_fail "mounts at /: $roots ($rootfs); host mounts: $host; $(grep -v audit "$TMP/err" | head -2)"; fi
+
 t_start mv-unix-outside "a pathname unix socket outside the grants cannot be dialled, even with --allow-unix-sockets"
 python3 -c "
 import socket,os,time
