@@ -179,7 +179,8 @@ if [ $HAVE6 = 1 ]; then
 		[ "$L_PORT" != "$pa" ] && break
 		unlisten $pid6
 	done
-	out6=$(run --allow-network "$pa" -- "$NET" tcp-connect ::1 "$L_PORT")
+	if [ "$L_PORT" = "$pa" ]; then out6="no ::1 port other than $pa in five tries"
+	else out6=$(run --allow-network "$pa" -- "$NET" tcp-connect ::1 "$L_PORT"); fi
 	[ -n "$(got "$log6")" ] && out6="reached: $out6"
 	unlisten $pid6
 fi
