@@ -18,34 +18,34 @@
  *            it enters the ipc namespace the namespace child made,
  *            before the private mounts and masks; /proc, and half the
  *            caller's per-user limits written through that /proc),
- *            pivots into it, waits for the supervisor's word
- *            (it is out of the sandbox's cgroup), enters the network
+ *            pivots into it and detaches the host's tree, waits for
+ *            the supervisor's word (it is out of the sandbox's
+ *            cgroup), enters the network
  *            namespace the namespace child made, unshares a
  *            cgroup namespace (rooted at its cgroup), reaps
  *            orphans, passes the terminal's job-control stops and
  *            continues on to the command's processes (helper.c), relays
  *            the command's status
- *            └─ fork: stage 3, the command (PID 2)
+ *            └─ vfork: stage 3, the command (PID 2)
  *                 setsid, fds > 2 closed, limits, securebits, caps
  *                 emptied, no_new_privs, seccomp, Landlock, execve
- *   harness ── fork, once the start message is sent, unless network is
- *     granted ──> the namespace
- *     child (nschild.c), parallel to the init's view: waits for the
- *     supervisor's byte, joins its user namespace (setns on the
- *     namespace's descriptor, which comes with the byte), makes the
- *     ipc namespace and sends it on HELPER_NS_FD (HELPER_NS_PRE_MAGIC),
- *     makes the network namespace with loopback up, and replies there
- *     (struct helper_ns_reply, the network namespace's fd by
- *     SCM_RIGHTS); then it makes most of the command's Landlock
- *     ruleset and sends it (struct helper_ns_rules), and exits.  The
- *     init, which inherited that descriptor from the supervisor (the
- *     supervisor closes its own once it has forked the init), reads the
- *     first message during the view and the reply once the view is
- *     built, entering each namespace, before it forks the command; the
- *     command stage reads the ruleset.  The harness,
- *     meanwhile too, reads or compiles the
- *     seccomp program and writes it to the channel.  Last, the supervisor
- *     sends ACH_DONE with the exit code.
+ *   harness ── vfork (fork when an --allow-dns name is resolved), once
+ *     the start message is sent, unless network is granted ──> the
+ *     namespace child (nschild.c), parallel to the init's view: waits for
+ *     the supervisor's byte, joins its user namespace (setns on the
+ *     namespace's descriptor, which comes with the byte), makes the ipc
+ *     namespace and sends it on HELPER_NS_FD (HELPER_NS_PRE_MAGIC), makes
+ *     the network namespace with loopback up, and replies there (struct
+ *     helper_ns_reply, the network namespace's fd by SCM_RIGHTS); then it
+ *     makes most of the command's Landlock ruleset and sends it (struct
+ *     helper_ns_rules), and exits.  The init, which inherited that
+ *     descriptor from the supervisor (the supervisor closes its own once
+ *     it has forked the init), reads the first message during the view
+ *     and the reply once the view is built, entering each namespace,
+ *     before it forks the command; the command stage reads the ruleset.
+ *     The harness, meanwhile too, reads or compiles the seccomp program
+ *     and writes it to the channel.  Last, the supervisor sends ACH_DONE
+ *     with the exit code.
  *   The caller's /proc/sys/user/max_* values are read by the harness once
  *   the start message is sent, and follow it (struct helper_ucounts), with
  *   the cgroup directories the harness found for the limits
