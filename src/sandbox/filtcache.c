@@ -207,18 +207,32 @@ static int open_dir(const char *state_home, int create, char **display)
 	 * other user may change (open_base_safe). */
 	int base = open_base_safe(state_home);
 	if (base < 0 && errno == ENOENT && create) {
-		/* The base itself is made only in a directory of this uid's:
-		 * root run with a user's HOME makes nothing of root's there. */
-		char *parent = xstrdup(state_home), *slash = strrchr(parent, '/');
+		/* The base and what is missing on the way to it (a new
+		 * account has no ~/.local: XDG's default base is two levels
+		 * down) are made 0700, but only below a directory of this
+		 * uid's, reached safely: root run with a user's HOME makes
+		 * nothing of root's there.  The base is then opened again
+		 * through open_base_safe, so a name another user slipped in
+		 * meanwhile is not used. */
+		char *parent = xstrdup(state_home);
 		struct stat pst;
-		if (slash && slash != parent) {
+		for (;;) {
+			char *slash = strrchr(parent, '/');
+			if (!slash || slash == parent)
+				break;
 			*slash = '\0';
-			int made = stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) && pst.st_uid == geteuid()
-				? fsu_open_base(state_home, FSU_CREATE, &err) : -1;
+			int pfd = open_base_safe(parent);
+			if (pfd < 0 && errno == ENOENT)
+				continue;	/* missing too: one level up */
+			int ours = pfd >= 0 && fstat(pfd, &pst) == 0 && pst.st_uid == geteuid();
+			if (pfd >= 0)
+				close(pfd);
+			int made = ours ? fsu_open_base(state_home, FSU_CREATE, &err) : -1;
 			if (made >= 0) {
 				close(made);
 				base = open_base_safe(state_home);
 			}
+			break;
 		}
 		free(parent);
 		free(err);

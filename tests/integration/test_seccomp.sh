@@ -926,6 +926,19 @@ else
 	t_fail "probe '$out' (exit $rc), modes '$modes': $(head -c 300 "$TMP/err")"
 fi
 
+t_start sc-cache-kept-new-account "a new account's first run (no ~/.local) keeps the program: XDG's default base made, 0700 at every level"
+FN="$TMP/fcnew"
+mkdir -p "$FN" && chmod 700 "$FN"
+out=$(XDG_STATE_HOME='' HOME="$FN" sbx sandbox-run --allow-exec "$PROBES" -- "$SYS" ptrace)
+rc=$?
+modes=$(stat -c '%a' "$FN/.local" "$FN/.local/state" "$FN/.local/state/sandbx" "$FN/.local/state/sandbx/filters" \
+	"$FN/.local/state/sandbx/filters/seccomp-net0-unix0" 2>/dev/null | tr '\n' ' ')
+if fc_denied && [ "$modes" = "700 700 700 700 600 " ]; then
+	t_pass
+else
+	t_fail "probe '$out' (exit $rc), modes '$modes': $(head -c 300 "$TMP/err")"
+fi
+
 t_start sc-cache-reused "a later run uses the kept program as it is, and is confined by it"
 before=$(fc_ident)
 fc_probe ptrace

@@ -250,13 +250,36 @@ static void test_filtcache_base_made_in_own_dir(void **state)
 	struct seccomp_bpf got;
 	assert_int_equal(filtcache_load(home, &f->p, &got), 0);
 	assert_int_equal(got.len, f->bpf.len);
-	/* two levels missing: nothing made */
+	/* two levels missing (a new account's ~/.local/state): both made,
+	 * 0700 */
 	snprintf(home, sizeof(home), "%s/a/b", f->home);
-	assert_int_equal(filtcache_store(home, &f->p, f->lib, &f->bpf), -1);
+	assert_int_equal(filtcache_store(home, &f->p, f->lib, &f->bpf), 0);
+	assert_int_equal(filtcache_load(home, &f->p, &got), 0);
 	struct stat st;
 	char a[96];
 	snprintf(a, sizeof(a), "%s/a", f->home);
-	assert_int_not_equal(stat(a, &st), 0);
+	assert_int_equal(stat(a, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(stat(home, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	/* missing below a directory of another uid's: nothing made (root
+	 * run with a user's HOME makes nothing of root's there).  As root,
+	 * one given to nobody; as a user, /tmp (root's). */
+	char theirs[112];
+	if (geteuid() == 0) {
+		snprintf(theirs, sizeof(theirs), "%s/theirs", f->home);
+		assert_int_equal(mkdir(theirs, 0755), 0);
+		assert_int_equal(chown(theirs, 65534, 65534), 0);
+	} else {
+		assert_int_equal(stat("/tmp", &st), 0);
+		assert_int_not_equal(st.st_uid, geteuid());
+		snprintf(theirs, sizeof(theirs), "/tmp");
+	}
+	char absent[160], deeper[170];
+	snprintf(absent, sizeof(absent), "%s/sbxfc-absent-%ld", theirs, (long)getpid());
+	snprintf(deeper, sizeof(deeper), "%s/b", absent);
+	assert_int_equal(filtcache_store(deeper, &f->p, f->lib, &f->bpf), -1);
+	assert_int_not_equal(stat(absent, &st), 0);
 }
 
 static void test_filtcache_killed_store_swept(void **state)
