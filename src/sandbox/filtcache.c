@@ -148,8 +148,10 @@ static int open_base_safe(const char *path)
 			break;
 		size_t len = strcspn(rest + at, "/");
 		char c[NAME_MAX + 1];
-		if (len > NAME_MAX)
+		if (len > NAME_MAX) {
+			errno = ENAMETOOLONG;
 			goto bad;
+		}
 		memcpy(c, rest + at, len);
 		c[len] = '\0';
 		at += len;
@@ -161,13 +163,19 @@ static int open_base_safe(const char *path)
 			next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		} else {
 			struct stat d, e;
-			if (fstat(fd, &d) < 0 || fstatat(fd, c, &e, AT_SYMLINK_NOFOLLOW) < 0 || !safe_entry(&d, &e))
+			if (fstat(fd, &d) < 0 || fstatat(fd, c, &e, AT_SYMLINK_NOFOLLOW) < 0)
+				goto bad;	/* ENOENT: the name is not there */
+			if (!safe_entry(&d, &e)) {
+				errno = EPERM;	/* there, but not to be trusted */
 				goto bad;
+			}
 			if (S_ISLNK(e.st_mode)) {
 				char target[4096];
 				ssize_t n = readlinkat(fd, c, target, sizeof(target) - 1);
-				if (n <= 0 || ++hops > 40)
+				if (n <= 0 || ++hops > 40) {
+					errno = n < 0 ? errno : ELOOP;
 					goto bad;
+				}
 				target[n] = '\0';
 				char *joined = xasprintf("%s/%s", target, rest + at);
 				free(rest);
@@ -179,8 +187,10 @@ static int open_base_safe(const char *path)
 				}
 				continue;
 			}
-			if (!S_ISDIR(e.st_mode))
+			if (!S_ISDIR(e.st_mode)) {
+				errno = ENOTDIR;
 				goto bad;
+			}
 			next = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
 		close(fd);
@@ -210,10 +220,12 @@ static int open_dir(const char *state_home, int create, char **display)
 		/* The base and what is missing on the way to it (a new
 		 * account has no ~/.local: XDG's default base is two levels
 		 * down) are made 0700, but only below a directory of this
-		 * uid's, reached safely: root run with a user's HOME makes
-		 * nothing of root's there.  The base is then opened again
-		 * through open_base_safe, so a name another user slipped in
-		 * meanwhile is not used. */
+		 * uid's that no other user may write, reached safely: root
+		 * run with a user's HOME makes nothing of root's there, and no
+		 * other user can put a name (a link elsewhere) in the way of
+		 * the directories made below it.  One that others may write
+		 * would make the base unusable anyway (safe_entry).  The base
+		 * is then opened again through open_base_safe. */
 		char *parent = xstrdup(state_home);
 		struct stat pst;
 		for (;;) {
@@ -224,7 +236,7 @@ static int open_dir(const char *state_home, int create, char **display)
 			int pfd = open_base_safe(parent);
 			if (pfd < 0 && errno == ENOENT)
 				continue;	/* missing too: one level up */
-			int ours = pfd >= 0 && fstat(pfd, &pst) == 0 && pst.st_uid == geteuid();
+			int ours = pfd >= 0 && fstat(pfd, &pst) == 0 && pst.st_uid == geteuid() && !(pst.st_mode & 022);
 			if (pfd >= 0)
 				close(pfd);
 			int made = ours ? fsu_open_base(state_home, FSU_CREATE, &err) : -1;

@@ -243,7 +243,7 @@ static void test_filtcache_store_refusals(void **state)
 static void test_filtcache_base_made_in_own_dir(void **state)
 {
 	struct fx *f = *state;
-	char home[96];
+	char home[160];
 	/* XDG_STATE_HOME names a directory not there yet, in one of ours */
 	snprintf(home, sizeof(home), "%s/new", f->home);
 	assert_int_equal(filtcache_store(home, &f->p, f->lib, &f->bpf), 0);
@@ -262,6 +262,16 @@ static void test_filtcache_base_made_in_own_dir(void **state)
 	assert_int_equal(st.st_mode & 07777, 0700);
 	assert_int_equal(stat(home, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0700);
+	/* missing below a directory of ours that others may write: nothing
+	 * made (another user could put a link in the way of the new ones) */
+	char open_dir[112], open_sub[128];
+	snprintf(open_dir, sizeof(open_dir), "%s/shared", f->home);
+	assert_int_equal(mkdir(open_dir, 0700), 0);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	snprintf(home, sizeof(home), "%s/a/b", open_dir);
+	assert_int_equal(filtcache_store(home, &f->p, f->lib, &f->bpf), -1);
+	snprintf(open_sub, sizeof(open_sub), "%s/a", open_dir);
+	assert_int_not_equal(stat(open_sub, &st), 0);
 	/* missing below a directory of another uid's: nothing made (root
 	 * run with a user's HOME makes nothing of root's there).  As root,
 	 * one given to nobody; as a user, /tmp (root's). */
