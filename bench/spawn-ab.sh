@@ -1,0 +1,63 @@
+#!/bin/sh
+# bench/spawn-ab.sh — two or more builds of sandbx side by side on
+# bench/spawn.sh's command (sandbox-run -- /bin/true), for telling whether a
+# change to the spawn path moved it.  On the two-vCPU machines this project
+# runs on, loops of one build drift by 0.1-0.4 ms from minute to minute, a
+# command's place in a hyperfine round can cost 60-90 µs, and a run slows
+# the one after it (its namespaces are torn down meanwhile): so the builds
+# run interleaved, one run of each per pair in an order shuffled each time
+# (bench/abrun.c), and each build after the first is compared with the first
+# pair by pair (the median difference, with a bootstrap 95 % interval).
+# Name the same build twice to see the noise floor: on the 2026-12-07
+# machine 800 pairs gave -29 .. +34 µs and -68 .. +9 µs
+# (docs/internals/spawn.md, forty-fourth session).
+#
+#   bench/spawn-ab.sh BUILD-A BUILD-B [BUILD...]
+#
+# PAIRS (default 800) runs of each build.  Run as an unprivileged user (as
+# root it re-runs itself as SANDBX_BENCH_USER, default sbxbench, created
+# when missing), as spawn.sh does; the builds are copied to a directory of
+# their own first, so none is refused for lying in the working directory.
+set -eu
+[ $# -ge 2 ] || { echo "usage: bench/spawn-ab.sh BUILD-A BUILD-B [BUILD...]" >&2; exit 64; }
+here=$(cd "$(dirname "$0")" && pwd)
+command -v cc >/dev/null || { echo "spawn-ab.sh: needs cc" >&2; exit 1; }
+if [ "$(id -u)" -eq 0 ]; then
+	u=${SANDBX_BENCH_USER:-sbxbench}
+	id "$u" >/dev/null 2>&1 || useradd --create-home "$u"
+	d=$(mktemp -d /tmp/sbxab.XXXXXX)
+	chmod 755 "$d"
+	i=0
+	set -- "$@" --
+	while [ "$1" != -- ]; do
+		[ -f "$1" ] || { echo "spawn-ab.sh: no build at '$1'" >&2; rm -rf "$d"; exit 1; }
+		cp "$1" "$d/b$i"
+		chmod 755 "$d/b$i"
+		echo "build $i: $1"
+		set -- "$@" "$d/b$i"
+		shift
+		i=$((i + 1))
+	done
+	shift
+	cp "$0" "$here/abrun.c" "$d/"
+	chmod 755 "$d/spawn-ab.sh"
+	chmod 644 "$d/abrun.c"
+	rc=0
+	runuser -u "$u" -- env PAIRS="${PAIRS:-800}" sh "$d/spawn-ab.sh" "$@" || rc=$?
+	rm -rf "$d"
+	exit $rc
+fi
+work=$(mktemp -d /tmp/sbxwork.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -o "$work/abrun" "$here/abrun.c"
+mkdir "$work/tree"
+cd "$work/tree"
+set -- "$@" --
+while [ "$1" != -- ]; do
+	b=$(readlink -f "$1")
+	case $b in *" "*) echo "spawn-ab.sh: a build's path holds a space: '$b'" >&2; exit 1 ;; esac
+	set -- "$@" "$b sandbox-run -- /bin/true"
+	shift
+done
+shift
+"$work/abrun" "${PAIRS:-800}" "$@"
