@@ -6,9 +6,10 @@
  * quartiles, and for each command after the first the median of its
  * differences from the first within the same iteration, with a bootstrap
  * 95 % interval.  0-2 of the commands are /dev/null; a command that fails
- * stops the run.
+ * stops the run.  Leading NAME=VALUE words are set in that command's
+ * environment (as env(1) would, without its exec).
  *
- *   abrun N 'CMD ARG...' 'CMD ARG...' [...]     (words split on spaces)
+ *   abrun N '[NAME=VALUE...] CMD ARG...' '...' [...]   (split on spaces)
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -20,6 +21,7 @@
 
 #define MAX_CMDS 8
 #define MAX_WORDS 32
+#define MAX_ENV 256
 #define WARMUP 10
 #define BOOTSTRAP 400
 
@@ -53,12 +55,12 @@ static double quantile(const double *v, int n, double q)
 	return r;
 }
 
-static double run_once(char **argv, const posix_spawn_file_actions_t *fa)
+static double run_once(char **argv, char **envp, const posix_spawn_file_actions_t *fa)
 {
 	pid_t pid;
 	int st;
 	double t0 = now_us();
-	if (posix_spawn(&pid, argv[0], fa, NULL, argv, environ) != 0) {
+	if (posix_spawn(&pid, argv[0], fa, NULL, argv, envp) != 0) {
 		perror(argv[0]);
 		exit(1);
 	}
@@ -71,7 +73,7 @@ static double run_once(char **argv, const posix_spawn_file_actions_t *fa)
 
 int main(int argc, char **argv)
 {
-	char *words[MAX_CMDS][MAX_WORDS + 1];
+	char *words[MAX_CMDS][MAX_WORDS + 1], **argvs[MAX_CMDS], *envs[MAX_CMDS][MAX_ENV + MAX_WORDS + 1];
 	int k = argc - 2, n = argc > 1 ? atoi(argv[1]) : 0;
 
 	if (n < 10 || k < 2 || k > MAX_CMDS) {
@@ -83,10 +85,27 @@ int main(int argc, char **argv)
 		for (char *w = strtok(argv[2 + j], " "); w && m < MAX_WORDS; w = strtok(NULL, " "))
 			words[j][m++] = w;
 		words[j][m] = NULL;
-		if (m == 0) {
-			fprintf(stderr, "abrun: command %d is empty\n", j);
+		int a = 0;	/* the leading NAME=VALUE words */
+		while (a < m && strchr(words[j][a], '=') && words[j][a][0] != '=' && words[j][a][0] != '/')
+			a++;
+		if (a == m) {
+			fprintf(stderr, "abrun: command %d names no program\n", j);
 			return 64;
 		}
+		argvs[j] = words[j] + a;
+		int e = 0;
+		for (int i = 0; i < a; i++)
+			envs[j][e++] = words[j][i];
+		for (char **v = environ; *v && e < MAX_ENV + a; v++) {
+			int overridden = 0;
+			for (int i = 0; i < a && !overridden; i++) {
+				size_t n = (size_t)(strchr(words[j][i], '=') - words[j][i]) + 1;
+				overridden = strncmp(*v, words[j][i], n) == 0;
+			}
+			if (!overridden)
+				envs[j][e++] = *v;
+		}
+		envs[j][e] = NULL;
 	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -100,7 +119,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int w = 0; w < WARMUP * k; w++)
-		(void)run_once(words[w % k], &fa);
+		(void)run_once(argvs[w % k], envs[w % k], &fa);
 	srand(1);
 	for (int i = 0; i < n; i++) {
 		int order[MAX_CMDS];
@@ -112,7 +131,7 @@ int main(int argc, char **argv)
 			order[r] = x;
 		}
 		for (int o = 0; o < k; o++)
-			t[(size_t)order[o] * (size_t)n + (size_t)i] = run_once(words[order[o]], &fa);
+			t[(size_t)order[o] * (size_t)n + (size_t)i] = run_once(argvs[order[o]], envs[order[o]], &fa);
 	}
 
 	double *d = malloc((size_t)n * sizeof(*d)), *r = malloc((size_t)n * sizeof(*r));

@@ -8,6 +8,9 @@
 # run interleaved, one run of each per pair in an order shuffled each time
 # (bench/abrun.c), and each build after the first is compared with the first
 # pair by pair (the median difference, with a bootstrap 95 % interval).
+# Each build has a state directory of its own (XDG_STATE_HOME): the kept
+# filter is kept under the build's id, and builds sharing one directory
+# would each find the other's and compile the filter again on most runs.
 # Name the same build twice to see the noise floor: on the 2026-12-07
 # machine 800 pairs gave -29 .. +34 µs and -68 .. +9 µs
 # (docs/internals/spawn.md, forty-fourth session).
@@ -39,6 +42,13 @@ if [ "$(id -u)" -eq 0 ]; then
 		i=$((i + 1))
 	done
 	shift
+	# Out of the page cache, so each copy is read in by its first exec in
+	# the same way: two copies of one file, one left as cp wrote it, ran
+	# up to 0.1 ms apart.
+	sync
+	python3 -c 'import os, sys
+for f in sys.argv[1:]:
+    fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$@"
 	cp "$0" "$here/abrun.c" "$d/"
 	chmod 755 "$d/spawn-ab.sh"
 	chmod 644 "$d/abrun.c"
@@ -52,12 +62,15 @@ trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/abrun" "$here/abrun.c"
 mkdir "$work/tree"
 cd "$work/tree"
+case $work in *" "*) echo "spawn-ab.sh: TMPDIR holds a space" >&2; exit 1 ;; esac
+i=0
 set -- "$@" --
 while [ "$1" != -- ]; do
 	b=$(readlink -f "$1")
 	case $b in *" "*) echo "spawn-ab.sh: a build's path holds a space: '$b'" >&2; exit 1 ;; esac
-	set -- "$@" "$b sandbox-run -- /bin/true"
+	set -- "$@" "XDG_STATE_HOME=$work/state$i $b sandbox-run -- /bin/true"
 	shift
+	i=$((i + 1))
 done
 shift
 "$work/abrun" "${PAIRS:-800}" "$@"
