@@ -82,8 +82,13 @@ int main(int argc, char **argv)
 	}
 	for (int j = 0; j < k; j++) {
 		int m = 0;
-		for (char *w = strtok(argv[2 + j], " "); w && m < MAX_WORDS; w = strtok(NULL, " "))
+		for (char *w = strtok(argv[2 + j], " "); w; w = strtok(NULL, " ")) {
+			if (m == MAX_WORDS) {
+				fprintf(stderr, "abrun: command %d has more than %d words\n", j, MAX_WORDS);
+				return 64;
+			}
 			words[j][m++] = w;
+		}
 		words[j][m] = NULL;
 		int a = 0;	/* the leading NAME=VALUE words */
 		while (a < m && strchr(words[j][a], '=') && words[j][a][0] != '=' && words[j][a][0] != '/')

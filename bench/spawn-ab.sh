@@ -12,8 +12,8 @@
 # filter is kept under the build's id, and builds sharing one directory
 # would each find the other's and compile the filter again on most runs.
 # Name the same build twice to see the noise floor: on the 2026-12-07
-# machine 800 pairs gave -29 .. +34 µs and -68 .. +9 µs
-# (docs/internals/spawn.md, forty-fourth session).
+# machine, the same build named three times gave -92 .. +16 µs and
+# -105 .. +6 µs in 800 pairs (docs/internals/spawn.md, forty-fourth session).
 #
 #   bench/spawn-ab.sh BUILD-A BUILD-B [BUILD...]
 #
@@ -62,7 +62,6 @@ trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/abrun" "$here/abrun.c"
 mkdir "$work/tree"
 cd "$work/tree"
-case $work in *" "*) echo "spawn-ab.sh: TMPDIR holds a space" >&2; exit 1 ;; esac
 i=0
 set -- "$@" --
 while [ "$1" != -- ]; do
